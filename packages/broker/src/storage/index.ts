@@ -1,0 +1,18 @@
+export { CheckpointDirectory } from './checkpoint-directory';
+export { CheckpointFile } from './checkpoint-file';
+export { FileHandle } from './file-handle';
+export { OffsetIndexFile } from './offset-index-file';
+export { SegmentFile } from './segment-file';
+export { SegmentFileChain } from './segment-file-chain';
+export * from './storage.errors';
+export { TopicQueue } from './topic-queue';
+export type { TopicQueueListener } from './topic-queue';
+export { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
+export { TopicQueueContainer } from './topic-queue-container';
+export { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
+
+import { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
+import { TopicQueueContainer } from './topic-queue-container';
+
+/** The storage providers; they need `MMMQ_PERSISTENCE_OPTIONS` and `EventEmitterModule`. */
+export const STORAGE_PROVIDERS = [TopicQueueContainer, TopicQueueBootstrapper];

@@ -1,0 +1,53 @@
+import { FileHandle } from './file-handle';
+
+/** Each index entry is the 8-byte big-endian byte address of one entry in the segment's `.mmm` file. */
+export const INDEX_ENTRY_BYTES = 8;
+
+/**
+ * The `.idx` file of a segment, mirrored in memory. Its fsync is the commit point of the log: an entry exists for
+ * readers only once its address is durable here.
+ */
+export class OffsetIndexFile {
+  private constructor(
+    private readonly file: FileHandle,
+    private readonly addresses: number[],
+  ) {}
+
+  /** Opens (or creates) the index and loads every whole entry; a torn tail is reported, not loaded. */
+  static async open(path: string): Promise<{ index: OffsetIndexFile; tornBytes: number }> {
+    const file = await FileHandle.open(path, true);
+    const bytes = await file.readAll();
+    const count = Math.floor(bytes.length / INDEX_ENTRY_BYTES);
+    const addresses = new Array<number>(count);
+    for (let i = 0; i < count; i++) addresses[i] = Number(bytes.readBigUInt64BE(i * INDEX_ENTRY_BYTES));
+    return { index: new OffsetIndexFile(file, addresses), tornBytes: bytes.length - count * INDEX_ENTRY_BYTES };
+  }
+
+  get count(): number {
+    return this.addresses.length;
+  }
+
+  addressOf(entry: number): number {
+    return this.addresses[entry];
+  }
+
+  /** Writes and fsyncs the addresses, then makes them visible. Nothing is visible if this throws. */
+  async appendDurably(addresses: readonly number[]): Promise<void> {
+    const bytes = Buffer.allocUnsafe(addresses.length * INDEX_ENTRY_BYTES);
+    for (let i = 0; i < addresses.length; i++) bytes.writeBigUInt64BE(BigInt(addresses[i]), i * INDEX_ENTRY_BYTES);
+    await this.file.append(bytes);
+    await this.file.sync();
+    for (const address of addresses) this.addresses.push(address);
+  }
+
+  /** Cuts the file (and the memory view) to `count` entries and makes that durable. */
+  async truncate(count: number): Promise<void> {
+    await this.file.truncate(count * INDEX_ENTRY_BYTES);
+    await this.file.sync();
+    this.addresses.length = Math.min(this.addresses.length, count);
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}

@@ -1,0 +1,131 @@
+import { promises as fs } from 'node:fs';
+import { syncDirectory } from './file-handle';
+import { parseSegmentFileName, SegmentFile } from './segment-file';
+import { CorruptionError, StorageError } from './storage.errors';
+
+/** A repair recovery made to one segment, for the log. */
+export interface SegmentRepair {
+  startOffset: number;
+  repairs: string[];
+}
+
+/**
+ * The ordered segments of one topic. Offsets are absolute and dense; only the tail segment is written, and it
+ * rotates once its data reaches `maxBytes` (a soft cap: a group is never split across segments).
+ */
+export class SegmentFileChain {
+  private constructor(
+    private readonly dir: string,
+    private readonly maxBytes: number,
+    private readonly segments: SegmentFile[],
+  ) {}
+
+  static async open(dir: string, maxBytes: number): Promise<{ chain: SegmentFileChain; repairs: SegmentRepair[] }> {
+    const starts = (await fs.readdir(dir))
+      .map(parseSegmentFileName)
+      .filter((start): start is number => start !== undefined)
+      .sort((a, b) => a - b);
+    if (starts.length === 0) starts.push(0);
+    const segments: SegmentFile[] = [];
+    const repairs: SegmentRepair[] = [];
+    try {
+      for (const start of starts) {
+        const opened = await SegmentFile.open(dir, start);
+        segments.push(opened.segment);
+        if (opened.repairs.length > 0) repairs.push({ startOffset: start, repairs: opened.repairs });
+      }
+    } catch (cause) {
+      await Promise.allSettled(segments.map((segment) => segment.close()));
+      throw cause;
+    }
+    await syncDirectory(dir);
+    for (let i = 1; i < segments.length; i++) {
+      const previous = segments[i - 1];
+      if (previous.endOffset !== segments[i].startOffset) {
+        repairs.push({
+          startOffset: previous.startOffset,
+          repairs: [
+            `ends at offset ${previous.endOffset} but the next segment starts at ${segments[i].startOffset};` +
+              ' offsets in between are skipped at delivery',
+          ],
+        });
+      }
+    }
+    return { chain: new SegmentFileChain(dir, maxBytes, segments), repairs };
+  }
+
+  private get tail(): SegmentFile {
+    return this.segments[this.segments.length - 1];
+  }
+
+  /** The offset the next appended entry gets. */
+  get tailOffset(): number {
+    return this.tail.endOffset;
+  }
+
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
+  /** Appends the payloads as one durable unit and returns the offset of the first. */
+  async append(payloads: readonly Buffer[]): Promise<number> {
+    if (this.tail.size >= this.maxBytes && this.tail.count > 0) await this.rotate();
+    const first = this.tail.endOffset;
+    await this.tail.append(payloads);
+    return first;
+  }
+
+  /** Closes and reopens the tail segment so recovery re-reads what is really on disk after a write failure. */
+  async reopenTail(): Promise<void> {
+    const tail = this.tail;
+    await tail.close().catch(() => undefined);
+    const { segment } = await SegmentFile.open(this.dir, tail.startOffset);
+    this.segments[this.segments.length - 1] = segment;
+  }
+
+  private async rotate(): Promise<void> {
+    const { segment } = await SegmentFile.open(this.dir, this.tail.endOffset);
+    try {
+      await syncDirectory(this.dir);
+    } catch (cause) {
+      await segment.close();
+      throw new StorageError(`Cannot make the new segment ${segment.startOffset} in ${this.dir} durable`, { cause });
+    }
+    this.segments.push(segment);
+  }
+
+  /**
+   * Reads the committed entry at `offset`: null past the tail, a CorruptionError for a damaged entry or an offset
+   * a damaged segment lost, so delivery can skip it.
+   */
+  async read(offset: number): Promise<Buffer | null> {
+    if (offset >= this.tailOffset) return null;
+    const segment = this.segmentFor(offset);
+    if (!segment || offset >= segment.endOffset) {
+      throw new CorruptionError(`Offset ${offset} is missing from the log (lost to segment damage)`, offset);
+    }
+    return segment.read(offset - segment.startOffset);
+  }
+
+  private segmentFor(offset: number): SegmentFile | undefined {
+    let low = 0;
+    let high = this.segments.length - 1;
+    let found: SegmentFile | undefined;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      if (this.segments[middle].startOffset <= offset) {
+        found = this.segments[middle];
+        low = middle + 1;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.segments.map((segment) => segment.close()));
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw new StorageError(`Closing the segments in ${this.dir} failed`, { cause: failed.reason });
+  }
+}

@@ -1,0 +1,120 @@
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { decodeFrame, encodeFrames } from './entry-frame';
+import { FileHandle } from './file-handle';
+import { OffsetIndexFile } from './offset-index-file';
+import { recoverSegment } from './segment-recovery';
+import { StorageError } from './storage.errors';
+
+export const DATA_FILE_EXTENSION = '.mmm';
+export const INDEX_FILE_EXTENSION = '.idx';
+/** Width of `Long.MAX_VALUE`, as the original broker names its files. */
+const FILE_NAME_DIGITS = 19;
+
+export function segmentFileName(startOffset: number, extension: string): string {
+  return String(startOffset).padStart(FILE_NAME_DIGITS, '0') + extension;
+}
+
+/** The start offset named by a `.mmm` file, or undefined for any other file. */
+export function parseSegmentFileName(name: string): number | undefined {
+  const match = /^(\d{19})\.mmm$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * One segment of a topic's log: a `.mmm` data file and its `.idx` offset index. Appends are two-phase
+ * (data + fsync, then index + fsync); readers only ever see entries whose index entry is durable.
+ */
+export class SegmentFile {
+  private constructor(
+    readonly startOffset: number,
+    private readonly data: FileHandle,
+    private readonly index: OffsetIndexFile,
+    private dataEnd: number,
+  ) {}
+
+  /** Opens or creates the segment starting at `startOffset` in `dir`, recovering it first. */
+  static async open(dir: string, startOffset: number): Promise<{ segment: SegmentFile; repairs: string[] }> {
+    const indexPath = join(dir, segmentFileName(startOffset, INDEX_FILE_EXTENSION));
+    const indexExisted = await fs.stat(indexPath).then(
+      () => true,
+      () => false,
+    );
+    const data = await FileHandle.open(join(dir, segmentFileName(startOffset, DATA_FILE_EXTENSION)), true);
+    try {
+      const { index, tornBytes } = await OffsetIndexFile.open(indexPath);
+      const { dataEnd, repairs } = await recoverSegment(data, index, tornBytes, indexExisted).catch(
+        async (cause: unknown) => {
+          await index.close();
+          throw cause;
+        },
+      );
+      return { segment: new SegmentFile(startOffset, data, index, dataEnd), repairs };
+    } catch (cause) {
+      await data.close();
+      throw new StorageError(`Cannot recover segment ${startOffset} in ${dir}`, { cause });
+    }
+  }
+
+  /** Committed entries in this segment. */
+  get count(): number {
+    return this.index.count;
+  }
+
+  /** The absolute offset the next entry appended here would get. */
+  get endOffset(): number {
+    return this.startOffset + this.index.count;
+  }
+
+  /** Committed bytes of the data file; rotation compares it with the segment cap. */
+  get size(): number {
+    return this.dataEnd;
+  }
+
+  /**
+   * Appends all payloads as one durable unit: one data write + fsync, then one index write + fsync. On any
+   * failure both files are cut back to the last committed entry, so a failed append leaves no trace.
+   */
+  async append(payloads: readonly Buffer[]): Promise<void> {
+    const { bytes, starts } = encodeFrames(payloads);
+    const base = this.dataEnd;
+    try {
+      await this.data.append(bytes);
+      await this.data.sync();
+      await this.index.appendDurably(starts.map((start) => base + start));
+      this.dataEnd = base + bytes.length;
+    } catch (cause) {
+      await this.rollback(cause);
+      throw new StorageError(`Appending ${payloads.length} entries failed; nothing of them was committed`, {
+        cause,
+      });
+    }
+  }
+
+  private async rollback(cause: unknown): Promise<void> {
+    const committed = this.index.count;
+    try {
+      await this.data.truncate(this.dataEnd);
+      await this.data.sync();
+      await this.index.truncate(committed);
+    } catch (rollbackError) {
+      throw new StorageError('Appending failed and cutting the segment back to its last commit failed too', {
+        cause: new AggregateError([cause, rollbackError]),
+      });
+    }
+  }
+
+  /** Reads and verifies the payload of entry `relative` (0-based within this segment). */
+  async read(relative: number): Promise<Buffer> {
+    const address = this.index.addressOf(relative);
+    const end = relative + 1 < this.index.count ? this.index.addressOf(relative + 1) : this.dataEnd;
+    const frame = await this.data.read(address, end - address);
+    return decodeFrame(frame, this.startOffset + relative);
+  }
+
+  async close(): Promise<void> {
+    const results = await Promise.allSettled([this.data.close(), this.index.close()]);
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw new StorageError(`Closing segment ${this.startOffset} failed`, { cause: failed.reason });
+  }
+}

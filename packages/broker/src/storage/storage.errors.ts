@@ -1,0 +1,34 @@
+import { MmmqError } from '@mmmq/core';
+
+/** An I/O operation of the log failed; the request that caused it is NACKed and may be retried. */
+export class StorageError extends MmmqError {}
+
+/** A stored entry cannot be trusted (bad frame or checksum); delivery skips it instead of stalling. */
+export class CorruptionError extends StorageError {
+  constructor(
+    message: string,
+    readonly offset?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export class ChecksumMismatchError extends CorruptionError {}
+
+/** How long a client should wait before retrying a publish refused by storage, unless the error says otherwise. */
+export const DEFAULT_STORAGE_RETRY_AFTER_MS = 1000;
+
+/** The topic refuses writes until it is recovered (after a write/fsync failure, or a failed open). */
+export class StorageUnavailableError extends StorageError {
+  /** When a retry may succeed; HTTP turns it into `Retry-After`. */
+  readonly retryAfterMs: number;
+
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+    super(message, options);
+    this.retryAfterMs = options?.retryAfterMs ?? DEFAULT_STORAGE_RETRY_AFTER_MS;
+  }
+}
+
+/** Two topic names may not differ only in letter case: on a case-insensitive file system they would share files. */
+export class TopicNameConflictError extends MmmqError {}

@@ -1,0 +1,102 @@
+import { promises as fs } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Topic } from '@mmmq/core';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { MMMQ_PERSISTENCE_OPTIONS, ResolvedPersistenceOptions } from '../mmmq-broker.options';
+import { CheckpointDirectory } from './checkpoint-directory';
+import { syncDirectory } from './file-handle';
+import { SegmentFileChain } from './segment-file-chain';
+import { StorageUnavailableError, TopicNameConflictError } from './storage.errors';
+import { TopicQueue } from './topic-queue';
+import { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
+
+export const TOPICS_DIR = 'topics';
+
+/** Owns every open topic queue; creates one on first use and announces it with a TopicQueueInitializedEvent. */
+@Injectable()
+export class TopicQueueContainer implements OnApplicationShutdown {
+  private readonly logger = new Logger(TopicQueueContainer.name);
+  private readonly queues = new Map<string, TopicQueue>();
+  private readonly opening = new Map<string, Promise<TopicQueue>>();
+  /** Case-folded name → name, so `Order` cannot be created beside `order`. */
+  private readonly names = new Map<string, string>();
+  private closing?: Promise<void>;
+  readonly topicsDir: string;
+
+  constructor(
+    @Inject(MMMQ_PERSISTENCE_OPTIONS) private readonly options: ResolvedPersistenceOptions,
+    private readonly events: EventEmitter2,
+  ) {
+    this.topicsDir = join(resolve(options.rootDir), TOPICS_DIR);
+  }
+
+  get(name: string): TopicQueue | undefined {
+    return this.queues.get(name);
+  }
+
+  list(): TopicQueue[] {
+    return [...this.queues.values()];
+  }
+
+  /** The open queue of `topic`, opening (and recovering) or creating it first. */
+  getOrCreate(topic: Topic): Promise<TopicQueue> {
+    const open = this.queues.get(topic.name);
+    if (open) return Promise.resolve(open);
+    if (this.closing) {
+      return Promise.reject(new StorageUnavailableError(`The broker is shutting down; topic ${topic.name} is closed`));
+    }
+    const existing = this.names.get(Topic.caseFoldKey(topic.name));
+    if (existing !== undefined && existing !== topic.name) {
+      return Promise.reject(
+        new TopicNameConflictError(`Topic ${topic.name} differs from the existing topic ${existing} only in case`),
+      );
+    }
+    let opening = this.opening.get(topic.name);
+    if (!opening) {
+      this.names.set(Topic.caseFoldKey(topic.name), topic.name);
+      opening = this.open(topic).finally(() => this.opening.delete(topic.name));
+      this.opening.set(topic.name, opening);
+    }
+    return opening;
+  }
+
+  private async open(topic: Topic): Promise<TopicQueue> {
+    const dir = join(this.topicsDir, topic.name);
+    let queue: TopicQueue;
+    try {
+      const created = await this.ensureDirectory(dir);
+      const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
+      queue = new TopicQueue(topic, dir, chain, await CheckpointDirectory.open(dir));
+      if (created) await syncDirectory(this.topicsDir);
+      for (const { startOffset, repairs: done } of repairs) {
+        this.logger.warn(`Topic ${topic.name}, segment ${startOffset} repaired: ${done.join('; ')}`);
+      }
+    } catch (cause) {
+      this.names.delete(Topic.caseFoldKey(topic.name));
+      throw new StorageUnavailableError(`Topic ${topic.name} cannot be opened; publishes to it are refused`, { cause });
+    }
+    this.queues.set(topic.name, queue);
+    this.events.emit(TopicQueueInitializedEvent.eventName, new TopicQueueInitializedEvent(queue));
+    return queue;
+  }
+
+  private async ensureDirectory(dir: string): Promise<boolean> {
+    const created = await fs.mkdir(dir, { recursive: true });
+    return created !== undefined;
+  }
+
+  /** Closes every queue after its in-flight commits. Idempotent; every queue is closed even if one fails. */
+  onApplicationShutdown(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled(this.opening.values());
+      const results = await Promise.allSettled(this.list().map((queue) => queue.close()));
+      this.queues.clear();
+      for (const result of results) {
+        if (result.status === 'rejected') this.logger.error('Closing a topic queue failed', result.reason);
+      }
+      this.logger.log('All topic queues closed');
+    })();
+    return this.closing;
+  }
+}

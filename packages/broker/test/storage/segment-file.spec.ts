@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { FileHandle } from '../../src/storage/file-handle';
+import { parseSegmentFileName, SegmentFile, segmentFileName } from '../../src/storage/segment-file';
+import { StorageError } from '../../src/storage/storage.errors';
+import { bytes, useTempDir } from './temp-dir';
+import { readBack, segmentPaths, writeSegment } from './segment-files';
+
+describe('SegmentFile', () => {
+  const dir = useTempDir();
+  afterEach(() => jest.restoreAllMocks());
+
+  it('names files with the 19-digit start offset', () => {
+    expect(segmentFileName(123456, '.mmm')).toBe('0000000000000123456.mmm');
+    expect(parseSegmentFileName('0000000000000123456.mmm')).toBe(123456);
+    expect(parseSegmentFileName('0000000000000123456.idx')).toBeUndefined();
+    expect(parseSegmentFileName('123.mmm')).toBeUndefined();
+  });
+
+  it('appends a group as one unit and reads every entry back after a reopen', async () => {
+    const { segment } = await SegmentFile.open(dir(), 0);
+    await segment.append([bytes('a'), bytes('bb')]);
+    await segment.append([bytes('ccc')]);
+    expect(segment.count).toBe(3);
+    expect((await segment.read(1)).toString()).toBe('bb');
+    await segment.close();
+    expect(await readBack(dir())).toEqual({ entries: ['a', 'bb', 'ccc'], repairs: [] });
+    expect(readFileSync(segmentPaths(dir()).index).length).toBe(24);
+  });
+
+  it('loads a segment written by the original Java broker', async () => {
+    const java = [
+      '{"topic":{"name":"order.created"},"content":{"id":1}}',
+      '{"topic":{"name":"order.created"},"content":{"id":2}}',
+    ];
+    writeSegment(dir(), java);
+    expect(readFileSync(segmentPaths(dir()).index).toString('hex')).toBe('0000000000000000000000000000003d');
+    expect((await readBack(dir())).entries).toEqual(java);
+  });
+
+  it('commits at the index fsync: data is fsynced first, then the index', async () => {
+    const order: string[] = [];
+    const sync = FileHandle.prototype.sync;
+    jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
+      order.push(this.path.slice(-4));
+      return sync.call(this);
+    });
+    const { segment } = await SegmentFile.open(dir(), 0);
+    order.length = 0;
+    await segment.append([bytes('x'), bytes('y')]);
+    expect(order).toEqual(['.mmm', '.idx']);
+    await segment.close();
+  });
+
+  it.each(['.mmm', '.idx'])('cuts both files back when the %s fsync fails, leaving no trace', async (failing) => {
+    const { segment } = await SegmentFile.open(dir(), 0);
+    await segment.append([bytes('committed')]);
+    const sync = FileHandle.prototype.sync;
+    jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
+      if (this.path.endsWith(failing)) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      return sync.call(this);
+    });
+    await expect(segment.append([bytes('lost-1'), bytes('lost-2')])).rejects.toThrow(StorageError);
+    jest.restoreAllMocks();
+    expect(segment.count).toBe(1);
+    await segment.append([bytes('next')]);
+    await segment.close();
+    expect((await readBack(dir())).entries).toEqual(['committed', 'next']);
+  });
+
+  it('cuts back a short write (disk full mid-write)', async () => {
+    const { segment } = await SegmentFile.open(dir(), 0);
+    await segment.append([bytes('committed')]);
+    const writeAt = FileHandle.prototype.writeAt;
+    jest.spyOn(FileHandle.prototype, 'writeAt').mockImplementation(async function (this: FileHandle, buf, position) {
+      await writeAt.call(this, buf.subarray(0, 5), position);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    });
+    await expect(segment.append([bytes('a-longer-payload')])).rejects.toThrow(/nothing of them was committed/);
+    jest.restoreAllMocks();
+    await segment.close();
+    expect(readFileSync(segmentPaths(dir()).data).length).toBe(8 + 'committed'.length);
+    expect((await readBack(dir())).entries).toEqual(['committed']);
+  });
+});
