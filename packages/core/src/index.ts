@@ -1,1 +1,48 @@
-export {};
+export { MmmqError } from './errors/mmmq-error';
+export { MmmqValidationError } from './errors/mmmq-validation-error';
+export { InvalidTopicError } from './errors/invalid-topic-error';
+export { InvalidTopicPatternError } from './errors/invalid-topic-pattern-error';
+export { InvalidHostError } from './errors/invalid-host-error';
+export { InvalidConsumerIdError } from './errors/invalid-consumer-id-error';
+export { InvalidMessageError } from './errors/invalid-message-error';
+export { Topic, TOPIC_NAME_MAX_LENGTH, RESERVED_TOPIC_PREFIX, TOPIC_SEGMENT_SEPARATOR } from './topic';
+export { TopicPattern, MATCH_ALL_PATTERN, TOPIC_PATTERN_MAX_LENGTH } from './topic-pattern';
+export {
+  Host,
+  HostProtocol,
+  type HostDefinition,
+  HOST_PORT_MIN,
+  HOST_PORT_MAX,
+  HOST_ADDRESS_MAX_LENGTH,
+  HOST_LABEL_MAX_LENGTH,
+} from './host';
+export { assertConsumerId, CONSUMER_ID_PATTERN, CONSUMER_ID_MAX_LENGTH } from './consumer-id';
+export {
+  Acknowledgement,
+  type BrokerAcknowledgement,
+  type ConsumerAcknowledgement,
+  isAcknowledgement,
+  isBrokerAcknowledgement,
+  isConsumerAcknowledgement,
+} from './acknowledgement';
+export {
+  type HeaderValue,
+  type MessageHeaders,
+  type Message,
+  assertMessageId,
+  assertHeaders,
+  MESSAGE_ID_MAX_LENGTH,
+  HEADERS_MAX_COUNT,
+  HEADER_NAME_MAX_LENGTH,
+  HEADER_VALUE_MAX_LENGTH,
+} from './message';
+export {
+  MESSAGES_PATH,
+  CONSUMER_ID_HEADER,
+  type PublishRequest,
+  type PublishBatchRequest,
+  type PublishedMessage,
+  type PublishResponse,
+  type PublishBatchResponse,
+  type DeliveryRequest,
+} from './wire';

@@ -46,37 +46,34 @@ export class GroupCommit {
 
   private async run(): Promise<void> {
     try {
-      await this.flushPending();
+      while (this.pending.length > 0) await this.commit(this.takeGroup());
     } finally {
-      // Cleared in the same tick the queue was seen empty, so a later submit always starts a new run.
+      // Same function as the emptiness check, so no submit can slip in between the check and this reset.
       this.running = undefined;
     }
   }
 
-  private async flushPending(): Promise<void> {
-    while (this.pending.length > 0) {
-      const group = this.takeGroup();
-      if (this.failure && !(await this.recover())) {
-        this.rejectAll(group, this.failure.cause);
-        continue;
+  private async commit(group: PendingOffer[]): Promise<void> {
+    if (this.failure && !(await this.recover())) {
+      this.rejectAll(group, this.failure.cause);
+      return;
+    }
+    const payloads = group.length === 1 ? group[0].payloads : group.flatMap((offer) => offer.payloads);
+    try {
+      let offset = await this.chain.append(payloads);
+      for (const offer of group) {
+        offer.resolve(offset);
+        offset += offer.payloads.length;
       }
-      const payloads = group.length === 1 ? group[0].payloads : group.flatMap((offer) => offer.payloads);
-      try {
-        let offset = await this.chain.append(payloads);
-        for (const offer of group) {
-          offer.resolve(offset);
-          offset += offer.payloads.length;
-        }
-        this.onCommit(this.chain.tailOffset);
-      } catch (cause) {
-        this.failure = { cause, at: Date.now() };
-        this.logger.error(
-          `Topic ${this.topicName}: write failed, ${payloads.length} publishes NACKed; ` +
-            `writes are refused for ${WRITE_RECOVERY_DELAY_MS} ms, then the tail segment is reopened`,
-          cause instanceof Error ? cause.stack : String(cause),
-        );
-        this.rejectAll(group, cause);
-      }
+      this.onCommit(this.chain.tailOffset);
+    } catch (cause) {
+      this.failure = { cause, at: Date.now() };
+      this.logger.error(
+        `Topic ${this.topicName}: write failed, ${payloads.length} publishes NACKed; ` +
+          `writes are refused for ${WRITE_RECOVERY_DELAY_MS} ms, then the tail segment is reopened`,
+        cause instanceof Error ? cause.stack : String(cause),
+      );
+      this.rejectAll(group, cause);
     }
   }
 
@@ -116,7 +113,13 @@ export class GroupCommit {
   }
 }
 
+/** The innermost cause's message: "EIO: i/o error, fsync" says more to a client than our wrapper does. */
 function describe(cause: unknown): string {
-  const root = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
+  let root = cause;
+  for (;;) {
+    if (root instanceof AggregateError && root.errors.length > 0) root = root.errors[0];
+    else if (root instanceof Error && root.cause !== undefined) root = root.cause;
+    else break;
+  }
   return root instanceof Error ? root.message : String(root);
 }

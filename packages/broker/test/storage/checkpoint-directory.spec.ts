@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidConsumerIdError } from '@mmmq/core';
+import { CheckpointDirectory } from '../../src/storage/checkpoint-directory';
+import { useTempDir } from './temp-dir';
+
+describe('CheckpointDirectory', () => {
+  const dir = useTempDir();
+
+  it('opens one file per consumer, lists and deletes them', async () => {
+    const checkpoints = await CheckpointDirectory.open(dir());
+    const a = await checkpoints.open('billing.order-created', 3);
+    expect(await checkpoints.open('billing.order-created', 9)).toBe(a);
+    await checkpoints.open('audit', 0);
+    expect((await checkpoints.consumerIds()).sort()).toEqual(['audit', 'billing.order-created']);
+    await checkpoints.delete('audit');
+    expect(existsSync(join(dir(), 'checkpoints', 'audit.checkpoint'))).toBe(false);
+    await checkpoints.close();
+    const reopened = await CheckpointDirectory.open(dir());
+    expect((await reopened.open('billing.order-created', 0)).offset).toBe(3);
+    await reopened.close();
+  });
+
+  it('refuses consumer ids that are not safe file names', async () => {
+    const checkpoints = await CheckpointDirectory.open(dir());
+    expect(() => checkpoints.open('../x', 0)).toThrow(InvalidConsumerIdError);
+    expect(() => checkpoints.open('..', 0)).toThrow(InvalidConsumerIdError);
+    await checkpoints.close();
+  });
+});

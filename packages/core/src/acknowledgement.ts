@@ -1,0 +1,47 @@
+export const Acknowledgement = { ACK: 'ACK', NACK: 'NACK' } as const;
+export type Acknowledgement = (typeof Acknowledgement)[keyof typeof Acknowledgement];
+
+/** What the broker answers a producer; on ACK `id`, `topic` and `offset` say where the message was stored. */
+export interface BrokerAcknowledgement {
+  acknowledgement: Acknowledgement;
+  id?: string;
+  topic?: string;
+  offset?: number;
+  /** Why a NACK happened, for humans. */
+  message?: string;
+}
+
+/** What a consumer answers a delivery. */
+export interface ConsumerAcknowledgement {
+  acknowledgement: Acknowledgement;
+  message?: string;
+}
+
+export function isAcknowledgement(value: unknown): value is Acknowledgement {
+  return value === Acknowledgement.ACK || value === Acknowledgement.NACK;
+}
+
+/** Checks a parsed consumer response body; anything else counts as a failed delivery. */
+export function isConsumerAcknowledgement(value: unknown): value is ConsumerAcknowledgement {
+  return (
+    isObject(value) &&
+    isAcknowledgement(value.acknowledgement) &&
+    (value.message === undefined || typeof value.message === 'string')
+  );
+}
+
+/** Checks a parsed broker response body before a producer trusts it. */
+export function isBrokerAcknowledgement(value: unknown): value is BrokerAcknowledgement {
+  return (
+    isObject(value) &&
+    isAcknowledgement(value.acknowledgement) &&
+    (value.id === undefined || typeof value.id === 'string') &&
+    (value.topic === undefined || typeof value.topic === 'string') &&
+    (value.offset === undefined || Number.isSafeInteger(value.offset)) &&
+    (value.message === undefined || typeof value.message === 'string')
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,4 @@
+import { MmmqValidationError } from './mmmq-validation-error';
+
+/** A consumer id broke the allow-list (it becomes a file name). */
+export class InvalidConsumerIdError extends MmmqValidationError {}
