@@ -1,1 +1,33 @@
-export {};
+export { MmmqBrokerModule } from './mmmq-broker.module';
+export {
+  DEFAULT_MAX_BATCH_MESSAGES,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_ROOT_DIR,
+  DEFAULT_SEGMENT_MAX_BYTES,
+  MMMQ_PERSISTENCE_OPTIONS,
+  type HttpOptions,
+  type MmmqBrokerOptions,
+  type PersistenceOptions,
+  type ResolvedPersistenceOptions,
+  type SegmentOptions,
+} from './mmmq-broker.options';
+export { MAX_BODY_BYTES_LIMIT } from './mmmq-broker-options.resolver';
+export { InvalidBrokerOptionsError } from './invalid-broker-options.error';
+export {
+  IncompleteRequestBodyError,
+  MalformedEnvelopeError,
+  MixedTopicBatchError,
+  PayloadTooLargeError,
+  RequestBodyConsumedError,
+  UnsupportedContentEncodingError,
+} from './publish/publish.errors';
+export { RETRY_AFTER_SECONDS } from './http/nack-response';
+export { decodeEnvelope, type DecodedEnvelope } from './publish/message-envelope';
+export {
+  StorageError,
+  StorageUnavailableError,
+  TopicNameConflictError,
+  TopicQueue,
+  TopicQueueContainer,
+} from './storage';

@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError, MmmqBrokerOptions } from '@mmmq/broker';
+
+/** Port the standalone broker listens on when `MMMQ_PORT` is unset. */
+export const DEFAULT_PORT = 8080;
+/** Interface the standalone broker binds when `MMMQ_HOST` is unset; loopback, so nothing is exposed by accident. */
+export const DEFAULT_HOST = '127.0.0.1';
+
+const PORT_MAX = 65535;
+const DIGITS = /^\d+$/;
+
+/** The standalone broker's settings, read from the environment. */
+export interface BrokerConfig {
+  /** 0 picks a free port. */
+  port: number;
+  host: string;
+  broker: MmmqBrokerOptions & { persistence: { rootDir: string } };
+}
+
+/**
+ * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_ROOT_DIR` (made absolute) and `MMMQ_SEGMENT_MAX_BYTES`.
+ *
+ * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable
+ */
+export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
+  const port = integer(env, 'MMMQ_PORT');
+  if (port !== undefined && port > PORT_MAX) {
+    throw new InvalidBrokerOptionsError(`MMMQ_PORT must be a port number from 0 to ${PORT_MAX}, got ${port}`);
+  }
+  const segmentMaxBytes = integer(env, 'MMMQ_SEGMENT_MAX_BYTES');
+  if (segmentMaxBytes === 0) throw new InvalidBrokerOptionsError('MMMQ_SEGMENT_MAX_BYTES must be positive, got 0');
+  return {
+    port: port ?? DEFAULT_PORT,
+    host: nonBlank(env, 'MMMQ_HOST') ?? DEFAULT_HOST,
+    broker: {
+      persistence: {
+        rootDir: resolve(nonBlank(env, 'MMMQ_ROOT_DIR') ?? DEFAULT_ROOT_DIR),
+        segment: segmentMaxBytes === undefined ? undefined : { maxBytes: segmentMaxBytes },
+      },
+    },
+  };
+}
+
+function nonBlank(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  if (value !== undefined && value.trim() === '') throw new InvalidBrokerOptionsError(`${name} must not be blank`);
+  return value;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!DIGITS.test(text) || !Number.isSafeInteger(value)) {
+    throw new InvalidBrokerOptionsError(`${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}

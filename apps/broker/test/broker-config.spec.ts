@@ -1,0 +1,35 @@
+import { resolve } from 'node:path';
+import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError } from '@mmmq/broker';
+import { DEFAULT_HOST, DEFAULT_PORT, readBrokerConfig } from '../src/broker-config';
+
+describe('readBrokerConfig', () => {
+  it('defaults to 127.0.0.1:8080 and ./mmmq, made absolute', () => {
+    expect(readBrokerConfig({})).toEqual({
+      port: DEFAULT_PORT,
+      host: DEFAULT_HOST,
+      broker: { persistence: { rootDir: resolve(DEFAULT_ROOT_DIR), segment: undefined } },
+    });
+  });
+
+  it('reads every variable', () => {
+    const env = { MMMQ_PORT: '0', MMMQ_HOST: '0.0.0.0', MMMQ_ROOT_DIR: '/srv/q', MMMQ_SEGMENT_MAX_BYTES: '4096' };
+    expect(readBrokerConfig(env)).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      broker: { persistence: { rootDir: '/srv/q', segment: { maxBytes: 4096 } } },
+    });
+  });
+
+  it.each([
+    [{ MMMQ_PORT: 'http' }, /^MMMQ_PORT must be a non-negative integer, got "http"$/],
+    [{ MMMQ_PORT: '-1' }, /^MMMQ_PORT must be/],
+    [{ MMMQ_PORT: '65536' }, /^MMMQ_PORT must be a port number from 0 to 65535, got 65536$/],
+    [{ MMMQ_HOST: '' }, /^MMMQ_HOST must not be blank$/],
+    [{ MMMQ_ROOT_DIR: '  ' }, /^MMMQ_ROOT_DIR must not be blank$/],
+    [{ MMMQ_SEGMENT_MAX_BYTES: '64MB' }, /^MMMQ_SEGMENT_MAX_BYTES must be a non-negative integer, got "64MB"$/],
+    [{ MMMQ_SEGMENT_MAX_BYTES: '0' }, /^MMMQ_SEGMENT_MAX_BYTES must be positive/],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => readBrokerConfig(env)).toThrow(InvalidBrokerOptionsError);
+    expect(() => readBrokerConfig(env)).toThrow(message);
+  });
+});

@@ -1,0 +1,42 @@
+import { Acknowledgement, BrokerAcknowledgement } from '@mmmq/core';
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { toNackResponse } from './nack-response';
+
+const RETRY_AFTER_HEADER = 'Retry-After';
+
+/**
+ * Answers every failure of the broker's routes with `{"acknowledgement":"NACK","message":…}`, so a producer
+ * never has to parse an HTML error page or guess whether its message was stored.
+ */
+@Catch()
+export class NackExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger(NackExceptionFilter.name);
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const adapter = this.adapterHost.httpAdapter;
+    const context = host.switchToHttp();
+    const response = context.getResponse<unknown>();
+    const nack = toNackResponse(error);
+    if (nack.unexpected) {
+      const request = context.getRequest<{ method?: string; url?: string }>();
+      this.logger.error(`${request.method} ${request.url} failed: ${describe(error)}`, (error as Error)?.stack);
+    }
+    if (nack.retryAfterSeconds !== undefined && !hasHeader(response, RETRY_AFTER_HEADER)) {
+      adapter.setHeader(response, RETRY_AFTER_HEADER, String(nack.retryAfterSeconds));
+    }
+    const body: BrokerAcknowledgement = { acknowledgement: Acknowledgement.NACK, message: nack.message };
+    adapter.reply(response, body, nack.status);
+  }
+}
+
+function hasHeader(response: unknown, name: string): boolean {
+  const getHeader = (response as { getHeader?: (name: string) => unknown }).getHeader;
+  return typeof getHeader === 'function' && getHeader.call(response, name) !== undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

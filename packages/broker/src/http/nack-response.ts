@@ -1,0 +1,57 @@
+import { MmmqValidationError } from '@mmmq/core';
+import { HttpException, HttpStatus } from '@nestjs/common';
+import {
+  PayloadTooLargeError,
+  RequestBodyConsumedError,
+  UnsupportedContentEncodingError,
+} from '../publish/publish.errors';
+import { StorageError, TopicNameConflictError } from '../storage';
+
+/** How long a producer is asked to wait before retrying a 429 or 503 that did not say otherwise. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** What a failed publish is answered with. */
+export interface NackResponse {
+  status: number;
+  /** Safe to show the producer. */
+  message: string;
+  /** Set for 429 and 503, which a producer should retry. */
+  retryAfterSeconds?: number;
+  /** True for bugs and misconfiguration, which are logged with their stack. */
+  unexpected: boolean;
+}
+
+const INTERNAL_ERROR_MESSAGE = 'Internal broker error; the message was not stored';
+
+/** Maps an error to its status; only errors raised on purpose have their message shown. */
+export function toNackResponse(error: unknown): NackResponse {
+  const expected = (status: number, retryAfterSeconds?: number): NackResponse => ({
+    status,
+    message: (error as Error).message,
+    retryAfterSeconds,
+    unexpected: false,
+  });
+  if (error instanceof MmmqValidationError) return expected(HttpStatus.BAD_REQUEST);
+  if (error instanceof TopicNameConflictError) return expected(HttpStatus.CONFLICT);
+  if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
+  if (error instanceof UnsupportedContentEncodingError) return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+  if (error instanceof StorageError) return expected(HttpStatus.SERVICE_UNAVAILABLE, RETRY_AFTER_SECONDS);
+  // A deployment mistake: the operator needs the explanation, and it reveals nothing about the data.
+  if (error instanceof RequestBodyConsumedError) {
+    return { ...expected(HttpStatus.INTERNAL_SERVER_ERROR), unexpected: true };
+  }
+  // Raised by guards and interceptors of the host application (a rate limiter's 429, for instance).
+  if (error instanceof HttpException) return fromHttpException(error);
+  return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: INTERNAL_ERROR_MESSAGE, unexpected: true };
+}
+
+function fromHttpException(error: HttpException): NackResponse {
+  const status = error.getStatus();
+  const retryable = status === HttpStatus.TOO_MANY_REQUESTS || status === HttpStatus.SERVICE_UNAVAILABLE;
+  return {
+    status,
+    message: error.message,
+    retryAfterSeconds: retryable ? RETRY_AFTER_SECONDS : undefined,
+    unexpected: status >= HttpStatus.INTERNAL_SERVER_ERROR,
+  };
+}

@@ -1,0 +1,22 @@
+import { MmmqError, MmmqValidationError } from '@mmmq/core';
+
+/** The request body is larger than `http.maxBodyBytes`; answered with 413. */
+export class PayloadTooLargeError extends MmmqError {}
+
+/**
+ * A body parser of the host application read the request before the broker could, without keeping the raw
+ * bytes. The broker stores payloads byte for byte, so it cannot work from a parsed body.
+ */
+export class RequestBodyConsumedError extends MmmqError {}
+
+/** A batch named more than one topic; each topic has its own log, so one commit cannot cover them all. */
+export class MixedTopicBatchError extends MmmqValidationError {}
+
+/** A stored payload is not a message envelope (neither this broker's format nor the original Java one). */
+export class MalformedEnvelopeError extends MmmqError {}
+
+/** The body is compressed; the broker stores bytes as sent and does not inflate them. Answered with 415. */
+export class UnsupportedContentEncodingError extends MmmqError {}
+
+/** The connection failed or closed before the whole body arrived. */
+export class IncompleteRequestBodyError extends MmmqValidationError {}

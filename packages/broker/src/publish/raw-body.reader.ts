@@ -1,0 +1,102 @@
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
+import {
+  IncompleteRequestBodyError,
+  PayloadTooLargeError,
+  RequestBodyConsumedError,
+  UnsupportedContentEncodingError,
+} from './publish.errors';
+
+/** What Nest leaves on the request when the app was created with `rawBody: true`. */
+export interface RequestWithRawBody extends IncomingMessage {
+  rawBody?: Buffer;
+}
+
+const IDENTITY_ENCODING = 'identity';
+
+/** Reads a publish request's body as bytes, refusing bodies over `http.maxBodyBytes`. */
+@Injectable()
+export class RawBodyReader {
+  constructor(@Inject(MMMQ_HTTP_OPTIONS) private readonly options: ResolvedHttpOptions) {}
+
+  /**
+   * @throws PayloadTooLargeError once the declared or received size passes the limit
+   * @throws RequestBodyConsumedError when a body parser already read the stream and kept no raw copy
+   */
+  async read(request: RequestWithRawBody): Promise<Buffer> {
+    const limit = this.options.maxBodyBytes;
+    if (Buffer.isBuffer(request.rawBody)) {
+      if (request.rawBody.length > limit) throw tooLarge(request.rawBody.length, limit);
+      return request.rawBody;
+    }
+    if (request.readableEnded) {
+      throw new RequestBodyConsumedError(
+        'The request body was already read by a body parser, so its exact bytes are lost. Create the Nest ' +
+          'application with NestFactory.create(AppModule, { bodyParser: false }) or { rawBody: true }.',
+      );
+    }
+    const encoding = request.headers['content-encoding']?.toLowerCase() ?? IDENTITY_ENCODING;
+    if (encoding !== IDENTITY_ENCODING) {
+      return discardThenReject(
+        request,
+        new UnsupportedContentEncodingError(`Content-Encoding ${encoding} is not supported; send the body as is`),
+      );
+    }
+    const declared = Number(request.headers['content-length']);
+    if (declared > limit) return discardThenReject(request, tooLarge(declared, limit));
+    return collect(request, limit);
+  }
+}
+
+function tooLarge(bytes: number, limit: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`Request body of ${bytes} bytes or more exceeds the limit of ${limit} bytes`);
+}
+
+function collect(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      detach();
+      chunks.length = 0;
+      // Still flowing with no listener: the rest is read and dropped, and the promise settles at its end.
+      discardThenReject(request, tooLarge(received, limit)).catch(reject);
+    };
+    const onEnd = () => {
+      detach();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+    };
+    const onFailure = (error?: Error) => {
+      detach();
+      reject(new IncompleteRequestBodyError('The connection closed before the whole body arrived', { cause: error }));
+    };
+    const onClose = () => onFailure();
+    const detach = () => {
+      request.off('data', onData).off('end', onEnd).off('error', onFailure).off('close', onClose);
+    };
+    request.on('data', onData).on('end', onEnd).on('error', onFailure).on('close', onClose);
+  });
+}
+
+/**
+ * Answers only after the client has finished sending: closing a socket with unread bytes makes the kernel
+ * reset the connection, and the client would lose the error response. Node's `requestTimeout` bounds a
+ * client that never stops.
+ */
+function discardThenReject(request: IncomingMessage, error: Error): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    const settle = () => reject(error);
+    if (request.readableEnded || request.destroyed) {
+      settle();
+      return;
+    }
+    request.once('end', settle).once('close', settle).once('error', settle);
+    request.resume();
+  });
+}

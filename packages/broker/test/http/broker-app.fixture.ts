@@ -1,0 +1,52 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INestApplication, NestApplicationOptions } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MmmqBrokerModule, MmmqBrokerOptions } from '../../src';
+import { TopicQueueContainer } from '../../src/storage';
+
+/** A real broker on a free port over a fresh temporary data directory. */
+export interface BrokerApp {
+  app: INestApplication;
+  url: string;
+  rootDir: string;
+  topics: TopicQueueContainer;
+  /** POSTs `body` (sent as is) and returns the status, headers and parsed JSON body. */
+  post(path: string, body: string | Buffer, headers?: Record<string, string>): Promise<JsonResponse>;
+  close(): Promise<void>;
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+export async function startBroker(
+  options: MmmqBrokerOptions = {},
+  appOptions: NestApplicationOptions = { bodyParser: false },
+): Promise<BrokerApp> {
+  const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-e2e-'));
+  const module = MmmqBrokerModule.forRoot({ ...options, persistence: { ...options.persistence, rootDir } });
+  const app = await NestFactory.create(module, { logger: false, ...appOptions });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    app,
+    url,
+    rootDir,
+    topics: app.get(TopicQueueContainer),
+    async post(path, body, headers = { 'content-type': 'application/json' }) {
+      const response = await fetch(url + path, { method: 'POST', body, headers });
+      const json = (await response.json()) as JsonResponse['body'];
+      return { status: response.status, headers: response.headers, body: json };
+    },
+    async close() {
+      await app.close();
+      await rm(rootDir, { recursive: true, force: true });
+    },
+  };
+}

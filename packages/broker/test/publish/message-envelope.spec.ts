@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { MalformedEnvelopeError } from '../../src/publish/publish.errors';
+import { decodeEnvelope, encodeEnvelope } from '../../src/publish/message-envelope';
+import { spelledJson } from './json-text.arbitrary';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('message envelope', () => {
+  it('stores the fields the broker knows, then the content verbatim', () => {
+    const payload = encodeEnvelope({
+      id: 'm-1',
+      topic: 'order.created',
+      publishedAt: 1700000000000,
+      headers: { priority: 5, vip: true },
+      content: Buffer.from('{ "a" : 1 }'),
+    });
+    expect(payload.toString()).toBe(
+      '{"id":"m-1","topic":"order.created","publishedAt":1700000000000,' +
+        '"headers":{"priority":5,"vip":true},"content":{ "a" : 1 }}',
+    );
+  });
+
+  it('decodes what it encodes', () => {
+    const envelope = {
+      id: 'ü-id',
+      topic: 'a.b',
+      publishedAt: 42,
+      headers: { h: 'x"y' },
+      content: Buffer.from('"\\u00fc"'),
+    };
+    expect(decodeEnvelope(encodeEnvelope(envelope))).toEqual(envelope);
+  });
+
+  it('decodes entries written by the original Java broker', () => {
+    const payload = Buffer.from('{"topic":{"name":"order.created"},"content":{"id":1,"name":"laptop"}}');
+    expect(decodeEnvelope(payload)).toEqual({
+      id: null,
+      topic: 'order.created',
+      publishedAt: null,
+      headers: {},
+      content: Buffer.from('{"id":1,"name":"laptop"}'),
+    });
+  });
+
+  it.each([
+    ['not an object', '[1]'],
+    ['no content', '{"topic":"a"}'],
+    ['no topic', '{"content":1}'],
+    ['a topic object without a name', '{"topic":{},"content":1}'],
+    ['an id of the wrong type', '{"id":1,"topic":"a","content":1}'],
+    ['headers that are an array', '{"headers":[],"topic":"a","content":1}'],
+    ['an unterminated document', '{"topic":"a","content":{'],
+  ])('rejects a payload with %s', (_, text) => {
+    expect(() => decodeEnvelope(Buffer.from(text))).toThrow(MalformedEnvelopeError);
+  });
+
+  it('keeps content bytes identical for any JSON value in any spelling', () => {
+    fc.assert(
+      fc.property(spelledJson(), fc.string(), fc.nat(), ({ text }, id, publishedAt) => {
+        const content = Buffer.from(text.trim());
+        const decoded = decodeEnvelope(encodeEnvelope({ id, topic: 't', publishedAt, headers: {}, content }));
+        expect(sha256(decoded.content)).toBe(sha256(content));
+        expect(decoded.id).toBe(id);
+      }),
+    );
+  });
+});

@@ -1,0 +1,112 @@
+import { createServer, IncomingMessage, request, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RawBodyReader, RequestWithRawBody } from '../../src/publish/raw-body.reader';
+
+const LIMIT = 1000;
+const reader = new RawBodyReader({ maxBodyBytes: LIMIT, maxJsonDepth: 64, maxBatchMessages: 10 });
+
+type Outcome = { read: string } | { error: string; message: string };
+
+/** A real server whose handler optionally touches the request, then runs the reader and reports the outcome. */
+async function serve(prepare: (request: RequestWithRawBody) => Promise<void> = async () => undefined) {
+  const outcomes: Outcome[] = [];
+  const server: Server = createServer(async (incoming, response) => {
+    let outcome: Outcome;
+    try {
+      await prepare(incoming);
+      outcome = { read: (await reader.read(incoming)).toString() };
+    } catch (error) {
+      outcome = { error: (error as Error).name, message: (error as Error).message };
+    }
+    outcomes.push(outcome);
+    response.end(JSON.stringify(outcome));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, outcomes, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Sends the chunks (no Content-Length unless given) and resolves with the parsed response. */
+function send(port: number, chunks: (string | Buffer)[], headers: Record<string, string | number> = {}) {
+  return new Promise<Outcome>((resolve, reject) => {
+    const outgoing = request({ port, host: '127.0.0.1', method: 'POST', headers }, (response) => {
+      let text = '';
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve(JSON.parse(text) as Outcome));
+    });
+    outgoing.on('error', reject);
+    for (const chunk of chunks) outgoing.write(chunk);
+    outgoing.end();
+  });
+}
+
+describe('RawBodyReader', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+
+  afterEach(() => server.close());
+
+  it('joins a streamed body up to the limit', async () => {
+    server = await serve();
+    expect(await send(server.port, ['a'.repeat(600), 'b'.repeat(400)])).toEqual({
+      read: 'a'.repeat(600) + 'b'.repeat(400),
+    });
+  });
+
+  it('refuses a declared Content-Length over the limit, and the client still gets the answer', async () => {
+    server = await serve();
+    const body = 'x'.repeat(LIMIT + 1);
+    expect(await send(server.port, [body], { 'content-length': body.length })).toMatchObject({
+      error: 'PayloadTooLargeError',
+    });
+  });
+
+  it('refuses a chunked body as soon as the count passes the limit', async () => {
+    server = await serve();
+    const outcome = await send(server.port, ['x'.repeat(700), 'y'.repeat(700), 'z'.repeat(5000)]);
+    expect(outcome).toEqual({ error: 'PayloadTooLargeError', message: expect.stringMatching(/1400 bytes/) });
+  });
+
+  it('uses the raw body a Nest body parser kept, within the same limit', async () => {
+    server = await serve(async (incoming) => {
+      incoming.rawBody = Buffer.from(await drain(incoming));
+    });
+    expect(await send(server.port, ['{"a":1}'])).toEqual({ read: '{"a":1}' });
+    expect(await send(server.port, ['x'.repeat(LIMIT + 1)])).toMatchObject({ error: 'PayloadTooLargeError' });
+  });
+
+  it('explains how to create the app when a body parser consumed the stream', async () => {
+    server = await serve(async (incoming) => void (await drain(incoming)));
+    expect(await send(server.port, ['{}'])).toEqual({
+      error: 'RequestBodyConsumedError',
+      message: expect.stringMatching(/bodyParser: false/),
+    });
+  });
+
+  it('refuses a compressed body', async () => {
+    server = await serve();
+    expect(await send(server.port, ['x'], { 'content-encoding': 'gzip' })).toMatchObject({
+      error: 'UnsupportedContentEncodingError',
+    });
+  });
+
+  it('fails cleanly when the client goes away mid-body', async () => {
+    server = await serve();
+    const outgoing = request({ port: server.port, host: '127.0.0.1', method: 'POST' });
+    outgoing.on('error', () => undefined);
+    outgoing.write('partial');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    outgoing.destroy();
+    await waitFor(() => server.outcomes.length > 0);
+    expect(server.outcomes).toEqual([{ error: 'IncompleteRequestBodyError', message: expect.any(String) }]);
+  });
+});
+
+async function drain(incoming: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of incoming) text += chunk;
+  return text;
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
