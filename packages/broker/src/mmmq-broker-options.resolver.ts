@@ -1,4 +1,7 @@
 import { resolve } from 'node:path';
+import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } from './dispatch/delivery.options';
+import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/dispatcher-definition';
+import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
 import { InvalidBrokerOptionsError } from './invalid-broker-options.error';
 import {
   DEFAULT_MAX_BATCH_MESSAGES,
@@ -17,6 +20,7 @@ export const MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024;
 export interface ResolvedBrokerOptions {
   persistence: ResolvedPersistenceOptions;
   http: ResolvedHttpOptions;
+  dispatch: ResolvedDispatchOptions;
 }
 
 /**
@@ -26,7 +30,7 @@ export interface ResolvedBrokerOptions {
  * @throws InvalidBrokerOptionsError
  */
 export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedBrokerOptions {
-  const { persistence = {}, http = {} } = options;
+  const { persistence = {}, http = {}, delivery = {}, dispatchers = [] } = options;
   const rootDir = persistence.rootDir ?? DEFAULT_ROOT_DIR;
   const segmentMaxBytes = persistence.segment?.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES;
   return {
@@ -43,7 +47,55 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
       maxJsonDepth: positiveInteger('http.maxJsonDepth', http.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
       maxBatchMessages: positiveInteger('http.maxBatchMessages', http.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES),
     },
+    dispatch: { dispatchers: resolveDispatchers(dispatchers), delivery: resolveDelivery(delivery) },
   };
+}
+
+function resolveDispatchers(dispatchers: unknown): DispatcherDefinition[] {
+  if (!Array.isArray(dispatchers)) throw new InvalidBrokerOptionsError('dispatchers must be an array');
+  const seen = new Set<string>();
+  return dispatchers.map((entry, i) => {
+    let definition: DispatcherDefinition;
+    try {
+      definition = parseDispatcherDefinition(entry, `dispatchers[${i}]`);
+    } catch (error) {
+      throw new InvalidBrokerOptionsError((error as Error).message, { cause: error });
+    }
+    if (seen.has(definition.consumerId)) {
+      throw new InvalidBrokerOptionsError(`dispatchers[${i}]: duplicate consumerId ${definition.consumerId}`);
+    }
+    seen.add(definition.consumerId);
+    return definition;
+  });
+}
+
+function resolveDelivery(delivery: DeliveryOptions): ResolvedDeliveryOptions {
+  const defaults = DEFAULT_DELIVERY_OPTIONS;
+  const backoff = { ...defaults.backoff, ...delivery.backoff };
+  if (typeof backoff.jitter !== 'number' || !(backoff.jitter >= 0 && backoff.jitter < 1)) {
+    throw new InvalidBrokerOptionsError(`delivery.backoff.jitter must be a number from 0 to below 1, got ${describe(backoff.jitter)}`);
+  }
+  if (typeof backoff.multiplier !== 'number' || !(backoff.multiplier >= 1)) {
+    throw new InvalidBrokerOptionsError(`delivery.backoff.multiplier must be at least 1, got ${describe(backoff.multiplier)}`);
+  }
+  return {
+    maxNackRetries: nonNegativeInteger('delivery.maxNackRetries', delivery.maxNackRetries ?? defaults.maxNackRetries),
+    timeoutMs: positiveInteger('delivery.timeoutMs', delivery.timeoutMs ?? defaults.timeoutMs),
+    shutdownGraceMs: nonNegativeInteger('delivery.shutdownGraceMs', delivery.shutdownGraceMs ?? defaults.shutdownGraceMs),
+    backoff: {
+      initialMs: positiveInteger('delivery.backoff.initialMs', backoff.initialMs),
+      maxMs: positiveInteger('delivery.backoff.maxMs', backoff.maxMs),
+      multiplier: backoff.multiplier,
+      jitter: backoff.jitter,
+    },
+  };
+}
+
+function nonNegativeInteger(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidBrokerOptionsError(`${name} must be a non-negative integer, got ${describe(value)}`);
+  }
+  return value;
 }
 
 function nonBlankString(name: string, value: unknown): string {

@@ -1,8 +1,22 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
+import { DeadLetterService } from './dispatch/dead-letter-service';
+import { MMMQ_DISPATCH_OPTIONS } from './dispatch/dispatch.options';
+import { DispatcherRegistry } from './dispatch/dispatcher-registry';
+import { DispatchersFile } from './dispatch/dispatchers-file';
+import { SubscriptionContainer } from './dispatch/subscription-container';
+import { DeadLettersController } from './http/dead-letters.controller';
+import { DispatchersController } from './http/dispatchers.controller';
+import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
+import { SubscriptionsController } from './http/subscriptions.controller';
 import { ResolvedBrokerOptions, resolveBrokerOptions } from './mmmq-broker-options.resolver';
-import { MMMQ_HTTP_OPTIONS, MMMQ_PERSISTENCE_OPTIONS, MmmqBrokerOptions } from './mmmq-broker.options';
+import {
+  MMMQ_HTTP_OPTIONS,
+  MMMQ_PERSISTENCE_OPTIONS,
+  MmmqBrokerOptions,
+  ResolvedPersistenceOptions,
+} from './mmmq-broker.options';
 import { FrontDispatcher } from './publish/front-dispatcher';
 import { PublishRequestParser } from './publish/publish-request.parser';
 import { RawBodyReader } from './publish/raw-body.reader';
@@ -11,7 +25,8 @@ import { STORAGE_PROVIDERS, TopicQueueContainer } from './storage';
 const MMMQ_BROKER_OPTIONS = Symbol('MMMQ_BROKER_OPTIONS');
 
 /**
- * The broker as a Nest module: `POST /mmmq/messages` (and `/batch`) on top of the durable topic logs.
+ * The broker as a Nest module: `POST /mmmq/messages` (and `/batch`) on top of the durable topic logs, push
+ * delivery to the dispatchers of `dispatchers.json`, and the dispatcher, dead-letter and subscription APIs.
  *
  * The host application must not let a body parser consume these routes' bodies: create it with
  * `{ bodyParser: false }`, or with `{ rawBody: true }` if other routes need parsed bodies.
@@ -23,7 +38,7 @@ export class MmmqBrokerModule {
     return {
       module: MmmqBrokerModule,
       imports: [EventEmitterModule.forRoot()],
-      controllers: [MessagesController],
+      controllers: [MessagesController, DispatchersController, DeadLettersController, SubscriptionsController],
       providers: [
         { provide: MMMQ_BROKER_OPTIONS, useFactory: () => resolveBrokerOptions(options) },
         {
@@ -36,7 +51,21 @@ export class MmmqBrokerModule {
           useFactory: (resolved: ResolvedBrokerOptions) => resolved.http,
           inject: [MMMQ_BROKER_OPTIONS],
         },
+        {
+          provide: MMMQ_DISPATCH_OPTIONS,
+          useFactory: (resolved: ResolvedBrokerOptions) => resolved.dispatch,
+          inject: [MMMQ_BROKER_OPTIONS],
+        },
+        {
+          provide: DispatcherRegistry,
+          useFactory: (persistence: ResolvedPersistenceOptions) =>
+            new DispatcherRegistry(new DispatchersFile(persistence.rootDir)),
+          inject: [MMMQ_PERSISTENCE_OPTIONS],
+        },
         ...STORAGE_PROVIDERS,
+        SubscriptionContainer,
+        DeadLetterService,
+        JsonBodyReader,
         RawBodyReader,
         PublishRequestParser,
         FrontDispatcher,

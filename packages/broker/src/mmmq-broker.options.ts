@@ -1,3 +1,5 @@
+import type { DeliveryOptions } from './dispatch/delivery.options';
+
 /** Where the broker keeps its data when no `persistence.rootDir` is given. */
 export const DEFAULT_ROOT_DIR = './mmmq';
 /** Segment rotation threshold (soft cap: a message is never split across segments). */
@@ -38,6 +40,13 @@ export interface HttpOptions {
 export interface MmmqBrokerOptions {
   persistence?: PersistenceOptions;
   http?: HttpOptions;
+  /**
+   * Push consumers defined in code, in the `dispatchers.json` shape (`host` as URL or object). At boot they are
+   * added to the file, replacing an entry with the same `consumerId`. Default none.
+   */
+  dispatchers?: unknown[];
+  /** Push delivery: retries, timeouts, backoff, shutdown grace. */
+  delivery?: DeliveryOptions;
 }
 
 /** Persistence settings after defaults are applied and validation passed. */

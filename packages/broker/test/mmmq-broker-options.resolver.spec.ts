@@ -9,6 +9,7 @@ import {
   DEFAULT_SEGMENT_MAX_BYTES,
   MmmqBrokerOptions,
 } from '../src/mmmq-broker.options';
+import { DEFAULT_DELIVERY_OPTIONS } from '../src/dispatch/delivery.options';
 
 describe('resolveBrokerOptions', () => {
   it('fills every default, with an absolute root directory', () => {
@@ -19,6 +20,7 @@ describe('resolveBrokerOptions', () => {
         maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
         maxBatchMessages: DEFAULT_MAX_BATCH_MESSAGES,
       },
+      dispatch: { dispatchers: [], delivery: DEFAULT_DELIVERY_OPTIONS },
     });
   });
 
@@ -26,11 +28,23 @@ describe('resolveBrokerOptions', () => {
     const resolved = resolveBrokerOptions({
       persistence: { rootDir: '/data/mmmq', segment: { maxBytes: 4096 } },
       http: { maxBodyBytes: 10, maxJsonDepth: 2, maxBatchMessages: 3 },
+      dispatchers: [{ consumerId: 'billing', host: 'http://billing:8080', pattern: 'order.*', startFrom: 'latest' }],
+      delivery: { maxNackRetries: 0, timeoutMs: 500, shutdownGraceMs: 0, backoff: { initialMs: 10, maxMs: 20 } },
     });
-    expect(resolved).toEqual({
+    expect(resolved).toMatchObject({
       persistence: { rootDir: '/data/mmmq', segmentMaxBytes: 4096 },
       http: { maxBodyBytes: 10, maxJsonDepth: 2, maxBatchMessages: 3 },
+      dispatch: {
+        delivery: {
+          maxNackRetries: 0,
+          timeoutMs: 500,
+          shutdownGraceMs: 0,
+          backoff: { initialMs: 10, maxMs: 20, multiplier: 2, jitter: 0.2 },
+        },
+      },
     });
+    expect(resolved.dispatch.dispatchers.map((definition) => definition.consumerId)).toEqual(['billing']);
+    expect(resolved.dispatch.dispatchers[0].startFrom).toBe('latest');
   });
 
   it.each<[MmmqBrokerOptions, RegExp]>([
@@ -44,6 +58,14 @@ describe('resolveBrokerOptions', () => {
     [{ http: { maxBodyBytes: MAX_BODY_BYTES_LIMIT + 1 } }, /^http\.maxBodyBytes must be at most/],
     [{ http: { maxJsonDepth: Number.NaN } }, /^http\.maxJsonDepth must be a positive integer, got NaN$/],
     [{ http: { maxBatchMessages: '10' as unknown as number } }, /^http\.maxBatchMessages .* got "10"$/],
+    [{ delivery: { timeoutMs: 0 } }, /^delivery\.timeoutMs must be a positive integer, got 0$/],
+    [{ delivery: { maxNackRetries: -1 } }, /^delivery\.maxNackRetries must be a non-negative integer, got -1$/],
+    [{ delivery: { backoff: { jitter: 1 } } }, /^delivery\.backoff\.jitter must be a number from 0/],
+    [{ dispatchers: [{ consumerId: 'a', host: 'h:1', pattern: '**' }] }, /^dispatchers\[0\]: /],
+    [
+      { dispatchers: [{ consumerId: 'a', host: 'http://h:1', pattern: '**' }, { consumerId: 'a', host: 'http://h:2', pattern: '**' }] },
+      /^dispatchers\[1\]: duplicate consumerId a$/,
+    ],
   ])('refuses %j naming the option', (options, message) => {
     expect(() => resolveBrokerOptions(options)).toThrow(InvalidBrokerOptionsError);
     expect(() => resolveBrokerOptions(options)).toThrow(message);

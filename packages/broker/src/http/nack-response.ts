@@ -5,7 +5,8 @@ import {
   RequestBodyConsumedError,
   UnsupportedContentEncodingError,
 } from '../publish/publish.errors';
-import { StorageError, TopicNameConflictError } from '../storage';
+import { DispatcherNotFoundError, DuplicateConsumerIdError } from '../dispatch/dispatcher.errors';
+import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 
 /** How long a producer is asked to wait before retrying a 429 or 503 that did not say otherwise. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -32,9 +33,15 @@ export function toNackResponse(error: unknown): NackResponse {
     unexpected: false,
   });
   if (error instanceof MmmqValidationError) return expected(HttpStatus.BAD_REQUEST);
-  if (error instanceof TopicNameConflictError) return expected(HttpStatus.CONFLICT);
+  if (error instanceof TopicNameConflictError || error instanceof DuplicateConsumerIdError) {
+    return expected(HttpStatus.CONFLICT);
+  }
+  if (error instanceof DispatcherNotFoundError) return expected(HttpStatus.NOT_FOUND);
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
   if (error instanceof UnsupportedContentEncodingError) return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+  if (error instanceof StorageUnavailableError) {
+    return expected(HttpStatus.SERVICE_UNAVAILABLE, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  }
   if (error instanceof StorageError) return expected(HttpStatus.SERVICE_UNAVAILABLE, RETRY_AFTER_SECONDS);
   // A deployment mistake: the operator needs the explanation, and it reveals nothing about the data.
   if (error instanceof RequestBodyConsumedError) {

@@ -1,0 +1,59 @@
+import { MessageHeaders, Topic } from '@mmmq/core';
+import { DecodedEnvelope, encodeEnvelope } from '../publish/message-envelope';
+import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { deadLetterTopicOf } from './reserved-topics';
+
+/** Headers a dead letter carries besides the original message's own. */
+export const DeadLetterHeaders = {
+  ORIGINAL_TOPIC: 'mmmq-dlq-original-topic',
+  ORIGINAL_OFFSET: 'mmmq-dlq-original-offset',
+  ORIGINAL_ID: 'mmmq-dlq-original-id',
+  CONSUMER_ID: 'mmmq-dlq-consumer-id',
+  ATTEMPTS: 'mmmq-dlq-attempts',
+  REASON: 'mmmq-dlq-reason',
+  LAST_ERROR: 'mmmq-dlq-last-error',
+  FAILED_AT: 'mmmq-dlq-failed-at',
+} as const;
+
+export interface DeadLetter {
+  envelope: DecodedEnvelope;
+  consumerId: string;
+  offset: number;
+  attempts: number;
+  reason: string;
+  lastError: string;
+}
+
+/** The longest last-error text kept in a dead letter's headers. */
+const LAST_ERROR_MAX_LENGTH = 1000;
+
+/** Appends undeliverable messages to `__dlq.{consumerId}`; it resolves only once the dead letter is durable. */
+export class DeadLetterWriter {
+  constructor(private readonly queues: TopicQueueContainer) {}
+
+  async write(letter: DeadLetter): Promise<number> {
+    const { envelope } = letter;
+    const id = envelope.id ?? `${envelope.topic}@${letter.offset}`;
+    const headers: MessageHeaders = {
+      ...envelope.headers,
+      [DeadLetterHeaders.ORIGINAL_TOPIC]: envelope.topic,
+      [DeadLetterHeaders.ORIGINAL_OFFSET]: letter.offset,
+      [DeadLetterHeaders.ORIGINAL_ID]: id,
+      [DeadLetterHeaders.CONSUMER_ID]: letter.consumerId,
+      [DeadLetterHeaders.ATTEMPTS]: letter.attempts,
+      [DeadLetterHeaders.REASON]: letter.reason,
+      [DeadLetterHeaders.LAST_ERROR]: letter.lastError.slice(0, LAST_ERROR_MAX_LENGTH),
+      [DeadLetterHeaders.FAILED_AT]: new Date().toISOString(),
+    };
+    const queue = await this.queues.getOrCreate(Topic.of(deadLetterTopicOf(letter.consumerId)));
+    return queue.offer(
+      encodeEnvelope({
+        id,
+        topic: envelope.topic,
+        publishedAt: envelope.publishedAt ?? Date.now(),
+        headers,
+        content: envelope.content,
+      }),
+    );
+  }
+}

@@ -1,0 +1,34 @@
+import { BackoffOptions, DEFAULT_BACKOFF } from './backoff';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from './push-sender';
+
+/** A NACKed message is sent this many more times, back to back, before it is dead-lettered. */
+export const DEFAULT_MAX_NACK_RETRIES = 3;
+/** On shutdown, in-flight pushes get this long to finish before they are abandoned (and redelivered later). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5000;
+
+export interface DeliveryOptions {
+  /** Default {@link DEFAULT_MAX_NACK_RETRIES}. */
+  maxNackRetries?: number;
+  /** Per-request timeout of a push, ms. Default {@link DEFAULT_DELIVERY_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Backoff after connection errors, timeouts and HTTP ≥ 400; defaults 1 s × 2 up to 60 s, 20 % jitter. */
+  backoff?: Partial<BackoffOptions>;
+  /** Default {@link DEFAULT_SHUTDOWN_GRACE_MS}. */
+  shutdownGraceMs?: number;
+}
+
+export interface ResolvedDeliveryOptions {
+  maxNackRetries: number;
+  timeoutMs: number;
+  backoff: BackoffOptions;
+  shutdownGraceMs: number;
+}
+
+export const MMMQ_DELIVERY_OPTIONS = Symbol('MMMQ_DELIVERY_OPTIONS');
+
+export const DEFAULT_DELIVERY_OPTIONS: ResolvedDeliveryOptions = {
+  maxNackRetries: DEFAULT_MAX_NACK_RETRIES,
+  timeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS,
+  backoff: DEFAULT_BACKOFF,
+  shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
+};

@@ -1,0 +1,79 @@
+import { assertConsumerId, Host, InvalidConsumerIdError, MmmqValidationError, Topic, TopicPattern } from '@mmmq/core';
+import { deadLetterTopicOf, redriveTopicOf } from './reserved-topics';
+
+/** Where a new subscription starts when it has no checkpoint yet. */
+export type StartFrom = 'earliest' | 'latest';
+/** New dispatchers catch up with everything retained unless told otherwise. */
+export const DEFAULT_START_FROM: StartFrom = 'earliest';
+
+/** One push consumer: every topic matching `pattern` is delivered, in order, to `host`. */
+export interface DispatcherDefinition {
+  consumerId: string;
+  host: Host;
+  pattern: TopicPattern;
+  startFrom: StartFrom;
+}
+
+/** The JSON shape of a definition, as in `dispatchers.json` and the dispatcher API. */
+export interface DispatcherDefinitionJson {
+  consumerId: string;
+  host: { protocol: string; address: string; port: number };
+  pattern: string;
+  startFrom: StartFrom;
+}
+
+const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom']);
+
+/** Validates a definition from JSON; `where` names it in the error (e.g. `dispatchers.json entry 2`). */
+export function parseDispatcherDefinition(input: unknown, where: string): DispatcherDefinition {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new MmmqValidationError(`${where}: a dispatcher must be a JSON object with consumerId, host and pattern`);
+  }
+  const record = input as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((key) => !KNOWN_FIELDS.has(key));
+  if (unknown.length > 0) throw new MmmqValidationError(`${where}: unknown field(s) ${unknown.join(', ')}`);
+  for (const field of ['consumerId', 'host', 'pattern']) {
+    if (record[field] === undefined) throw new MmmqValidationError(`${where}: missing field ${field}`);
+  }
+  try {
+    return {
+      consumerId: parseConsumerId(record.consumerId),
+      host: Host.parse(record.host),
+      pattern: new TopicPattern(record.pattern),
+      startFrom: parseStartFrom(record.startFrom),
+    };
+  } catch (error) {
+    if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+/** A consumer id also names its dead-letter and redrive topics, so it cannot start, end or repeat dots. */
+export function parseConsumerId(input: unknown): string {
+  const consumerId = assertConsumerId(input);
+  if (!Topic.isValid(deadLetterTopicOf(consumerId)) || !Topic.isValid(redriveTopicOf(consumerId))) {
+    throw new InvalidConsumerIdError(
+      `consumerId ${JSON.stringify(consumerId)} cannot start or end with a dot, contain "..", or exceed 239 characters`,
+    );
+  }
+  return consumerId;
+}
+
+function parseStartFrom(input: unknown): StartFrom {
+  if (input === undefined) return DEFAULT_START_FROM;
+  if (input === 'earliest' || input === 'latest') return input;
+  throw new MmmqValidationError(`startFrom must be "earliest" or "latest", got ${JSON.stringify(input)}`);
+}
+
+export function toDefinitionJson(definition: DispatcherDefinition): DispatcherDefinitionJson {
+  return {
+    consumerId: definition.consumerId,
+    host: definition.host.toJSON(),
+    pattern: definition.pattern.value,
+    startFrom: definition.startFrom,
+  };
+}
+
+export function sameDefinition(a: DispatcherDefinition, b: DispatcherDefinition): boolean {
+  return a.consumerId === b.consumerId && a.host.equals(b.host) && a.pattern.value === b.pattern.value && a.startFrom === b.startFrom;
+}

@@ -1,0 +1,175 @@
+import { Topic } from '@mmmq/core';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { TopicQueue } from '../storage/topic-queue';
+import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { TopicQueueInitializedEvent } from '../storage/topic-queue-initialized.event';
+import { DeadLetterWriter } from './dead-letter-writer';
+import { DispatcherDefinition, sameDefinition } from './dispatcher-definition';
+import { DispatcherRegistry } from './dispatcher-registry';
+import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
+import { PushSender } from './push-sender';
+import { redriveTopicOf } from './reserved-topics';
+import { DeliveryContext, Subscription } from './subscription';
+
+/** One open topic and its subscriptions by consumer id. */
+interface AttachedTopic {
+  queue: TopicQueue;
+  subscriptions: Map<string, Subscription>;
+}
+
+/** A row of `GET /mmmq/subscriptions`. */
+export interface SubscriptionView {
+  topic: string;
+  consumerId: string;
+  position: number;
+  tail: number;
+  lag: number;
+  stats: Subscription['stats'];
+}
+
+/**
+ * Connects dispatchers to topics: every topic a dispatcher's pattern matches (including topics created later)
+ * gets one Subscription. Dispatcher changes and new topics are applied one at a time, so a consumer never has
+ * two subscriptions to one topic and a stopped one never sends again.
+ */
+@Injectable()
+export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger(SubscriptionContainer.name);
+  private readonly topics = new Map<string, AttachedTopic>();
+  private readonly context: DeliveryContext;
+  private readonly sender: PushSender;
+  private lock: Promise<unknown> = Promise.resolve();
+  private closing = false;
+
+  constructor(
+    private readonly queues: TopicQueueContainer,
+    private readonly events: EventEmitter2,
+    private readonly registry: DispatcherRegistry,
+    @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
+  ) {
+    this.sender = new PushSender(options.delivery.timeoutMs);
+    this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues), options: options.delivery };
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.registry.load(this.options.dispatchers);
+    this.logger.log(`${this.registry.list().length} dispatchers loaded`);
+    this.events.on(TopicQueueInitializedEvent.eventName, ({ queue }: TopicQueueInitializedEvent) => {
+      // Captured now: by the time the attach runs, the first publish to a new topic may be committed.
+      const tailAtOpen = queue.tailOffset;
+      this.exclusive(() => this.attach(queue, tailAtOpen)).catch((error: Error) =>
+        this.logger.error(`Subscribing to topic ${queue.topic.name} failed`, error.stack),
+      );
+    });
+    for (const queue of this.queues.list()) await this.exclusive(() => this.attach(queue, queue.tailOffset));
+  }
+
+  /** Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`). */
+  addDispatcher(definition: DispatcherDefinition): Promise<void> {
+    return this.exclusive(async () => {
+      await this.registry.add(definition);
+      for (const topic of this.topics.values()) {
+        if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, false, topic.queue.tailOffset);
+      }
+    });
+  }
+
+  /**
+   * Replaces a dispatcher. Where it still matches, the old subscription stops (an in-flight push is abandoned
+   * and redelivered) and the new one continues from the same checkpoint; topics it no longer matches lose
+   * their checkpoint; newly matched topics start fresh.
+   */
+  replaceDispatcher(definition: DispatcherDefinition): Promise<void> {
+    return this.exclusive(async () => {
+      const previous = await this.registry.replace(definition);
+      if (sameDefinition(previous, definition)) return;
+      for (const topic of this.topics.values()) {
+        const current = topic.subscriptions.get(definition.consumerId);
+        const matches = this.matches(definition, topic.queue.topic);
+        if (current) await this.close(topic, current, !matches);
+        if (matches) await this.open(topic, definition, current !== undefined, topic.queue.tailOffset);
+      }
+    });
+  }
+
+  /** Removes a dispatcher: its subscriptions stop and its checkpoints are deleted in every topic. */
+  removeDispatcher(consumerId: string): Promise<void> {
+    return this.exclusive(async () => {
+      await this.registry.remove(consumerId);
+      for (const topic of this.topics.values()) {
+        const current = topic.subscriptions.get(consumerId);
+        if (current) await this.close(topic, current, true);
+      }
+    });
+  }
+
+  list(): SubscriptionView[] {
+    return [...this.topics.values()].flatMap(({ queue, subscriptions }) =>
+      [...subscriptions.values()].map((subscription) => ({
+        topic: queue.topic.name,
+        consumerId: subscription.consumerId,
+        position: subscription.position,
+        tail: queue.tailOffset,
+        lag: queue.tailOffset - subscription.position,
+        stats: subscription.stats,
+      })),
+    );
+  }
+
+  private async attach(queue: TopicQueue, tailAtOpen: number): Promise<void> {
+    if (this.closing || this.topics.has(queue.topic.name)) return;
+    const topic: AttachedTopic = { queue, subscriptions: new Map() };
+    this.topics.set(queue.topic.name, topic);
+    queue.subscribe(() => {
+      for (const subscription of topic.subscriptions.values()) subscription.signal();
+    });
+    const withCheckpoint = new Set(await queue.checkpoints.consumerIds());
+    for (const definition of this.registry.list()) {
+      if (this.matches(definition, queue.topic)) {
+        await this.open(topic, definition, withCheckpoint.has(definition.consumerId), tailAtOpen);
+      }
+    }
+    for (const consumerId of withCheckpoint) {
+      if (topic.subscriptions.has(consumerId)) continue;
+      // Left by a dispatcher removed while the broker was down; re-adding it must not resume a stale position.
+      await queue.checkpoints.delete(consumerId);
+      this.logger.warn(`Topic ${queue.topic.name}: deleted the checkpoint of unknown consumer ${consumerId}`);
+    }
+  }
+
+  private matches(definition: DispatcherDefinition, topic: Topic): boolean {
+    return definition.pattern.matches(topic) || topic.name === redriveTopicOf(definition.consumerId);
+  }
+
+  private async open(topic: AttachedTopic, definition: DispatcherDefinition, resumed: boolean, tail: number) {
+    const initial = definition.startFrom === 'latest' ? tail : 0;
+    const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial);
+    const subscription = new Subscription(topic.queue, definition, checkpoint, resumed, this.context);
+    topic.subscriptions.set(definition.consumerId, subscription);
+    subscription.signal();
+  }
+
+  private async close(topic: AttachedTopic, subscription: Subscription, deleteCheckpoint: boolean): Promise<void> {
+    await subscription.stop();
+    topic.subscriptions.delete(subscription.consumerId);
+    if (deleteCheckpoint) await topic.queue.checkpoints.delete(subscription.consumerId);
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(work);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops every subscription (in-flight pushes get the grace period) before the topic files close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.lock;
+    const all = [...this.topics.values()].flatMap((topic) => [...topic.subscriptions.values()]);
+    await Promise.allSettled(all.map((subscription) => subscription.stop(this.options.delivery.shutdownGraceMs)));
+    this.sender.close();
+    this.logger.log(`Stopped ${all.length} subscriptions`);
+  }
+}

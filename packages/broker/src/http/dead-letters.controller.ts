@@ -1,0 +1,43 @@
+import { MmmqValidationError } from '@mmmq/core';
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, UseFilters } from '@nestjs/common';
+import { DeadLetterPage, DeadLetterService, DEFAULT_DEAD_LETTER_PAGE_SIZE } from '../dispatch/dead-letter-service';
+import { parseConsumerId } from '../dispatch/dispatcher-definition';
+import { RequestWithRawBody } from '../publish/raw-body.reader';
+import { JsonBodyReader } from './json-body.reader';
+import { NackExceptionFilter } from './nack-exception.filter';
+
+/** Dead letters of a push consumer: list them, hand them back. */
+@Controller('mmmq/dead-letters')
+@UseFilters(NackExceptionFilter)
+export class DeadLettersController {
+  constructor(
+    private readonly deadLetters: DeadLetterService,
+    private readonly body: JsonBodyReader,
+  ) {}
+
+  @Get(':consumerId')
+  list(
+    @Param('consumerId') consumerId: string,
+    @Query('from') from?: string,
+    @Query('limit') limit?: string,
+  ): Promise<DeadLetterPage> {
+    return this.deadLetters.list(
+      parseConsumerId(consumerId),
+      from === undefined ? 0 : Number(from),
+      limit === undefined ? DEFAULT_DEAD_LETTER_PAGE_SIZE : Number(limit),
+    );
+  }
+
+  /** Body `{}` redrives all dead letters, `{"ids":["…"]}` only those. */
+  @Post(':consumerId/redrive')
+  @HttpCode(HttpStatus.OK)
+  async redrive(@Param('consumerId') consumerId: string, @Req() request: RequestWithRawBody): Promise<{ redriven: number }> {
+    const id = parseConsumerId(consumerId);
+    const body = request.headers['content-length'] === '0' ? {} : await this.body.read(request);
+    const ids = (body as { ids?: unknown } | null)?.ids;
+    if (ids !== undefined && !(Array.isArray(ids) && ids.every((value) => typeof value === 'string'))) {
+      throw new MmmqValidationError('ids must be an array of message ids');
+    }
+    return { redriven: await this.deadLetters.redrive(id, ids) };
+  }
+}

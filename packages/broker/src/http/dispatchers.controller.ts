@@ -1,0 +1,61 @@
+import { MmmqValidationError } from '@mmmq/core';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, UseFilters } from '@nestjs/common';
+import {
+  DispatcherDefinitionJson,
+  parseConsumerId,
+  parseDispatcherDefinition,
+  toDefinitionJson,
+} from '../dispatch/dispatcher-definition';
+import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
+import { SubscriptionContainer } from '../dispatch/subscription-container';
+import { RequestWithRawBody } from '../publish/raw-body.reader';
+import { JsonBodyReader } from './json-body.reader';
+import { NackExceptionFilter } from './nack-exception.filter';
+
+/** Runtime management of push consumers; every change is in `dispatchers.json` before it takes effect. */
+@Controller('mmmq/dispatchers')
+@UseFilters(NackExceptionFilter)
+export class DispatchersController {
+  constructor(
+    private readonly registry: DispatcherRegistry,
+    private readonly subscriptions: SubscriptionContainer,
+    private readonly body: JsonBodyReader,
+  ) {}
+
+  @Get()
+  list(): DispatcherDefinitionJson[] {
+    return this.registry.list().map(toDefinitionJson);
+  }
+
+  @Get(':consumerId')
+  get(@Param('consumerId') consumerId: string): DispatcherDefinitionJson {
+    return toDefinitionJson(this.registry.get(parseConsumerId(consumerId)));
+  }
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  async create(@Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
+    const definition = parseDispatcherDefinition(await this.body.read(request), 'dispatcher');
+    await this.subscriptions.addDispatcher(definition);
+    return toDefinitionJson(definition);
+  }
+
+  /** The body holds `host` and `pattern` (and optionally `startFrom`); a `consumerId` in it must match the path. */
+  @Put(':consumerId')
+  async replace(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
+    const consumerId = parseConsumerId(id);
+    const body = await this.body.read(request);
+    if (typeof body === 'object' && body !== null && 'consumerId' in body && body.consumerId !== consumerId) {
+      throw new MmmqValidationError(`consumerId in the body must be ${consumerId}, as in the path`);
+    }
+    const definition = parseDispatcherDefinition({ ...(body as object), consumerId }, 'dispatcher');
+    await this.subscriptions.replaceDispatcher(definition);
+    return toDefinitionJson(definition);
+  }
+
+  @Delete(':consumerId')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  async remove(@Param('consumerId') consumerId: string): Promise<void> {
+    await this.subscriptions.removeDispatcher(parseConsumerId(consumerId));
+  }
+}

@@ -1,0 +1,169 @@
+import { Host, TopicPattern } from '@mmmq/core';
+import { DEFAULT_BACKOFF } from '../../src/dispatch/backoff';
+import { DeadLetterHeaders, DeadLetterWriter } from '../../src/dispatch/dead-letter-writer';
+import { DEFAULT_DELIVERY_OPTIONS } from '../../src/dispatch/delivery.options';
+import { DispatcherDefinition } from '../../src/dispatch/dispatcher-definition';
+import { PushSender } from '../../src/dispatch/push-sender';
+import { Subscription } from '../../src/dispatch/subscription';
+import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { TopicQueue } from '../../src/storage/topic-queue';
+import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
+import { flipByte, segmentPaths } from '../storage/segment-files';
+import { useTempDir } from '../storage/temp-dir';
+import { TestConsumer } from '../support/test-consumer';
+import { openContainer, publish, topicQueue } from '../support/topic-fixture';
+
+describe('Subscription', () => {
+  const dir = useTempDir();
+  let container: TopicQueueContainer;
+  let consumer: TestConsumer;
+  let sender: PushSender;
+  let queue: TopicQueue;
+  const subscriptions: Subscription[] = [];
+
+  const subscribe = async (options: { timeoutMs?: number; resumed?: boolean } = {}) => {
+    const definition: DispatcherDefinition = {
+      consumerId: 'billing',
+      host: Host.parse(consumer.url),
+      pattern: new TopicPattern('order.*'),
+      startFrom: 'earliest',
+    };
+    sender = new PushSender(options.timeoutMs ?? 5000);
+    const subscription = new Subscription(queue, definition, await queue.checkpoints.open('billing', 0), options.resumed ?? false, {
+      sender,
+      deadLetters: new DeadLetterWriter(container),
+      options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 20, maxMs: 100 } },
+    });
+    subscriptions.push(subscription);
+    queue.subscribe(() => subscription.signal());
+    subscription.signal();
+    return subscription;
+  };
+
+  beforeEach(async () => {
+    consumer = new TestConsumer();
+    await consumer.start();
+    container = openContainer(dir());
+    queue = await topicQueue(container, 'order.created');
+  });
+  afterEach(async () => {
+    await Promise.all(subscriptions.splice(0).map((subscription) => subscription.stop()));
+    sender.close();
+    await consumer.stop();
+    await container.onApplicationShutdown();
+  });
+
+  it('delivers the backlog and new messages in order with the SPEC body, and checkpoints each ACK', async () => {
+    await publish(queue, { n: 0 }, { n: 1 });
+    const subscription = await subscribe();
+    await publish(queue, { n: 2 });
+    await consumer.waitFor(() => consumer.received.length === 3);
+    expect(consumer.contents()).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
+    const first = consumer.received[0];
+    expect(first.consumerId).toBe('billing');
+    expect(first.body).toEqual({
+      id: 'order.created-0',
+      topic: 'order.created',
+      content: { n: 0 },
+      headers: { source: 'test' },
+      offset: 0,
+      deliveryCount: 1,
+      redelivered: false,
+      publishedAt: expect.any(Number),
+    });
+    await consumer.waitFor(() => subscription.position === 3);
+    expect((await queue.checkpoints.open('billing', 0)).offset).toBe(3);
+  });
+
+  it('dead-letters a message NACKed 4 times with its headers, then delivers the next one', async () => {
+    consumer.reply = (delivery) => ((delivery.body.content as { n: number }).n === 0 ? 'NACK' : 'ACK');
+    await publish(queue, { n: 0 }, { n: 1 });
+    const subscription = await subscribe();
+    await consumer.waitFor(() => subscription.position === 2);
+    expect(consumer.received.map((delivery) => delivery.body.deliveryCount)).toEqual([1, 2, 3, 4, 1]);
+    expect(consumer.received.map((delivery) => delivery.body.redelivered)).toEqual([false, true, true, true, false]);
+    const dlq = container.get('__dlq.billing');
+    const letter = decodeEnvelope((await dlq!.peek(0))!);
+    expect(letter.id).toBe('order.created-0');
+    expect(letter.topic).toBe('order.created');
+    expect(JSON.parse(String(letter.content))).toEqual({ n: 0 });
+    expect(letter.headers).toMatchObject({
+      source: 'test',
+      [DeadLetterHeaders.ORIGINAL_TOPIC]: 'order.created',
+      [DeadLetterHeaders.ORIGINAL_OFFSET]: 0,
+      [DeadLetterHeaders.ATTEMPTS]: 4,
+      [DeadLetterHeaders.REASON]: 'NACK',
+      [DeadLetterHeaders.CONSUMER_ID]: 'billing',
+    });
+    expect(subscription.stats.deadLettered).toBe(1);
+  });
+
+  it('retries HTTP errors with backoff and the same id, marking them redelivered', async () => {
+    let calls = 0;
+    consumer.reply = () => (++calls <= 3 ? { status: 503 } : 'ACK');
+    await publish(queue, { n: 0 });
+    const subscription = await subscribe();
+    await consumer.waitFor(() => subscription.position === 1);
+    expect(consumer.received.map((delivery) => [delivery.body.id, delivery.body.deliveryCount, delivery.body.redelivered])).toEqual([
+      ['order.created-0', 1, false],
+      ['order.created-0', 2, true],
+      ['order.created-0', 3, true],
+      ['order.created-0', 4, true],
+    ]);
+    expect(subscription.stats.failures).toBe(3);
+    expect(subscription.stats.lastError).toMatch(/HTTP 503/);
+  });
+
+  it('times out a hung consumer and delivers once it answers again', async () => {
+    let calls = 0;
+    consumer.reply = () => (++calls === 1 ? 'hang' : 'ACK');
+    await publish(queue, { n: 0 }, { n: 1 });
+    const subscription = await subscribe({ timeoutMs: 300 });
+    await consumer.waitFor(() => subscription.position === 2);
+    expect(subscription.stats.lastError).toMatch(/no reply within 300 ms/);
+    expect(consumer.contents()).toEqual([{ n: 0 }, { n: 0 }, { n: 1 }]);
+  });
+
+  it('skips a corrupt entry with a counter instead of retrying it forever', async () => {
+    await publish(queue, { n: 0 }, { n: 1 }, { n: 2 });
+    const firstFrame = 8 + (await queue.peek(0))!.length;
+    await container.onApplicationShutdown();
+    flipByte(segmentPaths(queue.dir).data, firstFrame + 8 + 20);
+    container = openContainer(dir());
+    queue = await topicQueue(container, 'order.created');
+    const subscription = await subscribe();
+    await consumer.waitFor(() => subscription.position === 3);
+    expect(consumer.contents()).toEqual([{ n: 0 }, { n: 2 }]);
+    expect(subscription.stats.corruptSkipped).toBe(1);
+  });
+
+  it('marks the first delivery after a resume as possibly redelivered', async () => {
+    await publish(queue, { n: 0 }, { n: 1 });
+    const subscription = await subscribe({ resumed: true });
+    await consumer.waitFor(() => subscription.position === 2);
+    expect(consumer.received.map((delivery) => delivery.body.redelivered)).toEqual([true, false]);
+  });
+
+  it('stop abandons an in-flight push without moving the checkpoint, and never sends again', async () => {
+    consumer.reply = () => 'hang';
+    await publish(queue, { n: 0 });
+    const subscription = await subscribe();
+    await consumer.waitFor(() => consumer.received.length === 1);
+    await subscription.stop();
+    await publish(queue, { n: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(consumer.received).toHaveLength(1);
+    expect((await queue.checkpoints.open('billing', 0)).offset).toBe(0);
+  });
+
+  it('stop with a grace period lets an in-flight push finish and checkpoints it', async () => {
+    consumer.reply = () => ({ ackAfterMs: 300 });
+    await publish(queue, { n: 0 }, { n: 1 });
+    const subscription = await subscribe();
+    await consumer.waitFor(() => consumer.received.length === 1);
+    await subscription.stop(10_000);
+    expect(subscription.position).toBe(1);
+    expect((await queue.checkpoints.open('billing', 0)).offset).toBe(1);
+    expect(consumer.received).toHaveLength(1);
+  });
+});

@@ -1,0 +1,33 @@
+import { Topic } from '@mmmq/core';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { encodeEnvelope } from '../../src/publish/message-envelope';
+import { TopicQueue } from '../../src/storage/topic-queue';
+import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
+
+/** A real TopicQueueContainer over `rootDir`. */
+export function openContainer(rootDir: string, events = new EventEmitter2()): TopicQueueContainer {
+  return new TopicQueueContainer({ rootDir, segmentMaxBytes: 64 * 1024 * 1024 }, events);
+}
+
+/** Publishes JSON contents the way the HTTP endpoint stores them; resolves with their offsets. */
+export async function publish(queue: TopicQueue, ...contents: unknown[]): Promise<number[]> {
+  const offsets: number[] = [];
+  for (const content of contents) {
+    offsets.push(
+      await queue.offer(
+        encodeEnvelope({
+          id: `${queue.topic.name}-${queue.tailOffset}`,
+          topic: queue.topic.name,
+          publishedAt: Date.now(),
+          headers: { source: 'test' },
+          content: Buffer.from(JSON.stringify(content)),
+        }),
+      ),
+    );
+  }
+  return offsets;
+}
+
+export async function topicQueue(container: TopicQueueContainer, name: string): Promise<TopicQueue> {
+  return container.getOrCreate(Topic.of(name));
+}
