@@ -13,6 +13,8 @@ export interface BrokerApp {
   url: string;
   rootDir: string;
   topics: TopicQueueContainer;
+  /** Sends `body` (as is) with `method` and returns the status, headers and parsed JSON body (null if empty). */
+  request(method: string, path: string, body?: unknown): Promise<JsonResponse>;
   /** POSTs `body` (sent as is) and returns the status, headers and parsed JSON body. */
   post(path: string, body: string | Buffer, headers?: Record<string, string>): Promise<JsonResponse>;
   close(): Promise<void>;
@@ -21,14 +23,16 @@ export interface BrokerApp {
 export interface JsonResponse {
   status: number;
   headers: Headers;
-  body: Record<string, unknown>;
+  // Tests read whatever JSON came back (objects, arrays, null).
+  body: any;
 }
 
 export async function startBroker(
   options: MmmqBrokerOptions = {},
   appOptions: NestApplicationOptions = { bodyParser: false },
 ): Promise<BrokerApp> {
-  const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-e2e-'));
+  const given = options.persistence?.rootDir;
+  const rootDir = given ?? (await mkdtemp(join(tmpdir(), 'mmmq-e2e-')));
   const module = MmmqBrokerModule.forRoot({ ...options, persistence: { ...options.persistence, rootDir } });
   const app = await NestFactory.create(module, { logger: false, ...appOptions });
   await app.listen(0, '127.0.0.1');
@@ -41,12 +45,22 @@ export async function startBroker(
     topics: app.get(TopicQueueContainer),
     async post(path, body, headers = { 'content-type': 'application/json' }) {
       const response = await fetch(url + path, { method: 'POST', body, headers });
-      const json = (await response.json()) as JsonResponse['body'];
+      const json: unknown = await response.json();
       return { status: response.status, headers: response.headers, body: json };
+    },
+    async request(method, path, body) {
+      const response = await fetch(url + path, {
+        method,
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
     },
     async close() {
       await app.close();
-      await rm(rootDir, { recursive: true, force: true });
+      // A directory the caller passed in outlives this broker, so a test can restart on the same data.
+      if (!given) await rm(rootDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,86 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestConsumer } from '../../../packages/broker/test/support/test-consumer';
+import { spawnBroker } from './broker-process.fixture';
+
+const TOPICS = ['order.created', 'order.cancelled', 'payment.done', 'payment.refunded', 'audit.log'];
+const PER_TOPIC = 1000;
+const BATCH = 100;
+const CONSUMERS = ['billing', 'shipping', 'audit'];
+/** Kill once every consumer has this many deliveries: the kill lands mid-stream for all of them. */
+const KILL_AT = 1500;
+
+/** Offsets each consumer received per topic, in arrival order. */
+function offsetsByTopic(consumer: TestConsumer): Map<string, number[]> {
+  const byTopic = new Map<string, number[]>();
+  for (const { body } of consumer.received) {
+    const offsets = byTopic.get(body.topic) ?? [];
+    offsets.push(body.offset);
+    byTopic.set(body.topic, offsets);
+  }
+  return byTopic;
+}
+
+describe('a broker killed with SIGKILL while three consumers receive 5,000 messages', () => {
+  let rootDir: string;
+  const consumers = CONSUMERS.map(() => new TestConsumer());
+
+  beforeAll(async () => {
+    rootDir = await mkdtemp(join(tmpdir(), 'mmmq-delivery-crash-'));
+    for (const consumer of consumers) await consumer.start();
+  });
+  afterAll(async () => {
+    for (const consumer of consumers) await consumer.stop();
+    await rm(rootDir, { recursive: true, force: true });
+  });
+
+  it('delivers every message to every consumer at least once, in order, duplicating only what was in flight', async () => {
+    const dispatchers = CONSUMERS.map((consumerId, i) => ({ consumerId, host: consumers[i].url, pattern: '**' }));
+    await writeFile(join(rootDir, 'dispatchers.json'), JSON.stringify(dispatchers));
+    const env = { MMMQ_ROOT_DIR: rootDir };
+
+    const first = await spawnBroker(env);
+    for (let start = 0; start < PER_TOPIC; start += BATCH) {
+      for (const topic of TOPICS) {
+        const messages = Array.from({ length: BATCH }, (_, i) => ({ topic, content: { n: start + i } }));
+        const response = await fetch(`${first.url}/mmmq/messages/batch`, { method: 'POST', body: JSON.stringify({ messages }) });
+        expect(response.status).toBe(200);
+      }
+    }
+    await Promise.all(consumers.map((consumer) => consumer.waitFor(() => consumer.received.length >= KILL_AT, 60_000)));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const beforeKill = consumers.map((consumer) => consumer.received.length);
+    expect(beforeKill.every((count) => count < TOPICS.length * PER_TOPIC)).toBe(true);
+
+    const second = await spawnBroker(env);
+    try {
+      await Promise.all(
+        consumers.map((consumer) =>
+          consumer.waitFor(() => new Set(consumer.received.map((d) => `${d.body.topic}@${d.body.offset}`)).size === 5000, 120_000),
+        ),
+      );
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+
+    consumers.forEach((consumer, c) => {
+      expect([...offsetsByTopic(consumer).keys()].sort()).toEqual([...TOPICS].sort());
+      for (const [topic, offsets] of offsetsByTopic(consumer)) {
+        const repeats = offsets.flatMap((offset, i) => (i > 0 && offsets[i - 1] === offset ? [i] : []));
+        // Each subscription has at most one push in flight, so a crash repeats at most that one message.
+        expect(repeats.length).toBeLessThanOrEqual(1);
+        const unique = offsets.filter((_, i) => !repeats.includes(i));
+        expect(unique).toEqual(Array.from({ length: PER_TOPIC }, (_, i) => i));
+        for (const at of repeats) {
+          const arrival = consumer.received.findIndex((d) => d.body.topic === topic && d.body.offset === offsets[at]);
+          expect(arrival).toBeLessThan(beforeKill[c]);
+        }
+      }
+    });
+    const contents = consumers[0].received.filter((d) => d.body.topic === 'audit.log').map((d) => (d.body.content as { n: number }).n);
+    expect(new Set(contents).size).toBe(PER_TOPIC);
+  }, 240_000);
+});
