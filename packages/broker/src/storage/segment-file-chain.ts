@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { syncDirectory } from './file-handle';
 import { parseSegmentFileName, SegmentFile } from './segment-file';
 import { CorruptionError, StorageError } from './storage.errors';
+import { settleAll } from './settle-all';
 
 /** A repair recovery made to one segment, for the log. */
 export interface SegmentRepair {
@@ -124,8 +125,6 @@ export class SegmentFileChain {
   }
 
   async close(): Promise<void> {
-    const results = await Promise.allSettled(this.segments.map((segment) => segment.close()));
-    const failed = results.find((result) => result.status === 'rejected');
-    if (failed) throw new StorageError(`Closing the segments in ${this.dir} failed`, { cause: failed.reason });
+    await settleAll(this.segments.map((segment) => segment.close()), `Closing the segments in ${this.dir} failed`);
   }
 }

@@ -5,6 +5,7 @@ import { FileHandle } from './file-handle';
 import { OffsetIndexFile } from './offset-index-file';
 import { recoverSegment } from './segment-recovery';
 import { StorageError } from './storage.errors';
+import { settleAll } from './settle-all';
 
 export const DATA_FILE_EXTENSION = '.mmm';
 export const INDEX_FILE_EXTENSION = '.idx';
@@ -113,8 +114,6 @@ export class SegmentFile {
   }
 
   async close(): Promise<void> {
-    const results = await Promise.allSettled([this.data.close(), this.index.close()]);
-    const failed = results.find((result) => result.status === 'rejected');
-    if (failed) throw new StorageError(`Closing segment ${this.startOffset} failed`, { cause: failed.reason });
+    await settleAll([this.data.close(), this.index.close()], `Closing segment ${this.startOffset} failed`);
   }
 }

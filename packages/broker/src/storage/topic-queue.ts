@@ -3,6 +3,7 @@ import { CheckpointDirectory } from './checkpoint-directory';
 import { SegmentFileChain } from './segment-file-chain';
 import { StorageUnavailableError } from './storage.errors';
 import { GroupCommit } from './group-commit';
+import { settleAll } from './settle-all';
 
 /** Called after entries are committed, with the new tail offset. */
 export type TopicQueueListener = (tailOffset: number) => void;
@@ -69,9 +70,7 @@ export class TopicQueue {
     this.closing ??= (async () => {
       this.listeners.clear();
       await this.groupCommit.drain();
-      const results = await Promise.allSettled([this.chain.close(), this.checkpoints.close()]);
-      const failed = results.find((result) => result.status === 'rejected');
-      if (failed) throw failed.reason;
+      await settleAll([this.chain.close(), this.checkpoints.close()], `Closing topic ${this.topic.name} failed`);
     })();
     return this.closing;
   }
