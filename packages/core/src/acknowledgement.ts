@@ -15,6 +15,11 @@ export interface BrokerAcknowledgement {
 export interface ConsumerAcknowledgement {
   acknowledgement: Acknowledgement;
   message?: string;
+  /**
+   * With NACK: `false` means retrying cannot help (a poison message, invalid content), so the broker
+   * dead-letters it at once instead of resending it. Default true.
+   */
+  retry?: boolean;
 }
 
 export function isAcknowledgement(value: unknown): value is Acknowledgement {
@@ -26,7 +31,8 @@ export function isConsumerAcknowledgement(value: unknown): value is ConsumerAckn
   return (
     isObject(value) &&
     isAcknowledgement(value.acknowledgement) &&
-    (value.message === undefined || typeof value.message === 'string')
+    (value.message === undefined || typeof value.message === 'string') &&
+    (value.retry === undefined || typeof value.retry === 'boolean')
   );
 }
 

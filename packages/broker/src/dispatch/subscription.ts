@@ -126,8 +126,9 @@ export class Subscription {
         }
         nacks++;
         failures = 0;
-        if (nacks > options.maxNackRetries) {
-          return this.deadLetter(envelope, offset, attempts, reply.message ?? 'NACK without a message');
+        const reason = reply.retry === false ? 'REJECTED' : 'NACK';
+        if (reply.retry === false || nacks > options.maxNackRetries) {
+          return this.deadLetter(envelope, offset, attempts, reason, reply.message ?? 'NACK without a message');
         }
       } catch (error) {
         if (this.abortSends.signal.aborted) return false;
@@ -138,13 +139,19 @@ export class Subscription {
     return false;
   }
 
-  private async deadLetter(envelope: DecodedEnvelope, offset: number, attempts: number, lastError: string) {
-    const letter = { envelope, consumerId: this.consumerId, offset, attempts, reason: 'NACK', lastError };
+  private async deadLetter(
+    envelope: DecodedEnvelope,
+    offset: number,
+    attempts: number,
+    reason: string,
+    lastError: string,
+  ): Promise<boolean> {
+    const letter = { envelope, consumerId: this.consumerId, offset, attempts, reason, lastError };
     for (let failures = 1; ; failures++) {
       try {
         const at = await this.context.deadLetters.write(letter);
         this.stats.deadLettered++;
-        this.logger.warn(`${this.label()}: offset ${offset} NACKed ${attempts} times; dead-lettered at ${at}`);
+        this.logger.warn(`${this.label()}: offset ${offset} ${reason} after ${attempts} attempts; dead-lettered at ${at}`);
         return true;
       } catch (error) {
         if (this.stopping) return false;

@@ -98,6 +98,20 @@ describe('Subscription', () => {
     expect(subscription.stats.deadLettered).toBe(1);
   });
 
+  it('dead-letters at once a NACK that says retrying cannot help', async () => {
+    consumer.reply = (delivery) => ((delivery.body.content as { n: number }).n === 0 ? 'REJECT' : 'ACK');
+    await publish(queue, { n: 0 }, { n: 1 });
+    const subscription = await subscribe();
+    await consumer.waitFor(() => subscription.position === 2);
+    expect(consumer.received.map((delivery) => delivery.body.offset)).toEqual([0, 1]);
+    const letter = decodeEnvelope((await container.get('__dlq.billing')!.peek(0))!);
+    expect(letter.headers).toMatchObject({
+      [DeadLetterHeaders.REASON]: 'REJECTED',
+      [DeadLetterHeaders.ATTEMPTS]: 1,
+      [DeadLetterHeaders.LAST_ERROR]: 'poison message',
+    });
+  });
+
   it('retries HTTP errors with backoff and the same id, marking them redelivered', async () => {
     let calls = 0;
     consumer.reply = () => (++calls <= 3 ? { status: 503 } : 'ACK');

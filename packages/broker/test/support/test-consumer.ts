@@ -19,7 +19,7 @@ export interface ReceivedDelivery {
 }
 
 /** How the consumer answers one push: an acknowledgement (maybe late), an HTTP status, or no answer at all. */
-export type Reply = 'ACK' | 'NACK' | { status: number } | { ackAfterMs: number } | 'hang';
+export type Reply = 'ACK' | 'NACK' | 'REJECT' | { status: number } | { ackAfterMs: number } | 'hang';
 
 /** A real HTTP consumer on 127.0.0.1 for tests; `reply` decides each answer. */
 export class TestConsumer {
@@ -45,6 +45,8 @@ export class TestConsumer {
         response.writeHead(reply.status).end();
       } else if (typeof reply === 'object') {
         setTimeout(() => acknowledge(response, 'ACK'), reply.ackAfterMs);
+      } else if (reply === 'REJECT') {
+        respond(response, { acknowledgement: 'NACK', retry: false, message: 'poison message' });
       } else {
         acknowledge(response, reply);
       }
@@ -87,5 +89,9 @@ export class TestConsumer {
 }
 
 function acknowledge(response: http.ServerResponse, acknowledgement: 'ACK' | 'NACK'): void {
-  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ acknowledgement }));
+  respond(response, { acknowledgement });
+}
+
+function respond(response: http.ServerResponse, body: object): void {
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
