@@ -46,3 +46,12 @@ export {
   type PublishBatchResponse,
   type DeliveryRequest,
 } from './wire';
+export {
+  InMemoryBroker,
+  IN_MEMORY_MAX_NACK_RETRIES,
+  type InMemoryDeadLetter,
+  type InMemoryHandler,
+  type InMemoryMessage,
+  type InMemoryPublishRequest,
+} from './testing/in-memory-broker';
+export { MmmqTestingModule, type MmmqTestingOptions } from './testing/mmmq-testing.module';

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { Acknowledgement, ConsumerAcknowledgement } from '../acknowledgement';
+import { InvalidMessageError } from '../errors/invalid-message-error';
+import { InvalidTopicError } from '../errors/invalid-topic-error';
+import { assertHeaders, assertMessageId, MessageHeaders } from '../message';
+import { Topic } from '../topic';
+import { TopicPattern } from '../topic-pattern';
+import { DeliveryRequest, PublishedMessage } from '../wire';
+
+/** NACKed deliveries are retried this many more times before they become dead letters, as on the real broker. */
+export const IN_MEMORY_MAX_NACK_RETRIES = 3;
+
+export interface InMemoryPublishRequest {
+  topic: string;
+  content: unknown;
+  id?: string;
+  headers?: MessageHeaders;
+}
+
+/** A message held by the in-memory broker. */
+export interface InMemoryMessage {
+  id: string;
+  topic: string;
+  offset: number;
+  content: unknown;
+  headers: MessageHeaders;
+  publishedAt: number;
+}
+
+export interface InMemoryDeadLetter extends InMemoryMessage {
+  consumerId: string;
+  /** `NACK` when retries ran out, `REJECTED` when the consumer said retrying cannot help. */
+  reason: 'NACK' | 'REJECTED';
+  attempts: number;
+  lastError: string;
+}
+
+export type InMemoryHandler = (delivery: DeliveryRequest) => Promise<ConsumerAcknowledgement>;
+
+interface InMemorySubscription {
+  pattern: TopicPattern;
+  handler: InMemoryHandler;
+  /** Next offset to deliver, per topic. */
+  positions: Map<string, number>;
+}
+
+/**
+ * A broker in memory for tests: the same delivery rules as the real one (in order per topic and consumer,
+ * one at a time, NACK retries, dead letters, `retry: false`), no HTTP and no disk. Content goes through
+ * JSON on the way in and out, as on the wire, so a test catches content that would not survive it.
+ */
+export class InMemoryBroker {
+  private readonly topics = new Map<string, InMemoryMessage[]>();
+  private readonly subscriptions = new Map<string, InMemorySubscription>();
+  private readonly dead: InMemoryDeadLetter[] = [];
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly maxNackRetries = IN_MEMORY_MAX_NACK_RETRIES) {}
+
+  /** Stores the message and schedules its delivery; returns where it was stored. */
+  publish(request: InMemoryPublishRequest): PublishedMessage {
+    const [published] = this.publishBatch([request]);
+    return published;
+  }
+
+  /** Stores all messages or, if one is invalid, none. */
+  publishBatch(requests: readonly InMemoryPublishRequest[]): PublishedMessage[] {
+    const messages = requests.map((request) => this.validate(request));
+    const published = messages.map((message) => {
+      const log = this.topics.get(message.topic) ?? [];
+      this.topics.set(message.topic, log);
+      const stored = { ...message, offset: log.length };
+      log.push(stored);
+      return { id: stored.id, topic: stored.topic, offset: stored.offset };
+    });
+    this.schedule();
+    return published;
+  }
+
+  /** Delivers every matching topic, from its first message, to `handler`; replaces an earlier subscription. */
+  subscribe(consumerId: string, pattern: string, handler: InMemoryHandler): void {
+    this.subscriptions.set(consumerId, { pattern: new TopicPattern(pattern), handler, positions: new Map() });
+    this.schedule();
+  }
+
+  /** Every message published (to `topic`, if given), in publish order per topic. */
+  published(topic?: string): InMemoryMessage[] {
+    const logs = topic === undefined ? [...this.topics.values()] : [this.topics.get(topic) ?? []];
+    return logs.flat().map((message) => ({ ...message, content: copy(message.content) }));
+  }
+
+  deadLetters(consumerId?: string): InMemoryDeadLetter[] {
+    return this.dead.filter((letter) => consumerId === undefined || letter.consumerId === consumerId);
+  }
+
+  /** Resolves once every published message has been handled (or dead-lettered) by every matching consumer. */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running.values());
+  }
+
+  /** Forgets every message and dead letter; subscriptions stay and start over from offset 0. */
+  reset(): void {
+    this.topics.clear();
+    this.dead.length = 0;
+    for (const subscription of this.subscriptions.values()) subscription.positions.clear();
+  }
+
+  private validate(request: InMemoryPublishRequest): Omit<InMemoryMessage, 'offset'> {
+    const topic = new Topic(request.topic);
+    if (topic.isReserved) throw new InvalidTopicError(`Topic ${topic.name} is reserved for the broker`);
+    if (request.content === undefined) throw new InvalidMessageError('content is missing');
+    return {
+      id: request.id === undefined ? randomUUID() : assertMessageId(request.id),
+      topic: topic.name,
+      content: copy(request.content),
+      headers: request.headers === undefined ? {} : { ...assertHeaders(request.headers) },
+      publishedAt: Date.now(),
+    };
+  }
+
+  private schedule(): void {
+    for (const [consumerId, subscription] of this.subscriptions) {
+      for (const [topic, log] of this.topics) {
+        const key = `${consumerId}\u0000${topic}`;
+        if (this.running.has(key) || !subscription.pattern.matches(topic)) continue;
+        if ((subscription.positions.get(topic) ?? 0) >= log.length) continue;
+        this.running.set(key, this.deliverAll(consumerId, subscription, topic).finally(() => this.running.delete(key)));
+      }
+    }
+  }
+
+  private async deliverAll(consumerId: string, subscription: InMemorySubscription, topic: string): Promise<void> {
+    // Publishing returns before any handler runs, as with a real broker.
+    await Promise.resolve();
+    const log = this.topics.get(topic) ?? [];
+    for (let offset = subscription.positions.get(topic) ?? 0; offset < log.length; offset++) {
+      await this.deliver(consumerId, subscription.handler, log[offset]);
+      subscription.positions.set(topic, offset + 1);
+    }
+  }
+
+  private async deliver(consumerId: string, handler: InMemoryHandler, message: InMemoryMessage): Promise<void> {
+    let lastError = '';
+    for (let attempt = 1; attempt <= this.maxNackRetries + 1; attempt++) {
+      const reply = await handler({
+        id: message.id,
+        topic: message.topic,
+        content: copy(message.content),
+        headers: { ...message.headers },
+        offset: message.offset,
+        deliveryCount: attempt,
+        redelivered: attempt > 1,
+        publishedAt: message.publishedAt,
+      }).catch((error: unknown): ConsumerAcknowledgement => ({
+        acknowledgement: Acknowledgement.NACK,
+        message: error instanceof Error ? error.message : String(error),
+      }));
+      if (reply.acknowledgement === Acknowledgement.ACK) return;
+      lastError = reply.message ?? 'NACK without a message';
+      if (reply.retry === false) {
+        this.dead.push({ ...message, consumerId, reason: 'REJECTED', attempts: attempt, lastError });
+        return;
+      }
+    }
+    this.dead.push({ ...message, consumerId, reason: 'NACK', attempts: this.maxNackRetries + 1, lastError });
+  }
+}
+
+/** What a receiver gets after the wire: a fresh JSON copy. */
+function copy(content: unknown): unknown {
+  const text = JSON.stringify(content);
+  if (text === undefined) throw new InvalidMessageError('content must be a JSON value');
+  return JSON.parse(text);
+}
