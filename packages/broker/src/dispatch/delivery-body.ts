@@ -17,3 +17,18 @@ export function encodeDelivery(
     `"redelivered":${redelivered},"publishedAt":${envelope.publishedAt ?? null}}`;
   return Buffer.concat([Buffer.from(head), envelope.content, Buffer.from(tail)]);
 }
+
+/** `{"messages":[…]}` of delivery bodies, for consumers that asked for batches. */
+export function encodeDeliveryBatch(bodies: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [BATCH_OPEN];
+  bodies.forEach((body, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(body);
+  });
+  parts.push(BATCH_CLOSE);
+  return Buffer.concat(parts);
+}
+
+const BATCH_OPEN = Buffer.from('{"messages":[');
+const COMMA = Buffer.from(',');
+const BATCH_CLOSE = Buffer.from(']}');

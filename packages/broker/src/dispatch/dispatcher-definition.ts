@@ -6,12 +6,22 @@ export type StartFrom = 'earliest' | 'latest';
 /** New dispatchers catch up with everything retained unless told otherwise. */
 export const DEFAULT_START_FROM: StartFrom = 'earliest';
 
+/** Messages per push unless the consumer asks for batches. */
+export const DEFAULT_BATCH_SIZE = 1;
+/** The largest batch a consumer may ask for. */
+export const MAX_BATCH_SIZE = 1000;
+
 /** One push consumer: every topic matching `pattern` is delivered, in order, to `host`. */
 export interface DispatcherDefinition {
   consumerId: string;
   host: Host;
   pattern: TopicPattern;
   startFrom: StartFrom;
+  /**
+   * Up to this many messages per push. Above 1 the consumer must serve `POST /mmmq/messages/batch`; it is
+   * the consumer's to ask for (it is what makes the batched variant negotiated). Default {@link DEFAULT_BATCH_SIZE}.
+   */
+  batchSize: number;
 }
 
 /** The JSON shape of a definition, as in `dispatchers.json` and the dispatcher API. */
@@ -20,9 +30,10 @@ export interface DispatcherDefinitionJson {
   host: { protocol: string; address: string; port: number };
   pattern: string;
   startFrom: StartFrom;
+  batchSize: number;
 }
 
-const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom']);
+const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom', 'batchSize']);
 
 /** Validates a definition from JSON; `where` names it in the error (e.g. `dispatchers.json entry 2`). */
 export function parseDispatcherDefinition(input: unknown, where: string): DispatcherDefinition {
@@ -41,6 +52,7 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       host: Host.parse(record.host),
       pattern: new TopicPattern(record.pattern),
       startFrom: parseStartFrom(record.startFrom),
+      batchSize: parseBatchSize(record.batchSize),
     };
   } catch (error) {
     if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
@@ -65,15 +77,28 @@ function parseStartFrom(input: unknown): StartFrom {
   throw new MmmqValidationError(`startFrom must be "earliest" or "latest", got ${JSON.stringify(input)}`);
 }
 
+function parseBatchSize(input: unknown): number {
+  if (input === undefined) return DEFAULT_BATCH_SIZE;
+  if (typeof input === 'number' && Number.isSafeInteger(input) && input >= 1 && input <= MAX_BATCH_SIZE) return input;
+  throw new MmmqValidationError(`batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}, got ${JSON.stringify(input)}`);
+}
+
 export function toDefinitionJson(definition: DispatcherDefinition): DispatcherDefinitionJson {
   return {
     consumerId: definition.consumerId,
     host: definition.host.toJSON(),
     pattern: definition.pattern.value,
     startFrom: definition.startFrom,
+    batchSize: definition.batchSize,
   };
 }
 
 export function sameDefinition(a: DispatcherDefinition, b: DispatcherDefinition): boolean {
-  return a.consumerId === b.consumerId && a.host.equals(b.host) && a.pattern.value === b.pattern.value && a.startFrom === b.startFrom;
+  return (
+    a.consumerId === b.consumerId &&
+    a.host.equals(b.host) &&
+    a.pattern.value === b.pattern.value &&
+    a.startFrom === b.startFrom &&
+    a.batchSize === b.batchSize
+  );
 }

@@ -1,11 +1,20 @@
 import http from 'node:http';
 import https from 'node:https';
-import { CONSUMER_ID_HEADER, Host, isConsumerAcknowledgement, ConsumerAcknowledgement, MESSAGES_PATH, MmmqError } from '@mmmq/core';
+import {
+  CONSUMER_ID_HEADER,
+  ConsumerAcknowledgement,
+  Host,
+  isConsumerAcknowledgement,
+  MESSAGES_PATH,
+  MmmqError,
+} from '@mmmq/core';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
-/** A consumer's reply is a small JSON acknowledgement; anything longer is not one. */
-const MAX_REPLY_BYTES = 64 * 1024;
+/** Where a consumer that asked for batches receives them. */
+export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
+/** A consumer's reply is small JSON (one acknowledgement per message); anything longer is not one. */
+const MAX_REPLY_BYTES = 1024 * 1024;
 
 /** A push got no usable acknowledgement: connection error, timeout, HTTP status ≥ 400 or an unreadable reply. */
 export class DeliveryFailedError extends MmmqError {}
@@ -22,23 +31,40 @@ export class PushSender {
 
   constructor(private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS) {}
 
-  send(host: Host, consumerId: string, body: Buffer, signal: AbortSignal): Promise<ConsumerAcknowledgement> {
-    const url = `${host.toUrl()}${MESSAGES_PATH}`;
+  /** Pushes one delivery body (SPEC §3) and returns the consumer's acknowledgement. */
+  async send(host: Host, consumerId: string, body: Buffer, signal: AbortSignal): Promise<ConsumerAcknowledgement> {
+    const reply = await this.post(host, MESSAGES_PATH, consumerId, body, signal);
+    if (!isConsumerAcknowledgement(reply)) throw this.failure(host, MESSAGES_PATH, consumerId, 'no {"acknowledgement":"ACK"|"NACK"} in the reply');
+    return reply;
+  }
+
+  /** Pushes `{"messages":[…]}` and returns one acknowledgement per message, in order. */
+  async sendBatch(
+    host: Host,
+    consumerId: string,
+    body: Buffer,
+    count: number,
+    signal: AbortSignal,
+  ): Promise<ConsumerAcknowledgement[]> {
+    const reply = (await this.post(host, BATCH_MESSAGES_PATH, consumerId, body, signal)) as { acknowledgements?: unknown };
+    const acknowledgements = reply?.acknowledgements;
+    if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
+      throw this.failure(host, BATCH_MESSAGES_PATH, consumerId, `the reply needs "acknowledgements" with ${count} entries`);
+    }
+    return acknowledgements;
+  }
+
+  private post(host: Host, path: string, consumerId: string, body: Buffer, signal: AbortSignal): Promise<unknown> {
     const client = host.protocol === 'HTTPS' ? https : http;
     return new Promise((resolve, reject) => {
-      const fail = (message: string, cause?: unknown) =>
-        reject(new DeliveryFailedError(`Delivery to ${consumerId} at ${url} failed: ${message}`, { cause }));
+      const fail = (message: string, cause?: unknown) => reject(this.failure(host, path, consumerId, message, cause));
       const request = client.request(
-        url,
+        host.toUrl() + path,
         {
           method: 'POST',
           agent: this.agents[host.protocol],
           signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
-          headers: {
-            'content-type': 'application/json',
-            'content-length': body.length,
-            [CONSUMER_ID_HEADER]: consumerId,
-          },
+          headers: { 'content-type': 'application/json', 'content-length': body.length, [CONSUMER_ID_HEADER]: consumerId },
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -52,9 +78,11 @@ export class PushSender {
           response.on('end', () => {
             const status = response.statusCode ?? 0;
             if (status >= 400) return fail(`HTTP ${status}`);
-            const reply = parseReply(Buffer.concat(chunks));
-            if (!reply) return fail(`HTTP ${status} without a {"acknowledgement":"ACK"|"NACK"} body`);
-            resolve(reply);
+            try {
+              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+            } catch (error) {
+              fail(`HTTP ${status} with a reply that is not JSON`, error);
+            }
           });
         },
       );
@@ -66,18 +94,13 @@ export class PushSender {
     });
   }
 
+  private failure(host: Host, path: string, consumerId: string, message: string, cause?: unknown): DeliveryFailedError {
+    return new DeliveryFailedError(`Delivery to ${consumerId} at ${host.toUrl()}${path} failed: ${message}`, { cause });
+  }
+
   /** Drops idle keep-alive connections. */
   close(): void {
     this.agents.HTTP.destroy();
     this.agents.HTTPS.destroy();
-  }
-}
-
-function parseReply(body: Buffer): ConsumerAcknowledgement | undefined {
-  try {
-    const reply: unknown = JSON.parse(body.toString('utf8'));
-    return isConsumerAcknowledgement(reply) ? reply : undefined;
-  } catch {
-    return undefined;
   }
 }

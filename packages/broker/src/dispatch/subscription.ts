@@ -1,12 +1,11 @@
-import { Acknowledgement } from '@mmmq/core';
+import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { DecodedEnvelope, decodeEnvelope } from '../publish/message-envelope';
 import { CheckpointFile } from '../storage/checkpoint-file';
-import { CorruptionError } from '../storage/storage.errors';
 import { TopicQueue } from '../storage/topic-queue';
 import { backoffDelay, sleep } from './backoff';
 import { DeadLetterWriter } from './dead-letter-writer';
-import { encodeDelivery } from './delivery-body';
+import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { PushSender } from './push-sender';
@@ -19,11 +18,18 @@ export interface DeliveryContext {
   options: ResolvedDeliveryOptions;
 }
 
-type Entry = { envelope: DecodedEnvelope } | { corrupt: Error };
+/** A message of the window being delivered, with what happened to it so far. */
+interface PendingMessage {
+  offset: number;
+  envelope: DecodedEnvelope;
+  attempts: number;
+  nacks: number;
+}
 
 /**
- * One (topic, consumer) pair: delivers the topic's entries strictly in offset order, one push at a time, and
- * moves the checkpoint only after the consumer ACKed or the message was dead-lettered durably.
+ * One (topic, consumer) pair: delivers the topic's entries strictly in offset order, one push at a time (of one
+ * message, or of up to `batchSize` for consumers that asked for batches), and moves the checkpoint only after
+ * every message of the push was ACKed or dead-lettered durably.
  * Signals while a drain runs are coalesced: the drain re-reads the tail before it stops.
  */
 export class Subscription {
@@ -65,7 +71,7 @@ export class Subscription {
 
   private async drain(): Promise<void> {
     try {
-      while (!this.stopping && this.offset < this.queue.tailOffset) await this.deliverAt(this.offset);
+      while (!this.stopping && this.offset < this.queue.tailOffset) await this.deliverFrom(this.offset);
     } catch (error) {
       this.logger.error(`${this.label()}: drain stopped unexpectedly`, (error as Error).stack);
     } finally {
@@ -74,78 +80,99 @@ export class Subscription {
     }
   }
 
-  private async deliverAt(offset: number): Promise<void> {
-    const entry = await this.read(offset);
-    if (!entry) return;
-    if ('corrupt' in entry) {
-      this.stats.corruptSkipped++;
-      this.logger.error(`${this.label()}: skipped corrupt entry at offset ${offset}: ${entry.corrupt.message}`);
-    } else if (!(await this.deliver(entry.envelope, offset))) {
-      return;
-    }
-    await this.advance(offset + 1);
+  /** Delivers the next window (one message, or up to `batchSize`) and moves the checkpoint past it. */
+  private async deliverFrom(offset: number): Promise<void> {
+    const window = await this.readWindow(offset);
+    if (!window || !(await this.settle(window.pending))) return;
+    await this.advance(window.end);
   }
 
-  /** Reads the entry; storage errors other than corruption are retried with backoff until stopped. */
-  private async read(offset: number): Promise<Entry | undefined> {
-    for (let failures = 1; !this.stopping; failures++) {
-      let payload: Buffer | null;
-      try {
-        payload = await this.queue.peek(offset);
-      } catch (error) {
-        if (error instanceof CorruptionError) return { corrupt: error };
-        await this.backoff(failures, `reading offset ${offset} failed`, error);
-        continue;
+  /** Reads up to `batchSize` committed entries; corrupt ones are skipped here, with a log line and a counter. */
+  private async readWindow(offset: number): Promise<{ pending: PendingMessage[]; end: number } | undefined> {
+    const entries = await this.read(offset);
+    if (!entries) return undefined;
+    const pending: PendingMessage[] = [];
+    entries.forEach((entry, i) => {
+      const at = offset + i;
+      const envelope = entry instanceof Error ? entry : decodeOrError(entry);
+      if (envelope instanceof Error) {
+        this.stats.corruptSkipped++;
+        this.logger.error(`${this.label()}: skipped corrupt entry at offset ${at}: ${envelope.message}`);
+      } else {
+        pending.push({ offset: at, envelope, attempts: 0, nacks: 0 });
       }
-      if (!payload) return undefined;
+    });
+    return { pending, end: offset + entries.length };
+  }
+
+  /** Reads entries from `offset`; storage errors other than corruption are retried with backoff until stopped. */
+  private async read(offset: number): Promise<Array<Buffer | Error> | undefined> {
+    for (let failures = 1; !this.stopping; failures++) {
       try {
-        return { envelope: decodeEnvelope(payload) };
+        const entries = await this.queue.peekMany(offset, this.definition.batchSize);
+        return entries.length > 0 ? entries : undefined;
       } catch (error) {
-        // The CRC matched, so these bytes are what was written; retrying cannot make them a message.
-        return { corrupt: error as Error };
+        await this.backoff(failures, `reading offset ${offset} failed`, error);
       }
     }
     return undefined;
   }
 
-  /** Pushes until ACK or dead letter (true), or until stopped (false). */
-  private async deliver(envelope: DecodedEnvelope, offset: number): Promise<boolean> {
-    const { sender, options } = this.context;
-    let attempts = 0;
-    let nacks = 0;
+  /**
+   * Pushes the messages until each is ACKed or dead-lettered (true), or until stopped (false). Only the
+   * unsettled ones are resent: a NACK at once, a failed push after a backoff.
+   */
+  private async settle(pending: PendingMessage[]): Promise<boolean> {
+    const { maxNackRetries } = this.context.options;
+    let open = pending;
     let failures = 0;
-    while (!this.stopping) {
-      attempts++;
-      const body = encodeDelivery(envelope, offset, attempts, attempts > 1 || this.maybeDelivered);
+    while (open.length > 0) {
+      if (this.stopping) return false;
+      let replies: ConsumerAcknowledgement[];
       try {
-        const reply = await sender.send(this.definition.host, this.consumerId, body, this.abortSends.signal);
-        this.maybeDelivered = false;
-        if (reply.acknowledgement === Acknowledgement.ACK) {
-          this.stats.delivered++;
-          return true;
-        }
-        nacks++;
-        failures = 0;
-        const reason = reply.retry === false ? 'REJECTED' : 'NACK';
-        if (reply.retry === false || nacks > options.maxNackRetries) {
-          return this.deadLetter(envelope, offset, attempts, reason, reply.message ?? 'NACK without a message');
-        }
+        replies = await this.push(open);
       } catch (error) {
         if (this.abortSends.signal.aborted) return false;
-        failures++;
-        await this.backoff(failures, `delivery of offset ${offset} failed`, error);
+        await this.backoff(++failures, `delivery of offset ${open[0].offset} failed`, error);
+        continue;
       }
+      failures = 0;
+      const unsettled: PendingMessage[] = [];
+      for (let i = 0; i < open.length; i++) {
+        const message = open[i];
+        const reply = replies[i];
+        if (reply.acknowledgement === Acknowledgement.ACK) {
+          this.stats.delivered++;
+        } else if (reply.retry === false || ++message.nacks > maxNackRetries) {
+          const reason = reply.retry === false ? 'REJECTED' : 'NACK';
+          if (!(await this.deadLetter(message, reason, reply.message ?? 'NACK without a message'))) return false;
+        } else {
+          unsettled.push(message);
+        }
+      }
+      open = unsettled;
     }
-    return false;
+    return true;
   }
 
-  private async deadLetter(
-    envelope: DecodedEnvelope,
-    offset: number,
-    attempts: number,
-    reason: string,
-    lastError: string,
-  ): Promise<boolean> {
+  private async push(messages: PendingMessage[]): Promise<ConsumerAcknowledgement[]> {
+    const { sender } = this.context;
+    const bodies = messages.map((message) => {
+      message.attempts++;
+      const redelivered = message.attempts > 1 || this.maybeDelivered;
+      return encodeDelivery(message.envelope, message.offset, message.attempts, redelivered);
+    });
+    const { host } = this.definition;
+    const signal = this.abortSends.signal;
+    const replies =
+      this.definition.batchSize === 1
+        ? [await sender.send(host, this.consumerId, bodies[0], signal)]
+        : await sender.sendBatch(host, this.consumerId, encodeDeliveryBatch(bodies), bodies.length, signal);
+    this.maybeDelivered = false;
+    return replies;
+  }
+
+  private async deadLetter({ envelope, offset, attempts }: PendingMessage, reason: string, lastError: string) {
     const letter = { envelope, consumerId: this.consumerId, offset, attempts, reason, lastError };
     for (let failures = 1; ; failures++) {
       try {
@@ -202,5 +229,14 @@ export class Subscription {
 
   private label(): string {
     return `${this.queue.topic.name} → ${this.consumerId}`;
+  }
+}
+
+/** The CRC matched, so these bytes are what was written: retrying cannot make them a message. */
+function decodeOrError(payload: Buffer): DecodedEnvelope | Error {
+  try {
+    return decodeEnvelope(payload);
+  } catch (error) {
+    return error as Error;
   }
 }

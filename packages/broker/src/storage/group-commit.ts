@@ -27,7 +27,7 @@ export class GroupCommit {
   constructor(
     private readonly topicName: string,
     private readonly chain: SegmentFileChain,
-    private readonly onCommit: (tailOffset: number) => void,
+    private readonly onCommit: (firstOffset: number, payloads: readonly Buffer[]) => void,
   ) {}
 
   submit(payloads: readonly Buffer[]): Promise<number> {
@@ -60,12 +60,13 @@ export class GroupCommit {
     }
     const payloads = group.length === 1 ? group[0].payloads : group.flatMap((offer) => offer.payloads);
     try {
-      let offset = await this.chain.append(payloads);
+      const first = await this.chain.append(payloads);
+      let offset = first;
       for (const offer of group) {
         offer.resolve(offset);
         offset += offer.payloads.length;
       }
-      this.onCommit(this.chain.tailOffset);
+      this.onCommit(first, payloads);
     } catch (cause) {
       this.failure = { cause, at: Date.now() };
       this.logger.error(

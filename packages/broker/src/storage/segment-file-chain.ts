@@ -108,6 +108,19 @@ export class SegmentFileChain {
     return segment.read(offset - segment.startOffset);
   }
 
+  /**
+   * Reads up to `max` committed entries from `offset`, stopping at the tail or at the end of a segment. A
+   * damaged entry comes back as its CorruptionError, in place.
+   */
+  async readMany(offset: number, max: number): Promise<Array<Buffer | CorruptionError>> {
+    if (offset >= this.tailOffset || max <= 0) return [];
+    const segment = this.segmentFor(offset);
+    if (!segment || offset >= segment.endOffset) {
+      return [new CorruptionError(`Offset ${offset} is missing from the log (lost to segment damage)`, offset)];
+    }
+    return segment.readMany(offset - segment.startOffset, Math.min(max, segment.endOffset - offset));
+  }
+
   private segmentFor(offset: number): SegmentFile | undefined {
     let low = 0;
     let high = this.segments.length - 1;

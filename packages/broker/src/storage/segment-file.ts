@@ -4,7 +4,7 @@ import { decodeFrame, encodeFrames } from './entry-frame';
 import { FileHandle } from './file-handle';
 import { OffsetIndexFile } from './offset-index-file';
 import { recoverSegment } from './segment-recovery';
-import { StorageError } from './storage.errors';
+import { CorruptionError, StorageError } from './storage.errors';
 import { settleAll } from './settle-all';
 
 export const DATA_FILE_EXTENSION = '.mmm';
@@ -111,6 +111,28 @@ export class SegmentFile {
     const end = relative + 1 < this.index.count ? this.index.addressOf(relative + 1) : this.dataEnd;
     const frame = await this.data.read(address, end - address);
     return decodeFrame(frame, this.startOffset + relative);
+  }
+
+  /**
+   * Reads up to `count` entries from `relative` with one read; each is verified on its own, so a corrupt entry
+   * comes back as its CorruptionError without hiding the others.
+   */
+  async readMany(relative: number, count: number): Promise<Array<Buffer | CorruptionError>> {
+    const last = Math.min(this.index.count, relative + count) - 1;
+    const start = this.index.addressOf(relative);
+    const end = last + 1 < this.index.count ? this.index.addressOf(last + 1) : this.dataEnd;
+    const bytes = await this.data.read(start, end - start);
+    const entries: Array<Buffer | CorruptionError> = [];
+    for (let entry = relative; entry <= last; entry++) {
+      const from = this.index.addressOf(entry) - start;
+      const to = (entry < last ? this.index.addressOf(entry + 1) : end) - start;
+      try {
+        entries.push(decodeFrame(bytes.subarray(from, to), this.startOffset + entry));
+      } catch (error) {
+        entries.push(error as CorruptionError);
+      }
+    }
+    return entries;
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 import { Topic } from '@mmmq/core';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { SegmentFileChain } from './segment-file-chain';
-import { StorageUnavailableError } from './storage.errors';
+import { RecentEntries } from './recent-entries';
+import { CorruptionError, StorageUnavailableError } from './storage.errors';
 import { GroupCommit } from './group-commit';
 import { settleAll } from './settle-all';
 
@@ -15,6 +16,7 @@ export type TopicQueueListener = (tailOffset: number) => void;
 export class TopicQueue {
   private readonly listeners = new Set<TopicQueueListener>();
   private readonly groupCommit: GroupCommit;
+  private readonly recent: RecentEntries;
   private closing?: Promise<void>;
 
   constructor(
@@ -23,7 +25,11 @@ export class TopicQueue {
     private readonly chain: SegmentFileChain,
     readonly checkpoints: CheckpointDirectory,
   ) {
-    this.groupCommit = new GroupCommit(topic.name, chain, (tail) => this.notify(tail));
+    this.recent = new RecentEntries(chain.tailOffset);
+    this.groupCommit = new GroupCommit(topic.name, chain, (first, payloads) => {
+      this.recent.append(first, payloads);
+      this.notify(first + payloads.length);
+    });
   }
 
   /** The offset the next committed entry gets; everything below it is readable. */
@@ -46,7 +52,22 @@ export class TopicQueue {
 
   /** The committed payload at `offset`, or null when `offset` is at or past the tail. */
   peek(offset: number): Promise<Buffer | null> {
-    return this.chain.read(offset);
+    const recent = this.recent.get(offset);
+    return recent ? Promise.resolve(recent) : this.chain.read(offset);
+  }
+
+  /**
+   * Up to `max` committed payloads from `offset` (fewer at the tail or a segment end; none past the tail).
+   * Recent ones come from memory, older ones from one disk read; a damaged entry is its CorruptionError.
+   */
+  async peekMany(offset: number, max: number): Promise<Array<Buffer | CorruptionError>> {
+    const end = Math.min(this.tailOffset, offset + max);
+    const { start, end: recentEnd } = this.recent;
+    // Past the memory run only between an index commit and its callback: a short window, served from disk.
+    if (offset < start || offset >= recentEnd) return this.chain.readMany(offset, (offset < start ? Math.min(end, start) : end) - offset);
+    const entries: Buffer[] = [];
+    for (let at = offset; at < Math.min(end, recentEnd); at++) entries.push(this.recent.get(at) as Buffer);
+    return entries;
   }
 
   /** Durably records that `consumerId` should next receive `offset`. */

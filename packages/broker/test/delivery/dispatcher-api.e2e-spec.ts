@@ -15,6 +15,7 @@ describe('dispatcher API', () => {
     host: { protocol: 'HTTP', address, port },
     pattern,
     startFrom: 'earliest',
+    batchSize: 1,
   });
 
   beforeAll(async () => {

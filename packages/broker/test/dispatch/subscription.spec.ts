@@ -21,12 +21,13 @@ describe('Subscription', () => {
   let queue: TopicQueue;
   const subscriptions: Subscription[] = [];
 
-  const subscribe = async (options: { timeoutMs?: number; resumed?: boolean } = {}) => {
+  const subscribe = async (options: { timeoutMs?: number; resumed?: boolean; batchSize?: number } = {}) => {
     const definition: DispatcherDefinition = {
       consumerId: 'billing',
       host: Host.parse(consumer.url),
       pattern: new TopicPattern('order.*'),
       startFrom: 'earliest',
+      batchSize: options.batchSize ?? 1,
     };
     sender = new PushSender(options.timeoutMs ?? 5000);
     const subscription = new Subscription(queue, definition, await queue.checkpoints.open('billing', 0), options.resumed ?? false, {
@@ -110,6 +111,24 @@ describe('Subscription', () => {
       [DeadLetterHeaders.ATTEMPTS]: 1,
       [DeadLetterHeaders.LAST_ERROR]: 'poison message',
     });
+  });
+
+  it('pushes batches to a consumer that asked for them, in order, one checkpoint per batch', async () => {
+    await publish(queue, ...Array.from({ length: 25 }, (_, n) => ({ n })));
+    const subscription = await subscribe({ batchSize: 10 });
+    await consumer.waitFor(() => subscription.position === 25);
+    expect(consumer.contents()).toEqual(Array.from({ length: 25 }, (_, n) => ({ n })));
+    expect(consumer.requests).toBe(3);
+  });
+
+  it('in a batch, resends only the NACKed message and dead-letters it after 4 attempts', async () => {
+    consumer.reply = (delivery) => ((delivery.body.content as { n: number }).n === 1 ? 'NACK' : 'ACK');
+    await publish(queue, { n: 0 }, { n: 1 }, { n: 2 });
+    const subscription = await subscribe({ batchSize: 10 });
+    await consumer.waitFor(() => subscription.position === 3);
+    expect(consumer.contents()).toEqual([0, 1, 2, 1, 1, 1].map((n) => ({ n })));
+    expect(consumer.received.slice(3).map((delivery) => delivery.body.deliveryCount)).toEqual([2, 3, 4]);
+    expect(subscription.stats).toMatchObject({ delivered: 2, deadLettered: 1 });
   });
 
   it('retries HTTP errors with backoff and the same id, marking them redelivered', async () => {

@@ -26,32 +26,48 @@ export class TestConsumer {
   readonly received: ReceivedDelivery[] = [];
   reply: (delivery: ReceivedDelivery) => Reply = () => 'ACK';
   private readonly hung: http.ServerResponse[] = [];
+  /** Number of HTTP requests received, single or batch. */
+  requests = 0;
   private readonly server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      this.requests++;
       const raw = Buffer.concat(chunks);
-      const delivery: ReceivedDelivery = {
-        consumerId: String(request.headers['mmmq-consumer-id']),
-        body: JSON.parse(raw.toString('utf8')),
-        raw,
-        at: Date.now(),
-      };
+      const consumerId = String(request.headers['mmmq-consumer-id']);
+      const parsed = JSON.parse(raw.toString('utf8'));
+      if (request.url?.endsWith('/batch')) return this.answerBatch(consumerId, parsed.messages, response);
+      const delivery: ReceivedDelivery = { consumerId, body: parsed, raw, at: Date.now() };
       this.received.push(delivery);
-      const reply = this.reply(delivery);
-      if (reply === 'hang') {
-        this.hung.push(response);
-      } else if (typeof reply === 'object' && 'status' in reply) {
-        response.writeHead(reply.status).end();
-      } else if (typeof reply === 'object') {
-        setTimeout(() => acknowledge(response, 'ACK'), reply.ackAfterMs);
-      } else if (reply === 'REJECT') {
-        respond(response, { acknowledgement: 'NACK', retry: false, message: 'poison message' });
-      } else {
-        acknowledge(response, reply);
-      }
+      this.answer(this.reply(delivery), response);
     });
   });
+
+  private answer(reply: Reply, response: http.ServerResponse): void {
+    if (reply === 'hang') {
+      this.hung.push(response);
+    } else if (typeof reply === 'object' && 'status' in reply) {
+      response.writeHead(reply.status).end();
+    } else if (typeof reply === 'object') {
+      setTimeout(() => acknowledge(response, 'ACK'), reply.ackAfterMs);
+    } else if (reply === 'REJECT') {
+      respond(response, REJECTION);
+    } else {
+      acknowledge(response, reply);
+    }
+  }
+
+  /** A batch gets one acknowledgement per message; an HTTP-level reply for its first message applies to all. */
+  private answerBatch(consumerId: string, bodies: ReceivedDelivery['body'][], response: http.ServerResponse): void {
+    const replies = bodies.map((body) => {
+      const delivery: ReceivedDelivery = { consumerId, body, raw: Buffer.from(JSON.stringify(body)), at: Date.now() };
+      this.received.push(delivery);
+      return this.reply(delivery);
+    });
+    if (replies[0] !== 'ACK' && replies[0] !== 'NACK' && replies[0] !== 'REJECT') return this.answer(replies[0], response);
+    const acknowledgements = replies.map((reply) => (reply === 'REJECT' ? REJECTION : { acknowledgement: reply === 'NACK' ? 'NACK' : 'ACK' }));
+    respond(response, { acknowledgements });
+  }
 
   /** Listens on `port` (0 = any free port) and resolves with the port. */
   async start(port = 0): Promise<number> {
@@ -87,6 +103,8 @@ export class TestConsumer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
+
+const REJECTION = { acknowledgement: 'NACK', retry: false, message: 'poison message' };
 
 function acknowledge(response: http.ServerResponse, acknowledgement: 'ACK' | 'NACK'): void {
   respond(response, { acknowledgement });
