@@ -6,7 +6,7 @@ import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/group-commit';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { bytes, useTempDir } from './temp-dir';
-import { segmentPaths } from './segment-files';
+import { flipByte, segmentPaths } from './segment-files';
 
 describe('TopicQueue', () => {
   const dir = useTempDir();
@@ -87,6 +87,26 @@ describe('TopicQueue', () => {
     expect(await queue.offer(bytes('after'))).toBe(1);
     expect(String(await queue.peek(0))).toBe('committed');
     expect(String(await queue.peek(1))).toBe('after');
+  });
+
+  it('reads ranges from memory for recent entries and from disk for older ones, isolating corrupt entries', async () => {
+    const queue = await open();
+    await queue.offerAll(Array.from({ length: 5 }, (_, n) => bytes(`m${n}`)));
+    expect((await queue.peekMany(1, 3)).map(String)).toEqual(['m1', 'm2', 'm3']);
+    expect((await queue.peekMany(3, 10)).map(String)).toEqual(['m3', 'm4']);
+    expect(await queue.peekMany(5, 10)).toEqual([]);
+    await container.onApplicationShutdown();
+
+    flipByte(segmentPaths(queue.dir).data, 2 * 10 + 9);
+    const reopened = await open();
+    const entries = await reopened.peekMany(0, 10);
+    expect(entries.map((entry) => (entry instanceof Error ? entry.name : String(entry)))).toEqual([
+      'm0',
+      'm1',
+      'ChecksumMismatchError',
+      'm3',
+      'm4',
+    ]);
   });
 
   it('notifies subscribers with the new tail after each commit', async () => {
