@@ -1,1 +1,19 @@
-export {};
+export { MmmqProducerModule } from './mmmq-producer.module';
+export { MMMQ_PRODUCER_OPTIONS } from './mmmq-producer.module-definition';
+export {
+  DEFAULT_MAX_RETRY_COUNT,
+  DEFAULT_MAX_RETRY_DELAY_MS,
+  DEFAULT_RETRY_DELAY_MS,
+  DEFAULT_TIMEOUT_MS,
+  type MmmqProducerOptions,
+} from './mmmq-producer.options';
+export { RETRY_BACKOFF_MULTIPLIER, RETRY_JITTER } from './retry/retry-policy';
+export { Producer } from './producer';
+export type { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
+export { ProduceError, type ProduceFailure } from './errors/produce.error';
+export { MessageRejectedError } from './errors/message-rejected.error';
+export { ProducerClosedError } from './errors/producer-closed.error';
+export { BrokerResponseError, type BrokerResponse } from './errors/broker-response.error';
+export { BrokerUnreachableError } from './errors/broker-unreachable.error';
+export { MixedTopicBatchError } from './errors/mixed-topic-batch.error';
+export { InvalidProducerOptionsError } from './errors/invalid-producer-options.error';

@@ -1,0 +1,116 @@
+import { InvalidProducerOptionsError } from './errors/invalid-producer-options.error';
+import {
+  DEFAULT_MAX_RETRY_COUNT,
+  DEFAULT_MAX_RETRY_DELAY_MS,
+  DEFAULT_RETRY_DELAY_MS,
+  DEFAULT_TIMEOUT_MS,
+  MmmqProducerOptions,
+} from './mmmq-producer.options';
+import type { RetryOptions } from './retry/retry-policy';
+
+/** Injection token of the {@link ResolvedProducerOptions}. */
+export const RESOLVED_PRODUCER_OPTIONS = Symbol('RESOLVED_PRODUCER_OPTIONS');
+
+/** Producer options after defaults are applied and validation passed. */
+export interface ResolvedProducerOptions extends RetryOptions {
+  /** Normalised without a trailing `/`; absent only when publishing to an in-memory broker. */
+  broker: string | undefined;
+  timeoutMs: number;
+}
+
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
+  'broker',
+  'maxRetryCount',
+  'retryDelayMs',
+  'maxRetryDelayMs',
+  'timeoutMs',
+]);
+const BROKER_EXAMPLE = '"http://localhost:8080"';
+// Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
+ * on the first publish. Unknown keys are refused too: a misspelt `maxRetries` would otherwise be ignored.
+ *
+ * @param inMemory whether an in-memory broker replaces HTTP, which makes `broker` optional
+ * @throws InvalidProducerOptionsError
+ */
+export function resolveProducerOptions(options: unknown, inMemory: boolean): ResolvedProducerOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidProducerOptionsError(`Producer options must be an object, got ${describe(options)}`);
+  }
+  const unknown = Object.keys(options).find((key) => !KNOWN_OPTIONS.has(key));
+  if (unknown !== undefined) {
+    throw new InvalidProducerOptionsError(
+      `Unknown producer option ${JSON.stringify(unknown)}; the options are ${[...KNOWN_OPTIONS].join(', ')}`,
+    );
+  }
+  const given = options as MmmqProducerOptions;
+  if (given.broker === undefined && !inMemory) {
+    throw new InvalidProducerOptionsError(
+      `broker is required: give the broker's URL, like ${BROKER_EXAMPLE}, or import MmmqTestingModule in tests`,
+    );
+  }
+  return {
+    broker: given.broker === undefined ? undefined : brokerUrl(given.broker),
+    maxRetryCount: nonNegativeInteger('maxRetryCount', given.maxRetryCount ?? DEFAULT_MAX_RETRY_COUNT),
+    retryDelayMs: nonNegativeInteger('retryDelayMs', given.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, MAX_TIMER_MS),
+    maxRetryDelayMs: nonNegativeInteger(
+      'maxRetryDelayMs',
+      given.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
+      MAX_TIMER_MS,
+    ),
+    timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
+  };
+}
+
+function brokerUrl(value: unknown): string {
+  if (typeof value !== 'string') {
+    throw new InvalidProducerOptionsError(`broker must be a URL string like ${BROKER_EXAMPLE}, got ${describe(value)}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch (error) {
+    throw new InvalidProducerOptionsError(`broker must be a URL like ${BROKER_EXAMPLE}, got ${describe(value)}`, {
+      cause: error,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidProducerOptionsError(`broker must be an http or https URL, got ${describe(value)}`);
+  }
+  // The producer appends its own path; a query or fragment would silently end up in front of it or be dropped.
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new InvalidProducerOptionsError(
+      `broker must not have a query, fragment or user info, got ${describe(value)}`,
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function nonNegativeInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidProducerOptionsError(`${name} must be a non-negative integer, got ${describe(value)}`);
+  }
+  return atMost(name, value, max);
+}
+
+function positiveInteger(name: string, value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new InvalidProducerOptionsError(`${name} must be a positive integer, got ${describe(value)}`);
+  }
+  return atMost(name, value, max);
+}
+
+function atMost(name: string, value: number, max: number): number {
+  if (value > max) throw new InvalidProducerOptionsError(`${name} must be at most ${max}, got ${value}`);
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value) ?? String(value);
+  // `String()` rather than a template literal: symbols throw on implicit conversion.
+  return String(value);
+}

@@ -1,0 +1,39 @@
+import { InMemoryBroker } from '@mmmq/core';
+import { DynamicModule, Module } from '@nestjs/common';
+import { BROKER_GATEWAY_PROVIDER } from './gateway/broker-gateway.provider';
+import {
+  ConfigurableMmmqProducerModule,
+  MMMQ_PRODUCER_OPTIONS,
+  MMMQ_PRODUCER_OPTIONS_TYPE,
+} from './mmmq-producer.module-definition';
+import { RESOLVED_PRODUCER_OPTIONS, resolveProducerOptions } from './mmmq-producer-options.resolver';
+import { MmmqProducerOptions } from './mmmq-producer.options';
+import { Producer } from './producer';
+
+/**
+ * Provides an injectable {@link Producer}. Options are validated when the application starts, and an invalid
+ * one fails it, naming the option. With `MmmqTestingModule` imported, the producer publishes to its
+ * `InMemoryBroker` instead of over HTTP, and `broker` may be left out.
+ *
+ * `forRoot({ broker, …, isGlobal? })`, or `forRootAsync({ imports, inject, useFactory, isGlobal? })` to read
+ * the options from `@nestjs/config`.
+ */
+@Module({
+  providers: [
+    {
+      provide: RESOLVED_PRODUCER_OPTIONS,
+      useFactory: (options: MmmqProducerOptions, inMemory: InMemoryBroker | undefined) =>
+        resolveProducerOptions(options, inMemory !== undefined),
+      inject: [MMMQ_PRODUCER_OPTIONS, { token: InMemoryBroker, optional: true }],
+    },
+    BROKER_GATEWAY_PROVIDER,
+    Producer,
+  ],
+  exports: [Producer],
+})
+export class MmmqProducerModule extends ConfigurableMmmqProducerModule {
+  /** The options may be left out only in tests that import `MmmqTestingModule`. */
+  static override forRoot(options: typeof MMMQ_PRODUCER_OPTIONS_TYPE = {}): DynamicModule {
+    return super.forRoot(options);
+  }
+}

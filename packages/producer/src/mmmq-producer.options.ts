@@ -1,0 +1,37 @@
+/** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
+export const DEFAULT_MAX_RETRY_COUNT = 3;
+/** Wait before the first retry; each further retry doubles it, up to {@link DEFAULT_MAX_RETRY_DELAY_MS}. */
+export const DEFAULT_RETRY_DELAY_MS = 100;
+/** Longest wait between two attempts, including one the broker asked for with `Retry-After`. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 5_000;
+/** An attempt that gets no complete answer within this time counts as failed (and is retried). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Options of `MmmqProducerModule.forRoot()` / `forRootAsync()`. */
+export interface MmmqProducerOptions {
+  /**
+   * Base URL of the broker, `http://` or `https://`, e.g. `http://localhost:8080` (a path prefix is kept, for
+   * a broker behind a gateway). Required, except when `MmmqTestingModule` provides an `InMemoryBroker`.
+   */
+  broker?: string;
+  /**
+   * How many times a failed publish is retried (after the first attempt) when retrying can help: a NACK, a
+   * network error, a timeout, 408, 429 or 5xx. `0` disables retries. Default {@link DEFAULT_MAX_RETRY_COUNT}.
+   */
+  maxRetryCount?: number;
+  /**
+   * Wait before the first retry, in ms; it doubles on each further retry, minus up to 20 % jitter.
+   * Default {@link DEFAULT_RETRY_DELAY_MS}.
+   */
+  retryDelayMs?: number;
+  /**
+   * Cap on the wait between attempts, in ms, which also bounds how long a broker's `Retry-After` is honoured.
+   * Default {@link DEFAULT_MAX_RETRY_DELAY_MS}.
+   */
+  maxRetryDelayMs?: number;
+  /**
+   * Per-attempt deadline, in ms, from sending the request to reading the whole answer.
+   * Default {@link DEFAULT_TIMEOUT_MS}.
+   */
+  timeoutMs?: number;
+}

@@ -1,0 +1,126 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { PublishedMessage } from '@mmmq/core';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BrokerResponseError } from './errors/broker-response.error';
+import { MessageRejectedError } from './errors/message-rejected.error';
+import { ProduceError, ProduceFailure, publishing } from './errors/produce.error';
+import { ProducerClosedError } from './errors/producer-closed.error';
+import { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
+import { BrokerGateway } from './gateway/broker-gateway';
+import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-producer-options.resolver';
+import { prepareBatch, prepareMessage } from './outgoing-message';
+import { isTransient, RetryPolicy } from './retry/retry-policy';
+
+type Publication = Omit<ProduceFailure, 'attempts'>;
+
+/**
+ * Publishes messages to the broker and resolves once the broker acknowledged them as durable. Failed attempts
+ * are retried with backoff, always with the same message ids, and a publish that cannot succeed rejects with
+ * a {@link ProduceError}; it never fails silently.
+ *
+ * @typeParam E event map (topic → content type) that `produce()` checks topics and contents against; see
+ * {@link AnyEvents}. Inject it typed: `constructor(private readonly producer: Producer<OrderEvents>) {}`.
+ */
+@Injectable()
+export class Producer<E extends EventMap = AnyEvents> implements OnApplicationShutdown {
+  private readonly logger = new Logger('MmmqProducer');
+  private readonly policy: RetryPolicy;
+  private readonly maxAttempts: number;
+  private readonly closing = new AbortController();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed?: Promise<void>;
+
+  constructor(
+    private readonly gateway: BrokerGateway,
+    @Inject(RESOLVED_PRODUCER_OPTIONS) options: ResolvedProducerOptions,
+  ) {
+    this.policy = new RetryPolicy(options);
+    this.maxAttempts = options.maxRetryCount + 1;
+  }
+
+  /**
+   * Publishes `content` to `topic` and resolves with where the broker stored it.
+   * @throws MmmqValidationError (rejected, nothing sent) for an invalid topic, id, headers or content
+   * @throws ProduceError when the broker did not acknowledge the message
+   */
+  produce<K extends EventTopic<E>>(topic: K, content: E[K], options?: ProduceOptions): Promise<PublishedMessage>;
+  /** Publishes a message given as `{ topic, content, id?, headers? }`, the shape of the original producer. */
+  produce(message: EventMessage<E>): Promise<PublishedMessage>;
+  async produce(topicOrMessage: unknown, content?: unknown, options?: ProduceOptions): Promise<PublishedMessage> {
+    const message =
+      typeof topicOrMessage === 'string'
+        ? { topic: topicOrMessage, content, id: options?.id, headers: options?.headers }
+        : topicOrMessage;
+    const outgoing = prepareMessage(message);
+    return this.send({ topic: outgoing.topic, ids: [outgoing.id] }, () => this.gateway.publish(outgoing));
+  }
+
+  /**
+   * Publishes messages of one topic as one commit: they are stored at consecutive offsets in this order, or none
+   * is. An empty batch resolves to `[]` without a request. Split batches larger than the broker's
+   * `http.maxBatchMessages` (default 1000) yourself; the producer never splits one, which would break atomicity.
+   * @throws MixedTopicBatchError when the messages name more than one topic (nothing is sent)
+   * @throws MmmqValidationError for an invalid message, prefixed `messages[i]:` (nothing is sent)
+   * @throws ProduceError when the broker did not acknowledge the batch
+   */
+  async produceBatch<K extends EventTopic<E>>(messages: readonly EventMessage<E, K>[]): Promise<PublishedMessage[]> {
+    const outgoing = prepareBatch(messages);
+    if (outgoing.length === 0) return [];
+    const publication = { topic: outgoing[0].topic, ids: outgoing.map((message) => message.id) };
+    return this.send(publication, () => this.gateway.publishBatch(outgoing));
+  }
+
+  /**
+   * Refuses new publishes, stops waiting to retry, lets attempts already sent finish, then closes the broker
+   * connections. Idempotent; called on application shutdown, after listeners' `beforeApplicationShutdown`
+   * drain, so handlers can still publish while they finish.
+   */
+  close(): Promise<void> {
+    this.closed ??= this.shutdown();
+    return this.closed;
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closing.abort();
+    await Promise.allSettled(this.inFlight);
+    await this.gateway.close();
+  }
+
+  private send<T>(publication: Publication, attempt: () => Promise<T>): Promise<T> {
+    if (this.closing.signal.aborted) return Promise.reject(new ProducerClosedError(publication));
+    const sending = this.sendWithRetries(publication, attempt);
+    this.inFlight.add(sending);
+    const forget = () => this.inFlight.delete(sending);
+    sending.then(forget, forget);
+    return sending;
+  }
+
+  private async sendWithRetries<T>(publication: Publication, attempt: () => Promise<T>): Promise<T> {
+    for (let attempts = 1; ; attempts++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const failure = { ...publication, attempts };
+        if (!this.policy.shouldRetry(error, attempts)) throw giveUp(failure, error);
+        const delayMs = this.policy.delayMs(attempts, error);
+        this.logger.warn(
+          `${publishing(failure)} failed (attempt ${attempts} of ${this.maxAttempts}): ${(error as Error).message}; ` +
+            `retrying in ${delayMs} ms with the same ${publication.ids.length === 1 ? 'id' : 'ids'}`,
+        );
+        // A sleep cut short by close() resolves early rather than throwing, so the check below sees it.
+        await delay(delayMs, undefined, { signal: this.closing.signal }).catch(() => undefined);
+        if (this.closing.signal.aborted) throw ProduceError.interrupted(failure, error);
+      }
+    }
+  }
+}
+
+function giveUp(failure: ProduceFailure, error: unknown): ProduceError {
+  if (isTransient(error)) return ProduceError.exhausted(failure, error);
+  if (error instanceof BrokerResponseError) return new MessageRejectedError(failure, error);
+  return ProduceError.unexpected(failure, error);
+}

@@ -1,0 +1,58 @@
+import {
+  DEFAULT_MAX_RETRY_COUNT,
+  DEFAULT_MAX_RETRY_DELAY_MS,
+  DEFAULT_RETRY_DELAY_MS,
+  DEFAULT_TIMEOUT_MS,
+  InvalidProducerOptionsError,
+} from '../src';
+import { resolveProducerOptions } from '../src/mmmq-producer-options.resolver';
+
+describe('resolveProducerOptions', () => {
+  it('applies the named defaults', () => {
+    expect(resolveProducerOptions({ broker: 'http://localhost:8080' }, false)).toEqual({
+      broker: 'http://localhost:8080',
+      maxRetryCount: DEFAULT_MAX_RETRY_COUNT,
+      retryDelayMs: DEFAULT_RETRY_DELAY_MS,
+      maxRetryDelayMs: DEFAULT_MAX_RETRY_DELAY_MS,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+    });
+    expect([DEFAULT_MAX_RETRY_COUNT, DEFAULT_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS]).toEqual([3, 100, 10_000]);
+  });
+
+  it('keeps a path prefix without its trailing slash, and accepts https and IPv6', () => {
+    expect(resolveProducerOptions({ broker: 'https://gateway.example.com/mmmq-broker/' }, false).broker).toBe(
+      'https://gateway.example.com/mmmq-broker',
+    );
+    expect(resolveProducerOptions({ broker: 'http://[::1]:8080' }, false).broker).toBe('http://[::1]:8080');
+  });
+
+  it('needs no broker when an in-memory broker replaces it', () => {
+    expect(resolveProducerOptions({}, true).broker).toBeUndefined();
+  });
+
+  it('accepts 0 retries and 0 delays', () => {
+    const options = { broker: 'http://b:1', maxRetryCount: 0, retryDelayMs: 0, maxRetryDelayMs: 0 };
+    expect(resolveProducerOptions(options, false)).toMatchObject({ maxRetryCount: 0, retryDelayMs: 0 });
+  });
+
+  it.each([
+    [undefined, /^Producer options must be an object, got undefined/],
+    [{}, /^broker is required: give the broker's URL, like "http:\/\/localhost:8080", or import MmmqTestingModule/],
+    [{ broker: 8080 }, /^broker must be a URL string like "http:\/\/localhost:8080", got 8080/],
+    [{ broker: 'not a url' }, /^broker must be a URL like .*, got "not a url"/],
+    [{ broker: 'ws://b:1' }, /^broker must be an http or https URL, got "ws:\/\/b:1"/],
+    [{ broker: 'http://b:1/?x=1' }, /^broker must not have a query, fragment or user info/],
+    [{ broker: 'http://user:secret@b:1' }, /^broker must not have a query, fragment or user info/],
+    [{ broker: 'http://b:1', maxRetryCount: 1.5 }, /^maxRetryCount must be a non-negative integer, got 1.5/],
+    [{ broker: 'http://b:1', maxRetryCount: '3' }, /^maxRetryCount must be a non-negative integer, got "3"/],
+    [{ broker: 'http://b:1', retryDelayMs: -1 }, /^retryDelayMs must be a non-negative integer, got -1/],
+    [{ broker: 'http://b:1', maxRetryDelayMs: NaN }, /^maxRetryDelayMs must be a non-negative integer, got NaN/],
+    [{ broker: 'http://b:1', timeoutMs: 0 }, /^timeoutMs must be a positive integer, got 0/],
+    [{ broker: 'http://b:1', timeoutMs: 2 ** 31 }, /^timeoutMs must be at most 2147483647, got 2147483648/],
+    [{ broker: 'http://b:1', retries: 3 }, /^Unknown producer option "retries"; the options are broker, maxRetryCount/],
+  ])('refuses %j, naming the option', (options, message) => {
+    const resolving = () => resolveProducerOptions(options, false);
+    expect(resolving).toThrow(InvalidProducerOptionsError);
+    expect(resolving).toThrow(message);
+  });
+});
