@@ -1,3 +1,4 @@
+import { BatchingLimits, DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES } from './publish-batcher';
 import { InvalidProducerOptionsError } from './errors/invalid-producer-options.error';
 import {
   DEFAULT_MAX_RETRY_COUNT,
@@ -16,6 +17,8 @@ export interface ResolvedProducerOptions extends RetryOptions {
   /** Normalised without a trailing `/`; absent only when publishing to an in-memory broker. */
   broker: string | undefined;
   timeoutMs: number;
+  /** Absent when batching is off. */
+  batching: BatchingLimits | undefined;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
@@ -24,6 +27,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'retryDelayMs',
   'maxRetryDelayMs',
   'timeoutMs',
+  'batching',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080"';
 // Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
@@ -62,6 +66,18 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
       MAX_TIMER_MS,
     ),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
+    batching: batchingLimits(given.batching),
+  };
+}
+
+function batchingLimits(batching: MmmqProducerOptions['batching']): BatchingLimits | undefined {
+  if (batching === false) return undefined;
+  if (batching !== undefined && (typeof batching !== 'object' || batching === null)) {
+    throw new InvalidProducerOptionsError(`batching must be false or { maxMessages?, maxBytes? }, got ${describe(batching)}`);
+  }
+  return {
+    maxMessages: positiveInteger('batching.maxMessages', batching?.maxMessages ?? DEFAULT_BATCH_MAX_MESSAGES, Number.MAX_SAFE_INTEGER),
+    maxBytes: positiveInteger('batching.maxBytes', batching?.maxBytes ?? DEFAULT_BATCH_MAX_BYTES, Number.MAX_SAFE_INTEGER),
   };
 }
 

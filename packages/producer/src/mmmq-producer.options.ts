@@ -1,3 +1,5 @@
+import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES } from './publish-batcher';
+
 /** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
 export const DEFAULT_MAX_RETRY_COUNT = 3;
 /** Wait before the first retry; each further retry doubles it, up to {@link DEFAULT_MAX_RETRY_DELAY_MS}. */
@@ -34,4 +36,12 @@ export interface MmmqProducerOptions {
    * Default {@link DEFAULT_TIMEOUT_MS}.
    */
   timeoutMs?: number;
+  /**
+   * Concurrent `produce()` calls for one topic are sent together: while a request is in flight, later
+   * messages wait and then go as one atomic batch (up to `maxMessages` / `maxBytes` of content), with one
+   * request in flight per topic so messages are stored in call order. A lone message is sent at once.
+   * Defaults {@link DEFAULT_BATCH_MAX_MESSAGES} and {@link DEFAULT_BATCH_MAX_BYTES}; `false` sends every
+   * message in a request of its own.
+   */
+  batching?: false | { maxMessages?: number; maxBytes?: number };
 }

@@ -8,7 +8,8 @@ import { ProducerClosedError } from './errors/producer-closed.error';
 import { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
 import { BrokerGateway } from './gateway/broker-gateway';
 import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-producer-options.resolver';
-import { prepareBatch, prepareMessage } from './outgoing-message';
+import { OutgoingMessage, prepareBatch, prepareMessage } from './outgoing-message';
+import { PublishBatcher } from './publish-batcher';
 import { isTransient, RetryPolicy } from './retry/retry-policy';
 
 type Publication = Omit<ProduceFailure, 'attempts'>;
@@ -29,6 +30,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   private readonly closing = new AbortController();
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed?: Promise<void>;
+  private readonly batcher?: PublishBatcher;
 
   constructor(
     private readonly gateway: BrokerGateway,
@@ -36,6 +38,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   ) {
     this.policy = new RetryPolicy(options);
     this.maxAttempts = options.maxRetryCount + 1;
+    if (options.batching) this.batcher = new PublishBatcher(options.batching, (messages) => this.sendGrouped(messages));
   }
 
   /**
@@ -52,7 +55,16 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
         ? { topic: topicOrMessage, content, id: options?.id, headers: options?.headers }
         : topicOrMessage;
     const outgoing = prepareMessage(message);
+    if (this.closing.signal.aborted) throw new ProducerClosedError({ topic: outgoing.topic, ids: [outgoing.id] });
+    if (this.batcher) return this.batcher.add(outgoing);
     return this.send({ topic: outgoing.topic, ids: [outgoing.id] }, () => this.gateway.publish(outgoing));
+  }
+
+  /** What the batcher sends: one message on its own, several as one atomic batch. */
+  private async sendGrouped(messages: OutgoingMessage[]): Promise<PublishedMessage[]> {
+    const publication = { topic: messages[0].topic, ids: messages.map((message) => message.id) };
+    if (messages.length === 1) return [await this.send(publication, () => this.gateway.publish(messages[0]))];
+    return this.send(publication, () => this.gateway.publishBatch(messages));
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   InvalidProducerOptionsError,
 } from '../src';
 import { resolveProducerOptions } from '../src/mmmq-producer-options.resolver';
+import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES } from '../src/publish-batcher';
 
 describe('resolveProducerOptions', () => {
   it('applies the named defaults', () => {
@@ -15,7 +16,12 @@ describe('resolveProducerOptions', () => {
       retryDelayMs: DEFAULT_RETRY_DELAY_MS,
       maxRetryDelayMs: DEFAULT_MAX_RETRY_DELAY_MS,
       timeoutMs: DEFAULT_TIMEOUT_MS,
+      batching: { maxMessages: DEFAULT_BATCH_MAX_MESSAGES, maxBytes: DEFAULT_BATCH_MAX_BYTES },
     });
+    expect(resolveProducerOptions({ broker: 'http://localhost:8080', batching: false }, false).batching).toBeUndefined();
+    expect(() => resolveProducerOptions({ broker: 'http://h:1', batching: { maxMessages: 0 } }, false)).toThrow(
+      /batching\.maxMessages/,
+    );
     expect([DEFAULT_MAX_RETRY_COUNT, DEFAULT_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS]).toEqual([3, 100, 10_000]);
   });
 
