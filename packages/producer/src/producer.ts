@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PublishedMessage } from '@mmmq/core';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
@@ -38,6 +39,8 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   ) {
     this.policy = new RetryPolicy(options);
     this.maxAttempts = options.maxRetryCount + 1;
+    // Every retry wait listens on this one signal; hundreds waiting at once is normal, not a leak.
+    setMaxListeners(0, this.closing.signal);
     if (options.batching) this.batcher = new PublishBatcher(options.batching, (messages) => this.sendGrouped(messages));
   }
 
