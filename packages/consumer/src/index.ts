@@ -1,1 +1,35 @@
-export {};
+export { MmmqConsumerModule } from './mmmq-consumer.module';
+export { MMMQ_CONSUMER_OPTIONS } from './mmmq-consumer-module-definition';
+export {
+  DEFAULT_LISTENER_CONCURRENCY,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_WORKERS,
+  DEFAULT_MIN_WORKERS,
+  DEFAULT_QUEUE_SIZE,
+  DEFAULT_REGISTRATION_ATTEMPTS,
+  DEFAULT_REGISTRATION_BACKOFF_MS,
+  DEFAULT_REGISTRATION_TIMEOUT_MS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  type ListenerConfig,
+  type MmmqConsumerOptions,
+  type RegistrationOptions,
+  type StartFrom,
+  type WorkersOptions,
+} from './mmmq-consumer.options';
+export { MMMQListener, type MmmqListenerDecoratorOptions } from './listener/mmmq-listener.decorator';
+export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
+export { MessageContext } from './listener/message-context';
+export { HANDLER_MAX_PARAMETERS } from './listener/handler-signature';
+export { LISTENER_CONSUMER_ID_MAX_LENGTH } from './listener/consumer-id.naming';
+export { MAX_REPORTED_VIOLATIONS } from './handling/content-converter';
+export { RETRY_AFTER_SECONDS } from './http/messages.controller';
+export { NonRetriableError } from './errors/non-retriable.error';
+export { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
+export { InvalidListenerError } from './errors/invalid-listener.error';
+export { DispatcherRegistrationError } from './errors/dispatcher-registration.error';
+export { BrokerRequestError } from './errors/broker-request.error';
+export { DeliveryRefusedError } from './errors/delivery-refused.error';
+export { QueueFullError } from './errors/queue-full.error';
+export { ConsumerClosingError } from './errors/consumer-closing.error';
+export { InvalidDeliveryError } from './errors/invalid-delivery.error';
+export { DeliveryTooLargeError } from './errors/delivery-too-large.error';

@@ -1,0 +1,20 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { MessageContext, MMMQListener } from '@mmmq/consumer';
+import { OrderCreated } from '../orders/order-events';
+import { Ledger } from './ledger';
+
+/** Decorator style: any method of any provider can listen. */
+@Injectable()
+export class InvoiceListener {
+  private readonly logger = new Logger('Billing');
+
+  constructor(private readonly ledger: Ledger) {}
+
+  @MMMQListener('order.created')
+  onOrderCreated(order: OrderCreated, context: MessageContext): void {
+    // `order` is an OrderCreated instance, already validated: a malformed event never reaches this line.
+    if (this.ledger.invoice(order.orderId, order.amount)) {
+      this.logger.log(`Invoice for order ${order.orderId}: ${order.amount.toFixed(2)} (${order.item}, delivery ${context.deliveryCount})`);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MmmqBrokerModule } from '@mmmq/broker';
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Ledger } from '../src/billing/ledger';
+import { ExampleAppModule } from '../src/example-app.module';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the example: order service → broker → billing service', () => {
+  let rootDir: string;
+  let broker: INestApplication;
+  let example: INestApplication;
+
+  beforeAll(async () => {
+    rootDir = await mkdtemp(join(tmpdir(), 'mmmq-example-'));
+    broker = await NestFactory.create(MmmqBrokerModule.forRoot({ persistence: { rootDir } }), { bodyParser: false, logger: false });
+    await broker.listen(0, '127.0.0.1');
+    const brokerUrl = `http://127.0.0.1:${(broker.getHttpServer().address() as AddressInfo).port}`;
+    const port = await freePort();
+    example = await NestFactory.create(ExampleAppModule.register({ broker: brokerUrl, port }), { logger: false });
+    await example.listen(port, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await example.close();
+    await broker.close();
+    await rm(rootDir, { recursive: true, force: true });
+  });
+
+  it('invoices placed orders and refunds the cancelled one, over real HTTP', async () => {
+    const url = await example.getUrl();
+    const place = (item: string, amount: number) =>
+      fetch(`${url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ item, amount }) }).then(
+        (response) => response.json() as Promise<{ orderId: string }>,
+      );
+    const keyboard = await place('keyboard', 49.9);
+    const monitor = await place('monitor', 189);
+    await fetch(`${url}/orders/${keyboard.orderId}`, { method: 'DELETE' });
+
+    const ledger = example.get(Ledger);
+    await until(() => ledger.entries.length === 3);
+    expect(ledger.entries).toEqual(
+      expect.arrayContaining([
+        { orderId: keyboard.orderId, kind: 'invoice', amount: 49.9 },
+        { orderId: monitor.orderId, kind: 'invoice', amount: 189 },
+        { orderId: keyboard.orderId, kind: 'refund', amount: 49.9 },
+      ]),
+    );
+    const dispatchers = (await (await fetch(`${await broker.getUrl()}/mmmq/dispatchers`)).json()) as Array<{ consumerId: string }>;
+    expect(dispatchers.map((dispatcher) => dispatcher.consumerId).sort()).toEqual(
+      ['example.invoice-listener.on-order-created', 'example.refund-listener'].sort(),
+    );
+  });
+});

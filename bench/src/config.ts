@@ -1,0 +1,109 @@
+export interface BenchConfig {
+  quick: boolean;
+  rounds: number;
+  /** Workload ids to run (all when empty). */
+  only: string[];
+  /** System ids to run (all when empty). */
+  systems: string[];
+  /** Messages per workload round. */
+  publishOne: number;
+  publishWindow: number;
+  e2e: number;
+  rateSeconds: number;
+  ratePerSecond: number;
+  fanout: number;
+  topicsMessages: number;
+  topicCount: number;
+  large: number;
+  backlog: number;
+  /** Longest a backlog drain is followed; the drain rate is measured over what arrived by then. */
+  drainCapSeconds: number;
+  /** Unacknowledged publishes at once in every pipelined workload. */
+  window: number;
+  /** Longest wait for deliveries after the last publish, per round. */
+  roundTimeoutSeconds: number;
+  size: number;
+  largeSize: number;
+  /** Markdown report; the chart goes beside it with the same name and `.svg`. */
+  out: string;
+  /** Re-render the report from a saved results JSON instead of running anything. */
+  from?: string;
+}
+
+const FULL: Omit<BenchConfig, 'quick' | 'only' | 'systems' | 'out' | 'from'> = {
+  rounds: 3,
+  publishOne: 10_000,
+  publishWindow: 100_000,
+  e2e: 200_000,
+  rateSeconds: 10,
+  ratePerSecond: 5_000,
+  fanout: 50_000,
+  topicsMessages: 100_000,
+  topicCount: 100,
+  large: 10_000,
+  backlog: 1_000_000,
+  drainCapSeconds: 120,
+  window: 1_000,
+  roundTimeoutSeconds: 300,
+  size: 1024,
+  largeSize: 64 * 1024,
+};
+
+/** Small enough for a smoke test of every path in a few minutes; the figures mean little. */
+const QUICK: typeof FULL = {
+  ...FULL,
+  publishOne: 200,
+  publishWindow: 2_000,
+  e2e: 1_000,
+  rateSeconds: 1,
+  fanout: 500,
+  topicsMessages: 1_000,
+  large: 100,
+  backlog: 5_000,
+  drainCapSeconds: 10,
+  roundTimeoutSeconds: 20,
+};
+
+const NUMERIC: Record<string, keyof typeof FULL> = {
+  rounds: 'rounds',
+  'publish-one': 'publishOne',
+  'publish-window': 'publishWindow',
+  e2e: 'e2e',
+  messages: 'e2e',
+  'rate-seconds': 'rateSeconds',
+  rate: 'ratePerSecond',
+  fanout: 'fanout',
+  'topics-messages': 'topicsMessages',
+  topics: 'topicCount',
+  large: 'large',
+  backlog: 'backlog',
+  'drain-cap-seconds': 'drainCapSeconds',
+  window: 'window',
+  'round-timeout-seconds': 'roundTimeoutSeconds',
+};
+
+export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [--systems=system,…] [--out=docs/benchmarks.md]
+           [--from=bench/results/….json (only re-render the report from a saved run)]
+           [--messages=N (= --e2e)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
+           [--fanout=N] [--topics-messages=N] [--topics=N] [--large=N] [--backlog=N] [--drain-cap-seconds=S]
+           [--window=N] [--round-timeout-seconds=S]`;
+
+export function parseArgs(argv: string[]): BenchConfig {
+  const quick = argv.includes('--quick');
+  const config: BenchConfig = { ...(quick ? QUICK : FULL), quick, only: [], systems: [], out: 'docs/benchmarks.md' };
+  for (const arg of argv) {
+    if (arg === '--quick' || arg === '--') continue;
+    const match = /^--([a-z-]+)=(.*)$/.exec(arg);
+    if (!match) throw new Error(`unknown argument ${arg}\n${USAGE}`);
+    const [, name, value] = match;
+    if (name === 'only' || name === 'systems') config[name] = value.split(',').filter(Boolean);
+    else if (name === 'out') config.out = value;
+    else if (name === 'from') config.from = value;
+    else if (NUMERIC[name]) {
+      const n = Number(value.replace(/_/g, ''));
+      if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer, got ${value}`);
+      config[NUMERIC[name]] = n;
+    } else throw new Error(`unknown argument ${arg}\n${USAGE}`);
+  }
+  return config;
+}

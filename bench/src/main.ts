@@ -1,0 +1,92 @@
+import 'reflect-metadata';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs, USAGE } from './config';
+import { renderChart } from './chart';
+import { renderReport } from './report';
+import { runBench, type BenchResults } from './runner';
+import { log, removeTempRoot, REPO_ROOT, stopAll } from './services';
+import { createSystems } from './systems';
+import { WORKLOADS } from './workloads';
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = parseArgs(process.argv.slice(2));
+  if (config.from) {
+    const saved = JSON.parse(readFileSync(path.resolve(process.cwd(), config.from), 'utf8')) as BenchResults;
+    writeReport(saved, config.out);
+    return;
+  }
+  const workloads = config.only.length ? WORKLOADS.filter((w) => config.only.includes(w.id)) : WORKLOADS;
+  const systems = createSystems().filter((s) => !config.systems.length || config.systems.includes(s.id));
+  const unknown = [
+    ...config.only.filter((id) => !WORKLOADS.some((w) => w.id === id)),
+    ...config.systems.filter((id) => !createSystems().some((s) => s.id === id)),
+  ];
+  if (unknown.length) {
+    throw new Error(
+      `unknown workload or system: ${unknown.join(', ')}\nworkloads: ${WORKLOADS.map((w) => w.id).join(', ')}\nsystems: ${createSystems()
+        .map((s) => s.id)
+        .join(', ')}`,
+    );
+  }
+  if (!existsSync(path.join(REPO_ROOT, 'apps', 'broker', 'dist', 'main.js'))) {
+    throw new Error('apps/broker/dist/main.js is missing: build first (`npx tsc -b tsconfig.build.json`, which `pnpm bench` does)');
+  }
+  log(`${config.quick ? 'QUICK mode' : 'full run'}: ${workloads.length} workloads × ${systems.length} systems × ${config.rounds} rounds`);
+
+  // Saved after every round, so an interrupted run can still be rendered with --from.
+  let json: string | undefined;
+  const save = (results: BenchResults) => {
+    json ??= path.join(REPO_ROOT, 'bench', 'results', `${results.startedAt.replace(/[:.]/g, '-')}${config.quick ? '-quick' : ''}.json`);
+    mkdirSync(path.dirname(json), { recursive: true });
+    writeFileSync(json, JSON.stringify(results, null, 2));
+  };
+  const results = await runBench(config, workloads, systems, save);
+  save(results);
+  writeReport(results, config.out);
+  log(`raw results: ${path.relative(REPO_ROOT, json!)}`);
+}
+
+function writeReport(results: BenchResults, outPath: string): void {
+  const out = path.resolve(REPO_ROOT, outPath);
+  const chart = out.replace(/\.md$/, '') + '.svg';
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(chart, renderChart(results));
+  writeFileSync(out, renderReport(results, path.basename(chart)));
+  log(`wrote ${path.relative(REPO_ROOT, out)} and ${path.relative(REPO_ROOT, chart)}`);
+}
+
+async function cleanUpAndExit(code: number): Promise<never> {
+  await stopAll();
+  removeTempRoot();
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the servers the bench started`);
+    void cleanUpAndExit(130);
+  });
+}
+
+process.on('uncaughtException', (error) => {
+  log(`uncaught: ${error.stack ?? error.message}`);
+  void cleanUpAndExit(1);
+});
+process.on('unhandledRejection', (error) => {
+  log(`unhandled rejection: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  void cleanUpAndExit(1);
+});
+
+main().then(
+  // Clients (Nest apps, sockets) may keep the loop alive; the work is done.
+  () => cleanUpAndExit(0),
+  (error: unknown) => {
+    log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    void cleanUpAndExit(1);
+  },
+);

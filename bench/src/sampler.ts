@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+
+/** Clock ticks per second for /proc/<pid>/stat times (`getconf CLK_TCK`; 100 on every Linux we run on). */
+const CLK_TCK = 100;
+const INTERVAL_MS = 100;
+
+export interface ProcessUsage {
+  /** Average CPU over the sampled period; 100 = one full core. */
+  cpuPct: number;
+  /** Highest resident set size seen, MiB (summed over the sampled processes). */
+  rssPeakMiB: number;
+  /** Resident set size at the end, MiB. */
+  rssEndMiB: number;
+}
+
+/** utime + stime of a process, in clock ticks; undefined when it has exited. */
+export function readCpuTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** VmRSS in KiB; undefined when the process has exited. */
+export function readRssKiB(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Samples the broker's CPU time and RSS from /proc while a measurement runs. The set of pids is asked for
+ * at every tick, so a broker restarted during the measurement is followed to its new process.
+ */
+export class ProcessSampler {
+  private readonly baseline = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+  private timer?: NodeJS.Timeout;
+  private startedAt = 0;
+  private rssPeakKiB = 0;
+  private rssLastKiB = 0;
+  private clientCpuStart?: NodeJS.CpuUsage;
+
+  constructor(private readonly pids: () => number[]) {}
+
+  start(): void {
+    this.startedAt = performance.now();
+    this.clientCpuStart = process.cpuUsage();
+    for (const pid of this.pids()) {
+      const ticks = readCpuTicks(pid);
+      if (ticks !== undefined) {
+        this.baseline.set(pid, ticks);
+        this.last.set(pid, ticks);
+      }
+    }
+    this.sample();
+    this.timer = setInterval(() => this.sample(), INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): { broker: ProcessUsage; clientCpuPct: number } {
+    this.sample();
+    clearInterval(this.timer);
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    let ticks = 0;
+    // A pid first seen after start() was started during the measurement, so all of its time counts.
+    for (const [pid, end] of this.last) ticks += end - (this.baseline.get(pid) ?? 0);
+    const client = process.cpuUsage(this.clientCpuStart);
+    return {
+      broker: {
+        cpuPct: seconds > 0 ? (100 * ticks) / CLK_TCK / seconds : NaN,
+        rssPeakMiB: this.rssPeakKiB / 1024,
+        rssEndMiB: this.rssLastKiB / 1024,
+      },
+      clientCpuPct: seconds > 0 ? (client.user + client.system) / 1e4 / seconds : NaN,
+    };
+  }
+
+  private sample(): void {
+    let rss = 0;
+    let seen = false;
+    for (const pid of this.pids()) {
+      const ticks = readCpuTicks(pid);
+      const kib = readRssKiB(pid);
+      if (ticks !== undefined) {
+        if (!this.last.has(pid) && !this.baseline.has(pid)) this.baseline.set(pid, 0);
+        this.last.set(pid, ticks);
+      }
+      if (kib !== undefined) {
+        rss += kib;
+        seen = true;
+      }
+    }
+    if (seen) {
+      this.rssLastKiB = rss;
+      this.rssPeakKiB = Math.max(this.rssPeakKiB, rss);
+    }
+  }
+}

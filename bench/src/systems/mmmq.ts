@@ -1,0 +1,220 @@
+import { MmmqConsumerModule, type MMMQListener } from '@mmmq/consumer';
+import { MmmqProducerModule, Producer } from '@mmmq/producer';
+import { Module, type DynamicModule, type INestApplication, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import http from 'node:http';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import type { BenchContent } from '../payload';
+import { commandOutput, freePort, log, ManagedProcess, REPO_ROOT, tempDir, track, waitForPort } from '../services';
+import type { ConsumeHandle, OnMessage, RestartResult, System, TopicPlan } from './system';
+
+const BROKER_MAIN = path.join(REPO_ROOT, 'apps', 'broker', 'dist', 'main.js');
+/** Nest's own start-up lines would drown the bench's output. */
+const LOGGER = ['error', 'warn'] as ('error' | 'warn')[];
+
+/** One listener per group, in the class style so that its pattern and consumer id can be chosen at run time. */
+class BenchListener implements MMMQListener<BenchContent> {
+  constructor(
+    private readonly pattern: string,
+    private readonly group: number,
+    private readonly onMessage: OnMessage,
+    readonly listenerOptions: { name: string; consumerId: string },
+  ) {}
+
+  listens(): string {
+    return this.pattern;
+  }
+
+  handle(content: BenchContent): void {
+    this.onMessage(this.group, content);
+  }
+}
+
+@Module({})
+class BenchConsumerModule {
+  static register(options: { broker: string; advertisedUrl: string; autoRegister: boolean; listeners: BenchListener[] }): DynamicModule {
+    return {
+      module: BenchConsumerModule,
+      imports: [
+        MmmqConsumerModule.forRoot({
+          app: 'bench',
+          broker: options.broker,
+          advertisedUrl: options.advertisedUrl,
+          autoRegister: options.autoRegister,
+        }),
+      ],
+      providers: options.listeners.map((listener, i) => ({ provide: `BENCH_LISTENER_${i}`, useValue: listener })),
+    };
+  }
+}
+
+@Module({})
+class BenchProducerModule {
+  static register(broker: string): DynamicModule {
+    return { module: BenchProducerModule, imports: [MmmqProducerModule.forRoot({ broker })] };
+  }
+}
+
+/** Bench housekeeping on the broker's dispatcher API (not measured): deleting a round's dispatchers. */
+function adminRequest(port: number, method: string, urlPath: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: '127.0.0.1', port, path: urlPath, method }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/**
+ * MMMQ: the standalone broker (`apps/broker/dist/main.js`) on a fresh temp data dir, driven by the project's
+ * own libraries: `Producer` from `@mmmq/producer` (`produce()` per message, `produceBatch()` only to load the
+ * backlog) in a Nest application context, and a consumer Nest app (platform-express) importing
+ * `MmmqConsumerModule` with one class-style listener per group, which registers its dispatchers itself.
+ */
+export class MmmqSystem implements System {
+  readonly id = 'mmmq';
+  readonly label = 'MMMQ';
+  readonly kind = 'mmmq' as const;
+  readonly description =
+    'the standalone broker on a fresh data dir; ACK once the message\'s index entry is fsync\'d. Clients: `Producer` (@mmmq/producer) and a Nest app with `MmmqConsumerModule` (@mmmq/consumer), default options';
+  private broker?: ManagedProcess;
+  private rootDir?: string;
+  private port = 0;
+  private producerContext?: INestApplicationContext;
+  private producer?: Producer;
+  private backlogConsumerPort = 0;
+
+  private get brokerUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    if (!this.broker) await this.newBroker();
+    await this.openProducer();
+  }
+
+  private async openProducer(): Promise<void> {
+    this.producerContext = await NestFactory.createApplicationContext(BenchProducerModule.register(this.brokerUrl), { logger: LOGGER });
+    this.producer = this.producerContext.get(Producer);
+  }
+
+  private async closeProducer(): Promise<void> {
+    const context = this.producerContext;
+    this.producerContext = undefined;
+    this.producer = undefined;
+    await context?.close();
+  }
+
+  private async newBroker(): Promise<void> {
+    this.rootDir = tempDir('mmmq');
+    this.port = await freePort();
+    this.broker = track(
+      new ManagedProcess('MMMQ broker', process.execPath, [BROKER_MAIN], path.join(this.rootDir, '..', 'mmmq-broker.log'), {
+        ...process.env,
+        MMMQ_PORT: String(this.port),
+        MMMQ_HOST: '127.0.0.1',
+        MMMQ_ROOT_DIR: this.rootDir,
+      }),
+    );
+    await this.launch();
+  }
+
+  private async launch(): Promise<void> {
+    const child = this.broker!.start();
+    await waitForPort(this.port, 600_000, 'MMMQ broker', child);
+  }
+
+  async stop(): Promise<void> {
+    await this.closeProducer();
+    await this.broker?.stop();
+    this.broker = undefined;
+  }
+
+  brokerPids(): number[] {
+    const pid = this.broker?.pid;
+    return pid ? [pid] : [];
+  }
+
+  async version(): Promise<string> {
+    const commit = await commandOutput('git', ['-C', REPO_ROOT, 'rev-parse', '--short', 'HEAD']);
+    const dirty = (await commandOutput('git', ['-C', REPO_ROOT, 'status', '--porcelain', '--', 'packages', 'apps'])).length > 0;
+    return `MMMQ ${commit}${dirty ? ' + uncommitted changes' : ''} (Node ${process.version})`;
+  }
+
+  async declare(): Promise<void> {
+    // Topics are created by their first message; the consumer app registers its dispatchers itself.
+  }
+
+  async publish(topic: string, content: BenchContent): Promise<void> {
+    await this.producer!.produce(topic, content);
+  }
+
+  async publishBatch(topic: string, contents: BenchContent[]): Promise<void> {
+    await this.producer!.produceBatch(contents.map((content) => ({ topic, content })));
+  }
+
+  private consumerIds(plan: TopicPlan): string[] {
+    return plan.groups.map((group) => `${plan.prefix}.${group}`);
+  }
+
+  /** One topic: its name; several: a pattern matching exactly this round's topics. */
+  private pattern(plan: TopicPlan): string {
+    return plan.topics.length === 1 ? plan.topics[0] : `${plan.prefix}.*`;
+  }
+
+  private async consumerApp(plan: TopicPlan, onMessage: OnMessage, port: number, autoRegister: boolean): Promise<INestApplication> {
+    const ids = this.consumerIds(plan);
+    const listeners = plan.groups.map(
+      (group, g) => new BenchListener(this.pattern(plan), g, onMessage, { name: `bench-${group}`, consumerId: ids[g] }),
+    );
+    const app = await NestFactory.create(
+      BenchConsumerModule.register({ broker: this.brokerUrl, advertisedUrl: `http://127.0.0.1:${port}`, autoRegister, listeners }),
+      { logger: LOGGER, bodyParser: false, abortOnError: false },
+    );
+    await app.listen(port, '127.0.0.1');
+    return app;
+  }
+
+  async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
+    const app = await this.consumerApp(plan, onMessage, await freePort(), true);
+    return { close: () => app.close() };
+  }
+
+  async drop(plan: TopicPlan): Promise<void> {
+    // MMMQ cannot delete a topic; its data stays in the temp dir. The dispatchers go, so nothing more is pushed.
+    for (const consumerId of this.consumerIds(plan)) {
+      const answer = await adminRequest(this.port, 'DELETE', `/mmmq/dispatchers/${consumerId}`);
+      if (answer.status !== 204 && answer.status !== 404) log(`MMMQ: DELETE dispatcher ${consumerId}: ${answer.status} ${answer.text}`);
+    }
+  }
+
+  readonly restart = {
+    how: 'SIGTERM (the broker finishes in-flight work and closes every topic), then the same command on the same data dir. The consumer app (autoRegister off) is already listening and its dispatcher is in `dispatchers.json`, so the broker pushes the backlog as soon as it has booted',
+    fresh: async () => {
+      await this.stop();
+      if (this.rootDir) rmSync(this.rootDir, { recursive: true, force: true });
+      await this.start();
+    },
+    /** The dispatcher must exist before the backlog: the consumer app registers it, then goes away. */
+    beforeFill: async (plan: TopicPlan) => {
+      this.backlogConsumerPort = await freePort();
+      const app = await this.consumerApp(plan, () => undefined, this.backlogConsumerPort, true);
+      await app.close();
+    },
+    restartAndConsume: async (plan: TopicPlan, onMessage: OnMessage): Promise<RestartResult> => {
+      await this.closeProducer();
+      await this.broker!.stop();
+      const app = await this.consumerApp(plan, onMessage, this.backlogConsumerPort, false);
+      const restartAt = performance.now();
+      await this.launch();
+      const readyAt = performance.now();
+      await this.openProducer();
+      return { restartAt, readyAt, handle: { close: () => app.close() } };
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import amqp from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
+import { decode, encode, type BenchContent } from '../payload';
+import { commandOutput, log, mustRun, portOpen, rabbitPids, sleep } from '../services';
+import type { ConsumeHandle, OnMessage, RestartResult, System, TopicPlan } from './system';
+
+const URL = 'amqp://guest:guest@127.0.0.1:5672';
+const EXCHANGE = 'mmmq-bench';
+/** Unacknowledged deliveries per consumer. */
+const PREFETCH = 1000;
+
+/**
+ * RabbitMQ through amqplib: one direct exchange, one durable queue per (topic, group) bound with the topic
+ * as routing key, persistent messages, publisher confirms on one confirm channel, and consumers with
+ * manual acks (one channel per group, prefetch 1000 per consumer, one basic.ack per message).
+ */
+export class RabbitMqSystem implements System {
+  readonly id: string;
+  readonly label: string;
+  readonly kind = 'durable-peer' as const;
+  readonly description: string;
+  private connection?: ChannelModel;
+  private publisher?: ConfirmChannel;
+  private cliMs = NaN;
+
+  constructor(private readonly queueType: 'classic' | 'quorum') {
+    this.id = `rabbitmq-${queueType}`;
+    this.label = `RabbitMQ ${queueType}`;
+    this.description =
+      queueType === 'classic'
+        ? 'classic durable queues, persistent messages; a publisher confirm is sent once the message is on disk (fsync)'
+        : 'quorum queues (Raft, one node); a publisher confirm is sent once the entry is fsync\'d in the Raft log';
+  }
+
+  async start(): Promise<void> {
+    const connection = await amqp.connect(URL);
+    this.connection = connection;
+    connection.on('error', (error: Error) => log(`${this.label}: connection error: ${error.message}`));
+    // The other queue type's backlog round restarts the node, which closes this connection too.
+    connection.on('close', () => {
+      if (this.connection === connection) this.connection = undefined;
+    });
+    this.publisher = await this.connection.createConfirmChannel();
+    this.publisher.on('error', (error: Error) => log(`${this.label}: channel error: ${error.message}`));
+    await this.publisher.assertExchange(EXCHANGE, 'direct', { durable: true });
+  }
+
+  async stop(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    await connection?.close().catch(() => undefined);
+    this.publisher = undefined;
+  }
+
+  brokerPids(): number[] {
+    return rabbitPids();
+  }
+
+  async version(): Promise<string> {
+    return `RabbitMQ ${await commandOutput('rabbitmqctl', ['version'])}`;
+  }
+
+  private queue(topic: string, group: string): string {
+    return `${topic}.${group}`;
+  }
+
+  private async ensureConnected(): Promise<void> {
+    if (!this.connection) await this.start();
+  }
+
+  async declare(plan: TopicPlan): Promise<void> {
+    await this.ensureConnected();
+    const channel = this.publisher!;
+    for (const topic of plan.topics) {
+      for (const group of plan.groups) {
+        const queue = this.queue(topic, group);
+        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': this.queueType } });
+        await channel.bindQueue(queue, EXCHANGE, topic);
+      }
+    }
+  }
+
+  publish(topic: string, content: BenchContent): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.publisher!.publish(EXCHANGE, topic, encode(content), { persistent: true, contentType: 'application/json' }, (error) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+      );
+    });
+  }
+
+  async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
+    const channels: Channel[] = [];
+    for (let g = 0; g < plan.groups.length; g++) {
+      const channel = await this.connection!.createChannel();
+      channel.on('error', (error: Error) => log(`${this.label}: consumer channel error: ${error.message}`));
+      await channel.prefetch(PREFETCH, false);
+      for (const topic of plan.topics) {
+        await channel.consume(
+          this.queue(topic, plan.groups[g]),
+          (message) => {
+            if (!message) return;
+            onMessage(g, decode(message.content));
+            channel.ack(message);
+          },
+          { noAck: false },
+        );
+      }
+      channels.push(channel);
+    }
+    return { close: async () => void (await Promise.all(channels.map((c) => c.close().catch(() => undefined)))) };
+  }
+
+  async drop(plan: TopicPlan): Promise<void> {
+    for (const topic of plan.topics) {
+      for (const group of plan.groups) await this.publisher!.deleteQueue(this.queue(topic, group));
+    }
+  }
+
+  readonly restart = {
+    how: '`rabbitmqctl stop_app`, then `start_app` (the Erlang VM stays up; queues are recovered from disk); the time includes the CLI\'s own start-up',
+    fresh: () => this.ensureConnected(),
+    restartAndConsume: async (plan: TopicPlan, onMessage: OnMessage): Promise<RestartResult> => {
+      await this.stop();
+      // How much of the restart time is the CLI's own start-up, told in the round's note.
+      const cliStart = performance.now();
+      await mustRun('rabbitmqctl', ['eval', 'ok.']);
+      this.cliMs = performance.now() - cliStart;
+      await mustRun('rabbitmqctl', ['stop_app']);
+      const restartAt = performance.now();
+      await mustRun('rabbitmqctl', ['start_app'], 600_000);
+      while (!(await portOpen(5672))) await sleep(10);
+      await this.start();
+      const readyAt = performance.now();
+      return {
+        restartAt,
+        readyAt,
+        handle: await this.consume(plan, onMessage),
+        note: `a bare \`rabbitmqctl eval ok.\` takes ${Math.round(this.cliMs)} ms here, included in these times`,
+      };
+    },
+  };
+}

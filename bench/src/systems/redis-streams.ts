@@ -1,0 +1,188 @@
+import { Redis } from 'ioredis';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { decode, encode, type BenchContent } from '../payload';
+import { commandOutput, freePort, log, ManagedProcess, sleep, tempDir, track, waitForPort } from '../services';
+import type { ConsumeHandle, OnMessage, RestartResult, System, SystemKind, TopicPlan } from './system';
+
+/** Entries read per XREADGROUP (per stream). */
+const READ_COUNT = 1000;
+const BLOCK_MS = 200;
+
+/** ioredis 6 speaks RESP3 by default, where XREADGROUP's stream → entries map arrives flattened. */
+type ReadReply = (string | [id: string, fields: string[]][])[] | null;
+
+/**
+ * Redis Streams on a redis-server the bench starts itself (AOF on, `appendfsync always` or `everysec`, no
+ * RDB snapshots, its own temp dir and port). Publishing is XADD through ioredis with auto-pipelining; each
+ * group is a consumer group read by one consumer with XREADGROUP COUNT 1000 BLOCK on its own connection,
+ * acknowledging each batch it has handled with one XACK.
+ */
+export class RedisStreamsSystem implements System {
+  readonly id: string;
+  readonly label: string;
+  readonly kind: SystemKind;
+  readonly description: string;
+  private server?: ManagedProcess;
+  private dir?: string;
+  private port = 0;
+  private client?: Redis;
+
+  constructor(private readonly fsync: 'always' | 'everysec') {
+    this.id = `redis-${fsync}`;
+    this.label = `Redis Streams ${fsync}`;
+    this.kind = fsync === 'always' ? ('durable-peer' as const) : ('peer' as const);
+    this.description =
+      fsync === 'always'
+        ? 'AOF with `appendfsync always`: XADD is answered after the AOF write is fsync\'d (one fsync per event-loop turn)'
+        : 'AOF with `appendfsync everysec`: XADD is answered before any fsync; up to ~1 s of acknowledged writes can be lost (not durable)';
+  }
+
+  async start(): Promise<void> {
+    if (!this.server) await this.newServer();
+    this.client = this.connect();
+    await this.client.ping();
+  }
+
+  private connect(): Redis {
+    const client = new Redis({ port: this.port, host: '127.0.0.1', enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: false });
+    client.on('error', (error: Error) => log(`${this.label}: ${error.message}`));
+    return client;
+  }
+
+  private async newServer(): Promise<void> {
+    this.dir = tempDir(`redis-${this.fsync}`);
+    this.port = await freePort();
+    this.server = track(
+      new ManagedProcess(
+        `redis-server (${this.fsync})`,
+        'redis-server',
+        [
+          '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes',
+          '--appendfsync', this.fsync, '--dir', this.dir, '--daemonize', 'no',
+        ],
+        path.join(this.dir, '..', `redis-${this.fsync}.log`),
+      ),
+    );
+    await this.launch();
+  }
+
+  /** Starts the process and waits until it has loaded its AOF and answers PING. */
+  private async launch(): Promise<void> {
+    const child = this.server!.start();
+    await waitForPort(this.port, 120_000, this.server!.name, child);
+    // ioredis's own ready check sleeps a whole `loading_eta_seconds` (at least 1 s) while Redis loads, which
+    // would be charged to Redis: poll PING instead.
+    const probe = new Redis({
+      port: this.port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      enableReadyCheck: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      for (;;) {
+        try {
+          await probe.ping();
+          return;
+        } catch (error) {
+          if (!/LOADING/.test((error as Error).message)) throw error;
+          await sleep(5);
+        }
+      }
+    } finally {
+      probe.disconnect();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.client?.disconnect();
+    this.client = undefined;
+    await this.server?.stop();
+    this.server = undefined;
+  }
+
+  brokerPids(): number[] {
+    const pid = this.server?.pid;
+    return pid ? [pid] : [];
+  }
+
+  async version(): Promise<string> {
+    return (await commandOutput('redis-server', ['--version'])).replace(/ sha=.*$/, '');
+  }
+
+  async declare(plan: TopicPlan): Promise<void> {
+    for (const topic of plan.topics) {
+      for (const group of plan.groups) await this.client!.xgroup('CREATE', topic, group, '0', 'MKSTREAM');
+    }
+  }
+
+  async publish(topic: string, content: BenchContent): Promise<void> {
+    await this.client!.xadd(topic, '*', 'd', encode(content));
+  }
+
+  async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
+    let open = true;
+    const connections: Redis[] = [];
+    const loops = plan.groups.map(async (group, g) => {
+      const connection = this.connect();
+      connections.push(connection);
+      const args = ['GROUP', group, 'bench', 'COUNT', String(READ_COUNT), 'BLOCK', String(BLOCK_MS), 'STREAMS', ...plan.topics, ...plan.topics.map(() => '>')];
+      while (open) {
+        let reply: ReadReply;
+        try {
+          reply = (await connection.call('XREADGROUP', args)) as ReadReply;
+        } catch (error) {
+          if (open) log(`${this.label}: XREADGROUP: ${(error as Error).message}`);
+          await sleep(50);
+          continue;
+        }
+        if (!reply) continue;
+        for (let s = 0; s < reply.length; s += 2) {
+          const stream = reply[s] as string;
+          const entries = reply[s + 1] as [id: string, fields: string[]][];
+          const ids: string[] = new Array(entries.length);
+          for (let i = 0; i < entries.length; i++) {
+            const [id, fields] = entries[i];
+            onMessage(g, decode(fields[1]));
+            ids[i] = id;
+          }
+          // Pipelined ahead of the next read on the same connection.
+          connection.xack(stream, group, ...ids).catch((error: Error) => log(`${this.label}: XACK: ${error.message}`));
+        }
+      }
+    });
+    return {
+      close: async () => {
+        open = false;
+        await Promise.all(loops);
+        for (const c of connections) c.disconnect();
+      },
+    };
+  }
+
+  async drop(plan: TopicPlan): Promise<void> {
+    if (plan.topics.length) await this.client!.del(...plan.topics);
+  }
+
+  readonly restart = {
+    how: 'SIGTERM (Redis writes and fsyncs the AOF, then exits), then the same `redis-server` command, which replays the AOF before it answers',
+    fresh: async () => {
+      await this.stop();
+      if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+      await this.start();
+    },
+    restartAndConsume: async (plan: TopicPlan, onMessage: OnMessage): Promise<RestartResult> => {
+      this.client?.disconnect();
+      await this.server!.stop();
+      const restartAt = performance.now();
+      await this.launch();
+      this.client = this.connect();
+      const readyAt = performance.now();
+      return { restartAt, readyAt, handle: await this.consume(plan, onMessage) };
+    },
+  };
+}

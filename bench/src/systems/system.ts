@@ -1,0 +1,79 @@
+import type { BenchContent } from '../payload';
+
+/**
+ * What one round of a workload uses: its topics (queues, streams, subjects) and its consumer groups.
+ * Every group receives every message of every topic (a group is one consumer: a RabbitMQ queue per topic,
+ * a Redis consumer group, a JetStream durable consumer, an MMMQ listener/dispatcher).
+ */
+export interface TopicPlan {
+  /** Unique per round, so rounds never see each other's messages; topics start with it. */
+  prefix: string;
+  topics: string[];
+  groups: string[];
+}
+
+export type OnMessage = (group: number, content: BenchContent) => void;
+
+export interface ConsumeHandle {
+  close(): Promise<void>;
+}
+
+/** Used by the backlog workload: restart the broker with a full backlog and start consuming. */
+export interface RestartResult {
+  /** performance.now() when the broker was told to start again. */
+  restartAt: number;
+  /** performance.now() when the broker accepted connections again. */
+  readyAt: number;
+  handle: ConsumeHandle;
+  /** Something the report must say about this restart. */
+  note?: string;
+}
+
+export type SystemKind = 'mmmq' | 'durable-peer' | 'peer';
+
+export interface System {
+  readonly id: string;
+  readonly label: string;
+  /** `durable-peer`: acknowledges a publish only once it is fsync'd (the comparison that counts). */
+  readonly kind: SystemKind;
+  /** One line: what an acknowledgement means and how the client is set up. */
+  readonly description: string;
+
+  /** Connects clients (and starts what the bench runs itself). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The broker's processes, sampled for CPU and RSS. */
+  brokerPids(): number[];
+  /** Version string for the report. */
+  version(): Promise<string>;
+
+  /** Creates what must exist before publishing (queues, streams, consumer groups). */
+  declare(plan: TopicPlan): Promise<void>;
+  /** Resolves once the broker has acknowledged the message (publisher confirm, XADD reply, PubAck, ACK). */
+  publish(topic: string, content: BenchContent): Promise<void>;
+  /**
+   * Optional faster way to load a backlog (not a measured figure): MMMQ's `produceBatch`. Systems without it
+   * are filled with pipelined `publish` calls.
+   */
+  publishBatch?(topic: string, contents: BenchContent[]): Promise<void>;
+  /** Starts one consumer per group; `onMessage` runs before the message is acknowledged. */
+  consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle>;
+  /** Deletes what `declare` and the round created. */
+  drop(plan: TopicPlan): Promise<void>;
+
+  /**
+   * For the backlog workload. `fresh` gives the system an empty broker (where the bench owns it) so a restart
+   * does not replay earlier workloads; `restartAndConsume` stops the broker cleanly, starts it again and
+   * starts consuming `plan`. A string says why the system cannot be restarted by the bench.
+   */
+  readonly restart: RestartSupport | string;
+}
+
+export interface RestartSupport {
+  fresh(): Promise<void>;
+  /** Runs after `declare`, before the backlog is published (MMMQ registers its dispatcher here). */
+  beforeFill?(plan: TopicPlan): Promise<void>;
+  restartAndConsume(plan: TopicPlan, onMessage: OnMessage): Promise<RestartResult>;
+  /** Extra words for the report: how the restart is done. */
+  readonly how: string;
+}

@@ -1,0 +1,12 @@
+import { backlogRestart } from './backlog-restart';
+import { e2eFixedRate } from './e2e-fixed-rate';
+import { e2eSaturation } from './e2e-saturation';
+import { fanout } from './fanout';
+import { largeMessages } from './large-messages';
+import { manyTopics } from './many-topics';
+import { publishOne } from './publish-one';
+import { publishWindow } from './publish-window';
+import type { Workload } from './workload';
+
+/** In the order they run and appear in the report; the backlog comes last because it restarts brokers. */
+export const WORKLOADS: Workload[] = [publishOne, publishWindow, e2eSaturation, e2eFixedRate, fanout, manyTopics, largeMessages, backlogRestart];

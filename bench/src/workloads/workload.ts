@@ -1,0 +1,48 @@
+import type { BenchConfig } from '../config';
+import type { System, TopicPlan } from '../systems/system';
+
+export interface MetricDef {
+  key: string;
+  label: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  /** false for a figure that is not a performance (how many messages a capped drain got through). */
+  ratio?: boolean;
+}
+
+export interface RoundContext {
+  config: BenchConfig;
+  round: number;
+  /** A topic plan whose names are unique to this round and system. */
+  plan(topics: number, groups: number): TopicPlan;
+  /** Start and stop broker sampling around the measured phase (the runner samples the whole run otherwise). */
+  startSampling(): void;
+  stopSampling(): void;
+}
+
+export interface RoundOutcome {
+  metrics: Record<string, number>;
+  /** Something the reader must know about this round (timed out, lost or duplicate messages). */
+  note?: string;
+}
+
+export interface Workload {
+  id: string;
+  /** Heading in the report and the chart; may quote the configured rate or window. */
+  title(config: BenchConfig): string;
+  /** What is measured and how, for the report; may quote the configured sizes. */
+  describe(config: BenchConfig): string;
+  metrics: MetricDef[];
+  /** The metric the ratio and the chart use. */
+  headline: string;
+  /** `true`, or why this system cannot run the workload. */
+  applies(system: System): true | string;
+  run(system: System, ctx: RoundContext): Promise<RoundOutcome>;
+  /** Longest a round may take before the runner gives up on it; default 3 × the round timeout. */
+  hardLimitSeconds?(config: BenchConfig): number;
+}
+
+export const RATE = (label = 'msgs/s'): MetricDef => ({ key: 'rate', label, unit: '/s', better: 'higher' });
+export const P50: MetricDef = { key: 'p50', label: 'p50', unit: 'ms', better: 'lower' };
+export const P99: MetricDef = { key: 'p99', label: 'p99', unit: 'ms', better: 'lower' };
+export const MAX: MetricDef = { key: 'max', label: 'max', unit: 'ms', better: 'lower' };

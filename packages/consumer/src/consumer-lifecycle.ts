@@ -1,0 +1,76 @@
+import { InMemoryBroker } from '@mmmq/core';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleDestroy,
+  OnModuleInit,
+  Optional,
+} from '@nestjs/common';
+import { FrontHandler } from './handling/front-handler';
+import { describeContentType } from './listener/content-type';
+import { buildListenerDefinitions } from './listener/listener-definitions.builder';
+import { ListenerExplorer } from './listener/listener-explorer';
+import { ListenerRegistry } from './listener/listener-registry';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
+import { DispatcherRegistrar } from './registration/dispatcher-registrar';
+import { InMemorySubscriber } from './testing/in-memory-subscriber';
+
+/**
+ * Runs the consumer through the application's life: finds and checks the listeners when modules initialise,
+ * connects them (self-registration or the in-memory broker) at bootstrap, and drains in-flight handlers
+ * first thing on shutdown, before other modules close what handlers may still use.
+ */
+@Injectable()
+export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+  private readonly logger = new Logger('MmmqConsumer');
+
+  constructor(
+    @Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: ResolvedConsumerOptions,
+    private readonly explorer: ListenerExplorer,
+    private readonly registry: ListenerRegistry,
+    private readonly frontHandler: FrontHandler,
+    private readonly registrar: DispatcherRegistrar,
+    private readonly inMemory: InMemorySubscriber,
+    @Optional() private readonly inMemoryBroker?: InMemoryBroker,
+  ) {}
+
+  onModuleInit(): void {
+    const listeners = buildListenerDefinitions(this.explorer.explore(), this.options);
+    this.registry.replaceAll(listeners);
+    for (const listener of listeners) {
+      this.logger.log(
+        `Listener ${listener.where} ← ${listener.pattern.value} (consumerId ${listener.consumerId}, ` +
+          `concurrency ${listener.concurrency}, content ${describeContentType(listener.contentType)})`,
+      );
+    }
+    if (listeners.length === 0) {
+      this.logger.warn('No listener found: no provider or controller uses @MMMQListener or implements MMMQListener');
+    }
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const listeners = this.registry.all();
+    if (this.inMemoryBroker !== undefined) {
+      this.inMemory.subscribeAll(this.inMemoryBroker, listeners);
+      this.logger.log(`${listeners.length} listener(s) subscribed to the in-memory broker; self-registration is skipped`);
+      return;
+    }
+    await this.registrar.registerAll(listeners);
+  }
+
+  /** The HTTP server still runs meanwhile, answering new deliveries with 503 so the broker keeps them. */
+  async onModuleDestroy(): Promise<void> {
+    const { running, waiting } = this.frontHandler.load;
+    if (running + waiting > 0) {
+      this.logger.log(`Shutting down: waiting up to ${this.options.shutdownTimeoutMs} ms for ${running} running handler(s)`);
+    }
+    await this.frontHandler.close(this.options.shutdownTimeoutMs);
+  }
+
+  onApplicationShutdown(): void {
+    this.registrar.close();
+  }
+}

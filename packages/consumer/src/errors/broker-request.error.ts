@@ -1,0 +1,15 @@
+import { MmmqError } from '@mmmq/core';
+
+/**
+ * A request to the broker's dispatcher API failed. `retriable` is true when trying again may help (the broker
+ * is unreachable, timed out, or answered 5xx or 429) and false when it answered that the request is wrong.
+ */
+export class BrokerRequestError extends MmmqError {
+  constructor(
+    message: string,
+    readonly retriable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

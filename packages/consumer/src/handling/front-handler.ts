@@ -1,0 +1,139 @@
+import { ConsumerClosingError } from '../errors/consumer-closing.error';
+import { QueueFullError } from '../errors/queue-full.error';
+
+/** Messages of one lane (one listener) run one after another, or up to `concurrency` at once. */
+export interface Lane {
+  key: string;
+  concurrency: number;
+}
+
+export interface FrontHandlerLimits {
+  /** Jobs that may wait for a worker; more are refused. */
+  queueSize: number;
+  /** Jobs that may run at once, all lanes together. */
+  maxWorkers: number;
+}
+
+interface Job {
+  lane: Lane;
+  task: () => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  settled: boolean;
+  finished?: Promise<void>;
+}
+
+/**
+ * The seed's FrontHandler on Node's event loop: a bounded FIFO queue feeding a pool of `maxWorkers` slots,
+ * where each slot runs one handler at a time. Jobs of one lane start in arrival order and never more than
+ * the lane's concurrency at once, so a listener with concurrency 1 handles its messages strictly one after
+ * another. A job that finds no free slot and a full queue is refused at once: the caller answers 503 and the
+ * broker keeps the message, so nothing is held that cannot be handled.
+ */
+export class FrontHandler {
+  private readonly waiting: Job[] = [];
+  private readonly running = new Set<Job>();
+  private readonly runningPerLane = new Map<string, number>();
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly limits: FrontHandlerLimits) {}
+
+  /**
+   * Runs `task` when a slot and its lane allow, and settles with its outcome.
+   * `bounded: false` lets the job wait even when the queue is full (for senders that cannot back off).
+   * @throws QueueFullError when the job cannot start and `queueSize` jobs already wait
+   * @throws ConsumerClosingError once `close()` was called, or if the task outlives the shutdown timeout
+   */
+  submit<T>(lane: Lane, task: () => Promise<T>, { bounded = true } = {}): Promise<T> {
+    if (this.closing !== undefined) {
+      return Promise.reject(
+        new ConsumerClosingError('The consumer is shutting down and accepts no new message; the broker will redeliver it'),
+      );
+    }
+    if (!this.canStart(lane) && bounded && this.waiting.length >= this.limits.queueSize) {
+      return Promise.reject(
+        new QueueFullError(
+          `${this.waiting.length} messages already wait for a worker or for their listener (queueSize ` +
+            `${this.limits.queueSize}); this one was refused and the broker will send it again later`,
+        ),
+      );
+    }
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = { lane, task, resolve: resolve as (value: unknown) => void, reject, settled: false };
+      if (this.canStart(lane)) this.start(job);
+      else this.waiting.push(job);
+    });
+  }
+
+  /** Jobs running and waiting right now. */
+  get load(): { running: number; waiting: number } {
+    return { running: this.running.size, waiting: this.waiting.length };
+  }
+
+  /**
+   * Refuses new jobs and every waiting one, then waits up to `timeoutMs` for the running ones. A job still
+   * running then is settled with `ConsumerClosingError` (its outcome is dropped when it ends), so it is never
+   * reported as done. Calling it again returns the same promise.
+   */
+  close(timeoutMs: number): Promise<void> {
+    this.closing ??= this.drain(timeoutMs);
+    return this.closing;
+  }
+
+  private async drain(timeoutMs: number): Promise<void> {
+    for (const job of this.waiting.splice(0)) {
+      const error = new ConsumerClosingError('The consumer shut down before this message started; the broker will redeliver it');
+      settle(job, 'reject', error);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.all([...this.running].map((job) => job.finished)), timedOut]);
+    clearTimeout(timer);
+    for (const job of this.running) {
+      settle(
+        job,
+        'reject',
+        new ConsumerClosingError(
+          `The handler did not finish within the shutdown timeout of ${timeoutMs} ms; the message is not ` +
+            `acknowledged and the broker will redeliver it`,
+        ),
+      );
+    }
+  }
+
+  private canStart(lane: Lane): boolean {
+    return this.running.size < this.limits.maxWorkers && (this.runningPerLane.get(lane.key) ?? 0) < lane.concurrency;
+  }
+
+  private start(job: Job): void {
+    this.running.add(job);
+    this.runningPerLane.set(job.lane.key, (this.runningPerLane.get(job.lane.key) ?? 0) + 1);
+    job.finished = Promise.resolve()
+      .then(job.task)
+      .then(
+        (value) => settle(job, 'resolve', value),
+        (error: unknown) => settle(job, 'reject', error),
+      )
+      .finally(() => {
+        this.running.delete(job);
+        const left = (this.runningPerLane.get(job.lane.key) ?? 1) - 1;
+        if (left === 0) this.runningPerLane.delete(job.lane.key);
+        else this.runningPerLane.set(job.lane.key, left);
+        this.startWaiting();
+      });
+  }
+
+  /** Starts waiting jobs in arrival order, skipping those whose lane is at its concurrency. */
+  private startWaiting(): void {
+    for (let i = 0; i < this.waiting.length && this.running.size < this.limits.maxWorkers; ) {
+      if (this.canStart(this.waiting[i].lane)) this.start(this.waiting.splice(i, 1)[0]);
+      else i++;
+    }
+  }
+}
+
+function settle(job: Job, how: 'resolve' | 'reject', value: unknown): void {
+  if (job.settled) return;
+  job.settled = true;
+  job[how](value);
+}

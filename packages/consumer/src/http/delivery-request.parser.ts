@@ -1,0 +1,37 @@
+import type { DeliveryRequest, MessageHeaders } from '@mmmq/core';
+import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
+
+/**
+ * Checks that a parsed body is a delivery as the broker sends it. `id`, `topic` and `content` are required;
+ * the bookkeeping fields get neutral defaults so that a hand-written test request stays short.
+ * @throws InvalidDeliveryError naming the first bad field
+ */
+export function parseDeliveryRequest(body: unknown): DeliveryRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidDeliveryError('A delivery must be a JSON object with id, topic and content');
+  }
+  const record = body as Record<string, unknown>;
+  const { id, topic, content, headers = {}, offset = 0, deliveryCount = 1, redelivered = false, publishedAt = null } = record;
+  if (typeof id !== 'string') throw invalid('id', 'a string', id);
+  if (typeof topic !== 'string') throw invalid('topic', 'a string', topic);
+  if (content === undefined) throw new InvalidDeliveryError('A delivery must have a content field');
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) throw invalid('headers', 'an object', headers);
+  if (!Number.isSafeInteger(offset)) throw invalid('offset', 'an integer', offset);
+  if (!Number.isSafeInteger(deliveryCount)) throw invalid('deliveryCount', 'an integer', deliveryCount);
+  if (typeof redelivered !== 'boolean') throw invalid('redelivered', 'a boolean', redelivered);
+  if (publishedAt !== null && !Number.isFinite(publishedAt)) throw invalid('publishedAt', 'a number or null', publishedAt);
+  return {
+    id,
+    topic,
+    content,
+    headers: headers as MessageHeaders,
+    offset: offset as number,
+    deliveryCount: deliveryCount as number,
+    redelivered,
+    publishedAt: publishedAt as number | null,
+  };
+}
+
+function invalid(field: string, expected: string, value: unknown): InvalidDeliveryError {
+  return new InvalidDeliveryError(`The delivery field ${field} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
+}

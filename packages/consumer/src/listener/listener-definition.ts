@@ -1,0 +1,19 @@
+import type { TopicPattern } from '@mmmq/core';
+import type { StartFrom } from '../mmmq-consumer.options';
+import type { ContentType } from './content-type';
+import type { MessageContext } from './message-context';
+
+/** A listener ready to receive: named, with its own consumer id (and so its own dispatcher on the broker). */
+export interface ListenerDefinition {
+  name: string;
+  /** `Class.method`, for log lines and error messages. */
+  where: string;
+  consumerId: string;
+  pattern: TopicPattern;
+  /** Messages handled at once; 1 keeps the broker's order. */
+  concurrency: number;
+  /** Only sent to the broker when set. */
+  startFrom: StartFrom | undefined;
+  contentType: ContentType;
+  handle(content: unknown, context: MessageContext): unknown;
+}

@@ -1,0 +1,111 @@
+import { MmmqError, TopicPattern } from '@mmmq/core';
+import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
+import { InvalidListenerError } from '../errors/invalid-listener.error';
+import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { DEFAULT_LISTENER_CONCURRENCY, StartFrom } from '../mmmq-consumer.options';
+import { assertListenerConsumerId, defaultConsumerId } from './consumer-id.naming';
+import type { DiscoveredListener } from './discovered-listener';
+import type { ListenerDefinition } from './listener-definition';
+
+const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
+
+/**
+ * Names each discovered listener, applies its entry of the `listeners` option over what its decorator says,
+ * and checks the result, so that every mistake fails bootstrap with the class and method in the message.
+ * @throws InvalidListenerError for a bad pattern, name, consumer id or concurrency, or a duplicate
+ * @throws InvalidConsumerOptionsError for a `listeners` entry that names no listener
+ */
+export function buildListenerDefinitions(
+  discovered: readonly DiscoveredListener[],
+  options: ResolvedConsumerOptions,
+): ListenerDefinition[] {
+  const definitions = discovered.map((listener) => buildDefinition(listener, options));
+  refuseDuplicates(definitions, 'name', 'listener name', 'set a distinct `name` in @MMMQListener({ name })');
+  refuseDuplicates(definitions, 'consumerId', 'consumer id', 'give one of them another consumerId');
+  const names = new Set(definitions.map((definition) => definition.name));
+  const unmatched = [...options.listeners.keys()].filter((name) => !names.has(name));
+  if (unmatched.length > 0) {
+    throw new InvalidConsumerOptionsError(
+      `listeners[${JSON.stringify(unmatched[0])}] names no listener of this application; known listeners: ` +
+        `${[...names].join(', ') || 'none'}`,
+    );
+  }
+  return definitions;
+}
+
+function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumerOptions): ListenerDefinition {
+  const { where } = listener;
+  const name = listener.options.name ?? listener.defaultName;
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new InvalidListenerError(`${where}: the listener name must be a non-blank string, got ${JSON.stringify(name)}`);
+  }
+  const config = options.listeners.get(name) ?? {};
+  const startFrom = config.startFrom ?? listener.options.startFrom;
+  if (startFrom !== undefined && !START_FROM.has(startFrom)) {
+    throw new InvalidListenerError(`${where}: startFrom must be "earliest" or "latest", got ${JSON.stringify(startFrom)}`);
+  }
+  return {
+    name,
+    where,
+    consumerId: consumerIdOf(listener, name, config.consumerId, options.app),
+    pattern: patternOf(listener),
+    concurrency: concurrencyOf(listener, config.concurrency),
+    startFrom,
+    contentType: listener.contentType,
+    handle: listener.handle,
+  };
+}
+
+function patternOf(listener: DiscoveredListener): TopicPattern {
+  try {
+    return new TopicPattern(listener.options.pattern);
+  } catch (error) {
+    throw wrap(listener.where, 'has an invalid topic pattern', error);
+  }
+}
+
+function consumerIdOf(
+  listener: DiscoveredListener,
+  name: string,
+  configured: string | undefined,
+  app: string | undefined,
+): string {
+  const consumerId = configured ?? listener.options.consumerId ?? defaultConsumerId(app, name);
+  try {
+    return assertListenerConsumerId(consumerId);
+  } catch (error) {
+    throw wrap(listener.where, 'has an invalid consumer id', error);
+  }
+}
+
+function concurrencyOf(listener: DiscoveredListener, configured: number | undefined): number {
+  const concurrency = configured ?? listener.options.concurrency ?? DEFAULT_LISTENER_CONCURRENCY;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new InvalidListenerError(`${listener.where}: concurrency must be a positive integer, got ${concurrency}`);
+  }
+  return concurrency;
+}
+
+function refuseDuplicates(
+  definitions: readonly ListenerDefinition[],
+  key: 'name' | 'consumerId',
+  label: string,
+  remedy: string,
+): void {
+  const first = new Map<string, ListenerDefinition>();
+  for (const definition of definitions) {
+    const earlier = first.get(definition[key]);
+    if (earlier !== undefined) {
+      const same = earlier.where === definition.where ? ' (the class is provided twice; provide it in one module only)' : '';
+      throw new InvalidListenerError(
+        `${earlier.where} and ${definition.where} have the same ${label} ${definition[key]}${same}; each listener ` +
+          `needs its own, so ${remedy}`,
+      );
+    }
+    first.set(definition[key], definition);
+  }
+}
+
+function wrap(where: string, what: string, error: unknown): unknown {
+  return error instanceof MmmqError ? new InvalidListenerError(`${where} ${what}: ${error.message}`, { cause: error }) : error;
+}

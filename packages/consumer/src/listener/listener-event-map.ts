@@ -1,0 +1,10 @@
+/**
+ * A map from topic name to content type, shared by producers and listeners:
+ * `interface OrderEvents { 'order.created': OrderCreated; 'order.cancelled': OrderCancelled }`.
+ * `any` rather than `unknown` because an interface has no implicit index signature, so it would not satisfy
+ * `Record<string, unknown>`; the untyped default (`Record<string, any>`) accepts any topic and any content.
+ */
+export type EventMap = Record<string, any>;
+
+/** The topics of an event map. */
+export type EventTopic<E> = Extract<keyof E, string>;

@@ -1,0 +1,19 @@
+import type { StartFrom } from '../mmmq-consumer.options';
+
+/** What `@MMMQListener({...})` accepts; `listeners[name]` in the module options overrides all but `pattern`. */
+export interface MmmqListenerOptions {
+  /** Topics to receive, Ant-style (`order.*`, `news.**`). Default {@link MATCH_ALL_PATTERN} (`**`). */
+  pattern?: string;
+  /**
+   * The listener's name: the key of its entry in the module's `listeners` map and the base of its default
+   * consumer id. Default `{ClassName}.{methodName}` for a decorated method, `{ClassName}` for a class that
+   * implements `MMMQListener`.
+   */
+  name?: string;
+  /** The listener's dispatcher id on the broker. Default `{app}.{name in kebab case}`. */
+  consumerId?: string;
+  /** Messages handled at once; above 1 the broker's order is not kept. Default {@link DEFAULT_LISTENER_CONCURRENCY}. */
+  concurrency?: number;
+  /** Where a newly registered dispatcher starts; the broker's default (`earliest`) when absent. */
+  startFrom?: StartFrom;
+}

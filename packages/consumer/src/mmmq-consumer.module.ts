@@ -1,0 +1,58 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ConsumerLifecycle } from './consumer-lifecycle';
+import { DeliveryHandler } from './handling/delivery-handler';
+import { FrontHandler } from './handling/front-handler';
+import { ListenerInvoker } from './handling/listener-invoker';
+import { DeliveryBodyReader } from './http/delivery-body.reader';
+import { MessagesController } from './http/messages.controller';
+import { ListenerExplorer } from './listener/listener-explorer';
+import { ListenerRegistry } from './listener/listener-registry';
+import {
+  MMMQ_CONSUMER_OPTIONS,
+  MMMQ_CONSUMER_OPTIONS_TYPE,
+  MmmqConsumerConfigurableModule,
+} from './mmmq-consumer-module-definition';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, resolveConsumerOptions } from './mmmq-consumer-options.resolver';
+import type { MmmqConsumerOptions } from './mmmq-consumer.options';
+import { DispatcherRegistrar } from './registration/dispatcher-registrar';
+import { InMemorySubscriber } from './testing/in-memory-subscriber';
+
+/**
+ * Receives messages pushed by the broker: mounts `POST /mmmq/messages` in the application, discovers the
+ * listeners at bootstrap, and (with `broker` and `advertisedUrl`) registers one dispatcher per listener.
+ * Import it once, in the root module: `MmmqConsumerModule.forRoot({...})` or `forRootAsync({...})`.
+ * `isGlobal: true` makes the options (`MMMQ_CONSUMER_OPTIONS`) injectable everywhere.
+ */
+@Module({
+  imports: [DiscoveryModule],
+  controllers: [MessagesController],
+  providers: [
+    {
+      provide: MMMQ_CONSUMER_RESOLVED_OPTIONS,
+      useFactory: (options: MmmqConsumerOptions) => resolveConsumerOptions(options),
+      inject: [MMMQ_CONSUMER_OPTIONS],
+    },
+    {
+      provide: FrontHandler,
+      useFactory: (options: ResolvedConsumerOptions) =>
+        new FrontHandler({ queueSize: options.queueSize, maxWorkers: options.workers.max }),
+      inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS],
+    },
+    ListenerExplorer,
+    ListenerRegistry,
+    ListenerInvoker,
+    DeliveryHandler,
+    DeliveryBodyReader,
+    DispatcherRegistrar,
+    InMemorySubscriber,
+    ConsumerLifecycle,
+  ],
+  exports: [MMMQ_CONSUMER_OPTIONS],
+})
+export class MmmqConsumerModule extends MmmqConsumerConfigurableModule {
+  /** Every option has a default, so `forRoot()` alone gives a consumer without self-registration. */
+  static override forRoot(options: typeof MMMQ_CONSUMER_OPTIONS_TYPE = {}) {
+    return super.forRoot(options);
+  }
+}

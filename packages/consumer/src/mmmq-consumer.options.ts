@@ -1,0 +1,86 @@
+/** Messages that may wait for a free worker before deliveries are refused with 503. */
+export const DEFAULT_QUEUE_SIZE = 1000;
+/** Handler executions the pool starts with (see {@link WorkersOptions.min}). */
+export const DEFAULT_MIN_WORKERS = 2;
+/** Handler executions that may run at once across all listeners. */
+export const DEFAULT_MAX_WORKERS = 5;
+/** How long shutdown waits for running handlers before it answers their deliveries with 503. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Largest delivery body read when the host application has no body parser. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Messages of one listener handled at once; 1 keeps the broker's order. */
+export const DEFAULT_LISTENER_CONCURRENCY = 1;
+/** Tries to reach the broker's dispatcher API at bootstrap before the application fails to start. */
+export const DEFAULT_REGISTRATION_ATTEMPTS = 5;
+/** Wait before the second registration try; it doubles after each further failure. */
+export const DEFAULT_REGISTRATION_BACKOFF_MS = 500;
+/** Time limit of one request to the broker's dispatcher API. */
+export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
+
+/** Where a new dispatcher starts in topics that already hold messages. */
+export type StartFrom = 'earliest' | 'latest';
+
+export interface WorkersOptions {
+  /**
+   * The seed's pool keeps this many workers alive. Handlers run on Node's event loop, so a worker is a
+   * slot for one handler execution, not a thread: there is nothing to keep warm, and only `max` limits
+   * anything. It is validated (1 ≤ min ≤ max) so that configuration written for the seed stays meaningful.
+   * Default {@link DEFAULT_MIN_WORKERS}, or `max` when that is smaller.
+   */
+  min?: number;
+  /**
+   * Handler executions that may run at once, all listeners together. Default {@link DEFAULT_MAX_WORKERS}, or
+   * `min` when that is larger.
+   */
+  max?: number;
+}
+
+/** Settings of one listener, by listener name; they override what its decorator says. */
+export interface ListenerConfig {
+  /** The listener's dispatcher id on the broker. Default `{app}.{listener name in kebab case}`. */
+  consumerId?: string;
+  /**
+   * Messages of this listener handled at once. Above 1, messages of one topic may finish out of order.
+   * Default {@link DEFAULT_LISTENER_CONCURRENCY}.
+   */
+  concurrency?: number;
+  /** Where a newly registered dispatcher starts; the broker's default (`earliest`) when absent. */
+  startFrom?: StartFrom;
+}
+
+export interface RegistrationOptions {
+  /** Tries per listener before bootstrap fails. Default {@link DEFAULT_REGISTRATION_ATTEMPTS}. */
+  attempts?: number;
+  /** Wait before the second try, doubled after each failure. Default {@link DEFAULT_REGISTRATION_BACKOFF_MS}. */
+  backoffMs?: number;
+  /** Time limit of one request. Default {@link DEFAULT_REGISTRATION_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
+/** Options of `MmmqConsumerModule.forRoot()` / `forRootAsync()`. */
+export interface MmmqConsumerOptions {
+  /**
+   * This application's name, the prefix of every default consumer id (`billing` → `billing.order-listener`).
+   * Required when `autoRegister` is on, so that two applications never share a dispatcher by accident.
+   */
+  app?: string;
+  /** The broker's base URL, e.g. `http://127.0.0.1:8080`; needed for self-registration. */
+  broker?: string;
+  /** The URL at which the broker reaches this application, e.g. `http://billing:3000` (no path). */
+  advertisedUrl?: string;
+  /**
+   * Register one dispatcher per listener with the broker at bootstrap. Default: on when `broker` and
+   * `advertisedUrl` are both set; `false` turns it off.
+   */
+  autoRegister?: boolean;
+  /** Messages that may wait for a worker; beyond that deliveries get 503. Default {@link DEFAULT_QUEUE_SIZE}. */
+  queueSize?: number;
+  workers?: WorkersOptions;
+  /** How long shutdown waits for running handlers. Default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
+  shutdownTimeoutMs?: number;
+  /** Largest delivery body read when the application has no body parser. Default {@link DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  registration?: RegistrationOptions;
+  /** Per-listener settings by listener name, so they can come from configuration. Default none. */
+  listeners?: Record<string, ListenerConfig>;
+}

@@ -1,0 +1,86 @@
+import http from 'node:http';
+import https from 'node:https';
+import axios, { AxiosInstance, AxiosResponse } from 'axios';
+import { BrokerRequestError } from '../errors/broker-request.error';
+import type { StartFrom } from '../mmmq-consumer.options';
+
+/** A dispatcher as the broker's API shows it; fields this consumer does not use are ignored. */
+export interface DispatcherJson {
+  consumerId: string;
+  host: unknown;
+  pattern: string;
+  startFrom?: StartFrom;
+}
+
+export interface DispatcherChange {
+  host: string;
+  pattern: string;
+  startFrom?: StartFrom;
+}
+
+/** The broker's `/mmmq/dispatchers` API over keep-alive connections; one call, one request, no retries. */
+export class DispatcherApiClient {
+  private readonly httpAgent = new http.Agent({ keepAlive: true });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true });
+  private readonly http: AxiosInstance;
+
+  constructor(private readonly brokerUrl: string, timeoutMs: number) {
+    this.http = axios.create({
+      baseURL: brokerUrl,
+      timeout: timeoutMs,
+      httpAgent: this.httpAgent,
+      httpsAgent: this.httpsAgent,
+      // Every status is inspected here, so that the error says what the broker answered.
+      validateStatus: () => true,
+      headers: { 'content-type': 'application/json' },
+    });
+  }
+
+  /** @returns the dispatcher, or undefined if the broker has none with this id */
+  async find(consumerId: string): Promise<DispatcherJson | undefined> {
+    const response = await this.send('GET', path(consumerId));
+    if (response.status === 404) return undefined;
+    return this.expect(response, 200, `GET ${path(consumerId)}`) as DispatcherJson;
+  }
+
+  /** @returns false if a dispatcher with this id appeared meanwhile (409) */
+  async create(definition: DispatcherChange & { consumerId: string }): Promise<boolean> {
+    const response = await this.send('POST', '/mmmq/dispatchers', definition);
+    if (response.status === 409) return false;
+    this.expect(response, 201, 'POST /mmmq/dispatchers');
+    return true;
+  }
+
+  async replace(consumerId: string, change: DispatcherChange): Promise<void> {
+    this.expect(await this.send('PUT', path(consumerId), change), 200, `PUT ${path(consumerId)}`);
+  }
+
+  /** Drops idle keep-alive connections. */
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private async send(method: string, url: string, data?: unknown): Promise<AxiosResponse> {
+    try {
+      return await this.http.request({ method, url, data });
+    } catch (error) {
+      throw new BrokerRequestError(
+        `${method} ${this.brokerUrl}${url} failed: ${(error as Error).message || (error as { code?: string }).code}`,
+        true,
+        { cause: error },
+      );
+    }
+  }
+
+  private expect(response: AxiosResponse, status: number, request: string): unknown {
+    if (response.status === status) return response.data;
+    const detail = typeof response.data?.message === 'string' ? `: ${response.data.message}` : '';
+    const retriable = response.status >= 500 || response.status === 429;
+    throw new BrokerRequestError(`${request} on ${this.brokerUrl} answered HTTP ${response.status}${detail}`, retriable);
+  }
+}
+
+function path(consumerId: string): string {
+  return `/mmmq/dispatchers/${encodeURIComponent(consumerId)}`;
+}

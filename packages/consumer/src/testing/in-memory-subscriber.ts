@@ -1,0 +1,28 @@
+import { Acknowledgement, ConsumerAcknowledgement, InMemoryBroker } from '@mmmq/core';
+import { Injectable } from '@nestjs/common';
+import { DeliveryRefusedError } from '../errors/delivery-refused.error';
+import { DeliveryHandler } from '../handling/delivery-handler';
+import type { ListenerDefinition } from '../listener/listener-definition';
+
+/**
+ * Connects the listeners to an `InMemoryBroker` (from `MmmqTestingModule`) instead of a real broker: the same
+ * conversion, validation, ordering and acknowledgement rules, without HTTP.
+ */
+@Injectable()
+export class InMemorySubscriber {
+  constructor(private readonly deliveries: DeliveryHandler) {}
+
+  subscribeAll(broker: InMemoryBroker, listeners: readonly ListenerDefinition[]): void {
+    for (const listener of listeners) {
+      broker.subscribe(listener.consumerId, listener.pattern.value, (delivery) =>
+        // The in-memory broker cannot back off, so deliveries wait for a worker however long the queue is.
+        this.deliveries.handle(listener.consumerId, delivery, { bounded: false }).catch(refusal),
+      );
+    }
+  }
+}
+
+function refusal(error: unknown): ConsumerAcknowledgement {
+  if (!(error instanceof DeliveryRefusedError)) throw error;
+  return { acknowledgement: Acknowledgement.NACK, message: error.message };
+}

@@ -1,0 +1,74 @@
+import { Host } from '@mmmq/core';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_WORKERS,
+  DEFAULT_MIN_WORKERS,
+  DEFAULT_QUEUE_SIZE,
+  DEFAULT_REGISTRATION_ATTEMPTS,
+  DEFAULT_REGISTRATION_BACKOFF_MS,
+  DEFAULT_REGISTRATION_TIMEOUT_MS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  InvalidConsumerOptionsError,
+  MmmqConsumerOptions,
+} from '../src';
+import { resolveConsumerOptions } from '../src/mmmq-consumer-options.resolver';
+
+describe('resolveConsumerOptions', () => {
+  it('applies the documented defaults, without self-registration', () => {
+    expect(resolveConsumerOptions({})).toEqual({
+      app: undefined,
+      queueSize: DEFAULT_QUEUE_SIZE,
+      workers: { min: DEFAULT_MIN_WORKERS, max: DEFAULT_MAX_WORKERS },
+      shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      registration: undefined,
+      listeners: new Map(),
+    });
+  });
+
+  it('turns self-registration on when broker and advertisedUrl are both set', () => {
+    const resolved = resolveConsumerOptions({ app: 'billing', broker: 'http://broker:8080/', advertisedUrl: 'http://billing:3000' });
+    expect(resolved.registration).toEqual({
+      brokerUrl: 'http://broker:8080',
+      advertisedHost: Host.parse('http://billing:3000'),
+      attempts: DEFAULT_REGISTRATION_ATTEMPTS,
+      backoffMs: DEFAULT_REGISTRATION_BACKOFF_MS,
+      timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
+    });
+  });
+
+  it('keeps self-registration off with autoRegister: false', () => {
+    const options = { broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000', autoRegister: false };
+    expect(resolveConsumerOptions(options).registration).toBeUndefined();
+  });
+
+  it('derives the worker bound that was not given from the one that was', () => {
+    expect(resolveConsumerOptions({ workers: { max: 1 } }).workers).toEqual({ min: 1, max: 1 });
+    expect(resolveConsumerOptions({ workers: { min: 8 } }).workers).toEqual({ min: 8, max: 8 });
+  });
+
+  it('validates listener entries', () => {
+    const resolved = resolveConsumerOptions({ listeners: { 'Orders.onCreated': { concurrency: 4, consumerId: 'orders', startFrom: 'latest' } } });
+    expect(resolved.listeners.get('Orders.onCreated')).toEqual({ concurrency: 4, consumerId: 'orders', startFrom: 'latest' });
+  });
+
+  it.each<[string, MmmqConsumerOptions, string]>([
+    ['queueSize', { queueSize: 0 }, 'queueSize must be a positive integer, got 0'],
+    ['workers.max', { workers: { max: 2.5 } }, 'workers.max must be a positive integer, got 2.5'],
+    ['workers.min above max', { workers: { min: 6, max: 3 } }, 'workers.min (6) must not exceed workers.max (3)'],
+    ['shutdownTimeoutMs', { shutdownTimeoutMs: -1 }, 'shutdownTimeoutMs must be a non-negative integer, got -1'],
+    ['app', { app: 'billing.' }, 'app is invalid: Consumer id "billing." cannot start or end with a dot'],
+    ['autoRegister without broker', { autoRegister: true, advertisedUrl: 'http://billing:3000' }, 'autoRegister is on but broker is not set'],
+    ['autoRegister without app', { broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' }, 'app is required when autoRegister is on'],
+    ['broker', { app: 'a', broker: 'broker:8080', advertisedUrl: 'http://billing:3000' }, 'broker must be an http(s) URL like'],
+    ['advertisedUrl', { app: 'a', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000/mmmq' }, 'advertisedUrl is invalid: Host URL'],
+    ['registration.attempts', { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { attempts: 0 } }, 'registration.attempts must be a positive integer'],
+    ['listeners entry field', { listeners: { x: { concurency: 2 } as never } }, 'listeners["x"] has unknown field(s) concurency'],
+    ['listeners concurrency', { listeners: { x: { concurrency: 0 } } }, 'listeners["x"].concurrency must be a positive integer, got 0'],
+    ['listeners startFrom', { listeners: { x: { startFrom: 'now' as never } } }, 'listeners["x"].startFrom must be "earliest" or "latest", got "now"'],
+    ['listeners consumerId', { listeners: { x: { consumerId: 'a/b' } } }, 'listeners["x"].consumerId is invalid'],
+  ])('names the offending option: %s', (_name, options, message) => {
+    expect(() => resolveConsumerOptions(options)).toThrow(InvalidConsumerOptionsError);
+    expect(() => resolveConsumerOptions(options)).toThrow(message);
+  });
+});
