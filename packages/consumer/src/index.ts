@@ -1,6 +1,7 @@
 export { MmmqConsumerModule } from './mmmq-consumer.module';
 export { MMMQ_CONSUMER_OPTIONS } from './mmmq-consumer-module-definition';
 export {
+  DEFAULT_DELIVERY_BATCH_SIZE,
   DEFAULT_LISTENER_CONCURRENCY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
@@ -10,6 +11,7 @@ export {
   DEFAULT_REGISTRATION_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  MAX_DELIVERY_BATCH_SIZE,
   type ListenerConfig,
   type MmmqConsumerOptions,
   type RegistrationOptions,

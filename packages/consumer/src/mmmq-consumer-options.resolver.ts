@@ -2,6 +2,7 @@ import { Host, MmmqError } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import {
+  DEFAULT_DELIVERY_BATCH_SIZE,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
   DEFAULT_MIN_WORKERS,
@@ -10,6 +11,7 @@ import {
   DEFAULT_REGISTRATION_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  MAX_DELIVERY_BATCH_SIZE,
   ListenerConfig,
   MmmqConsumerOptions,
   StartFrom,
@@ -26,6 +28,8 @@ export interface ResolvedRegistration {
   attempts: number;
   backoffMs: number;
   timeoutMs: number;
+  /** The `batchSize` asked of the broker. */
+  batchSize: number;
 }
 
 /** `MmmqConsumerOptions` after defaults were applied and every value was checked. */
@@ -92,7 +96,17 @@ function resolveRegistration(options: MmmqConsumerOptions, app: string | undefin
     attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
     backoffMs: nonNegativeInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS),
     timeoutMs: positiveInteger('registration.timeoutMs', registration.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS),
+    batchSize: atMost(
+      'deliveryBatchSize',
+      positiveInteger('deliveryBatchSize', options.deliveryBatchSize ?? DEFAULT_DELIVERY_BATCH_SIZE),
+      MAX_DELIVERY_BATCH_SIZE,
+    ),
   };
+}
+
+function atMost(name: string, value: number, max: number): number {
+  if (value > max) throw new InvalidConsumerOptionsError(`${name} must be at most ${max}, got ${value}`);
+  return value;
 }
 
 function brokerUrl(value: unknown): string {

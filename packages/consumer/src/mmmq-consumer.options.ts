@@ -17,6 +17,11 @@ export const DEFAULT_REGISTRATION_BACKOFF_MS = 500;
 /** Time limit of one request to the broker's dispatcher API. */
 export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
 
+/** Messages the broker may push in one request to this application (it then calls `POST /mmmq/messages/batch`). */
+export const DEFAULT_DELIVERY_BATCH_SIZE = 100;
+/** The broker's limit on `batchSize`. */
+export const MAX_DELIVERY_BATCH_SIZE = 1000;
+
 /** Where a new dispatcher starts in topics that already hold messages. */
 export type StartFrom = 'earliest' | 'latest';
 
@@ -78,6 +83,12 @@ export interface MmmqConsumerOptions {
   workers?: WorkersOptions;
   /** How long shutdown waits for running handlers. Default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
   shutdownTimeoutMs?: number;
+  /**
+   * Up to this many messages per push, asked of the broker when registering (`batchSize`). A batch for one
+   * listener is one queue entry, handled in order; `1` asks for one message per request. Only used with
+   * self-registration. Default {@link DEFAULT_DELIVERY_BATCH_SIZE}, at most {@link MAX_DELIVERY_BATCH_SIZE}.
+   */
+  deliveryBatchSize?: number;
   /** Largest delivery body read when the application has no body parser. Default {@link DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
   registration?: RegistrationOptions;

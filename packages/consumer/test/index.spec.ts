@@ -6,6 +6,7 @@ describe('@mmmq/consumer public API', () => {
       [
         'BrokerRequestError',
         'ConsumerClosingError',
+        'DEFAULT_DELIVERY_BATCH_SIZE',
         'DEFAULT_LISTENER_CONCURRENCY',
         'DEFAULT_MAX_BODY_BYTES',
         'DEFAULT_MAX_WORKERS',
@@ -23,6 +24,7 @@ describe('@mmmq/consumer public API', () => {
         'InvalidDeliveryError',
         'InvalidListenerError',
         'LISTENER_CONSUMER_ID_MAX_LENGTH',
+        'MAX_DELIVERY_BATCH_SIZE',
         'MAX_REPORTED_VIOLATIONS',
         'MMMQListener',
         'MMMQ_CONSUMER_OPTIONS',

@@ -34,7 +34,15 @@ describe('resolveConsumerOptions', () => {
       attempts: DEFAULT_REGISTRATION_ATTEMPTS,
       backoffMs: DEFAULT_REGISTRATION_BACKOFF_MS,
       timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
+      batchSize: 100,
     });
+  });
+
+  it('asks the broker for the configured batch size, at most 1000', () => {
+    const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
+    expect(resolveConsumerOptions({ ...base, deliveryBatchSize: 1 }).registration?.batchSize).toBe(1);
+    expect(() => resolveConsumerOptions({ ...base, deliveryBatchSize: 1001 })).toThrow(/deliveryBatchSize must be at most 1000/);
+    expect(() => resolveConsumerOptions({ ...base, deliveryBatchSize: 0 })).toThrow(/deliveryBatchSize/);
   });
 
   it('keeps self-registration off with autoRegister: false', () => {

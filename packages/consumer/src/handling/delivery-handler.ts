@@ -19,19 +19,36 @@ export class DeliveryHandler {
    */
   handle(consumerId: string | undefined, delivery: DeliveryRequest, { bounded = true } = {}): Promise<ConsumerAcknowledgement> {
     const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
-    if (listener === undefined) {
-      return Promise.resolve({
-        acknowledgement: Acknowledgement.NACK,
-        message:
-          `No listener of this application has consumer id ${JSON.stringify(consumerId ?? null)} (known: ` +
-          `${this.registry.all().map((known) => known.consumerId).join(', ') || 'none'}); the broker will retry ` +
-          `and then dead-letter the message`,
-      });
-    }
+    if (listener === undefined) return Promise.resolve(this.unknown(consumerId));
     return this.frontHandler.submit(
       { key: listener.consumerId, concurrency: listener.concurrency },
       () => this.invoker.invoke(listener, delivery),
       { bounded },
     );
+  }
+
+  /**
+   * A batched push: one queue entry for the whole batch, whose messages run one after another, so the batch
+   * is accepted or refused as a unit and its order is kept.
+   * @throws DeliveryRefusedError (queue full, shutting down): none of the batch was handled
+   */
+  async handleBatch(consumerId: string | undefined, deliveries: DeliveryRequest[]): Promise<ConsumerAcknowledgement[]> {
+    const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
+    if (listener === undefined) return deliveries.map(() => this.unknown(consumerId));
+    return this.frontHandler.submit({ key: listener.consumerId, concurrency: listener.concurrency }, async () => {
+      const acknowledgements: ConsumerAcknowledgement[] = [];
+      for (const delivery of deliveries) acknowledgements.push(await this.invoker.invoke(listener, delivery));
+      return acknowledgements;
+    });
+  }
+
+  private unknown(consumerId: string | undefined): ConsumerAcknowledgement {
+    return {
+      acknowledgement: Acknowledgement.NACK,
+      message:
+        `No listener of this application has consumer id ${JSON.stringify(consumerId ?? null)} (known: ` +
+        `${this.registry.all().map((known) => known.consumerId).join(', ') || 'none'}); the broker will retry ` +
+        `and then dead-letter the message`,
+    };
   }
 }

@@ -35,3 +35,21 @@ export function parseDeliveryRequest(body: unknown): DeliveryRequest {
 function invalid(field: string, expected: string, value: unknown): InvalidDeliveryError {
   return new InvalidDeliveryError(`The delivery field ${field} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
 }
+
+/**
+ * Checks a batched push, `{"messages":[…]}`, each entry as {@link parseDeliveryRequest} does.
+ * @throws InvalidDeliveryError naming the first bad entry
+ */
+export function parseDeliveryBatch(body: unknown): DeliveryRequest[] {
+  const messages = (body as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new InvalidDeliveryError('A batched delivery must be a JSON object with a non-empty messages array');
+  }
+  return messages.map((message: unknown, i) => {
+    try {
+      return parseDeliveryRequest(message);
+    } catch (error) {
+      throw new InvalidDeliveryError(`messages[${i}]: ${(error as Error).message}`, { cause: error });
+    }
+  });
+}

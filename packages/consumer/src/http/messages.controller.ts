@@ -7,7 +7,7 @@ import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
-import { parseDeliveryRequest } from './delivery-request.parser';
+import { parseDeliveryBatch, parseDeliveryRequest } from './delivery-request.parser';
 
 /** Seconds a refused sender is asked to wait; the broker's own backoff decides in the end. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -36,6 +36,22 @@ export class MessagesController {
     try {
       const delivery = parseDeliveryRequest(await this.body.read(request));
       this.reply(response, HttpStatus.OK, await this.deliveries.handle(consumerId, delivery));
+    } catch (error) {
+      this.replyToFailure(response, error);
+    }
+  }
+
+  /** Batched pushes, for dispatchers registered with `batchSize` > 1: `{"messages":[…]}` in, one acknowledgement per message out. */
+  @Post(`${MESSAGES_PATH}/batch`)
+  async receiveBatch(
+    @Req() request: RequestWithBody,
+    @Res() response: unknown,
+    @Headers(CONSUMER_ID_HEADER) consumerId: string | undefined,
+  ): Promise<void> {
+    try {
+      const deliveries = parseDeliveryBatch(await this.body.read(request));
+      const acknowledgements = await this.deliveries.handleBatch(consumerId, deliveries);
+      this.adapterHost.httpAdapter.reply(response, { acknowledgements }, HttpStatus.OK);
     } catch (error) {
       this.replyToFailure(response, error);
     }

@@ -10,12 +10,15 @@ export interface DispatcherJson {
   host: unknown;
   pattern: string;
   startFrom?: StartFrom;
+  /** Absent on brokers that predate batched pushes, which means 1. */
+  batchSize?: number;
 }
 
 export interface DispatcherChange {
   host: string;
   pattern: string;
   startFrom?: StartFrom;
+  batchSize: number;
 }
 
 /** The broker's `/mmmq/dispatchers` API over keep-alive connections; one call, one request, no retries. */

@@ -61,6 +61,7 @@ export class DispatcherRegistrar {
     const wanted: DispatcherChange = {
       host: registration.advertisedHost.toUrl(),
       pattern: listener.pattern.value,
+      batchSize: registration.batchSize,
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
     };
     const existing = await client.find(listener.consumerId);
@@ -92,6 +93,7 @@ function matches(existing: DispatcherJson, wanted: DispatcherChange, host: Host)
   return (
     existingHost.equals(host) &&
     existing.pattern === wanted.pattern &&
+    (existing.batchSize ?? 1) === wanted.batchSize &&
     (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
   );
 }
