@@ -114,7 +114,7 @@ export class MmmqSystem implements System {
     this.rootDir = tempDir('mmmq');
     this.port = await freePort();
     this.broker = track(
-      new ManagedProcess('MMMQ broker', process.execPath, [BROKER_MAIN], path.join(this.rootDir, '..', 'mmmq-broker.log'), {
+      new ManagedProcess('MMMQ broker', process.execPath, [...(process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean), BROKER_MAIN], path.join(this.rootDir, '..', 'mmmq-broker.log'), {
         ...process.env,
         MMMQ_PORT: String(this.port),
         MMMQ_HOST: '127.0.0.1',
