@@ -30,7 +30,7 @@ export interface BenchConfig {
   from?: string;
 }
 
-const FULL: Omit<BenchConfig, 'quick' | 'only' | 'systems' | 'out' | 'from'> = {
+export const FULL: Omit<BenchConfig, 'quick' | 'only' | 'systems' | 'out' | 'from'> = {
   rounds: 3,
   publishOne: 10_000,
   publishWindow: 100_000,

@@ -1,3 +1,4 @@
+import { FULL } from './config';
 import { aggregate, best, isDurablePeer, isPeer, type Aggregate } from './aggregate';
 import type { BenchResults, SystemInfo, WorkloadInfo } from './runner';
 import { format, USAGE_METRICS } from './runner';
@@ -118,6 +119,13 @@ export function renderReport(results: BenchResults, chartFile: string): string {
     '',
   );
   if (c.quick) out.push('> **QUICK MODE**: small message counts for a smoke test. The figures are noisy and say little; run `pnpm bench` for the real ones.', '');
+  const reduced = (Object.keys(FULL) as Array<keyof typeof FULL>).filter((key) => !c.quick && c[key] !== FULL[key]);
+  if (reduced.length > 0) {
+    out.push(
+      `> **Sizes differ from the full run**: ${reduced.map((key) => `${key} ${c[key].toLocaleString('en-US')} (full: ${FULL[key].toLocaleString('en-US')})`).join(', ')}.`,
+      '',
+    );
+  }
   if (c.only.length || c.systems.length)
     out.push(`> **Partial run**: ${c.only.length ? `workloads ${c.only.join(', ')}` : 'all workloads'}; ${c.systems.length ? `systems ${c.systems.join(', ')}` : 'all systems'}.`, '');
   out.push(`![MMMQ vs peers](${chartFile})`, '');
