@@ -18,7 +18,7 @@ export const DEFAULT_REGISTRATION_BACKOFF_MS = 500;
 export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
 
 /** Messages the broker may push in one request to this application (it then calls `POST /mmmq/messages/batch`). */
-export const DEFAULT_DELIVERY_BATCH_SIZE = 100;
+export const DEFAULT_DELIVERY_BATCH_SIZE = 500;
 /** The broker's limit on `batchSize`. */
 export const MAX_DELIVERY_BATCH_SIZE = 1000;
 

@@ -34,7 +34,7 @@ describe('resolveConsumerOptions', () => {
       attempts: DEFAULT_REGISTRATION_ATTEMPTS,
       backoffMs: DEFAULT_REGISTRATION_BACKOFF_MS,
       timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
-      batchSize: 100,
+      batchSize: 500,
     });
   });
 

@@ -18,6 +18,9 @@ export interface DeliveryContext {
   options: ResolvedDeliveryOptions;
 }
 
+/** A batched push stops growing past this many payload bytes (it always holds at least one message). */
+export const PUSH_BATCH_MAX_BYTES = 1024 * 1024;
+
 /** A message of the window being delivered, with what happened to it so far. */
 interface PendingMessage {
   offset: number;
@@ -89,8 +92,9 @@ export class Subscription {
 
   /** Reads up to `batchSize` committed entries; corrupt ones are skipped here, with a log line and a counter. */
   private async readWindow(offset: number): Promise<{ pending: PendingMessage[]; end: number } | undefined> {
-    const entries = await this.read(offset);
-    if (!entries) return undefined;
+    const read = await this.read(offset);
+    if (!read) return undefined;
+    const entries = withinBytes(read, PUSH_BATCH_MAX_BYTES);
     const pending: PendingMessage[] = [];
     entries.forEach((entry, i) => {
       const at = offset + i;
@@ -239,4 +243,15 @@ function decodeOrError(payload: Buffer): DecodedEnvelope | Error {
   } catch (error) {
     return error as Error;
   }
+}
+
+/** The leading entries whose payloads fit in `maxBytes`, and always the first. */
+function withinBytes(entries: Array<Buffer | Error>, maxBytes: number): Array<Buffer | Error> {
+  let bytes = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    bytes += entry instanceof Error ? 0 : entry.length;
+    if (i > 0 && bytes > maxBytes) return entries.slice(0, i);
+  }
+  return entries;
 }

@@ -121,6 +121,15 @@ describe('Subscription', () => {
     expect(consumer.requests).toBe(3);
   });
 
+  it('keeps a batched push under 1 MiB of payload, but always sends at least one message', async () => {
+    const big = 'x'.repeat(600 * 1024);
+    await publish(queue, { big, n: 0 }, { big, n: 1 }, { n: 2 }, { n: 3 });
+    const subscription = await subscribe({ batchSize: 10 });
+    await consumer.waitFor(() => subscription.position === 4);
+    expect(consumer.contents().map((content) => (content as { n: number }).n)).toEqual([0, 1, 2, 3]);
+    expect(consumer.requests).toBe(2);
+  });
+
   it('in a batch, resends only the NACKed message and dead-letters it after 4 attempts', async () => {
     consumer.reply = (delivery) => ((delivery.body.content as { n: number }).n === 1 ? 'NACK' : 'ACK');
     await publish(queue, { n: 0 }, { n: 1 }, { n: 2 });
