@@ -10,15 +10,23 @@ const PORT_MAX = 65535;
 const DIGITS = /^\d+$/;
 
 /** The standalone broker's settings, read from the environment. */
+/** The HTTP platforms the standalone broker runs on. */
+export type HttpAdapterName = 'express' | 'fastify';
+/** The platform measured faster for publishing on this machine (docs/performance.md). */
+export const DEFAULT_HTTP_ADAPTER: HttpAdapterName = 'fastify';
+
 export interface BrokerConfig {
   /** 0 picks a free port. */
   port: number;
   host: string;
+  /** `MMMQ_HTTP_ADAPTER`. */
+  httpAdapter: HttpAdapterName;
   broker: MmmqBrokerOptions & { persistence: { rootDir: string } };
 }
 
 /**
- * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_ROOT_DIR` (made absolute) and `MMMQ_SEGMENT_MAX_BYTES`.
+ * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute) and
+ * `MMMQ_SEGMENT_MAX_BYTES`.
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable
  */
@@ -32,6 +40,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
   return {
     port: port ?? DEFAULT_PORT,
     host: nonBlank(env, 'MMMQ_HOST') ?? DEFAULT_HOST,
+    httpAdapter: httpAdapter(env),
     broker: {
       persistence: {
         rootDir: resolve(nonBlank(env, 'MMMQ_ROOT_DIR') ?? DEFAULT_ROOT_DIR),
@@ -39,6 +48,13 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       },
     },
   };
+}
+
+function httpAdapter(env: NodeJS.ProcessEnv): HttpAdapterName {
+  const value = env.MMMQ_HTTP_ADAPTER;
+  if (value === undefined) return DEFAULT_HTTP_ADAPTER;
+  if (value === 'express' || value === 'fastify') return value;
+  throw new InvalidBrokerOptionsError(`MMMQ_HTTP_ADAPTER must be express or fastify, got ${JSON.stringify(value)}`);
 }
 
 function nonBlank(env: NodeJS.ProcessEnv, name: string): string | undefined {

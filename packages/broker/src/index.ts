@@ -1,4 +1,5 @@
 export { MmmqBrokerModule } from './mmmq-broker.module';
+export { registerRawBodyParser } from './http/register-raw-body-parser';
 export {
   DEFAULT_MAX_BATCH_MESSAGES,
   DEFAULT_MAX_BODY_BYTES,

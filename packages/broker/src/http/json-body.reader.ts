@@ -7,8 +7,9 @@ import { RawBodyReader, RequestWithRawBody } from '../publish/raw-body.reader';
 export class JsonBodyReader {
   constructor(private readonly raw: RawBodyReader) {}
 
-  async read(request: RequestWithRawBody & { body?: unknown }): Promise<unknown> {
-    if (request.body !== undefined && !Buffer.isBuffer(request.rawBody)) return request.body;
+  async read(request: RequestWithRawBody): Promise<unknown> {
+    const parsed = request.body !== undefined && !Buffer.isBuffer(request.body) && !Buffer.isBuffer(request.rawBody);
+    if (parsed) return request.body;
     const bytes = await this.raw.read(request);
     try {
       return JSON.parse(bytes.toString('utf8'));

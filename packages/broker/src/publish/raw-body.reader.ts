@@ -8,9 +8,13 @@ import {
   UnsupportedContentEncodingError,
 } from './publish.errors';
 
-/** What Nest leaves on the request when the app was created with `rawBody: true`. */
+/**
+ * The request as a controller sees it: Node's IncomingMessage on express, where Nest leaves `rawBody` when the
+ * app was created with `rawBody: true`; on fastify, `body` is the raw Buffer that `registerRawBodyParser` set.
+ */
 export interface RequestWithRawBody extends IncomingMessage {
   rawBody?: Buffer;
+  body?: unknown;
 }
 
 const IDENTITY_ENCODING = 'identity';
@@ -26,14 +30,16 @@ export class RawBodyReader {
    */
   async read(request: RequestWithRawBody): Promise<Buffer> {
     const limit = this.options.maxBodyBytes;
-    if (Buffer.isBuffer(request.rawBody)) {
-      if (request.rawBody.length > limit) throw tooLarge(request.rawBody.length, limit);
-      return request.rawBody;
+    const buffered = Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.isBuffer(request.body) ? request.body : undefined;
+    if (buffered) {
+      if (buffered.length > limit) throw tooLarge(buffered.length, limit);
+      return buffered;
     }
     if (request.readableEnded) {
       throw new RequestBodyConsumedError(
         'The request body was already read by a body parser, so its exact bytes are lost. Create the Nest ' +
-          'application with NestFactory.create(AppModule, { bodyParser: false }) or { rawBody: true }.',
+          'application with NestFactory.create(AppModule, { bodyParser: false }) or { rawBody: true } on ' +
+          'express, or call registerRawBodyParser(app) on fastify.',
       );
     }
     const encoding = request.headers['content-encoding']?.toLowerCase() ?? IDENTITY_ENCODING;

@@ -4,7 +4,10 @@ import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
 
-/** What body parsers may leave on a request: a parsed `body`, and with Nest's `rawBody: true` the bytes. */
+/**
+ * What body parsers may leave on a request: a parsed `body`, and with Nest's `rawBody: true` the bytes. On
+ * express this is Node's IncomingMessage; on fastify a FastifyRequest whose `body` fastify parsed.
+ */
 export interface RequestWithBody extends IncomingMessage {
   body?: unknown;
   rawBody?: Buffer;
@@ -21,9 +24,10 @@ export class DeliveryBodyReader {
   /** @throws InvalidDeliveryError for a body that is not JSON or was consumed without a trace */
   async read(request: RequestWithBody): Promise<unknown> {
     if (Buffer.isBuffer(request.rawBody)) return parse(request.rawBody);
-    if (!request.readableEnded) return parse(await this.collect(request));
     if (Buffer.isBuffer(request.body) || typeof request.body === 'string') return parse(request.body);
     if (request.body !== undefined) return request.body;
+    // Fastify's request is not the stream itself; with no parsed body there, the stream is gone too.
+    if (typeof request.on === 'function' && !request.readableEnded) return parse(await this.collect(request));
     throw new InvalidDeliveryError('The request body was read by another middleware and is not available');
   }
 
