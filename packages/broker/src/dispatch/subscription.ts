@@ -1,6 +1,5 @@
 import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { DecodedEnvelope, decodeEnvelope } from '../publish/message-envelope';
 import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
 import { backoffDelay, sleep } from './backoff';
@@ -9,6 +8,7 @@ import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { PushSender } from './push-sender';
+import { PendingMessage, PushWindow, toWindow } from './push-window';
 import { SubscriptionStats } from './subscription-stats';
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
@@ -16,17 +16,6 @@ export interface DeliveryContext {
   sender: PushSender;
   deadLetters: DeadLetterWriter;
   options: ResolvedDeliveryOptions;
-}
-
-/** A batched push stops growing past this many payload bytes (it always holds at least one message). */
-export const PUSH_BATCH_MAX_BYTES = 1024 * 1024;
-
-/** A message of the window being delivered, with what happened to it so far. */
-interface PendingMessage {
-  offset: number;
-  envelope: DecodedEnvelope;
-  attempts: number;
-  nacks: number;
 }
 
 /**
@@ -91,22 +80,13 @@ export class Subscription {
   }
 
   /** Reads up to `batchSize` committed entries; corrupt ones are skipped here, with a log line and a counter. */
-  private async readWindow(offset: number): Promise<{ pending: PendingMessage[]; end: number } | undefined> {
-    const read = await this.read(offset);
-    if (!read) return undefined;
-    const entries = withinBytes(read, PUSH_BATCH_MAX_BYTES);
-    const pending: PendingMessage[] = [];
-    entries.forEach((entry, i) => {
-      const at = offset + i;
-      const envelope = entry instanceof Error ? entry : decodeOrError(entry);
-      if (envelope instanceof Error) {
-        this.stats.corruptSkipped++;
-        this.logger.error(`${this.label()}: skipped corrupt entry at offset ${at}: ${envelope.message}`);
-      } else {
-        pending.push({ offset: at, envelope, attempts: 0, nacks: 0 });
-      }
+  private async readWindow(offset: number): Promise<PushWindow | undefined> {
+    const entries = await this.read(offset);
+    if (!entries) return undefined;
+    return toWindow(offset, entries, (at, error) => {
+      this.stats.corruptSkipped++;
+      this.logger.error(`${this.label()}: skipped corrupt entry at offset ${at}: ${error.message}`);
     });
-    return { pending, end: offset + entries.length };
   }
 
   /** Reads entries from `offset`; storage errors other than corruption are retried with backoff until stopped. */
@@ -234,24 +214,4 @@ export class Subscription {
   private label(): string {
     return `${this.queue.topic.name} → ${this.consumerId}`;
   }
-}
-
-/** The CRC matched, so these bytes are what was written: retrying cannot make them a message. */
-function decodeOrError(payload: Buffer): DecodedEnvelope | Error {
-  try {
-    return decodeEnvelope(payload);
-  } catch (error) {
-    return error as Error;
-  }
-}
-
-/** The leading entries whose payloads fit in `maxBytes`, and always the first. */
-function withinBytes(entries: Array<Buffer | Error>, maxBytes: number): Array<Buffer | Error> {
-  let bytes = 0;
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i];
-    bytes += entry instanceof Error ? 0 : entry.length;
-    if (i > 0 && bytes > maxBytes) return entries.slice(0, i);
-  }
-  return entries;
 }
