@@ -19,13 +19,16 @@ interface Waiting {
 
 /**
  * Turns concurrent `produce()` calls for one topic into batch publishes, the way the broker's group commit
- * turns concurrent publishes into one fsync: while one request is in flight, later messages wait and then go
- * together in one request. A lone message is sent at once (no linger timer), and with one request in flight
- * per topic, messages are stored in the order `produce()` was called.
+ * turns concurrent publishes into one fsync: calls made in the same turn of the event loop go together, and
+ * while one request is in flight, later messages wait and then go together in the next. There is no linger
+ * timer: a lone message leaves at the end of the current turn (`setImmediate`). With one request in flight per
+ * topic, messages are stored in the order `produce()` was called.
  */
 export class PublishBatcher {
   private readonly waiting = new Map<string, Waiting[]>();
   private readonly busy = new Set<string>();
+  /** Topics with a send scheduled for the end of this turn. */
+  private readonly scheduled = new Set<string>();
 
   constructor(
     private readonly limits: BatchingLimits,
@@ -38,7 +41,16 @@ export class PublishBatcher {
       const queue = this.waiting.get(message.topic) ?? [];
       queue.push({ message, resolve, reject });
       this.waiting.set(message.topic, queue);
-      this.pump(message.topic);
+      this.schedule(message.topic);
+    });
+  }
+
+  private schedule(topic: string): void {
+    if (this.busy.has(topic) || this.scheduled.has(topic)) return;
+    this.scheduled.add(topic);
+    setImmediate(() => {
+      this.scheduled.delete(topic);
+      this.pump(topic);
     });
   }
 

@@ -35,6 +35,13 @@ describe('automatic batching of concurrent produce() calls', () => {
     expect(stored.map((message) => message.id)).toEqual(published.map((message) => message.id));
   });
 
+  it('sends the messages produced in one turn of the event loop together, as full batches', async () => {
+    scripted = await startScriptedBroker(['proxy'], broker.url);
+    const app = await start({ broker: scripted.url, batching: { maxMessages: 100 } });
+    await Promise.all(Array.from({ length: 250 }, (_, n) => app.producer.produce('order.batched', { n })));
+    expect(scripted.requests.map((request) => request.ids.length)).toEqual([100, 100, 50]);
+  });
+
   it('sends a lone message on its own, at once, to the single endpoint', async () => {
     scripted = await startScriptedBroker(['ack']);
     const app = await start({ broker: scripted.url });

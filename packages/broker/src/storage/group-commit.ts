@@ -16,7 +16,8 @@ interface PendingOffer {
 
 /**
  * Group commit for one topic. While a write + fsync is running, new offers queue up; the next write takes all of
- * them at once. A lone offer is written immediately, never held back waiting for company.
+ * them at once. A lone offer is written at the end of the current turn of the event loop, never held back
+ * waiting for company.
  */
 export class GroupCommit {
   private readonly logger = new Logger(GroupCommit.name);
@@ -35,7 +36,8 @@ export class GroupCommit {
     for (const payload of payloads) bytes += payload.length;
     return new Promise((resolve, reject) => {
       this.pending.push({ payloads, bytes, resolve, reject });
-      if (!this.running) this.running = this.run();
+      // Starting at the end of this turn of the event loop lets every publish read in the same turn join.
+      this.running ??= new Promise<void>((start) => setImmediate(start)).then(() => this.run());
     });
   }
 

@@ -27,6 +27,17 @@ describe('SegmentFile', () => {
     expect(readFileSync(segmentPaths(dir()).index).length).toBe(24);
   });
 
+  it('appends small and large groups alike (large writes leave the event loop) and reads them back intact', async () => {
+    const { segment } = await SegmentFile.open(dir(), 0);
+    const large = Array.from({ length: 40 }, (_, n) => Buffer.alloc(10_000, 97 + (n % 26)));
+    await segment.append([bytes('small')]);
+    await segment.append(large);
+    await segment.append([bytes('after')]);
+    await segment.close();
+    const { entries } = await readBack(dir());
+    expect(entries).toEqual(['small', ...large.map((payload) => payload.toString()), 'after']);
+  });
+
   it('loads a segment written by the original Java broker', async () => {
     const java = [
       '{"topic":{"name":"order.created"},"content":{"id":1}}',

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import { MESSAGES_PATH, PublishedMessage } from '@mmmq/core';
-import axios, { AxiosInstance } from 'axios';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import { BrokerGateway } from './broker-gateway';
@@ -12,11 +11,14 @@ const BATCH_PATH = `${MESSAGES_PATH}/batch`;
 /** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 
-/** Publishes over HTTP with axios, reusing keep-alive connections across publishes. */
+/**
+ * Publishes over HTTP with `node:http`, reusing keep-alive connections across publishes. Every publish is on the
+ * hot path, so the body goes out as the string it was built as: no client library re-validating or re-encoding it.
+ * Redirects are never followed: a redirected POST may be replayed as a GET, losing the message.
+ */
 export class HttpBrokerGateway extends BrokerGateway {
-  private readonly httpAgent = new http.Agent({ keepAlive: true });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true });
-  private readonly client: AxiosInstance;
+  private readonly client: typeof http | typeof https;
+  private readonly agent: http.Agent;
   private closed?: Promise<void>;
 
   /**
@@ -28,19 +30,9 @@ export class HttpBrokerGateway extends BrokerGateway {
     private readonly timeoutMs: number,
   ) {
     super();
-    this.client = axios.create({
-      httpAgent: this.httpAgent,
-      httpsAgent: this.httpsAgent,
-      headers: { 'content-type': 'application/json' },
-      // Redirects are not followed: a redirected POST may be replayed as a GET, losing the message.
-      maxRedirects: 0,
-      maxContentLength: MAX_REPLY_BYTES,
-      // Every status is an answer to classify, and the body is parsed here, so that an unreadable one is
-      // reported instead of silently turned into a string.
-      validateStatus: () => true,
-      responseType: 'text',
-      transformResponse: (data: unknown) => data,
-    });
+    const secure = broker.startsWith('https:');
+    this.client = secure ? https : http;
+    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   }
 
   async publish(message: OutgoingMessage): Promise<PublishedMessage> {
@@ -52,35 +44,54 @@ export class HttpBrokerGateway extends BrokerGateway {
   }
 
   close(): Promise<void> {
-    this.closed ??= Promise.resolve().then(() => {
-      this.httpAgent.destroy();
-      this.httpsAgent.destroy();
-    });
+    this.closed ??= Promise.resolve().then(() => this.agent.destroy());
     return this.closed;
   }
 
-  private async post(path: string, body: string): Promise<BrokerReply> {
+  private post(path: string, body: string): Promise<BrokerReply> {
     const url = `${this.broker}${path}`;
-    // A total deadline: axios' own `timeout` only notices a socket that stays idle, not a slow trickle.
+    // A total deadline for the attempt: a socket timeout only notices a connection that stays idle.
     const deadline = AbortSignal.timeout(this.timeoutMs);
-    try {
-      const response = await this.client.post<string>(url, body, { signal: deadline });
-      const retryAfter: unknown = response.headers['retry-after'];
-      return {
-        url,
-        status: response.status,
-        body: typeof response.data === 'string' ? response.data : '',
-        retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+    return new Promise((resolve, reject) => {
+      const fail = (error: Error) => {
+        const what = deadline.aborted ? `no answer within ${this.timeoutMs} ms` : describeNetworkError(error);
+        reject(new BrokerUnreachableError(`Could not reach the broker at ${url}: ${what}`, { cause: error }));
       };
-    } catch (error) {
-      const what = deadline.aborted ? `no answer within ${this.timeoutMs} ms` : describeNetworkError(error);
-      throw new BrokerUnreachableError(`Could not reach the broker at ${url}: ${what}`, { cause: error });
-    }
+      const request = this.client.request(
+        url,
+        {
+          method: 'POST',
+          agent: this.agent,
+          signal: deadline,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let length = 0;
+          response.on('data', (chunk: Buffer) => {
+            length += chunk.length;
+            if (length > MAX_REPLY_BYTES) request.destroy(new Error(`reply longer than ${MAX_REPLY_BYTES} bytes`));
+            else chunks.push(chunk);
+          });
+          response.on('error', fail);
+          response.on('end', () => {
+            const retryAfter = response.headers['retry-after'];
+            resolve({
+              url,
+              status: response.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+            });
+          });
+        },
+      );
+      request.on('error', fail);
+      request.end(body);
+    });
   }
 }
 
-function describeNetworkError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+function describeNetworkError(error: Error): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
 }
