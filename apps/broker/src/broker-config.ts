@@ -6,6 +6,10 @@ export const DEFAULT_PORT = 8080;
 /** Interface the standalone broker binds when `MMMQ_HOST` is unset; loopback, so nothing is exposed by accident. */
 export const DEFAULT_HOST = '127.0.0.1';
 
+/** Port of the publish stream (`mmmq://`) when `MMMQ_STREAM_PORT` is unset; `off` disables the stream. */
+export const DEFAULT_STREAM_PORT = 8081;
+const STREAM_OFF = 'off';
+
 const PORT_MAX = 65535;
 const DIGITS = /^\d+$/;
 
@@ -25,27 +29,27 @@ export interface BrokerConfig {
 }
 
 /**
- * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute) and
+ * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute) and
  * `MMMQ_SEGMENT_MAX_BYTES`.
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable
  */
 export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
-  const port = integer(env, 'MMMQ_PORT');
-  if (port !== undefined && port > PORT_MAX) {
-    throw new InvalidBrokerOptionsError(`MMMQ_PORT must be a port number from 0 to ${PORT_MAX}, got ${port}`);
-  }
+  const port = portNumber(env, 'MMMQ_PORT');
+  const host = nonBlank(env, 'MMMQ_HOST') ?? DEFAULT_HOST;
+  const streamPort = env.MMMQ_STREAM_PORT === STREAM_OFF ? undefined : (portNumber(env, 'MMMQ_STREAM_PORT') ?? DEFAULT_STREAM_PORT);
   const segmentMaxBytes = integer(env, 'MMMQ_SEGMENT_MAX_BYTES');
   if (segmentMaxBytes === 0) throw new InvalidBrokerOptionsError('MMMQ_SEGMENT_MAX_BYTES must be positive, got 0');
   return {
     port: port ?? DEFAULT_PORT,
-    host: nonBlank(env, 'MMMQ_HOST') ?? DEFAULT_HOST,
+    host,
     httpAdapter: httpAdapter(env),
     broker: {
       persistence: {
         rootDir: resolve(nonBlank(env, 'MMMQ_ROOT_DIR') ?? DEFAULT_ROOT_DIR),
         segment: segmentMaxBytes === undefined ? undefined : { maxBytes: segmentMaxBytes },
       },
+      stream: streamPort === undefined ? undefined : { port: streamPort, host },
     },
   };
 }
@@ -55,6 +59,14 @@ function httpAdapter(env: NodeJS.ProcessEnv): HttpAdapterName {
   if (value === undefined) return DEFAULT_HTTP_ADAPTER;
   if (value === 'express' || value === 'fastify') return value;
   throw new InvalidBrokerOptionsError(`MMMQ_HTTP_ADAPTER must be express or fastify, got ${JSON.stringify(value)}`);
+}
+
+function portNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const port = integer(env, name);
+  if (port !== undefined && port > PORT_MAX) {
+    throw new InvalidBrokerOptionsError(`${name} must be a port number from 0 to ${PORT_MAX}, got ${port}`);
+  }
+  return port;
 }
 
 function nonBlank(env: NodeJS.ProcessEnv, name: string): string | undefined {

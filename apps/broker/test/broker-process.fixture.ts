@@ -25,7 +25,7 @@ export function spawnBroker(env: Record<string, string>): Promise<BrokerProcess>
   }
   const child = spawn(process.execPath, [BROKER_MAIN], {
     cwd: REPOSITORY_ROOT,
-    env: { ...process.env, NO_COLOR: '1', MMMQ_HOST: '127.0.0.1', MMMQ_PORT: '0', ...env },
+    env: { ...process.env, NO_COLOR: '1', MMMQ_HOST: '127.0.0.1', MMMQ_PORT: '0', MMMQ_STREAM_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -6,13 +6,18 @@ export {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_ROOT_DIR,
   DEFAULT_SEGMENT_MAX_BYTES,
+  DEFAULT_STREAM_HOST,
   MMMQ_PERSISTENCE_OPTIONS,
   type HttpOptions,
   type MmmqBrokerOptions,
   type PersistenceOptions,
   type ResolvedPersistenceOptions,
   type SegmentOptions,
+  type StreamOptions,
 } from './mmmq-broker.options';
+export { PublishStreamServer, STREAM_SHUTDOWN_GRACE_MS } from './stream/publish-stream.server';
+export { STREAM_MAX_UNANSWERED } from './stream/publish-stream.connection';
+export { StreamFencedError } from './stream/stream.errors';
 export { MAX_BODY_BYTES_LIMIT } from './mmmq-broker-options.resolver';
 export { InvalidBrokerOptionsError } from './invalid-broker-options.error';
 export {

@@ -9,9 +9,11 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_ROOT_DIR,
   DEFAULT_SEGMENT_MAX_BYTES,
+  DEFAULT_STREAM_HOST,
   MmmqBrokerOptions,
   ResolvedHttpOptions,
   ResolvedPersistenceOptions,
+  ResolvedStreamOptions,
 } from './mmmq-broker.options';
 
 /** The whole body is buffered in memory, and a stored entry's 32-bit length field caps it well above this. */
@@ -20,8 +22,11 @@ export const MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024;
 export interface ResolvedBrokerOptions {
   persistence: ResolvedPersistenceOptions;
   http: ResolvedHttpOptions;
+  stream: ResolvedStreamOptions | undefined;
   dispatch: ResolvedDispatchOptions;
 }
+
+const PORT_MAX = 65535;
 
 /**
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
@@ -30,7 +35,7 @@ export interface ResolvedBrokerOptions {
  * @throws InvalidBrokerOptionsError
  */
 export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedBrokerOptions {
-  const { persistence = {}, http = {}, delivery = {}, dispatchers = [] } = options;
+  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [] } = options;
   const rootDir = persistence.rootDir ?? DEFAULT_ROOT_DIR;
   const segmentMaxBytes = persistence.segment?.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES;
   return {
@@ -47,8 +52,19 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
       maxJsonDepth: positiveInteger('http.maxJsonDepth', http.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
       maxBatchMessages: positiveInteger('http.maxBatchMessages', http.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES),
     },
+    stream: resolveStream(stream),
     dispatch: { dispatchers: resolveDispatchers(dispatchers), delivery: resolveDelivery(delivery) },
   };
+}
+
+function resolveStream(stream: MmmqBrokerOptions['stream']): ResolvedStreamOptions | undefined {
+  if (stream === undefined) return undefined;
+  if (typeof stream !== 'object' || stream === null) {
+    throw new InvalidBrokerOptionsError(`stream must be an object { port, host? }, got ${describe(stream)}`);
+  }
+  const port = nonNegativeInteger('stream.port', stream.port);
+  if (port > PORT_MAX) throw new InvalidBrokerOptionsError(`stream.port must be at most ${PORT_MAX}, got ${port}`);
+  return { port, host: nonBlankString('stream.host', stream.host ?? DEFAULT_STREAM_HOST) };
 }
 
 function resolveDispatchers(dispatchers: unknown): DispatcherDefinition[] {

@@ -14,6 +14,7 @@ import { ResolvedBrokerOptions, resolveBrokerOptions } from './mmmq-broker-optio
 import {
   MMMQ_HTTP_OPTIONS,
   MMMQ_PERSISTENCE_OPTIONS,
+  MMMQ_STREAM_OPTIONS,
   MmmqBrokerOptions,
   ResolvedPersistenceOptions,
 } from './mmmq-broker.options';
@@ -21,12 +22,14 @@ import { FrontDispatcher } from './publish/front-dispatcher';
 import { PublishRequestParser } from './publish/publish-request.parser';
 import { RawBodyReader } from './publish/raw-body.reader';
 import { STORAGE_PROVIDERS, TopicQueueContainer } from './storage';
+import { PublishStreamServer } from './stream/publish-stream.server';
 
 const MMMQ_BROKER_OPTIONS = Symbol('MMMQ_BROKER_OPTIONS');
 
 /**
- * The broker as a Nest module: `POST /mmmq/messages` (and `/batch`) on top of the durable topic logs, push
- * delivery to the dispatchers of `dispatchers.json`, and the dispatcher, dead-letter and subscription APIs.
+ * The broker as a Nest module: `POST /mmmq/messages` (and `/batch`) on top of the durable topic logs, the
+ * publish stream when `stream` is set, push delivery to the dispatchers of `dispatchers.json`, and the
+ * dispatcher, dead-letter and subscription APIs.
  *
  * The host application must not let a body parser consume these routes' bodies: create it with
  * `{ bodyParser: false }`, or with `{ rawBody: true }` if other routes need parsed bodies.
@@ -52,6 +55,11 @@ export class MmmqBrokerModule {
           inject: [MMMQ_BROKER_OPTIONS],
         },
         {
+          provide: MMMQ_STREAM_OPTIONS,
+          useFactory: (resolved: ResolvedBrokerOptions) => resolved.stream,
+          inject: [MMMQ_BROKER_OPTIONS],
+        },
+        {
           provide: MMMQ_DISPATCH_OPTIONS,
           useFactory: (resolved: ResolvedBrokerOptions) => resolved.dispatch,
           inject: [MMMQ_BROKER_OPTIONS],
@@ -69,8 +77,9 @@ export class MmmqBrokerModule {
         RawBodyReader,
         PublishRequestParser,
         FrontDispatcher,
+        PublishStreamServer,
       ],
-      exports: [MMMQ_PERSISTENCE_OPTIONS, TopicQueueContainer],
+      exports: [MMMQ_PERSISTENCE_OPTIONS, TopicQueueContainer, PublishStreamServer],
     };
   }
 }

@@ -37,9 +37,25 @@ export interface HttpOptions {
   maxBatchMessages?: number;
 }
 
+/** Interface the publish stream binds when `stream.host` is not given; loopback, so nothing is exposed by accident. */
+export const DEFAULT_STREAM_HOST = '127.0.0.1';
+
+export interface StreamOptions {
+  /** TCP port of the publish stream (docs/stream-protocol.md); 0 picks a free one. */
+  port: number;
+  /** Interface to bind. Default {@link DEFAULT_STREAM_HOST}. */
+  host?: string;
+}
+
 export interface MmmqBrokerOptions {
   persistence?: PersistenceOptions;
+  /** Limits of the publish endpoints; the publish stream applies the same ones to each request. */
   http?: HttpOptions;
+  /**
+   * The publish stream: producers keep one TCP connection and send many publishes on it without waiting, and the
+   * broker stores them in the order they were sent. Default: off (publishing is HTTP only).
+   */
+  stream?: StreamOptions;
   /**
    * Push consumers defined in code, in the `dispatchers.json` shape (`host` as URL or object). At boot they are
    * added to the file, replacing an entry with the same `consumerId`. Default none.
@@ -63,5 +79,12 @@ export interface ResolvedHttpOptions {
   maxBatchMessages: number;
 }
 
+/** Publish stream settings after validation; undefined when the stream is off. */
+export interface ResolvedStreamOptions {
+  port: number;
+  host: string;
+}
+
 export const MMMQ_PERSISTENCE_OPTIONS = Symbol('MMMQ_PERSISTENCE_OPTIONS');
+export const MMMQ_STREAM_OPTIONS = Symbol('MMMQ_STREAM_OPTIONS');
 export const MMMQ_HTTP_OPTIONS = Symbol('MMMQ_HTTP_OPTIONS');

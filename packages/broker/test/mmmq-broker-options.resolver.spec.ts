@@ -20,8 +20,14 @@ describe('resolveBrokerOptions', () => {
         maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
         maxBatchMessages: DEFAULT_MAX_BATCH_MESSAGES,
       },
+      stream: undefined,
       dispatch: { dispatchers: [], delivery: DEFAULT_DELIVERY_OPTIONS },
     });
+  });
+
+  it('turns the publish stream on with a port, on loopback unless a host is given', () => {
+    expect(resolveBrokerOptions({ stream: { port: 0 } }).stream).toEqual({ port: 0, host: '127.0.0.1' });
+    expect(resolveBrokerOptions({ stream: { port: 8081, host: '0.0.0.0' } }).stream).toEqual({ port: 8081, host: '0.0.0.0' });
   });
 
   it('keeps the values given', () => {
@@ -58,6 +64,10 @@ describe('resolveBrokerOptions', () => {
     [{ http: { maxBodyBytes: MAX_BODY_BYTES_LIMIT + 1 } }, /^http\.maxBodyBytes must be at most/],
     [{ http: { maxJsonDepth: Number.NaN } }, /^http\.maxJsonDepth must be a positive integer, got NaN$/],
     [{ http: { maxBatchMessages: '10' as unknown as number } }, /^http\.maxBatchMessages .* got "10"$/],
+    [{ stream: { port: 70000 } }, /^stream\.port must be at most 65535, got 70000$/],
+    [{ stream: {} as { port: number } }, /^stream\.port must be a non-negative integer, got undefined$/],
+    [{ stream: { port: 1, host: '' } }, /^stream\.host must be a non-blank string/],
+    [{ stream: 8081 as unknown as { port: number } }, /^stream must be an object \{ port, host\? \}, got 8081$/],
     [{ delivery: { timeoutMs: 0 } }, /^delivery\.timeoutMs must be a positive integer, got 0$/],
     [{ delivery: { maxNackRetries: -1 } }, /^delivery\.maxNackRetries must be a non-negative integer, got -1$/],
     [{ delivery: { backoff: { jitter: 1 } } }, /^delivery\.backoff\.jitter must be a number from 0/],

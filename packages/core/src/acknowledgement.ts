@@ -9,6 +9,10 @@ export interface BrokerAcknowledgement {
   offset?: number;
   /** Why a NACK happened, for humans. */
   message?: string;
+  /**
+   * On the publish stream, which has no headers: what HTTP says with `Retry-After` (seconds) on a 429 or 503.
+   */
+  retryAfterSeconds?: number;
 }
 
 /** What a consumer answers a delivery. */
@@ -44,7 +48,8 @@ export function isBrokerAcknowledgement(value: unknown): value is BrokerAcknowle
     (value.id === undefined || typeof value.id === 'string') &&
     (value.topic === undefined || typeof value.topic === 'string') &&
     (value.offset === undefined || Number.isSafeInteger(value.offset)) &&
-    (value.message === undefined || typeof value.message === 'string')
+    (value.message === undefined || typeof value.message === 'string') &&
+    (value.retryAfterSeconds === undefined || Number.isSafeInteger(value.retryAfterSeconds))
   );
 }
 

@@ -55,3 +55,16 @@ export {
   type InMemoryPublishRequest,
 } from './testing/in-memory-broker';
 export { MmmqTestingModule, type MmmqTestingOptions } from './testing/mmmq-testing.module';
+export {
+  STREAM_PREAMBLE,
+  STREAM_URL_PROTOCOL,
+  StreamRequestKind,
+  type StreamRequest,
+  type StreamReply,
+  StreamFrameReader,
+  StreamFrameTooLargeError,
+  encodeStreamRequest,
+  encodeStreamReply,
+  decodeStreamRequest,
+  decodeStreamReply,
+} from './stream/stream-frame';

@@ -42,6 +42,15 @@ describe('@mmmq/core public API', () => {
         'isAcknowledgement',
         'isBrokerAcknowledgement',
         'isConsumerAcknowledgement',
+        'STREAM_PREAMBLE',
+        'STREAM_URL_PROTOCOL',
+        'StreamRequestKind',
+        'StreamFrameReader',
+        'StreamFrameTooLargeError',
+        'encodeStreamRequest',
+        'encodeStreamReply',
+        'decodeStreamRequest',
+        'decodeStreamReply',
       ].sort(),
     );
   });

@@ -8,7 +8,7 @@ export {
   type MmmqProducerOptions,
 } from './mmmq-producer.options';
 export { RETRY_BACKOFF_MULTIPLIER, RETRY_JITTER } from './retry/retry-policy';
-export { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES } from './publish-batcher';
+export { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
 export { Producer } from './producer';
 export type { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
 export { ProduceError, type ProduceFailure } from './errors/produce.error';

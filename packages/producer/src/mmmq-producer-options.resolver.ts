@@ -1,4 +1,10 @@
-import { BatchingLimits, DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES } from './publish-batcher';
+import { STREAM_URL_PROTOCOL } from '@mmmq/core';
+import {
+  BatchingLimits,
+  DEFAULT_BATCH_MAX_BYTES,
+  DEFAULT_BATCH_MAX_MESSAGES,
+  DEFAULT_STREAM_MAX_IN_FLIGHT,
+} from './publish-batcher';
 import { InvalidProducerOptionsError } from './errors/invalid-producer-options.error';
 import {
   DEFAULT_MAX_RETRY_COUNT,
@@ -14,7 +20,7 @@ export const RESOLVED_PRODUCER_OPTIONS = Symbol('RESOLVED_PRODUCER_OPTIONS');
 
 /** Producer options after defaults are applied and validation passed. */
 export interface ResolvedProducerOptions extends RetryOptions {
-  /** Normalised without a trailing `/`; absent only when publishing to an in-memory broker. */
+  /** Normalised without a trailing `/`; `mmmq://` for the publish stream; absent only with an in-memory broker. */
   broker: string | undefined;
   timeoutMs: number;
   /** Absent when batching is off. */
@@ -29,7 +35,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'timeoutMs',
   'batching',
 ]);
-const BROKER_EXAMPLE = '"http://localhost:8080"';
+const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
 // Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -56,8 +62,9 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
       `broker is required: give the broker's URL, like ${BROKER_EXAMPLE}, or import MmmqTestingModule in tests`,
     );
   }
+  const broker = given.broker === undefined ? undefined : brokerUrl(given.broker);
   return {
-    broker: given.broker === undefined ? undefined : brokerUrl(given.broker),
+    broker,
     maxRetryCount: nonNegativeInteger('maxRetryCount', given.maxRetryCount ?? DEFAULT_MAX_RETRY_COUNT),
     retryDelayMs: nonNegativeInteger('retryDelayMs', given.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, MAX_TIMER_MS),
     maxRetryDelayMs: nonNegativeInteger(
@@ -66,18 +73,32 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
       MAX_TIMER_MS,
     ),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    batching: batchingLimits(given.batching),
+    batching: batchingLimits(given.batching, broker?.startsWith(STREAM_URL_PROTOCOL) ?? false),
   };
 }
 
-function batchingLimits(batching: MmmqProducerOptions['batching']): BatchingLimits | undefined {
+function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boolean): BatchingLimits | undefined {
   if (batching === false) return undefined;
   if (batching !== undefined && (typeof batching !== 'object' || batching === null)) {
-    throw new InvalidProducerOptionsError(`batching must be false or { maxMessages?, maxBytes? }, got ${describe(batching)}`);
+    throw new InvalidProducerOptionsError(
+      `batching must be false or { maxMessages?, maxBytes?, maxInFlight? }, got ${describe(batching)}`,
+    );
+  }
+  const maxInFlight = positiveInteger(
+    'batching.maxInFlight',
+    batching?.maxInFlight ?? (stream ? DEFAULT_STREAM_MAX_IN_FLIGHT : 1),
+    Number.MAX_SAFE_INTEGER,
+  );
+  // Two HTTP requests may be handled in either order, so only the stream can keep call order with more.
+  if (maxInFlight > 1 && !stream) {
+    throw new InvalidProducerOptionsError(
+      `batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got ${maxInFlight} with HTTP`,
+    );
   }
   return {
     maxMessages: positiveInteger('batching.maxMessages', batching?.maxMessages ?? DEFAULT_BATCH_MAX_MESSAGES, Number.MAX_SAFE_INTEGER),
     maxBytes: positiveInteger('batching.maxBytes', batching?.maxBytes ?? DEFAULT_BATCH_MAX_BYTES, Number.MAX_SAFE_INTEGER),
+    maxInFlight,
   };
 }
 
@@ -93,8 +114,9 @@ function brokerUrl(value: unknown): string {
       cause: error,
     });
   }
+  if (url.protocol === STREAM_URL_PROTOCOL) return streamUrl(url, value);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidProducerOptionsError(`broker must be an http or https URL, got ${describe(value)}`);
+    throw new InvalidProducerOptionsError(`broker must be an http, https or mmmq URL, got ${describe(value)}`);
   }
   // The producer appends its own path; a query or fragment would silently end up in front of it or be dropped.
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
@@ -103,6 +125,14 @@ function brokerUrl(value: unknown): string {
     );
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/** `mmmq://host:port`: the port is required (the stream has no default one) and nothing may follow it. */
+function streamUrl(url: URL, value: string): string {
+  if (url.port === '' || url.hostname === '' || (url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new InvalidProducerOptionsError(`broker must be mmmq://host:port for the publish stream, got ${describe(value)}`);
+  }
+  return `${STREAM_URL_PROTOCOL}//${url.host}`;
 }
 
 function nonNegativeInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {

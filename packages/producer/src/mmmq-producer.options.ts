@@ -1,4 +1,4 @@
-import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES } from './publish-batcher';
+import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
 
 /** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
 export const DEFAULT_MAX_RETRY_COUNT = 3;
@@ -12,8 +12,10 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Options of `MmmqProducerModule.forRoot()` / `forRootAsync()`. */
 export interface MmmqProducerOptions {
   /**
-   * Base URL of the broker, `http://` or `https://`, e.g. `http://localhost:8080` (a path prefix is kept, for
-   * a broker behind a gateway). Required, except when `MmmqTestingModule` provides an `InMemoryBroker`.
+   * Where to publish. Either the broker's HTTP base URL, `http://` or `https://`, e.g. `http://localhost:8080`
+   * (a path prefix is kept, for a broker behind a gateway), or its publish stream, `mmmq://host:port` (e.g.
+   * `mmmq://localhost:8081`; one TCP connection that keeps several batches of a topic in flight, in order; see
+   * docs/stream-protocol.md). Required, except when `MmmqTestingModule` provides an `InMemoryBroker`.
    */
   broker?: string;
   /**
@@ -37,11 +39,13 @@ export interface MmmqProducerOptions {
    */
   timeoutMs?: number;
   /**
-   * Concurrent `produce()` calls for one topic are sent together: while a request is in flight, later
-   * messages wait and then go as one atomic batch (up to `maxMessages` / `maxBytes` of content), with one
-   * request in flight per topic so messages are stored in call order. A lone message is sent at once.
-   * Defaults {@link DEFAULT_BATCH_MAX_MESSAGES} and {@link DEFAULT_BATCH_MAX_BYTES}; `false` sends every
-   * message in a request of its own.
+   * Concurrent `produce()` calls for one topic are sent together: calls made in the same turn of the event
+   * loop, and those made while `maxInFlight` requests of the topic are in flight, go as one atomic batch (up to
+   * `maxMessages` / `maxBytes` of content). Messages are stored in call order. A lone message leaves at the end of
+   * the current turn, with no linger timer. Defaults {@link DEFAULT_BATCH_MAX_MESSAGES},
+   * {@link DEFAULT_BATCH_MAX_BYTES}, and `maxInFlight` 1 over HTTP (the only value HTTP allows: two requests may
+   * be handled in either order) or {@link DEFAULT_STREAM_MAX_IN_FLIGHT} over the publish stream. `false` sends
+   * every message in a request of its own.
    */
-  batching?: false | { maxMessages?: number; maxBytes?: number };
+  batching?: false | { maxMessages?: number; maxBytes?: number; maxInFlight?: number };
 }

@@ -41,7 +41,13 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     this.maxAttempts = options.maxRetryCount + 1;
     // Every retry wait listens on this one signal; hundreds waiting at once is normal, not a leak.
     setMaxListeners(0, this.closing.signal);
-    if (options.batching) this.batcher = new PublishBatcher(options.batching, (messages) => this.sendGrouped(messages));
+    if (options.batching) {
+      this.batcher = new PublishBatcher(
+        options.batching,
+        (messages, beforeRetry) => this.sendGrouped(messages, beforeRetry),
+        () => this.gateway.failures,
+      );
+    }
   }
 
   /**
@@ -64,10 +70,12 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   }
 
   /** What the batcher sends: one message on its own, several as one atomic batch. */
-  private async sendGrouped(messages: OutgoingMessage[]): Promise<PublishedMessage[]> {
+  private async sendGrouped(messages: OutgoingMessage[], beforeRetry: () => Promise<void>): Promise<PublishedMessage[]> {
     const publication = { topic: messages[0].topic, ids: messages.map((message) => message.id) };
-    if (messages.length === 1) return [await this.send(publication, () => this.gateway.publish(messages[0]))];
-    return this.send(publication, () => this.gateway.publishBatch(messages));
+    if (messages.length === 1) {
+      return [await this.send(publication, () => this.gateway.publish(messages[0]), beforeRetry)];
+    }
+    return this.send(publication, () => this.gateway.publishBatch(messages), beforeRetry);
   }
 
   /**
@@ -105,16 +113,21 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     await this.gateway.close();
   }
 
-  private send<T>(publication: Publication, attempt: () => Promise<T>): Promise<T> {
+  private send<T>(publication: Publication, attempt: () => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {
     if (this.closing.signal.aborted) return Promise.reject(new ProducerClosedError(publication));
-    const sending = this.sendWithRetries(publication, attempt);
+    const sending = this.sendWithRetries(publication, attempt, beforeRetry);
     this.inFlight.add(sending);
     const forget = () => this.inFlight.delete(sending);
     sending.then(forget, forget);
     return sending;
   }
 
-  private async sendWithRetries<T>(publication: Publication, attempt: () => Promise<T>): Promise<T> {
+  /** `beforeRetry` is awaited after the backoff, before each retry: batches in flight together retry in order. */
+  private async sendWithRetries<T>(
+    publication: Publication,
+    attempt: () => Promise<T>,
+    beforeRetry?: () => Promise<void>,
+  ): Promise<T> {
     for (let attempts = 1; ; attempts++) {
       try {
         return await attempt();
@@ -128,6 +141,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
         );
         // A sleep cut short by close() resolves early rather than throwing, so the check below sees it.
         await delay(delayMs, undefined, { signal: this.closing.signal }).catch(() => undefined);
+        await beforeRetry?.();
         if (this.closing.signal.aborted) throw ProduceError.interrupted(failure, error);
       }
     }

@@ -6,7 +6,7 @@ import {
   InvalidProducerOptionsError,
 } from '../src';
 import { resolveProducerOptions } from '../src/mmmq-producer-options.resolver';
-import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES } from '../src/publish-batcher';
+import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from '../src/publish-batcher';
 
 describe('resolveProducerOptions', () => {
   it('applies the named defaults', () => {
@@ -16,7 +16,7 @@ describe('resolveProducerOptions', () => {
       retryDelayMs: DEFAULT_RETRY_DELAY_MS,
       maxRetryDelayMs: DEFAULT_MAX_RETRY_DELAY_MS,
       timeoutMs: DEFAULT_TIMEOUT_MS,
-      batching: { maxMessages: DEFAULT_BATCH_MAX_MESSAGES, maxBytes: DEFAULT_BATCH_MAX_BYTES },
+      batching: { maxMessages: DEFAULT_BATCH_MAX_MESSAGES, maxBytes: DEFAULT_BATCH_MAX_BYTES, maxInFlight: 1 },
     });
     expect(resolveProducerOptions({ broker: 'http://localhost:8080', batching: false }, false).batching).toBeUndefined();
     expect(() => resolveProducerOptions({ broker: 'http://h:1', batching: { maxMessages: 0 } }, false)).toThrow(
@@ -32,6 +32,16 @@ describe('resolveProducerOptions', () => {
     expect(resolveProducerOptions({ broker: 'http://[::1]:8080' }, false).broker).toBe('http://[::1]:8080');
   });
 
+  it('takes the publish stream as mmmq://host:port, with several batches in flight by default', () => {
+    const resolved = resolveProducerOptions({ broker: 'mmmq://localhost:8081/' }, false);
+    expect(resolved.broker).toBe('mmmq://localhost:8081');
+    expect(resolved.batching?.maxInFlight).toBe(DEFAULT_STREAM_MAX_IN_FLIGHT);
+    expect(resolveProducerOptions({ broker: 'mmmq://[::1]:1', batching: { maxInFlight: 1 } }, false)).toMatchObject({
+      broker: 'mmmq://[::1]:1',
+      batching: { maxInFlight: 1 },
+    });
+  });
+
   it('needs no broker when an in-memory broker replaces it', () => {
     expect(resolveProducerOptions({}, true).broker).toBeUndefined();
   });
@@ -43,10 +53,14 @@ describe('resolveProducerOptions', () => {
 
   it.each([
     [undefined, /^Producer options must be an object, got undefined/],
-    [{}, /^broker is required: give the broker's URL, like "http:\/\/localhost:8080", or import MmmqTestingModule/],
-    [{ broker: 8080 }, /^broker must be a URL string like "http:\/\/localhost:8080", got 8080/],
+    [{}, /^broker is required: give the broker's URL, like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", or import MmmqTestingModule/],
+    [{ broker: 8080 }, /^broker must be a URL string like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", got 8080/],
     [{ broker: 'not a url' }, /^broker must be a URL like .*, got "not a url"/],
-    [{ broker: 'ws://b:1' }, /^broker must be an http or https URL, got "ws:\/\/b:1"/],
+    [{ broker: 'ws://b:1' }, /^broker must be an http, https or mmmq URL, got "ws:\/\/b:1"/],
+    [{ broker: 'mmmq://b' }, /^broker must be mmmq:\/\/host:port for the publish stream, got "mmmq:\/\/b"/],
+    [{ broker: 'mmmq://b:1/path' }, /^broker must be mmmq:\/\/host:port for the publish stream/],
+    [{ broker: 'http://b:1', batching: { maxInFlight: 2 } }, /^batching\.maxInFlight above 1 needs the publish stream/],
+    [{ broker: 'mmmq://b:1', batching: { maxInFlight: 0 } }, /^batching\.maxInFlight must be a positive integer, got 0/],
     [{ broker: 'http://b:1/?x=1' }, /^broker must not have a query, fragment or user info/],
     [{ broker: 'http://user:secret@b:1' }, /^broker must not have a query, fragment or user info/],
     [{ broker: 'http://b:1', maxRetryCount: 1.5 }, /^maxRetryCount must be a non-negative integer, got 1.5/],

@@ -7,6 +7,7 @@ import {
 } from '../publish/publish.errors';
 import { DispatcherNotFoundError, DuplicateConsumerIdError } from '../dispatch/dispatcher.errors';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
+import { StreamFencedError } from '../stream/stream.errors';
 
 /** How long a producer is asked to wait before retrying a 429 or 503 that did not say otherwise. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -43,6 +44,8 @@ export function toNackResponse(error: unknown): NackResponse {
     return expected(HttpStatus.SERVICE_UNAVAILABLE, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   }
   if (error instanceof StorageError) return expected(HttpStatus.SERVICE_UNAVAILABLE, RETRY_AFTER_SECONDS);
+  // Nothing is wrong with the request itself: it can be resent as soon as the one that failed before it.
+  if (error instanceof StreamFencedError) return expected(HttpStatus.SERVICE_UNAVAILABLE);
   // A deployment mistake: the operator needs the explanation, and it reveals nothing about the data.
   if (error instanceof RequestBodyConsumedError) {
     return { ...expected(HttpStatus.INTERNAL_SERVER_ERROR), unexpected: true };

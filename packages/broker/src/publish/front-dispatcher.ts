@@ -25,6 +25,17 @@ export class FrontDispatcher {
    * @throws MixedTopicBatchError before anything is written
    */
   async publishBatch(messages: readonly PublishableMessage[]): Promise<PublishedMessage[]> {
+    return (await this.enqueue(messages)).committed;
+  }
+
+  /**
+   * Gives the messages their place in their topic's log and resolves as soon as they have it, before they are
+   * durable: whatever is enqueued after this resolves is stored after these messages. `committed` resolves
+   * once they are durable (or rejects, and then nothing of them was stored). Checks as `publishBatch` does.
+   *
+   * @throws MixedTopicBatchError before anything is written
+   */
+  async enqueue(messages: readonly PublishableMessage[]): Promise<{ committed: Promise<PublishedMessage[]> }> {
     const topic = messages[0].topic;
     const stranger = messages.findIndex((message) => !message.topic.equals(topic));
     if (stranger >= 0) {
@@ -35,8 +46,11 @@ export class FrontDispatcher {
     }
     const queue = await this.queues.getOrCreate(topic);
     const publishedAt = Date.now();
-    const first = await queue.offerAll(messages.map((message) => encode(message, publishedAt)));
-    return messages.map((message, index) => ({ id: message.id, topic: topic.name, offset: first + index }));
+    const offered = queue.offerAll(messages.map((message) => encode(message, publishedAt)));
+    const committed = offered.then((first) =>
+      messages.map((message, index) => ({ id: message.id, topic: topic.name, offset: first + index })),
+    );
+    return { committed };
   }
 }
 

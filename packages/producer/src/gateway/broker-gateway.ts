@@ -11,6 +11,14 @@ export abstract class BrokerGateway {
   /** Stores all messages (one topic) at consecutive offsets, or none. */
   abstract publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]>;
 
+  /**
+   * Failed requests so far, counted before the caller hears of the failure. Only a gateway that keeps several
+   * requests of a topic in flight needs it: a change means requests sent after the failed one may fail too.
+   */
+  get failures(): number {
+    return 0;
+  }
+
   /** Releases connections once nothing is in flight; idempotent. */
   abstract close(): Promise<void>;
 }

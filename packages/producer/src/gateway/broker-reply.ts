@@ -47,7 +47,10 @@ export function readBatchReply(reply: BrokerReply, sent: readonly OutgoingMessag
 function readAcknowledgement(reply: BrokerReply): Record<string, unknown> {
   const body = parseJson(reply.body);
   const acknowledgement = isBrokerAcknowledgement(body) ? body : undefined;
-  const retryAfterMs = parseRetryAfter(reply.retryAfter);
+  // The publish stream has no headers; its NACKs carry the same hint in the body.
+  const retryAfterSeconds = acknowledgement?.retryAfterSeconds;
+  const retryAfterMs =
+    parseRetryAfter(reply.retryAfter) ?? (retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
   if (reply.status < 200 || reply.status >= 300) {
     const reason = acknowledgement?.message ?? messageOf(body) ?? quote(reply.body);
     throw new BrokerResponseError(

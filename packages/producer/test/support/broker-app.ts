@@ -2,7 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeEnvelope, MmmqBrokerModule, MmmqBrokerOptions, TopicQueueContainer } from '@mmmq/broker';
+import {
+  decodeEnvelope,
+  MmmqBrokerModule,
+  MmmqBrokerOptions,
+  PublishStreamServer,
+  TopicQueueContainer,
+} from '@mmmq/broker';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 
@@ -17,6 +23,8 @@ export interface StoredMessage {
 /** A real broker on a free port over a fresh temporary data directory. */
 export interface BrokerApp {
   url: string;
+  /** `mmmq://…` of its publish stream. */
+  streamUrl: string;
   /** Messages stored in `topic`, in offset order. */
   stored(topic: string): Promise<StoredMessage[]>;
   close(): Promise<void>;
@@ -25,7 +33,7 @@ export interface BrokerApp {
 export async function startBroker(options: MmmqBrokerOptions = {}): Promise<BrokerApp> {
   const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-producer-'));
   const app: INestApplication = await NestFactory.create(
-    MmmqBrokerModule.forRoot({ ...options, persistence: { rootDir } }),
+    MmmqBrokerModule.forRoot({ stream: { port: 0 }, ...options, persistence: { rootDir } }),
     { bodyParser: false, logger: false },
   );
   await app.listen(0, '127.0.0.1');
@@ -33,6 +41,7 @@ export async function startBroker(options: MmmqBrokerOptions = {}): Promise<Brok
   const topics = app.get(TopicQueueContainer);
   return {
     url: `http://127.0.0.1:${port}`,
+    streamUrl: `mmmq://127.0.0.1:${app.get(PublishStreamServer).address()?.port}`,
     async stored(topic) {
       const queue = topics.get(topic);
       const messages: StoredMessage[] = [];

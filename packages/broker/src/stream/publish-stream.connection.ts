@@ -1,0 +1,186 @@
+import type { Socket } from 'node:net';
+import {
+  Acknowledgement,
+  BrokerAcknowledgement,
+  decodeStreamRequest,
+  encodeStreamReply,
+  InvalidMessageError,
+  PublishedMessage,
+  STREAM_PREAMBLE,
+  StreamFrameReader,
+  StreamFrameTooLargeError,
+  StreamRequest,
+  StreamRequestKind,
+} from '@mmmq/core';
+import { Logger } from '@nestjs/common';
+import { toNackResponse } from '../http/nack-response';
+import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PayloadTooLargeError } from '../publish/publish.errors';
+import { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
+import { StreamFencedError } from './stream.errors';
+
+/** Bytes of a request frame after its length prefix besides the body: request id and kind. */
+const REQUEST_HEADER_BYTES = 5;
+/**
+ * Requests received but not yet answered before the broker stops reading the connection (TCP then pushes back on
+ * the producer); reading resumes once half of them are answered.
+ */
+export const STREAM_MAX_UNANSWERED = 1024;
+const OK = 200;
+
+/**
+ * One producer's publish stream. Requests are put in their topics' order strictly in the order they arrived,
+ * each as soon as the one before it has its place (not once it is durable), so a producer can keep many in
+ * flight and still have them stored in the order it sent them. Each is answered once durable, like HTTP.
+ *
+ * Once a request fails for a reason a retry could fix (a storage failure, a 5xx), every later request on this
+ * connection is refused with 503 without being stored: the producer resends the failed one and everything after
+ * it, in order, and nothing it sent later can land in front of the resent one.
+ */
+export class PublishStreamConnection {
+  private readonly logger = new Logger(PublishStreamConnection.name);
+  private readonly reader: StreamFrameReader;
+  private preambleSeen = 0;
+  private ordering: Promise<void> = Promise.resolve();
+  private fencedBy?: string;
+  private unanswered = 0;
+  private waitingForAnswers: Array<() => void> = [];
+  private closing = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly parser: PublishRequestParser,
+    private readonly dispatcher: FrontDispatcher,
+    private readonly maxBodyBytes: number,
+  ) {
+    this.reader = new StreamFrameReader(maxBodyBytes + REQUEST_HEADER_BYTES);
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('error', (error) => this.logger.debug(`Publish stream ${this.peer}: ${error.message}`));
+  }
+
+  /** Resolves once every request received so far is answered (or the socket is gone). */
+  whenAnswered(): Promise<void> {
+    if (this.unanswered === 0 || this.socket.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waitingForAnswers.push(resolve);
+      this.socket.once('close', resolve);
+    });
+  }
+
+  /** Stops reading for good; requests already received are still answered. */
+  stopReading(): void {
+    this.closing = true;
+    this.socket.pause();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private get peer(): string {
+    return `${this.socket.remoteAddress}:${this.socket.remotePort}`;
+  }
+
+  private receive(chunk: Buffer): void {
+    const frames = this.readPreamble(chunk);
+    if (frames === undefined) return;
+    let received: Buffer[];
+    try {
+      received = this.reader.push(frames);
+    } catch (error) {
+      if (!(error instanceof StreamFrameTooLargeError)) throw error;
+      this.refuseAndClose(error);
+      return;
+    }
+    for (const frame of received) {
+      const request = decodeStreamRequest(frame);
+      if (request === undefined) return this.protocolError('a request frame shorter than its header');
+      this.unanswered++;
+      this.ordering = this.ordering.then(() => this.handle(request));
+    }
+    if (this.unanswered >= STREAM_MAX_UNANSWERED) this.socket.pause();
+  }
+
+  /** The bytes after the preamble, or undefined while it is incomplete or after it was wrong. */
+  private readPreamble(chunk: Buffer): Buffer | undefined {
+    if (this.preambleSeen === STREAM_PREAMBLE.length) return chunk;
+    const take = Math.min(chunk.length, STREAM_PREAMBLE.length - this.preambleSeen);
+    if (!chunk.subarray(0, take).equals(STREAM_PREAMBLE.subarray(this.preambleSeen, this.preambleSeen + take))) {
+      this.protocolError('a connection that did not start with the MMMQ stream preamble (version 1)');
+      return undefined;
+    }
+    this.preambleSeen += take;
+    return this.preambleSeen === STREAM_PREAMBLE.length ? chunk.subarray(take) : undefined;
+  }
+
+  /** Puts the request in its topic's order, then answers it when durable. Never rejects. */
+  private async handle(request: StreamRequest): Promise<void> {
+    if (this.fencedBy !== undefined) {
+      this.answerError(request, new StreamFencedError(this.fencedBy));
+      return;
+    }
+    let committed: Promise<PublishedMessage[]>;
+    try {
+      ({ committed } = await this.dispatcher.enqueue(this.parse(request)));
+    } catch (error) {
+      this.answerError(request, error);
+      return;
+    }
+    committed.then(
+      (published) => this.answer(request, OK, acknowledge(request.kind, published)),
+      (error: unknown) => this.answerError(request, error),
+    );
+  }
+
+  private parse(request: StreamRequest): PublishableMessage[] {
+    if (request.kind === StreamRequestKind.PUBLISH) return [this.parser.parseSingle(request.body)];
+    if (request.kind === StreamRequestKind.PUBLISH_BATCH) return this.parser.parseBatch(request.body);
+    throw new InvalidMessageError(`Unknown request kind ${request.kind}; 1 is a publish, 2 a batch publish`);
+  }
+
+  private answerError(request: StreamRequest, error: unknown): void {
+    const nack = toNackResponse(error);
+    if (nack.unexpected) this.logger.error(`Publish stream ${this.peer}: ${(error as Error)?.message}`, (error as Error)?.stack);
+    if (nack.status >= 500 && this.fencedBy === undefined) this.fencedBy = nack.message;
+    const body: BrokerAcknowledgement = {
+      acknowledgement: Acknowledgement.NACK,
+      message: nack.message,
+      retryAfterSeconds: nack.retryAfterSeconds,
+    };
+    this.answer(request, nack.status, body);
+  }
+
+  private answer(request: StreamRequest, status: number, body: BrokerAcknowledgement | object): void {
+    if (!this.socket.destroyed) {
+      this.socket.write(encodeStreamReply({ requestId: request.requestId, status, body: Buffer.from(JSON.stringify(body)) }));
+    }
+    this.unanswered--;
+    if (this.unanswered === STREAM_MAX_UNANSWERED / 2 && !this.closing) this.socket.resume();
+    if (this.unanswered === 0) for (const resolve of this.waitingForAnswers.splice(0)) resolve();
+  }
+
+  /** A frame over the limit cannot be skipped safely: it is refused with 413 and the connection closed. */
+  private refuseAndClose(error: StreamFrameTooLargeError): void {
+    this.stopReading();
+    const tooLarge = new PayloadTooLargeError(
+      `Request of ${error.length - REQUEST_HEADER_BYTES} bytes exceeds the limit of ${this.maxBodyBytes} bytes; ` +
+        'the connection is closed',
+    );
+    this.unanswered++;
+    this.ordering = this.ordering.then(() => {
+      this.answerError({ requestId: error.requestId, kind: StreamRequestKind.PUBLISH, body: Buffer.alloc(0) }, tooLarge);
+      return this.whenAnswered().then(() => void this.socket.end());
+    });
+  }
+
+  private protocolError(what: string): void {
+    this.logger.warn(`Publish stream ${this.peer} sent ${what}; closing the connection`);
+    this.socket.destroy();
+  }
+}
+
+function acknowledge(kind: StreamRequestKind, published: PublishedMessage[]): BrokerAcknowledgement | object {
+  if (kind === StreamRequestKind.PUBLISH) return { acknowledgement: Acknowledgement.ACK, ...published[0] };
+  return { acknowledgement: Acknowledgement.ACK, messages: published };
+}

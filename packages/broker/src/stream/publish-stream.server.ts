@@ -1,0 +1,85 @@
+import { createServer, Server, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
+import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PublishRequestParser } from '../publish/publish-request.parser';
+import { settleAll } from '../storage/settle-all';
+import { PublishStreamConnection } from './publish-stream.connection';
+
+/** On shutdown, how long connections get to receive the answers to what they sent before they are cut. */
+export const STREAM_SHUTDOWN_GRACE_MS = 5_000;
+
+/**
+ * Listens for publish streams (`stream.port`) once the application has bootstrapped, and on shutdown stops
+ * accepting, answers what was received, then closes every connection, before the topic logs close.
+ */
+@Injectable()
+export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(PublishStreamServer.name);
+  private readonly connections = new Set<PublishStreamConnection>();
+  private server?: Server;
+  private closed?: Promise<void>;
+
+  constructor(
+    @Optional() @Inject(MMMQ_STREAM_OPTIONS) private readonly options: ResolvedStreamOptions | undefined,
+    @Inject(MMMQ_HTTP_OPTIONS) private readonly http: ResolvedHttpOptions,
+    private readonly parser: PublishRequestParser,
+    private readonly dispatcher: FrontDispatcher,
+  ) {}
+
+  /** Where the stream listens; undefined while it is off or not yet listening. */
+  address(): AddressInfo | undefined {
+    const address = this.server?.address();
+    return typeof address === 'object' && address !== null ? address : undefined;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.options) return;
+    const server = createServer((socket) => this.accept(socket));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options!.port, this.options!.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { address, port } = this.address()!;
+    this.logger.log(`Publish stream listening on mmmq://${address}:${port}`);
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    this.closed ??= this.close();
+    return this.closed;
+  }
+
+  private accept(socket: Socket): void {
+    const connection = new PublishStreamConnection(socket, this.parser, this.dispatcher, this.http.maxBodyBytes);
+    this.connections.add(connection);
+    socket.once('close', () => this.connections.delete(connection));
+  }
+
+  private async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const connection of this.connections) connection.stopReading();
+    const answered = Promise.all([...this.connections].map((connection) => connection.whenAnswered()));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, STREAM_SHUTDOWN_GRACE_MS)));
+    await Promise.race([answered, grace]);
+    clearTimeout(timer);
+    await settleAll(
+      [...this.connections].map(async (connection) => connection.destroy()).concat(stopped),
+      'Closing the publish stream failed',
+    );
+  }
+}

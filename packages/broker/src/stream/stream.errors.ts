@@ -1,0 +1,8 @@
+import { MmmqError } from '@mmmq/core';
+
+/** A stream request refused because an earlier one on the same connection failed; it was not stored (503). */
+export class StreamFencedError extends MmmqError {
+  constructor(cause: string) {
+    super(`Not stored: an earlier publish on this connection failed (${cause}); resend it and everything after it`);
+  }
+}

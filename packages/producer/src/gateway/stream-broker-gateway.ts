@@ -1,0 +1,140 @@
+import { connect, Socket } from 'node:net';
+import {
+  decodeStreamReply,
+  encodeStreamRequest,
+  PublishedMessage,
+  STREAM_PREAMBLE,
+  StreamFrameReader,
+  StreamRequestKind,
+} from '@mmmq/core';
+import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
+import type { OutgoingMessage } from '../outgoing-message';
+import { BrokerGateway } from './broker-gateway';
+import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
+import { publishBatchBody, publishBody } from './publish-body';
+
+/** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+const REQUEST_ID_LIMIT = 2 ** 32;
+
+interface PendingRequest {
+  resolve: (reply: BrokerReply) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Publishes over the broker's publish stream (`mmmq://host:port`, docs/stream-protocol.md): one TCP connection,
+ * requests written back to back without waiting for answers. The broker stores them in the order they were
+ * written, so several batches of a topic can be in flight and still land in call order.
+ *
+ * Any failure — a NACK the broker would let a retry fix, a timeout, a lost connection — increments
+ * {@link failures} before the caller hears of it, and a timeout or a lost connection fails every request still
+ * waiting on that connection: the producer then stops sending new batches of the topic until the failed ones are
+ * resent in order.
+ */
+export class StreamBrokerGateway extends BrokerGateway {
+  private readonly host: string;
+  private readonly port: number;
+  private socket?: Socket;
+  private readonly pending = new Map<number, PendingRequest>();
+  private nextRequestId = 0;
+  private failureCount = 0;
+  private closed = false;
+
+  /**
+   * @param broker `mmmq://host:port`
+   * @param timeoutMs deadline of one request, from writing it to reading its answer
+   */
+  constructor(
+    private readonly broker: string,
+    private readonly timeoutMs: number,
+  ) {
+    super();
+    const url = new URL(broker);
+    this.host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.port = Number(url.port);
+  }
+
+  /** Failures seen so far; a change tells the producer that requests after the failed one may fail too. */
+  override get failures(): number {
+    return this.failureCount;
+  }
+
+  async publish(message: OutgoingMessage): Promise<PublishedMessage> {
+    return readPublishReply(await this.request(StreamRequestKind.PUBLISH, publishBody(message)), message);
+  }
+
+  async publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
+    return readBatchReply(await this.request(StreamRequestKind.PUBLISH_BATCH, publishBatchBody(messages)), messages);
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.socket?.destroy();
+    return Promise.resolve();
+  }
+
+  private request(kind: StreamRequestKind, body: string): Promise<BrokerReply> {
+    if (this.closed) return Promise.reject(new BrokerUnreachableError(`The connection to ${this.broker} is closed`));
+    const socket = this.connection();
+    const requestId = this.nextRequestId;
+    this.nextRequestId = (this.nextRequestId + 1) % REQUEST_ID_LIMIT;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.lose(socket, `no answer within ${this.timeoutMs} ms`), this.timeoutMs);
+      this.pending.set(requestId, { resolve, reject, timer });
+      socket.ref();
+      socket.write(encodeStreamRequest({ requestId, kind, body: Buffer.from(body) }));
+    });
+  }
+
+  private connection(): Socket {
+    if (this.socket && !this.socket.destroyed) return this.socket;
+    const socket = connect({ host: this.host, port: this.port });
+    socket.setNoDelay(true);
+    socket.write(STREAM_PREAMBLE);
+    const reader = new StreamFrameReader(MAX_REPLY_BYTES);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        for (const frame of reader.push(chunk)) this.answer(socket, frame);
+      } catch (error) {
+        this.lose(socket, (error as Error).message);
+      }
+    });
+    socket.on('error', (error) => this.lose(socket, describeNetworkError(error)));
+    socket.on('close', () => this.lose(socket, 'the broker closed the connection'));
+    this.socket = socket;
+    return socket;
+  }
+
+  private answer(socket: Socket, frame: Buffer): void {
+    const reply = decodeStreamReply(frame);
+    const pending = reply && this.pending.get(reply.requestId);
+    if (!reply || !pending) return this.lose(socket, 'an answer to no request it was sent');
+    this.pending.delete(reply.requestId);
+    clearTimeout(pending.timer);
+    if (reply.status >= 500) this.failureCount++;
+    if (this.pending.size === 0) socket.unref();
+    pending.resolve({ url: this.broker, status: reply.status, body: reply.body.toString('utf8'), retryAfter: undefined });
+  }
+
+  /** Fails every request waiting on `socket`, which is given up, after counting the failure. */
+  private lose(socket: Socket, what: string): void {
+    if (socket !== this.socket) return;
+    this.socket = undefined;
+    socket.destroy();
+    if (this.pending.size === 0) return;
+    this.failureCount++;
+    const error = new BrokerUnreachableError(`Could not reach the broker at ${this.broker}: ${what}`);
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.pending.clear();
+  }
+}
+
+function describeNetworkError(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+}
