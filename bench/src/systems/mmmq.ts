@@ -2,6 +2,7 @@ import { MmmqConsumerModule, type MMMQListener } from '@mmmq/consumer';
 import { MmmqProducerModule, Producer } from '@mmmq/producer';
 import { Module, type DynamicModule, type INestApplication, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import http from 'node:http';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -72,8 +73,9 @@ function adminRequest(port: number, method: string, urlPath: string): Promise<{ 
 
 /**
  * MMMQ: the standalone broker (`apps/broker/dist/main.js`) on a fresh temp data dir, driven by the project's
- * own libraries: `Producer` from `@mmmq/producer` (`produce()` per message, `produceBatch()` only to load the
- * backlog) in a Nest application context, and a consumer Nest app (platform-express) importing
+ * own libraries: `Producer` from `@mmmq/producer` over the publish stream (`produce()` per message,
+ * `produceBatch()` only to load the backlog) in a Nest application context, and a consumer Nest app
+ * (platform-fastify) importing
  * `MmmqConsumerModule` with one class-style listener per group, which registers its dispatchers itself.
  */
 export class MmmqSystem implements System {
@@ -81,7 +83,7 @@ export class MmmqSystem implements System {
   readonly label = 'MMMQ';
   readonly kind = 'mmmq' as const;
   readonly description =
-    'the standalone broker on a fresh data dir; ACK once the message\'s index entry is fsync\'d. Clients: `Producer` (@mmmq/producer) and a Nest app with `MmmqConsumerModule` (@mmmq/consumer), default options';
+    'the standalone broker on a fresh data dir; ACK once the message\'s index entry is fsync\'d. Clients: `Producer` (@mmmq/producer) publishing over the broker\'s publish stream (`mmmq://`, default batching: 4 batches in flight per topic) and a Nest app on platform-fastify with `MmmqConsumerModule` (@mmmq/consumer), default options';
   private broker?: ManagedProcess;
   private rootDir?: string;
   private port = 0;
@@ -180,6 +182,7 @@ export class MmmqSystem implements System {
     );
     const app = await NestFactory.create(
       BenchConsumerModule.register({ broker: this.brokerUrl, advertisedUrl: `http://127.0.0.1:${port}`, autoRegister, listeners }),
+      new FastifyAdapter(),
       { logger: LOGGER, bodyParser: false, abortOnError: false },
     );
     await app.listen(port, '127.0.0.1');
