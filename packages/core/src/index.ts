@@ -64,6 +64,7 @@ export {
   StreamFrameReader,
   StreamFrameTooLargeError,
   encodeStreamRequest,
+  encodeStreamRequestText,
   encodeStreamReply,
   decodeStreamRequest,
   decodeStreamReply,

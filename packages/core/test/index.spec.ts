@@ -48,6 +48,7 @@ describe('@mmmq/core public API', () => {
         'StreamFrameReader',
         'StreamFrameTooLargeError',
         'encodeStreamRequest',
+        'encodeStreamRequestText',
         'encodeStreamReply',
         'decodeStreamRequest',
         'decodeStreamReply',

@@ -3,6 +3,7 @@ import {
   decodeStreamRequest,
   encodeStreamReply,
   encodeStreamRequest,
+  encodeStreamRequestText,
   StreamFrameReader,
   StreamFrameTooLargeError,
   StreamRequestKind,
@@ -22,6 +23,13 @@ describe('publish stream frames', () => {
     });
     const [reply] = new StreamFrameReader(1024).push(encodeStreamReply({ requestId: 2 ** 32 - 1, status: 503, body: Buffer.from('{}') }));
     expect(decodeStreamReply(reply)).toEqual({ requestId: 2 ** 32 - 1, status: 503, body: Buffer.from('{}') });
+  });
+
+  it('encodes a text body from parts, byte for byte what encoding the joined text gives', () => {
+    const parts = ['{"messages":[', '{"content":"ünïcødé ✓"}', ',{"content":1}', ']}'];
+    expect(encodeStreamRequestText(3, StreamRequestKind.PUBLISH_BATCH, parts)).toEqual(
+      encodeStreamRequest({ requestId: 3, kind: StreamRequestKind.PUBLISH_BATCH, body: Buffer.from(parts.join('')) }),
+    );
   });
 
   it('reassembles frames split anywhere, including inside the length prefix, and several in one chunk', () => {

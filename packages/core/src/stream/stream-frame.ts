@@ -47,6 +47,22 @@ export function encodeStreamRequest({ requestId, kind, body }: StreamRequest): B
   return frame;
 }
 
+/**
+ * Encodes a request whose body is the UTF-8 of `parts` joined, written straight into the frame: no joined
+ * string, no intermediate buffer.
+ */
+export function encodeStreamRequestText(requestId: number, kind: StreamRequestKind, parts: readonly string[]): Buffer {
+  let bodyBytes = 0;
+  for (const part of parts) bodyBytes += Buffer.byteLength(part);
+  const frame = Buffer.allocUnsafe(LENGTH_BYTES + REQUEST_HEADER_BYTES + bodyBytes);
+  frame.writeUInt32BE(REQUEST_HEADER_BYTES + bodyBytes, 0);
+  frame.writeUInt32BE(requestId, 4);
+  frame.writeUInt8(kind, 8);
+  let at = LENGTH_BYTES + REQUEST_HEADER_BYTES;
+  for (const part of parts) at += frame.write(part, at, 'utf8');
+  return frame;
+}
+
 export function encodeStreamReply({ requestId, status, body }: StreamReply): Buffer {
   const frame = Buffer.allocUnsafe(LENGTH_BYTES + REPLY_HEADER_BYTES + body.length);
   frame.writeUInt32BE(REPLY_HEADER_BYTES + body.length, 0);

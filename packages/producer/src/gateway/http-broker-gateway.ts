@@ -36,7 +36,7 @@ export class HttpBrokerGateway extends BrokerGateway {
   }
 
   async publish(message: OutgoingMessage): Promise<PublishedMessage> {
-    return readPublishReply(await this.post(MESSAGES_PATH, publishBody(message)), message);
+    return readPublishReply(await this.post(MESSAGES_PATH, [publishBody(message)]), message);
   }
 
   async publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
@@ -48,7 +48,8 @@ export class HttpBrokerGateway extends BrokerGateway {
     return this.closed;
   }
 
-  private post(path: string, body: string): Promise<BrokerReply> {
+  /** POSTs the UTF-8 of `body` joined. */
+  private post(path: string, body: readonly string[]): Promise<BrokerReply> {
     const url = `${this.broker}${path}`;
     // A total deadline for the attempt: a socket timeout only notices a connection that stays idle.
     const deadline = AbortSignal.timeout(this.timeoutMs);
@@ -63,7 +64,7 @@ export class HttpBrokerGateway extends BrokerGateway {
           method: 'POST',
           agent: this.agent,
           signal: deadline,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: { 'content-type': 'application/json', 'content-length': byteLength(body) },
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -86,9 +87,16 @@ export class HttpBrokerGateway extends BrokerGateway {
         },
       );
       request.on('error', fail);
-      request.end(body);
+      for (const part of body) request.write(part);
+      request.end();
     });
   }
+}
+
+function byteLength(parts: readonly string[]): number {
+  let bytes = 0;
+  for (const part of parts) bytes += Buffer.byteLength(part);
+  return bytes;
 }
 
 function describeNetworkError(error: Error): string {

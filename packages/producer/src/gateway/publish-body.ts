@@ -10,7 +10,14 @@ export function publishBody(message: OutgoingMessage): string {
   return `{"topic":${topic},"id":${JSON.stringify(message.id)}${headers},"content":${message.content}}`;
 }
 
-/** The JSON body of `POST /mmmq/messages/batch`. */
-export function publishBatchBody(messages: readonly OutgoingMessage[]): string {
-  return `{"messages":[${messages.map(publishBody).join(',')}]}`;
+/**
+ * The JSON body of `POST /mmmq/messages/batch`, as parts to write one after the other. A batch is often hundreds
+ * of KiB, and joining it into one string first costs more than the writes: V8 allocates strings over 128 KiB
+ * in its large-object space, which measured ~3 ms per MiB here.
+ */
+export function publishBatchBody(messages: readonly OutgoingMessage[]): string[] {
+  const parts = ['{"messages":['];
+  messages.forEach((message, i) => parts.push(i === 0 ? publishBody(message) : `,${publishBody(message)}`));
+  parts.push(']}');
+  return parts;
 }

@@ -1,7 +1,7 @@
 import { connect, Socket } from 'node:net';
 import {
   decodeStreamReply,
-  encodeStreamRequest,
+  encodeStreamRequestText,
   PublishedMessage,
   STREAM_PREAMBLE,
   StreamFrameReader,
@@ -62,7 +62,7 @@ export class StreamBrokerGateway extends BrokerGateway {
   }
 
   async publish(message: OutgoingMessage): Promise<PublishedMessage> {
-    return readPublishReply(await this.request(StreamRequestKind.PUBLISH, publishBody(message)), message);
+    return readPublishReply(await this.request(StreamRequestKind.PUBLISH, [publishBody(message)]), message);
   }
 
   async publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
@@ -75,7 +75,8 @@ export class StreamBrokerGateway extends BrokerGateway {
     return Promise.resolve();
   }
 
-  private request(kind: StreamRequestKind, body: string): Promise<BrokerReply> {
+  /** Sends the UTF-8 of `body` joined as one request. */
+  private request(kind: StreamRequestKind, body: readonly string[]): Promise<BrokerReply> {
     if (this.closed) return Promise.reject(new BrokerUnreachableError(`The connection to ${this.broker} is closed`));
     const socket = this.connection();
     const requestId = this.nextRequestId;
@@ -84,7 +85,7 @@ export class StreamBrokerGateway extends BrokerGateway {
       const timer = setTimeout(() => this.lose(socket, `no answer within ${this.timeoutMs} ms`), this.timeoutMs);
       this.pending.set(requestId, { resolve, reject, timer });
       socket.ref();
-      socket.write(encodeStreamRequest({ requestId, kind, body: Buffer.from(body) }));
+      socket.write(encodeStreamRequestText(requestId, kind, body));
     });
   }
 
