@@ -11,6 +11,9 @@ import { PushSender } from './push-sender';
 import { PendingMessage, PushWindow, toWindow } from './push-window';
 import { SubscriptionStats } from './subscription-stats';
 
+/** Pushes sent whose checkpoint may not be durable yet: the one in flight, and the one before it. */
+const PUSHES_AHEAD_OF_CHECKPOINT = 2;
+
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
   sender: PushSender;
@@ -21,7 +24,7 @@ export interface DeliveryContext {
 /**
  * One (topic, consumer) pair: delivers the topic's entries strictly in offset order, one push at a time (of one
  * message, or of up to `batchSize` for consumers that asked for batches), and moves the checkpoint only after
- * every message of the push was ACKed or dead-lettered durably.
+ * every message of the push was ACKed or dead-lettered durably (while the next push is on its way).
  * Signals while a drain runs are coalesced: the drain re-reads the tail before it stops.
  */
 export class Subscription {
@@ -30,9 +33,15 @@ export class Subscription {
   private readonly abortSends = new AbortController();
   private running?: Promise<void>;
   private stopping?: Promise<void>;
+  /** The next offset to push; the checkpoint file catches up with it in the background. */
   private offset: number;
-  /** The first message after a restart or a consumer change may have reached the consumer already. */
-  private maybeDelivered: boolean;
+  /** The checkpoint write in progress, at most one. */
+  private checkpointing?: Promise<void>;
+  /**
+   * Pushes still to send that may repeat what reached the consumer before a restart or a consumer change: the
+   * checkpoint trails the last push by up to {@link PUSHES_AHEAD_OF_CHECKPOINT} pushes.
+   */
+  private maybeDeliveredPushes: number;
   readonly stats = new SubscriptionStats();
 
   constructor(
@@ -43,7 +52,7 @@ export class Subscription {
     private readonly context: DeliveryContext,
   ) {
     this.offset = checkpoint.offset;
-    this.maybeDelivered = resumed;
+    this.maybeDeliveredPushes = resumed ? PUSHES_AHEAD_OF_CHECKPOINT : 0;
   }
 
   get consumerId(): string {
@@ -72,11 +81,17 @@ export class Subscription {
     }
   }
 
-  /** Delivers the next window (one message, or up to `batchSize`) and moves the checkpoint past it. */
+  /**
+   * Delivers the next window (one message, or up to `batchSize`) and starts moving the checkpoint past it. The
+   * checkpoint write runs while the next window is pushed, but a window is only pushed once the checkpoint of
+   * the window before the previous one is durable: a crash redelivers at most the last two windows.
+   */
   private async deliverFrom(offset: number): Promise<void> {
     const window = await this.readWindow(offset);
     if (!window || !(await this.settle(window.pending))) return;
-    await this.advance(window.end);
+    await this.checkpointing;
+    this.offset = window.end;
+    this.checkpointing = this.advance(window.end);
   }
 
   /** Reads up to `batchSize` committed entries; corrupt ones are skipped here, with a log line and a counter. */
@@ -143,7 +158,7 @@ export class Subscription {
     const { sender } = this.context;
     const bodies = messages.map((message) => {
       message.attempts++;
-      const redelivered = message.attempts > 1 || this.maybeDelivered;
+      const redelivered = message.attempts > 1 || this.maybeDeliveredPushes > 0;
       return encodeDelivery(message.envelope, message.offset, message.attempts, redelivered);
     });
     const { host } = this.definition;
@@ -152,7 +167,7 @@ export class Subscription {
       this.definition.batchSize === 1
         ? [await sender.send(host, this.consumerId, bodies[0], signal)]
         : await sender.sendBatch(host, this.consumerId, encodeDeliveryBatch(bodies), bodies.length, signal);
-    this.maybeDelivered = false;
+    this.maybeDeliveredPushes = Math.max(0, this.maybeDeliveredPushes - 1);
     return replies;
   }
 
@@ -171,12 +186,11 @@ export class Subscription {
     }
   }
 
-  /** Records the new position durably; a failed checkpoint write is retried, never skipped. */
+  /** Records the new position durably; a failed checkpoint write is retried, never skipped (until stopped). */
   private async advance(next: number): Promise<void> {
     for (let failures = 1; ; failures++) {
       try {
         await this.checkpoint.write(next);
-        this.offset = next;
         return;
       } catch (error) {
         if (this.stopping) return;
@@ -207,6 +221,7 @@ export class Subscription {
       }
       this.abortSends.abort();
       await running;
+      await this.checkpointing;
     })();
     return this.stopping;
   }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Host, TopicPattern } from '@mmmq/core';
 import { DEFAULT_BACKOFF } from '../../src/dispatch/backoff';
 import { DeadLetterHeaders, DeadLetterWriter } from '../../src/dispatch/dead-letter-writer';
@@ -40,6 +42,9 @@ describe('Subscription', () => {
     subscription.signal();
     return subscription;
   };
+
+  const checkpointOnDisk = () =>
+    Number(readFileSync(join(dir(), 'topics', 'order.created', 'checkpoints', 'billing.checkpoint')).readBigUInt64BE(0));
 
   beforeEach(async () => {
     consumer = new TestConsumer();
@@ -179,11 +184,26 @@ describe('Subscription', () => {
     expect(subscription.stats.corruptSkipped).toBe(1);
   });
 
-  it('marks the first delivery after a resume as possibly redelivered', async () => {
-    await publish(queue, { n: 0 }, { n: 1 });
+  it('marks the first two pushes after a resume as possibly redelivered: the checkpoint may trail by two', async () => {
+    await publish(queue, { n: 0 }, { n: 1 }, { n: 2 });
     const subscription = await subscribe({ resumed: true });
-    await consumer.waitFor(() => subscription.position === 2);
-    expect(consumer.received.map((delivery) => delivery.body.redelivered)).toEqual([true, false]);
+    await consumer.waitFor(() => subscription.position === 3);
+    expect(consumer.received.map((delivery) => delivery.body.redelivered)).toEqual([true, true, false]);
+  });
+
+  it('writes the checkpoint of a push while the next one is on its way, never more than one push behind', async () => {
+    await publish(queue, { n: 0 }, { n: 1 }, { n: 2 }, { n: 3 });
+    const subscription = await subscribe();
+    const checkpoints: number[] = [];
+    consumer.reply = () => {
+      checkpoints.push(checkpointOnDisk());
+      return 'ACK';
+    };
+    await consumer.waitFor(() => subscription.position === 4);
+    await subscription.stop();
+    // When push k arrives, the checkpoint already covers everything up to push k - 2.
+    checkpoints.forEach((checkpoint, k) => expect(checkpoint).toBeGreaterThanOrEqual(Math.max(0, k - 1)));
+    expect(checkpointOnDisk()).toBe(4);
   });
 
   it('stop abandons an in-flight push without moving the checkpoint, and never sends again', async () => {
