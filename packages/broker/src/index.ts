@@ -17,7 +17,7 @@ export {
 } from './mmmq-broker.options';
 export { PublishStreamServer, STREAM_SHUTDOWN_GRACE_MS } from './stream/publish-stream.server';
 export { STREAM_MAX_UNANSWERED } from './stream/publish-stream.connection';
-export { StreamFencedError } from './stream/stream.errors';
+export { StreamFencedError, StreamListenError } from './stream/stream.errors';
 export { MAX_BODY_BYTES_LIMIT } from './mmmq-broker-options.resolver';
 export { InvalidBrokerOptionsError } from './invalid-broker-options.error';
 export {

@@ -10,10 +10,21 @@ import { TopicQueueContainer } from './topic-queue-container';
 @Injectable()
 export class TopicQueueBootstrapper implements OnApplicationBootstrap {
   private readonly logger = new Logger(TopicQueueBootstrapper.name);
+  private restoring?: Promise<void>;
 
   constructor(private readonly container: TopicQueueContainer) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): Promise<void> {
+    return this.whenRestored();
+  }
+
+  /** Resolves once every topic on disk is restored (or failed to); whoever asks first starts it. */
+  whenRestored(): Promise<void> {
+    this.restoring ??= this.restore();
+    return this.restoring;
+  }
+
+  private async restore(): Promise<void> {
     const entries = await fs.readdir(this.container.topicsDir, { withFileTypes: true }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;

@@ -12,7 +12,9 @@ import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedSt
 import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { settleAll } from '../storage/settle-all';
+import { TopicQueueBootstrapper } from '../storage/topic-queue-bootstrapper';
 import { PublishStreamConnection } from './publish-stream.connection';
+import { StreamListenError } from './stream.errors';
 
 /** On shutdown, how long connections get to receive the answers to what they sent before they are cut. */
 export const STREAM_SHUTDOWN_GRACE_MS = 5_000;
@@ -33,6 +35,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     @Inject(MMMQ_HTTP_OPTIONS) private readonly http: ResolvedHttpOptions,
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
+    private readonly topics: TopicQueueBootstrapper,
   ) {}
 
   /** Where the stream listens; undefined while it is off or not yet listening. */
@@ -43,17 +46,22 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options) return;
+    // Like HTTP, which Nest only opens after every bootstrap hook: no publish before the topics on disk are back.
+    await this.topics.whenRestored();
     const server = createServer((socket) => this.accept(socket));
     this.server = server;
+    const { port, host } = this.options;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options!.port, this.options!.host, () => {
-        server.off('error', reject);
+      const fail = (cause: Error) =>
+        reject(new StreamListenError(`The publish stream cannot listen on ${host}:${port} (stream.port): ${cause.message}`, { cause }));
+      server.once('error', fail);
+      server.listen(port, host, () => {
+        server.off('error', fail);
         resolve();
       });
     });
-    const { address, port } = this.address()!;
-    this.logger.log(`Publish stream listening on mmmq://${address}:${port}`);
+    const bound = this.address()!;
+    this.logger.log(`Publish stream listening on mmmq://${bound.address}:${bound.port}`);
   }
 
   beforeApplicationShutdown(): Promise<void> {

@@ -6,3 +6,6 @@ export class StreamFencedError extends MmmqError {
     super(`Not stored: an earlier publish on this connection failed (${cause}); resend it and everything after it`);
   }
 }
+
+/** The publish stream's port cannot be bound (in use, not permitted); the application does not start. */
+export class StreamListenError extends MmmqError {}
