@@ -64,7 +64,6 @@ export {
   StreamFrameReader,
   StreamFrameTooLargeError,
   encodeStreamRequest,
-  encodeStreamRequestText,
   encodeStreamReply,
   decodeStreamRequest,
   decodeStreamReply,

@@ -48,7 +48,6 @@ describe('@mmmq/core public API', () => {
         'StreamFrameReader',
         'StreamFrameTooLargeError',
         'encodeStreamRequest',
-        'encodeStreamRequestText',
         'encodeStreamReply',
         'decodeStreamRequest',
         'decodeStreamReply',

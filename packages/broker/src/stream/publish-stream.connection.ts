@@ -5,7 +5,9 @@ import {
   decodeStreamRequest,
   encodeStreamReply,
   InvalidMessageError,
+  PublishBatchResponse,
   PublishedMessage,
+  PublishResponse,
   STREAM_PREAMBLE,
   StreamFrameReader,
   StreamFrameTooLargeError,
@@ -151,7 +153,7 @@ export class PublishStreamConnection {
     this.answer(request, nack.status, body);
   }
 
-  private answer(request: StreamRequest, status: number, body: BrokerAcknowledgement | object): void {
+  private answer(request: StreamRequest, status: number, body: BrokerAcknowledgement | PublishBatchResponse): void {
     if (!this.socket.destroyed) {
       this.socket.write(encodeStreamReply({ requestId: request.requestId, status, body: Buffer.from(JSON.stringify(body)) }));
     }
@@ -180,7 +182,7 @@ export class PublishStreamConnection {
   }
 }
 
-function acknowledge(kind: StreamRequestKind, published: PublishedMessage[]): BrokerAcknowledgement | object {
+function acknowledge(kind: StreamRequestKind, published: PublishedMessage[]): PublishResponse | PublishBatchResponse {
   if (kind === StreamRequestKind.PUBLISH) return { acknowledgement: Acknowledgement.ACK, ...published[0] };
   return { acknowledgement: Acknowledgement.ACK, messages: published };
 }

@@ -64,8 +64,7 @@ export class StreamClient {
 }
 
 function frame(requestId: number, body: unknown, kind: StreamRequestKind): Buffer {
-  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  return encodeStreamRequest({ requestId, kind, body: bytes });
+  return encodeStreamRequest(requestId, kind, [typeof body === 'string' ? body : JSON.stringify(body)]);
 }
 
 /** Broker options that turn the stream on, on a free port. */

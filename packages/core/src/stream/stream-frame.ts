@@ -38,20 +38,11 @@ const LENGTH_BYTES = 4;
 const REQUEST_HEADER_BYTES = 4 + 1;
 const REPLY_HEADER_BYTES = 4 + 2;
 
-export function encodeStreamRequest({ requestId, kind, body }: StreamRequest): Buffer {
-  const frame = Buffer.allocUnsafe(LENGTH_BYTES + REQUEST_HEADER_BYTES + body.length);
-  frame.writeUInt32BE(REQUEST_HEADER_BYTES + body.length, 0);
-  frame.writeUInt32BE(requestId, 4);
-  frame.writeUInt8(kind, 8);
-  body.copy(frame, 9);
-  return frame;
-}
-
 /**
  * Encodes a request whose body is the UTF-8 of `parts` joined, written straight into the frame: no joined
  * string, no intermediate buffer.
  */
-export function encodeStreamRequestText(requestId: number, kind: StreamRequestKind, parts: readonly string[]): Buffer {
+export function encodeStreamRequest(requestId: number, kind: StreamRequestKind, parts: readonly string[]): Buffer {
   let bodyBytes = 0;
   for (const part of parts) bodyBytes += Buffer.byteLength(part);
   const frame = Buffer.allocUnsafe(LENGTH_BYTES + REQUEST_HEADER_BYTES + bodyBytes);

@@ -1,7 +1,7 @@
 import { connect, Socket } from 'node:net';
 import {
   decodeStreamReply,
-  encodeStreamRequestText,
+  encodeStreamRequest,
   PublishedMessage,
   STREAM_PREAMBLE,
   StreamFrameReader,
@@ -85,7 +85,7 @@ export class StreamBrokerGateway extends BrokerGateway {
       const timer = setTimeout(() => this.lose(socket, `no answer within ${this.timeoutMs} ms`), this.timeoutMs);
       this.pending.set(requestId, { resolve, reject, timer });
       socket.ref();
-      socket.write(encodeStreamRequestText(requestId, kind, body));
+      socket.write(encodeStreamRequest(requestId, kind, body));
     });
   }
 
