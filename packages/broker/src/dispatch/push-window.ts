@@ -32,13 +32,25 @@ export function toWindow(offset: number, read: Array<Buffer | Error>, skip: (off
   return { pending, end: offset + entries.length };
 }
 
+/**
+ * Entries read from memory are the same `Buffer` objects for every subscription of a topic, so what one
+ * subscription decoded serves the others (fan-out decodes each entry once); entries read from disk are new
+ * objects and simply miss. Held weakly: an entry leaves with the last reference to its payload.
+ */
+const decodedPayloads = new WeakMap<Buffer, DecodedEnvelope | Error>();
+
 /** The CRC matched, so these bytes are what was written: retrying cannot make them a message. */
 function decodeOrError(payload: Buffer): DecodedEnvelope | Error {
-  try {
-    return decodeEnvelope(payload);
-  } catch (error) {
-    return error as Error;
+  let decoded = decodedPayloads.get(payload);
+  if (decoded === undefined) {
+    try {
+      decoded = decodeEnvelope(payload);
+    } catch (error) {
+      decoded = error as Error;
+    }
+    decodedPayloads.set(payload, decoded);
   }
+  return decoded;
 }
 
 /** The leading entries whose payloads fit in `maxBytes`, and always the first. */
