@@ -10,19 +10,6 @@ export function encodeDelivery(
   deliveryCount: number,
   redelivered: boolean,
 ): Buffer {
-  // A first delivery reads the same for every subscription of the topic: encoded once, shared (see push-window).
-  if (deliveryCount !== 1 || redelivered) return encode(envelope, offset, deliveryCount, redelivered);
-  let body = firstDeliveries.get(envelope);
-  if (body === undefined) {
-    body = encode(envelope, offset, 1, false);
-    firstDeliveries.set(envelope, body);
-  }
-  return body;
-}
-
-const firstDeliveries = new WeakMap<DecodedEnvelope, Buffer>();
-
-function encode(envelope: DecodedEnvelope, offset: number, deliveryCount: number, redelivered: boolean): Buffer {
   const id = envelope.id ?? `${envelope.topic}@${offset}`;
   const head = `{"id":${JSON.stringify(id)},"topic":${JSON.stringify(envelope.topic)},"content":`;
   const tail =
