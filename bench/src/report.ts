@@ -136,6 +136,9 @@ export function renderReport(results: BenchResults, chartFile: string): string {
     out.push('| target | measured | met |', '|---|---|:---:|');
     for (const r of rows) out.push(`| ${r.target} | ${r.measured} | ${r.met === undefined ? '?' : r.met ? '✅' : '❌'} |`);
     out.push('');
+    if (rows.some((r) => r.met === false)) {
+      out.push('Where a target is missed, [performance.md](performance.md) has the profile that shows where the time goes and what would close the gap.', '');
+    }
   }
 
   out.push('## Systems', '');
