@@ -119,19 +119,19 @@ export class PublishStreamConnection {
   /** Puts the request in its topic's order, then answers it when durable. Never rejects. */
   private async handle(request: StreamRequest): Promise<void> {
     if (this.fencedBy !== undefined) {
-      this.answerError(request, new StreamFencedError(this.fencedBy));
+      this.answerError(request.requestId, new StreamFencedError(this.fencedBy));
       return;
     }
     let committed: Promise<PublishedMessage[]>;
     try {
       ({ committed } = await this.dispatcher.enqueue(this.parse(request)));
     } catch (error) {
-      this.answerError(request, error);
+      this.answerError(request.requestId, error);
       return;
     }
     committed.then(
-      (published) => this.answer(request, OK, acknowledge(request.kind, published)),
-      (error: unknown) => this.answerError(request, error),
+      (published) => this.answer(request.requestId, OK, acknowledge(request.kind, published)),
+      (error: unknown) => this.answerError(request.requestId, error),
     );
   }
 
@@ -141,7 +141,7 @@ export class PublishStreamConnection {
     throw new InvalidMessageError(`Unknown request kind ${request.kind}; 1 is a publish, 2 a batch publish`);
   }
 
-  private answerError(request: StreamRequest, error: unknown): void {
+  private answerError(requestId: number, error: unknown): void {
     const nack = toNackResponse(error);
     if (nack.unexpected) this.logger.error(`Publish stream ${this.peer}: ${(error as Error)?.message}`, (error as Error)?.stack);
     if (nack.status >= 500 && this.fencedBy === undefined) this.fencedBy = nack.message;
@@ -150,12 +150,12 @@ export class PublishStreamConnection {
       message: nack.message,
       retryAfterSeconds: nack.retryAfterSeconds,
     };
-    this.answer(request, nack.status, body);
+    this.answer(requestId, nack.status, body);
   }
 
-  private answer(request: StreamRequest, status: number, body: BrokerAcknowledgement | PublishBatchResponse): void {
+  private answer(requestId: number, status: number, body: BrokerAcknowledgement | PublishBatchResponse): void {
     if (!this.socket.destroyed) {
-      this.socket.write(encodeStreamReply({ requestId: request.requestId, status, body: Buffer.from(JSON.stringify(body)) }));
+      this.socket.write(encodeStreamReply({ requestId, status, body: Buffer.from(JSON.stringify(body)) }));
     }
     this.unanswered--;
     if (this.unanswered === STREAM_MAX_UNANSWERED / 2 && !this.closing) this.socket.resume();
@@ -171,7 +171,7 @@ export class PublishStreamConnection {
     );
     this.unanswered++;
     this.ordering = this.ordering.then(() => {
-      this.answerError({ requestId: error.requestId, kind: StreamRequestKind.PUBLISH, body: Buffer.alloc(0) }, tooLarge);
+      this.answerError(error.requestId, tooLarge);
       return this.whenAnswered().then(() => void this.socket.end());
     });
   }

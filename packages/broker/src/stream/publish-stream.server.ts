@@ -6,7 +6,6 @@ import {
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  Optional,
 } from '@nestjs/common';
 import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
 import { FrontDispatcher } from '../publish/front-dispatcher';
@@ -31,7 +30,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
   private closed?: Promise<void>;
 
   constructor(
-    @Optional() @Inject(MMMQ_STREAM_OPTIONS) private readonly options: ResolvedStreamOptions | undefined,
+    @Inject(MMMQ_STREAM_OPTIONS) private readonly options: ResolvedStreamOptions | undefined,
     @Inject(MMMQ_HTTP_OPTIONS) private readonly http: ResolvedHttpOptions,
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
