@@ -2,6 +2,7 @@ export { MmmqConsumerModule } from './mmmq-consumer.module';
 export { MMMQ_CONSUMER_OPTIONS } from './mmmq-consumer-module-definition';
 export {
   DEFAULT_DELIVERY_BATCH_SIZE,
+  DEFAULT_DELIVERY_MAX_IN_FLIGHT,
   DEFAULT_LISTENER_CONCURRENCY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
@@ -12,6 +13,7 @@ export {
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
+  MAX_DELIVERY_MAX_IN_FLIGHT,
   type ListenerConfig,
   type MmmqConsumerOptions,
   type RegistrationOptions,
@@ -33,5 +35,6 @@ export { BrokerRequestError } from './errors/broker-request.error';
 export { DeliveryRefusedError } from './errors/delivery-refused.error';
 export { QueueFullError } from './errors/queue-full.error';
 export { ConsumerClosingError } from './errors/consumer-closing.error';
+export { PushOutOfOrderError } from './errors/push-out-of-order.error';
 export { InvalidDeliveryError } from './errors/invalid-delivery.error';
 export { DeliveryTooLargeError } from './errors/delivery-too-large.error';

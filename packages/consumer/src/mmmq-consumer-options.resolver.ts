@@ -3,6 +3,7 @@ import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.e
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import {
   DEFAULT_DELIVERY_BATCH_SIZE,
+  DEFAULT_DELIVERY_MAX_IN_FLIGHT,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
   DEFAULT_MIN_WORKERS,
@@ -12,6 +13,7 @@ import {
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
+  MAX_DELIVERY_MAX_IN_FLIGHT,
   ListenerConfig,
   MmmqConsumerOptions,
   StartFrom,
@@ -30,6 +32,8 @@ export interface ResolvedRegistration {
   timeoutMs: number;
   /** The `batchSize` asked of the broker. */
   batchSize: number;
+  /** The `maxInFlight` asked of the broker. */
+  maxInFlight: number;
 }
 
 /** `MmmqConsumerOptions` after defaults were applied and every value was checked. */
@@ -100,6 +104,11 @@ function resolveRegistration(options: MmmqConsumerOptions, app: string | undefin
       'deliveryBatchSize',
       positiveInteger('deliveryBatchSize', options.deliveryBatchSize ?? DEFAULT_DELIVERY_BATCH_SIZE),
       MAX_DELIVERY_BATCH_SIZE,
+    ),
+    maxInFlight: atMost(
+      'deliveryMaxInFlight',
+      positiveInteger('deliveryMaxInFlight', options.deliveryMaxInFlight ?? DEFAULT_DELIVERY_MAX_IN_FLIGHT),
+      MAX_DELIVERY_MAX_IN_FLIGHT,
     ),
   };
 }

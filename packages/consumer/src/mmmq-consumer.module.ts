@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ConsumerLifecycle } from './consumer-lifecycle';
 import { DeliveryHandler } from './handling/delivery-handler';
 import { FrontHandler } from './handling/front-handler';
+import { PushSequencer } from './handling/push-sequencer';
 import { ListenerInvoker } from './handling/listener-invoker';
 import { DeliveryBodyReader } from './http/delivery-body.reader';
 import { MessagesController } from './http/messages.controller';
@@ -43,6 +44,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     ListenerRegistry,
     ListenerInvoker,
     DeliveryHandler,
+    { provide: PushSequencer, useFactory: () => new PushSequencer() },
     DeliveryBodyReader,
     DispatcherRegistrar,
     InMemorySubscriber,

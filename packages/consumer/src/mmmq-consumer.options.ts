@@ -21,6 +21,10 @@ export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
 export const DEFAULT_DELIVERY_BATCH_SIZE = 500;
 /** The broker's limit on `batchSize`. */
 export const MAX_DELIVERY_BATCH_SIZE = 1000;
+/** Pushes of one subscription the broker may have on their way to this application at once (`maxInFlight`). */
+export const DEFAULT_DELIVERY_MAX_IN_FLIGHT = 4;
+/** The broker's limit on `maxInFlight`. */
+export const MAX_DELIVERY_MAX_IN_FLIGHT = 16;
 
 /** Where a new dispatcher starts in topics that already hold messages. */
 export type StartFrom = 'earliest' | 'latest';
@@ -89,6 +93,13 @@ export interface MmmqConsumerOptions {
    * self-registration. Default {@link DEFAULT_DELIVERY_BATCH_SIZE}, at most {@link MAX_DELIVERY_BATCH_SIZE}.
    */
   deliveryBatchSize?: number;
+  /**
+   * Pushes of one subscription the broker may send before the first of them is answered, asked of the broker
+   * when registering (`maxInFlight`). They are numbered, and this application handles them in that order, so a
+   * listener still sees its topic's messages in offset order. `1` waits for each answer. Only used with
+   * self-registration. Default {@link DEFAULT_DELIVERY_MAX_IN_FLIGHT}, at most {@link MAX_DELIVERY_MAX_IN_FLIGHT}.
+   */
+  deliveryMaxInFlight?: number;
   /** Largest delivery body read when the application has no body parser. Default {@link DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
   registration?: RegistrationOptions;

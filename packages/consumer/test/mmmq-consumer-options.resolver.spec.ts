@@ -35,7 +35,15 @@ describe('resolveConsumerOptions', () => {
       backoffMs: DEFAULT_REGISTRATION_BACKOFF_MS,
       timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
       batchSize: 500,
+      maxInFlight: 4,
     });
+  });
+
+  it('asks the broker for the configured pushes in flight, at most 16', () => {
+    const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
+    expect(resolveConsumerOptions({ ...base, deliveryMaxInFlight: 1 }).registration?.maxInFlight).toBe(1);
+    expect(() => resolveConsumerOptions({ ...base, deliveryMaxInFlight: 17 })).toThrow('deliveryMaxInFlight must be at most 16, got 17');
+    expect(() => resolveConsumerOptions({ ...base, deliveryMaxInFlight: 0 })).toThrow(/deliveryMaxInFlight/);
   });
 
   it('asks the broker for the configured batch size, at most 1000', () => {

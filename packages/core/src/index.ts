@@ -39,6 +39,8 @@ export {
 export {
   MESSAGES_PATH,
   CONSUMER_ID_HEADER,
+  PUSH_SESSION_HEADER,
+  PUSH_SEQUENCE_HEADER,
   type PublishRequest,
   type PublishBatchRequest,
   type PublishedMessage,

@@ -7,6 +7,15 @@ export const MESSAGES_PATH = '/mmmq/messages';
 /** Tells a consumer which of its subscriptions a pushed message is for. */
 export const CONSUMER_ID_HEADER = 'mmmq-consumer-id';
 
+/**
+ * Sent with every push of a dispatcher that has more than one push in flight (`maxInFlight` > 1): the pushes of
+ * one session are numbered from 0 by {@link PUSH_SEQUENCE_HEADER}, and the consumer handles them in that order.
+ * A subscription starts a new session after a failed push, so a consumer never waits for a push that was lost.
+ */
+export const PUSH_SESSION_HEADER = 'mmmq-push-session';
+/** The number of a push within its {@link PUSH_SESSION_HEADER}, from 0. */
+export const PUSH_SEQUENCE_HEADER = 'mmmq-push-sequence';
+
 /** Body of `POST /mmmq/messages` on the broker. */
 export interface PublishRequest<T = unknown> {
   /** The object form is what the original Java producer sends. */

@@ -6,6 +6,8 @@ describe('@mmmq/core public API', () => {
       [
         'Acknowledgement',
         'CONSUMER_ID_HEADER',
+        'PUSH_SEQUENCE_HEADER',
+        'PUSH_SESSION_HEADER',
         'CONSUMER_ID_MAX_LENGTH',
         'CONSUMER_ID_PATTERN',
         'HEADERS_MAX_COUNT',

@@ -10,6 +10,10 @@ export const DEFAULT_START_FROM: StartFrom = 'earliest';
 export const DEFAULT_BATCH_SIZE = 1;
 /** The largest batch a consumer may ask for. */
 export const MAX_BATCH_SIZE = 1000;
+/** Pushes of one subscription in flight at once unless the consumer asks for more. */
+export const DEFAULT_MAX_IN_FLIGHT = 1;
+/** The most pushes of one subscription a consumer may ask to have in flight. */
+export const MAX_MAX_IN_FLIGHT = 16;
 
 /** One push consumer: every topic matching `pattern` is delivered, in order, to `host`. */
 export interface DispatcherDefinition {
@@ -22,6 +26,12 @@ export interface DispatcherDefinition {
    * the consumer's to ask for (it is what makes the batched variant negotiated). Default {@link DEFAULT_BATCH_SIZE}.
    */
   batchSize: number;
+  /**
+   * Pushes of one subscription in flight at once. Above 1 every push carries `mmmq-push-session` and
+   * `mmmq-push-sequence` and the consumer must handle the pushes of a session in sequence order; it is the
+   * consumer's to ask for. Default {@link DEFAULT_MAX_IN_FLIGHT}.
+   */
+  maxInFlight: number;
 }
 
 /** The JSON shape of a definition, as in `dispatchers.json` and the dispatcher API. */
@@ -31,9 +41,10 @@ export interface DispatcherDefinitionJson {
   pattern: string;
   startFrom: StartFrom;
   batchSize: number;
+  maxInFlight: number;
 }
 
-const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom', 'batchSize']);
+const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom', 'batchSize', 'maxInFlight']);
 
 /** Validates a definition from JSON; `where` names it in the error (e.g. `dispatchers.json entry 2`). */
 export function parseDispatcherDefinition(input: unknown, where: string): DispatcherDefinition {
@@ -53,6 +64,7 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       pattern: new TopicPattern(record.pattern),
       startFrom: parseStartFrom(record.startFrom),
       batchSize: parseBatchSize(record.batchSize),
+      maxInFlight: parseMaxInFlight(record.maxInFlight),
     };
   } catch (error) {
     if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
@@ -78,9 +90,17 @@ function parseStartFrom(input: unknown): StartFrom {
 }
 
 function parseBatchSize(input: unknown): number {
-  if (input === undefined) return DEFAULT_BATCH_SIZE;
-  if (typeof input === 'number' && Number.isSafeInteger(input) && input >= 1 && input <= MAX_BATCH_SIZE) return input;
-  throw new MmmqValidationError(`batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}, got ${JSON.stringify(input)}`);
+  return parseBoundedInteger('batchSize', input, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
+}
+
+function parseMaxInFlight(input: unknown): number {
+  return parseBoundedInteger('maxInFlight', input, DEFAULT_MAX_IN_FLIGHT, MAX_MAX_IN_FLIGHT);
+}
+
+function parseBoundedInteger(field: string, input: unknown, fallback: number, max: number): number {
+  if (input === undefined) return fallback;
+  if (typeof input === 'number' && Number.isSafeInteger(input) && input >= 1 && input <= max) return input;
+  throw new MmmqValidationError(`${field} must be an integer from 1 to ${max}, got ${JSON.stringify(input)}`);
 }
 
 export function toDefinitionJson(definition: DispatcherDefinition): DispatcherDefinitionJson {
@@ -90,6 +110,7 @@ export function toDefinitionJson(definition: DispatcherDefinition): DispatcherDe
     pattern: definition.pattern.value,
     startFrom: definition.startFrom,
     batchSize: definition.batchSize,
+    maxInFlight: definition.maxInFlight,
   };
 }
 
@@ -99,6 +120,7 @@ export function sameDefinition(a: DispatcherDefinition, b: DispatcherDefinition)
     a.host.equals(b.host) &&
     a.pattern.value === b.pattern.value &&
     a.startFrom === b.startFrom &&
-    a.batchSize === b.batchSize
+    a.batchSize === b.batchSize &&
+    a.maxInFlight === b.maxInFlight
   );
 }

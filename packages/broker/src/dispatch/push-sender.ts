@@ -7,6 +7,8 @@ import {
   isConsumerAcknowledgement,
   MESSAGES_PATH,
   MmmqError,
+  PUSH_SEQUENCE_HEADER,
+  PUSH_SESSION_HEADER,
 } from '@mmmq/core';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
@@ -15,6 +17,12 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
 export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
 /** A consumer's reply is small JSON (one acknowledgement per message); anything longer is not one. */
 const MAX_REPLY_BYTES = 1024 * 1024;
+
+/** Where a push stands among the pushes in flight of its subscription (dispatchers with `maxInFlight` > 1). */
+export interface PushOrder {
+  session: string;
+  sequence: number;
+}
 
 /** A push got no usable acknowledgement: connection error, timeout, HTTP status ≥ 400 or an unreadable reply. */
 export class DeliveryFailedError extends MmmqError {}
@@ -32,8 +40,8 @@ export class PushSender {
   constructor(private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS) {}
 
   /** Pushes one delivery body (SPEC §3) and returns the consumer's acknowledgement. */
-  async send(host: Host, consumerId: string, body: Buffer, signal: AbortSignal): Promise<ConsumerAcknowledgement> {
-    const reply = await this.post(host, MESSAGES_PATH, consumerId, body, signal);
+  async send(host: Host, consumerId: string, body: Buffer, signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement> {
+    const reply = await this.post(host, MESSAGES_PATH, consumerId, body, signal, order);
     if (!isConsumerAcknowledgement(reply)) throw this.failure(host, MESSAGES_PATH, consumerId, 'no {"acknowledgement":"ACK"|"NACK"} in the reply');
     return reply;
   }
@@ -45,8 +53,9 @@ export class PushSender {
     body: Buffer,
     count: number,
     signal: AbortSignal,
+    order?: PushOrder,
   ): Promise<ConsumerAcknowledgement[]> {
-    const reply = (await this.post(host, BATCH_MESSAGES_PATH, consumerId, body, signal)) as { acknowledgements?: unknown };
+    const reply = (await this.post(host, BATCH_MESSAGES_PATH, consumerId, body, signal, order)) as { acknowledgements?: unknown };
     const acknowledgements = reply?.acknowledgements;
     if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
       throw this.failure(host, BATCH_MESSAGES_PATH, consumerId, `the reply needs "acknowledgements" with ${count} entries`);
@@ -54,8 +63,17 @@ export class PushSender {
     return acknowledgements;
   }
 
-  private post(host: Host, path: string, consumerId: string, body: Buffer, signal: AbortSignal): Promise<unknown> {
+  private post(host: Host, path: string, consumerId: string, body: Buffer, signal: AbortSignal, order?: PushOrder): Promise<unknown> {
     const client = host.protocol === 'HTTPS' ? https : http;
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': 'application/json',
+      'content-length': body.length,
+      [CONSUMER_ID_HEADER]: consumerId,
+    };
+    if (order) {
+      headers[PUSH_SESSION_HEADER] = order.session;
+      headers[PUSH_SEQUENCE_HEADER] = String(order.sequence);
+    }
     return new Promise((resolve, reject) => {
       const fail = (message: string, cause?: unknown) => reject(this.failure(host, path, consumerId, message, cause));
       let timedOut = false;
@@ -64,7 +82,7 @@ export class PushSender {
         {
           method: 'POST',
           agent: this.agents[host.protocol],
-          headers: { 'content-type': 'application/json', 'content-length': body.length, [CONSUMER_ID_HEADER]: consumerId },
+          headers,
         },
         (response) => {
           const chunks: Buffer[] = [];

@@ -1,4 +1,5 @@
 import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
@@ -7,12 +8,23 @@ import { DeadLetterWriter } from './dead-letter-writer';
 import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
-import { PushSender } from './push-sender';
+import { PushOrder, PushSender } from './push-sender';
 import { PendingMessage, PushWindow, toWindow } from './push-window';
 import { SubscriptionStats } from './subscription-stats';
 
-/** Pushes sent whose checkpoint may not be durable yet: the one in flight, and the one before it. */
-const PUSHES_AHEAD_OF_CHECKPOINT = 2;
+/** A window read from the log, until every message in it is ACKed or dead-lettered. */
+interface OpenWindow {
+  /** The offset the checkpoint may move to once this window and every one before it are settled. */
+  end: number;
+  /** Its messages not settled yet; empty once settled. Never changed while the window is in a push. */
+  open: PendingMessage[];
+}
+
+/** A push on its way: the window it carries and, once back, the consumer's replies or why there are none. */
+interface SentPush {
+  window: OpenWindow;
+  reply: Promise<ConsumerAcknowledgement[] | Error>;
+}
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
@@ -22,9 +34,11 @@ export interface DeliveryContext {
 }
 
 /**
- * One (topic, consumer) pair: delivers the topic's entries strictly in offset order, one push at a time (of one
- * message, or of up to `batchSize` for consumers that asked for batches), and moves the checkpoint only after
- * every message of the push was ACKed or dead-lettered durably (while the next push is on its way).
+ * One (topic, consumer) pair: delivers the topic's entries in offset order, in windows (one message, or up to
+ * `batchSize` for consumers that asked for batches), with up to `maxInFlight` pushes on their way at once. The
+ * checkpoint moves past a window once it and every window before it are ACKed or dead-lettered durably; it is
+ * written in the background, at most `maxInFlight + 1` windows behind what was pushed. A NACKed message is sent
+ * again in the next push, a failed push after a backoff, together with every push that was in flight behind it.
  * Signals while a drain runs are coalesced: the drain re-reads the tail before it stops.
  */
 export class Subscription {
@@ -33,15 +47,25 @@ export class Subscription {
   private readonly abortSends = new AbortController();
   private running?: Promise<void>;
   private stopping?: Promise<void>;
-  /** The next offset to push; the checkpoint file catches up with it in the background. */
+  /** The next offset the checkpoint moves to: every window before it is settled. */
   private offset: number;
-  /** The checkpoint write in progress, at most one. */
+  /** The next offset to read from the log. */
+  private readOffset: number;
+  /** Windows read and not settled yet, in offset order. */
+  private readonly unsettled: OpenWindow[] = [];
+  /** Windows to push (again) before reading new ones: NACKed messages, and what a failed push took down. */
+  private readonly resend: OpenWindow[] = [];
+  /** Ends of the windows read that the durable checkpoint has not passed yet. */
+  private readonly windowEnds: number[] = [];
+  /** The checkpoint writer, while it runs; it writes the newest settled offset each time round. */
   private checkpointing?: Promise<void>;
   /**
    * Pushes still to send that may repeat what reached the consumer before a restart or a consumer change: the
-   * checkpoint trails the last push by up to {@link PUSHES_AHEAD_OF_CHECKPOINT} pushes.
+   * checkpoint trails the last push by up to `maxInFlight + 1` windows.
    */
   private maybeDeliveredPushes: number;
+  /** Failed pushes since the last answered one: the backoff grows with it. */
+  private failedPushes = 0;
   readonly stats = new SubscriptionStats();
 
   constructor(
@@ -52,27 +76,42 @@ export class Subscription {
     private readonly context: DeliveryContext,
   ) {
     this.offset = checkpoint.offset;
-    this.maybeDeliveredPushes = resumed ? PUSHES_AHEAD_OF_CHECKPOINT : 0;
+    this.readOffset = checkpoint.offset;
+    this.maybeDeliveredPushes = resumed ? this.windowsAheadOfCheckpoint : 0;
   }
 
   get consumerId(): string {
     return this.definition.consumerId;
   }
 
-  /** The next offset this consumer gets. */
+  /** The next offset this consumer gets: every message before it was ACKed or dead-lettered. */
   get position(): number {
     return this.offset;
   }
 
+  /** Windows pushed past the durable checkpoint at most: those in flight and the one settled before them. */
+  private get windowsAheadOfCheckpoint(): number {
+    return this.definition.maxInFlight + 1;
+  }
+
   /** Starts a drain if there is a backlog and none is running. Cheap; call it on every commit. */
   signal(): void {
-    if (this.stopping || this.running || this.offset >= this.queue.tailOffset) return;
+    if (this.stopping || this.running || !this.hasWork()) return;
     this.running = this.drain();
+  }
+
+  private hasWork(): boolean {
+    return this.resend.length > 0 || this.readOffset < this.queue.tailOffset;
   }
 
   private async drain(): Promise<void> {
     try {
-      while (!this.stopping && this.offset < this.queue.tailOffset) await this.deliverFrom(this.offset);
+      while (!this.stopping && this.hasWork()) {
+        const failure = await this.pushAll();
+        if (failure && !this.stopping) {
+          await this.backoff(++this.failedPushes, `delivery of offset ${this.resend[0].open[0].offset} failed`, failure);
+        }
+      }
     } catch (error) {
       this.logger.error(`${this.label()}: drain stopped unexpectedly`, (error as Error).stack);
     } finally {
@@ -82,16 +121,74 @@ export class Subscription {
   }
 
   /**
-   * Delivers the next window (one message, or up to `batchSize`) and starts moving the checkpoint past it. The
-   * checkpoint write runs while the next window is pushed, but a window is only pushed once the checkpoint of
-   * the window before the previous one is durable: a crash redelivers at most the last two windows.
+   * Pushes windows, up to `maxInFlight` at once, and settles their replies in the order they were sent, until
+   * there is nothing left to push or the subscription stops (undefined), or a push fails: then the pushes behind
+   * it are cut off, their windows wait to be resent, and the failure is returned for the caller to back off.
    */
-  private async deliverFrom(offset: number): Promise<void> {
-    const window = await this.readWindow(offset);
-    if (!window || !(await this.settle(window.pending))) return;
-    await this.checkpointing;
-    this.offset = window.end;
-    this.checkpointing = this.advance(window.end);
+  private async pushAll(): Promise<Error | undefined> {
+    const { maxInFlight } = this.definition;
+    // A consumer that asked for several pushes in flight orders them by session and sequence; a new session
+    // after a failure means it never waits for a push that was cut off.
+    const session = maxInFlight > 1 ? { id: randomUUID(), next: 0 } : undefined;
+    const cutOff = new AbortController();
+    const stop = () => cutOff.abort();
+    this.abortSends.signal.addEventListener('abort', stop, { once: true });
+    const inFlight: SentPush[] = [];
+    try {
+      for (;;) {
+        while (inFlight.length < maxInFlight && !this.stopping) {
+          const window = await this.nextWindow(inFlight.length === 0);
+          if (!window) break;
+          const order = session && { session: session.id, sequence: session.next++ };
+          inFlight.push({ window, reply: this.push(window.open, cutOff.signal, order).catch((error: Error) => error) });
+        }
+        const sent = inFlight.shift();
+        if (!sent) return undefined;
+        const replies = await sent.reply;
+        if (!(replies instanceof Error)) this.failedPushes = 0;
+        else {
+          cutOff.abort();
+          await Promise.all(inFlight.map((behind) => behind.reply));
+          this.resend.unshift(sent.window, ...inFlight.map((behind) => behind.window));
+          return this.abortSends.signal.aborted ? undefined : replies;
+        }
+        if (!(await this.applyReplies(sent.window, replies))) {
+          cutOff.abort();
+          await Promise.all(inFlight.map((behind) => behind.reply));
+          return undefined;
+        }
+        if (sent.window.open.length > 0) this.resend.unshift(sent.window);
+        else this.settleWindows();
+      }
+    } finally {
+      this.abortSends.signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /**
+   * The next window to push: one to resend, else a new one from the log, unless the checkpoint is too far
+   * behind (then, with nothing in flight, it waits for the checkpoint). Windows whose entries were all skipped
+   * are settled here without a push.
+   */
+  private async nextWindow(idle: boolean): Promise<OpenWindow | undefined> {
+    const resend = this.resend.shift();
+    if (resend) return resend;
+    while (!this.stopping && this.readOffset < this.queue.tailOffset) {
+      if (this.windowEnds.length >= this.windowsAheadOfCheckpoint) {
+        if (!idle || !this.checkpointing) return undefined;
+        await this.checkpointing;
+        continue;
+      }
+      const window = await this.readWindow(this.readOffset);
+      if (!window) return undefined;
+      const open: OpenWindow = { end: window.end, open: window.pending };
+      this.readOffset = window.end;
+      this.unsettled.push(open);
+      this.windowEnds.push(window.end);
+      if (open.open.length > 0) return open;
+      this.settleWindows();
+    }
+    return undefined;
   }
 
   /** Reads up to `batchSize` committed entries; corrupt ones are skipped here, with a log line and a counter. */
@@ -118,57 +215,59 @@ export class Subscription {
   }
 
   /**
-   * Pushes the messages until each is ACKed or dead-lettered (true), or until stopped (false). Only the
-   * unsettled ones are resent: a NACK at once, a failed push after a backoff.
+   * Settles what the consumer answered: ACKs count as delivered, a NACK that says retrying cannot help or that
+   * used up the retries is dead-lettered, the other NACKs stay open. False if stopped while dead-lettering.
    */
-  private async settle(pending: PendingMessage[]): Promise<boolean> {
+  private async applyReplies(window: OpenWindow, replies: ConsumerAcknowledgement[]): Promise<boolean> {
     const { maxNackRetries } = this.context.options;
-    let open = pending;
-    let failures = 0;
-    while (open.length > 0) {
-      if (this.stopping) return false;
-      let replies: ConsumerAcknowledgement[];
-      try {
-        replies = await this.push(open);
-      } catch (error) {
-        if (this.abortSends.signal.aborted) return false;
-        await this.backoff(++failures, `delivery of offset ${open[0].offset} failed`, error);
-        continue;
+    const open: PendingMessage[] = [];
+    for (let i = 0; i < window.open.length; i++) {
+      const message = window.open[i];
+      const reply = replies[i];
+      if (reply.acknowledgement === Acknowledgement.ACK) {
+        this.stats.delivered++;
+      } else if (reply.retry === false || ++message.nacks > maxNackRetries) {
+        const reason = reply.retry === false ? 'REJECTED' : 'NACK';
+        if (!(await this.deadLetter(message, reason, reply.message ?? 'NACK without a message'))) return false;
+      } else {
+        open.push(message);
       }
-      failures = 0;
-      const unsettled: PendingMessage[] = [];
-      for (let i = 0; i < open.length; i++) {
-        const message = open[i];
-        const reply = replies[i];
-        if (reply.acknowledgement === Acknowledgement.ACK) {
-          this.stats.delivered++;
-        } else if (reply.retry === false || ++message.nacks > maxNackRetries) {
-          const reason = reply.retry === false ? 'REJECTED' : 'NACK';
-          if (!(await this.deadLetter(message, reason, reply.message ?? 'NACK without a message'))) return false;
-        } else {
-          unsettled.push(message);
-        }
-      }
-      open = unsettled;
     }
+    window.open = open;
     return true;
   }
 
-  private async push(messages: PendingMessage[]): Promise<ConsumerAcknowledgement[]> {
+  private async push(messages: PendingMessage[], signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement[]> {
     const { sender } = this.context;
     const bodies = messages.map((message) => {
       message.attempts++;
       const redelivered = message.attempts > 1 || this.maybeDeliveredPushes > 0;
       return encodeDelivery(message.envelope, message.offset, message.attempts, redelivered);
     });
-    const { host } = this.definition;
-    const signal = this.abortSends.signal;
-    const replies =
-      this.definition.batchSize === 1
-        ? [await sender.send(host, this.consumerId, bodies[0], signal)]
-        : await sender.sendBatch(host, this.consumerId, encodeDeliveryBatch(bodies), bodies.length, signal);
     this.maybeDeliveredPushes = Math.max(0, this.maybeDeliveredPushes - 1);
-    return replies;
+    const { host } = this.definition;
+    return this.definition.batchSize === 1
+      ? [await sender.send(host, this.consumerId, bodies[0], signal, order)]
+      : await sender.sendBatch(host, this.consumerId, encodeDeliveryBatch(bodies), bodies.length, signal, order);
+  }
+
+  /** Moves the position past the settled windows at the front and has the checkpoint follow. */
+  private settleWindows(): void {
+    while (this.unsettled.length > 0 && this.unsettled[0].open.length === 0) this.offset = this.unsettled.shift()!.end;
+    if (!this.checkpointing && this.checkpoint.offset < this.offset) this.checkpointing = this.writeCheckpoints();
+  }
+
+  /** Writes the newest settled offset until the checkpoint has caught up (or the subscription stopped). */
+  private async writeCheckpoints(): Promise<void> {
+    try {
+      while (this.checkpoint.offset < this.offset) {
+        const target = this.offset;
+        if (!(await this.advance(target))) return;
+        while (this.windowEnds.length > 0 && this.windowEnds[0] <= target) this.windowEnds.shift();
+      }
+    } finally {
+      this.checkpointing = undefined;
+    }
   }
 
   private async deadLetter({ envelope, offset, attempts }: PendingMessage, reason: string, lastError: string) {
@@ -186,14 +285,14 @@ export class Subscription {
     }
   }
 
-  /** Records the new position durably; a failed checkpoint write is retried, never skipped (until stopped). */
-  private async advance(next: number): Promise<void> {
+  /** Records the new position durably; a failed write is retried, never skipped (false: stopped first). */
+  private async advance(next: number): Promise<boolean> {
     for (let failures = 1; ; failures++) {
       try {
         await this.checkpoint.write(next);
-        return;
+        return true;
       } catch (error) {
-        if (this.stopping) return;
+        if (this.stopping) return false;
         await this.backoff(failures, `writing the checkpoint ${next} failed`, error);
       }
     }

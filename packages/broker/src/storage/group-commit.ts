@@ -14,16 +14,29 @@ interface PendingOffer {
   reject: (error: Error) => void;
 }
 
+type StagedGroup = Awaited<ReturnType<SegmentFileChain['stage']>>;
+
+/** Offers written together: one data write + fsync, one index write + fsync. */
+interface Group {
+  offers: PendingOffer[];
+  payloads: readonly Buffer[];
+}
+
 /**
- * Group commit for one topic. While a write + fsync is running, new offers queue up; the next write takes all of
- * them at once. A lone offer is written at the end of the current turn of the event loop, never held back
- * waiting for company.
+ * Group commit for one topic. While a group is being written, new offers queue up; the next group takes all of
+ * them at once. Two groups are in progress at most, in a pipeline: while one group's index entries are written
+ * and fsync'd (its commit point), the next group's data is written and fsync'd. A lone offer is written at the
+ * end of the current turn of the event loop, never held back waiting for company.
  */
 export class GroupCommit {
   private readonly logger = new Logger(GroupCommit.name);
   private pending: PendingOffer[] = [];
   private running?: Promise<void>;
-  private failure?: { cause: unknown; at: number };
+  private failure?: { cause: unknown; at: number; cutBack: boolean };
+  /** Groups a failure took down, rejected once the segment has been cut back. */
+  private readonly failed: Group[] = [];
+  /** Set while the run waits for an index phase with no offer pending. */
+  private wake?: () => void;
 
   constructor(
     private readonly topicName: string,
@@ -36,8 +49,19 @@ export class GroupCommit {
     for (const payload of payloads) bytes += payload.length;
     return new Promise((resolve, reject) => {
       this.pending.push({ payloads, bytes, resolve, reject });
+      this.wake?.();
       // Starting at the end of this turn of the event loop lets every publish read in the same turn join.
       this.running ??= new Promise<void>((start) => setImmediate(start)).then(() => this.run());
+    });
+  }
+
+  /** Resolves (false) at the next submit, for a run waiting on an index phase with nothing else to do. */
+  private nextSubmit(): Promise<false> {
+    return new Promise((resolve) => {
+      this.wake = () => {
+        this.wake = undefined;
+        resolve(false);
+      };
     });
   }
 
@@ -47,47 +71,102 @@ export class GroupCommit {
   }
 
   private async run(): Promise<void> {
+    let indexing: Promise<void> | undefined;
     try {
-      while (this.pending.length > 0) await this.commit(this.takeGroup());
+      for (;;) {
+        if (this.failure) {
+          await indexing;
+          indexing = undefined;
+          await this.cutBack();
+        }
+        if (this.pending.length === 0) {
+          if (!indexing) break;
+          // An offer that arrives while a group is being indexed starts its data phase at once.
+          const current = indexing;
+          const done = await Promise.race([current.then(() => true), this.nextSubmit()]);
+          if (done) indexing = undefined;
+          continue;
+        }
+        const group = this.takeGroup();
+        if (this.failure && !(await this.recover())) {
+          this.rejectAll(group.offers, this.failure?.cause);
+          continue;
+        }
+        // A new segment starts at the end of the old one, so nothing may be staged in the old one any more.
+        if (this.chain.rotationDue) {
+          await indexing;
+          indexing = undefined;
+        }
+        let staged: StagedGroup;
+        try {
+          staged = await this.chain.stage(group.payloads);
+        } catch (cause) {
+          this.fail(group, cause);
+          continue;
+        }
+        indexing = this.commit(group, staged, indexing);
+      }
     } finally {
       // Same function as the emptiness check, so no submit can slip in between the check and this reset.
       this.running = undefined;
     }
   }
 
-  private async commit(group: PendingOffer[]): Promise<void> {
-    if (this.failure && !(await this.recover())) {
-      this.rejectAll(group, this.failure.cause);
+  /** The group's commit point, after the group before it has committed (or failed, which fails this one too). */
+  private async commit(group: Group, staged: StagedGroup, previous?: Promise<void>): Promise<void> {
+    await previous;
+    if (this.failure) {
+      this.failed.push(group);
       return;
     }
-    const payloads = group.length === 1 ? group[0].payloads : group.flatMap((offer) => offer.payloads);
     try {
-      const first = await this.chain.append(payloads);
+      const first = await this.chain.commit(staged);
       let offset = first;
-      for (const offer of group) {
+      for (const offer of group.offers) {
         offer.resolve(offset);
         offset += offer.payloads.length;
       }
-      this.onCommit(first, payloads);
+      this.onCommit(first, group.payloads);
     } catch (cause) {
-      this.failure = { cause, at: Date.now() };
-      this.logger.error(
-        `Topic ${this.topicName}: write failed, ${payloads.length} publishes NACKed; ` +
-          `writes are refused for ${WRITE_RECOVERY_DELAY_MS} ms, then the tail segment is reopened`,
-        cause instanceof Error ? cause.stack : String(cause),
-      );
-      this.rejectAll(group, cause);
+      this.fail(group, cause);
     }
   }
 
-  private takeGroup(): PendingOffer[] {
+  private fail(group: Group, cause: unknown): void {
+    this.failed.push(group);
+    if (this.failure) return;
+    this.failure = { cause, at: Date.now(), cutBack: false };
+    this.logger.error(
+      `Topic ${this.topicName}: write failed, the publishes being written are NACKed; ` +
+        `writes are refused for ${WRITE_RECOVERY_DELAY_MS} ms, then the tail segment is reopened`,
+      cause instanceof Error ? cause.stack : String(cause),
+    );
+  }
+
+  /**
+   * With no phase running any more, cuts the tail segment back to its last commit, then NACKs the groups the
+   * failure took down: their answer only goes out once nothing of them is left in the files.
+   */
+  private async cutBack(): Promise<void> {
+    const failure = this.failure!;
+    if (!failure.cutBack) {
+      failure.cutBack = true;
+      await this.chain.rollback(failure.cause).catch((error: unknown) => {
+        this.logger.error(`Topic ${this.topicName}: cutting the tail segment back failed; reopening it will recover`, (error as Error).stack);
+      });
+    }
+    for (const group of this.failed.splice(0)) this.rejectAll(group.offers, failure.cause);
+  }
+
+  private takeGroup(): Group {
     let bytes = 0;
     let count = 0;
     while (count < this.pending.length && (count === 0 || bytes + this.pending[count].bytes <= GROUP_COMMIT_MAX_BYTES)) {
       bytes += this.pending[count].bytes;
       count++;
     }
-    return this.pending.splice(0, count);
+    const offers = this.pending.splice(0, count);
+    return { offers, payloads: offers.length === 1 ? offers[0].payloads : offers.flatMap((offer) => offer.payloads) };
   }
 
   private async recover(): Promise<boolean> {
@@ -98,7 +177,7 @@ export class GroupCommit {
       this.failure = undefined;
       return true;
     } catch (cause) {
-      this.failure = { cause, at: Date.now() };
+      this.failure = { cause, at: Date.now(), cutBack: true };
       return false;
     }
   }

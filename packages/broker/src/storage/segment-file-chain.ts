@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { syncDirectory } from './file-handle';
-import { parseSegmentFileName, SegmentFile } from './segment-file';
+import { parseSegmentFileName, SegmentFile, StagedAppend } from './segment-file';
 import { CorruptionError, StorageError } from './storage.errors';
 import { settleAll } from './settle-all';
 
@@ -70,10 +70,37 @@ export class SegmentFileChain {
 
   /** Appends the payloads as one durable unit and returns the offset of the first. */
   async append(payloads: readonly Buffer[]): Promise<number> {
-    if (this.tail.size >= this.maxBytes && this.tail.count > 0) await this.rotate();
+    if (this.rotationDue) await this.rotate();
     const first = this.tail.endOffset;
     await this.tail.append(payloads);
     return first;
+  }
+
+  /**
+   * True when the tail is full: the next group goes to a new segment, which may only be created once no group
+   * is staged in the old one (its start offset is the old one's end).
+   */
+  get rotationDue(): boolean {
+    return this.tail.size >= this.maxBytes && this.tail.count > 0;
+  }
+
+  /** First phase of a commit (see SegmentFile.stage), rotating first when due; with nothing staged then. */
+  async stage(payloads: readonly Buffer[]): Promise<{ segment: SegmentFile; staged: StagedAppend }> {
+    if (this.rotationDue) await this.rotate();
+    const segment = this.tail;
+    return { segment, staged: await segment.stage(payloads) };
+  }
+
+  /** Second phase: makes a staged group visible and returns the offset of its first entry. In stage order. */
+  async commit({ segment, staged }: { segment: SegmentFile; staged: StagedAppend }): Promise<number> {
+    const first = segment.endOffset;
+    await segment.commit(staged);
+    return first;
+  }
+
+  /** Cuts the tail back to its last commit after a failed phase; call with no phase running. */
+  rollback(cause: unknown): Promise<void> {
+    return this.tail.rollback(cause);
   }
 
   /** Closes and reopens the tail segment so recovery re-reads what is really on disk after a write failure. */

@@ -22,17 +22,32 @@ export function parseSegmentFileName(name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** A group whose data is written and fsync'd, waiting for its index entries (the commit point). */
+export interface StagedAppend {
+  /** Byte address of each entry in the data file. */
+  addresses: number[];
+  /** Where the data file ends once this group is committed. */
+  end: number;
+}
+
 /**
  * One segment of a topic's log: a `.mmm` data file and its `.idx` offset index. Appends are two-phase
- * (data + fsync, then index + fsync); readers only ever see entries whose index entry is durable.
+ * (data + fsync, then index + fsync); readers only ever see entries whose index entry is durable. The phases
+ * of consecutive groups may overlap — the next group's data while this group's index is written — as long as
+ * each group's index phase follows its own data phase and the index phases run in order.
  */
 export class SegmentFile {
+  /** End of the data written so far, committed or staged. */
+  private writtenEnd: number;
+
   private constructor(
     readonly startOffset: number,
     private readonly data: FileHandle,
     private readonly index: OffsetIndexFile,
     private dataEnd: number,
-  ) {}
+  ) {
+    this.writtenEnd = dataEnd;
+  }
 
   /** Opens or creates the segment starting at `startOffset` in `dir`, recovering it first. */
   static async open(dir: string, startOffset: number): Promise<{ segment: SegmentFile; repairs: string[] }> {
@@ -77,25 +92,48 @@ export class SegmentFile {
    * failure both files are cut back to the last committed entry, so a failed append leaves no trace.
    */
   async append(payloads: readonly Buffer[]): Promise<void> {
-    const { bytes, starts } = encodeFrames(payloads);
-    const base = this.dataEnd;
     try {
-      await this.data.append(bytes);
-      await this.data.sync();
-      await this.index.appendDurably(starts.map((start) => base + start));
-      this.dataEnd = base + bytes.length;
+      await this.commit(await this.stage(payloads));
     } catch (cause) {
       await this.rollback(cause);
-      throw new StorageError(`Appending ${payloads.length} entries failed; nothing of them was committed`, {
-        cause,
-      });
+      throw cause;
     }
   }
 
-  private async rollback(cause: unknown): Promise<void> {
+  /**
+   * First phase: writes the payloads' frames after everything written so far and fsyncs the data file. Nothing
+   * is visible yet. On failure the caller rolls back once no other phase of this segment is running.
+   */
+  async stage(payloads: readonly Buffer[]): Promise<StagedAppend> {
+    const { bytes, starts } = encodeFrames(payloads);
+    const base = this.writtenEnd;
+    // Claimed before the write, so the next group's data goes after this one's even while this one is written.
+    this.writtenEnd = base + bytes.length;
+    try {
+      await this.data.writeAt(bytes, base);
+      await this.data.sync();
+    } catch (cause) {
+      throw new StorageError(`Writing ${payloads.length} entries failed; nothing of them was committed`, { cause });
+    }
+    return { addresses: starts.map((start) => base + start), end: base + bytes.length };
+  }
+
+  /** Second phase, the commit point: appends the group's index entries and fsyncs the index. In stage order. */
+  async commit(staged: StagedAppend): Promise<void> {
+    try {
+      await this.index.appendDurably(staged.addresses);
+    } catch (cause) {
+      throw new StorageError(`Indexing ${staged.addresses.length} entries failed; nothing of them was committed`, { cause });
+    }
+    this.dataEnd = staged.end;
+  }
+
+  /** Cuts both files back to the last committed entry, dropping every staged group. */
+  async rollback(cause: unknown): Promise<void> {
     const committed = this.index.count;
     try {
       await this.data.truncate(this.dataEnd);
+      this.writtenEnd = this.dataEnd;
       await this.data.sync();
       await this.index.truncate(committed);
     } catch (rollbackError) {

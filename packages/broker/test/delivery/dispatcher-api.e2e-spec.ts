@@ -16,6 +16,7 @@ describe('dispatcher API', () => {
     pattern,
     startFrom: 'earliest',
     batchSize: 1,
+    maxInFlight: 1,
   });
 
   beforeAll(async () => {

@@ -30,8 +30,8 @@ describe('DispatchersFile', () => {
     expect(definitions.map((definition) => definition.consumerId)).toEqual(['b', 'a']);
     await file.save(definitions);
     expect(JSON.parse(readFileSync(path(), 'utf8'))).toEqual([
-      { consumerId: 'b', host: { protocol: 'HTTP', address: 'consumer-host', port: 8080 }, pattern: 'order.*', startFrom: 'earliest', batchSize: 1 },
-      { consumerId: 'a', host: { protocol: 'HTTPS', address: 'h', port: 8443 }, pattern: 'order.created', startFrom: 'earliest', batchSize: 1 },
+      { consumerId: 'b', host: { protocol: 'HTTP', address: 'consumer-host', port: 8080 }, pattern: 'order.*', startFrom: 'earliest', batchSize: 1, maxInFlight: 1 },
+      { consumerId: 'a', host: { protocol: 'HTTPS', address: 'h', port: 8443 }, pattern: 'order.created', startFrom: 'earliest', batchSize: 1, maxInFlight: 1 },
     ]);
   });
 
@@ -43,6 +43,7 @@ describe('DispatchersFile', () => {
     ['an invalid consumerId', JSON.stringify([entry('bad id!')]), /entry 0: .*consumer/i],
     ['an unknown protocol', JSON.stringify([entry('a', 'ftp://h:21')]), /entry 0: /],
     ['a host without a port', JSON.stringify([entry('a', 'http://h')]), /entry 0: /],
+    ['maxInFlight above 16', JSON.stringify([{ ...entry('a'), maxInFlight: 17 }]), /entry 0: maxInFlight must be an integer from 1 to 16, got 17/],
     ['a blank pattern', JSON.stringify([entry('a', 'http://h:1', '  ')]), /entry 0: /],
     ['an unknown field', JSON.stringify([{ ...entry('a'), extra: 1 }]), /entry 0: unknown field\(s\) extra/],
     ['a missing field', JSON.stringify([{ consumerId: 'a', host: 'http://h:1' }]), /entry 0: missing field pattern/],

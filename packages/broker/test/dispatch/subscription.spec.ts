@@ -23,13 +23,14 @@ describe('Subscription', () => {
   let queue: TopicQueue;
   const subscriptions: Subscription[] = [];
 
-  const subscribe = async (options: { timeoutMs?: number; resumed?: boolean; batchSize?: number } = {}) => {
+  const subscribe = async (options: { timeoutMs?: number; resumed?: boolean; batchSize?: number; maxInFlight?: number } = {}) => {
     const definition: DispatcherDefinition = {
       consumerId: 'billing',
       host: Host.parse(consumer.url),
       pattern: new TopicPattern('order.*'),
       startFrom: 'earliest',
       batchSize: options.batchSize ?? 1,
+      maxInFlight: options.maxInFlight ?? 1,
     };
     sender = new PushSender(options.timeoutMs ?? 5000);
     const subscription = new Subscription(queue, definition, await queue.checkpoints.open('billing', 0), options.resumed ?? false, {
@@ -227,5 +228,84 @@ describe('Subscription', () => {
     expect(subscription.position).toBe(1);
     expect((await queue.checkpoints.open('billing', 0)).offset).toBe(1);
     expect(consumer.received).toHaveLength(1);
+  });
+
+  describe('with several pushes in flight (maxInFlight)', () => {
+    const offsets = (deliveries: typeof consumer.received) => deliveries.map((delivery) => delivery.body.offset);
+
+    it('keeps up to maxInFlight numbered pushes on their way, in offset order within one session', async () => {
+      consumer.reply = () => ({ ackAfterMs: 30 });
+      await publish(queue, ...Array.from({ length: 12 }, (_, n) => ({ n })));
+      const subscription = await subscribe({ maxInFlight: 4 });
+      await consumer.waitFor(() => subscription.position === 12);
+      expect(consumer.maxOpen).toBe(4);
+      const bySequence = [...consumer.received].sort((a, b) => a.sequence! - b.sequence!);
+      expect(new Set(bySequence.map((delivery) => delivery.session)).size).toBe(1);
+      expect(bySequence.map((delivery) => delivery.sequence)).toEqual([...Array(12).keys()]);
+      expect(offsets(bySequence)).toEqual([...Array(12).keys()]);
+    });
+
+    it('sends no session headers to a consumer that takes one push at a time', async () => {
+      await publish(queue, { n: 0 }, { n: 1 });
+      const subscription = await subscribe();
+      await consumer.waitFor(() => subscription.position === 2);
+      expect(consumer.received.map((delivery) => delivery.session)).toEqual([undefined, undefined]);
+      expect(consumer.maxOpen).toBe(1);
+    });
+
+    it('after a failed push resends it and every push behind it, in order, in a new session', async () => {
+      let failed = false;
+      consumer.reply = (delivery) => {
+        if (delivery.body.offset !== 0 || failed) return { ackAfterMs: 20 };
+        failed = true;
+        return { status: 503 };
+      };
+      await publish(queue, ...Array.from({ length: 6 }, (_, n) => ({ n })));
+      const subscription = await subscribe({ maxInFlight: 3 });
+      await consumer.waitFor(() => subscription.position === 6);
+      const sessions = [...new Set(consumer.received.map((delivery) => delivery.session))];
+      expect(sessions).toHaveLength(2);
+      const second = consumer.received.filter((delivery) => delivery.session === sessions[1]).sort((a, b) => a.sequence! - b.sequence!);
+      expect(second.map((delivery) => delivery.sequence)).toEqual([...Array(6).keys()]);
+      expect(offsets(second)).toEqual([...Array(6).keys()]);
+      expect(second[0].body).toMatchObject({ deliveryCount: 2, redelivered: true });
+      expect(subscription.stats).toMatchObject({ delivered: 6, failures: 1 });
+    });
+
+    it('sends a NACKed message again in the next push of the session, and only moves the checkpoint past it once ACKed', async () => {
+      let nacked = false;
+      consumer.reply = (delivery) => {
+        if (delivery.body.offset === 1 && !nacked) {
+          nacked = true;
+          return 'NACK';
+        }
+        return { ackAfterMs: 10 };
+      };
+      await publish(queue, ...Array.from({ length: 5 }, (_, n) => ({ n })));
+      const subscription = await subscribe({ maxInFlight: 3 });
+      await consumer.waitFor(() => subscription.position === 5);
+      const resent = consumer.received.filter((delivery) => delivery.body.offset === 1);
+      expect(resent.map((delivery) => delivery.body.deliveryCount)).toEqual([1, 2]);
+      expect(new Set(consumer.received.map((delivery) => delivery.session)).size).toBe(1);
+      await subscription.stop();
+      expect(checkpointOnDisk()).toBe(5);
+    });
+
+    it('keeps the checkpoint at most maxInFlight + 1 pushes behind, and flags that many after a resume', async () => {
+      await publish(queue, ...Array.from({ length: 10 }, (_, n) => ({ n })));
+      const checkpoints: number[] = [];
+      consumer.reply = () => {
+        checkpoints.push(checkpointOnDisk());
+        return { ackAfterMs: 5 };
+      };
+      const subscription = await subscribe({ maxInFlight: 3, resumed: true });
+      await consumer.waitFor(() => subscription.position === 10);
+      await subscription.stop();
+      // Push k is only sent once the checkpoint covers every push before k - 3.
+      const bySequence = [...consumer.received].sort((a, b) => a.sequence! - b.sequence!);
+      bySequence.forEach((delivery, k) => expect(checkpoints[consumer.received.indexOf(delivery)]).toBeGreaterThanOrEqual(k - 3));
+      expect(bySequence.map((delivery) => delivery.body.redelivered)).toEqual([true, true, true, true, false, false, false, false, false, false]);
+      expect(checkpointOnDisk()).toBe(10);
+    });
   });
 });

@@ -89,6 +89,88 @@ describe('TopicQueue', () => {
     expect(String(await queue.peek(1))).toBe('after');
   });
 
+  describe('with the next group written while one is being indexed', () => {
+    /** Records every fsync and holds the first index fsync until released, then lets it pass or fail. */
+    const holdFirstIndexSync = (outcome: 'pass' | 'fail') => {
+      const events: string[] = [];
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held = false;
+      const sync = FileHandle.prototype.sync;
+      jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
+        const file = this.path.slice(-4);
+        events.push(`${file} start`);
+        if (file === '.idx' && !held) {
+          held = true;
+          await released;
+          if (outcome === 'fail') throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+        }
+        await sync.call(this);
+        events.push(`${file} end`);
+      });
+      return { events, release, isHeld: () => held };
+    };
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+    };
+
+    it('fsyncs the next group\'s data during the index fsync before it, and ACKs each after its own index fsync', async () => {
+      const queue = await open();
+      const fsyncs = holdFirstIndexSync('pass');
+      const acked = (offset: number) => {
+        fsyncs.events.push(`ack ${offset}`);
+        return offset;
+      };
+      const first = queue.offer(bytes('first')).then(acked);
+      await until(fsyncs.isHeld);
+      const second = queue.offer(bytes('second')).then(acked);
+      await until(() => fsyncs.events.filter((event) => event === '.mmm end').length === 2);
+      expect(fsyncs.events).not.toContain('ack 0');
+      fsyncs.release();
+      await expect(Promise.all([first, second])).resolves.toEqual([0, 1]);
+
+      const { events } = fsyncs;
+      const indexEnds = events.flatMap((event, i) => (event === '.idx end' ? [i] : []));
+      expect(indexEnds).toHaveLength(2);
+      expect(events.lastIndexOf('.mmm end')).toBeLessThan(indexEnds[0]);
+      expect(events.indexOf('ack 0')).toBeGreaterThan(indexEnds[0]);
+      expect(events.indexOf('ack 1')).toBeGreaterThan(indexEnds[1]);
+      expect((await queue.peekMany(0, 10)).map(String)).toEqual(['first', 'second']);
+    });
+
+    it('NACKs both groups when the index fsync fails with the next group staged, and leaves no trace of either', async () => {
+      const queue = await open();
+      await queue.offer(bytes('committed'));
+      const fsyncs = holdFirstIndexSync('fail');
+      const first = queue.offer(bytes('first')).catch((error: unknown) => error);
+      await until(fsyncs.isHeld);
+      const second = queue.offer(bytes('second')).catch((error: unknown) => error);
+      await until(() => fsyncs.events.filter((event) => event === '.mmm end').length === 2);
+      fsyncs.release();
+      expect(await first).toBeInstanceOf(StorageUnavailableError);
+      expect(await second).toBeInstanceOf(StorageUnavailableError);
+      jest.restoreAllMocks();
+      expect(statSync(segmentPaths(queue.dir).data).size).toBe(8 + 'committed'.length);
+
+      const now = Date.now();
+      jest.spyOn(Date, 'now').mockReturnValue(now + WRITE_RECOVERY_DELAY_MS + 1);
+      expect(await queue.offer(bytes('after'))).toBe(1);
+      expect((await queue.peekMany(0, 10)).map(String)).toEqual(['committed', 'after']);
+    });
+
+    it('rotates segments between groups: a burst at maxBytes=1 stays dense and in order across a restart', async () => {
+      const queue = await open(1);
+      const offsets = await Promise.all(Array.from({ length: 50 }, (_, n) => queue.offer(bytes(`m${n}`))));
+      expect(offsets).toEqual([...Array(50).keys()]);
+      await container.onApplicationShutdown();
+      const reopened = await open(1);
+      expect((await reopened.peekMany(0, 100)).length).toBeGreaterThan(0);
+      const all: string[] = [];
+      for (let offset = 0; offset < 50; offset++) all.push(String(await reopened.peek(offset)));
+      expect(all).toEqual(Array.from({ length: 50 }, (_, n) => `m${n}`));
+    });
+  });
+
   it('reads ranges from memory for recent entries and from disk for older ones, isolating corrupt entries', async () => {
     const queue = await open();
     await queue.offerAll(Array.from({ length: 5 }, (_, n) => bytes(`m${n}`)));

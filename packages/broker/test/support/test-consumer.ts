@@ -16,6 +16,9 @@ export interface ReceivedDelivery {
   };
   raw: Buffer;
   at: number;
+  /** `mmmq-push-session` and `mmmq-push-sequence`, sent when the dispatcher has several pushes in flight. */
+  session?: string;
+  sequence?: number;
 }
 
 /** How the consumer answers one push: an acknowledgement (maybe late), an HTTP status, or no answer at all. */
@@ -28,16 +31,23 @@ export class TestConsumer {
   private readonly hung: http.ServerResponse[] = [];
   /** Number of HTTP requests received, single or batch. */
   requests = 0;
+  /** Requests open at once, now and at most so far. */
+  open = 0;
+  maxOpen = 0;
   private readonly server = http.createServer((request, response) => {
+    this.maxOpen = Math.max(this.maxOpen, ++this.open);
+    response.once('close', () => this.open--);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       this.requests++;
       const raw = Buffer.concat(chunks);
       const consumerId = String(request.headers['mmmq-consumer-id']);
+      const session = request.headers['mmmq-push-session'] as string | undefined;
+      const sequence = session === undefined ? undefined : Number(request.headers['mmmq-push-sequence']);
       const parsed = JSON.parse(raw.toString('utf8'));
       if (request.url?.endsWith('/batch')) return this.answerBatch(consumerId, parsed.messages, response);
-      const delivery: ReceivedDelivery = { consumerId, body: parsed, raw, at: Date.now() };
+      const delivery: ReceivedDelivery = { consumerId, body: parsed, raw, at: Date.now(), session, sequence };
       this.received.push(delivery);
       this.answer(this.reply(delivery), response);
     });

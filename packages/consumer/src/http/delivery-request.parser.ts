@@ -53,3 +53,22 @@ export function parseDeliveryBatch(body: unknown): DeliveryRequest[] {
     }
   });
 }
+
+/** Longest `mmmq-push-session` accepted; the broker sends a UUID. */
+const MAX_SESSION_LENGTH = 128;
+
+/**
+ * The push's place among the pushes in flight of its subscription, from `mmmq-push-session` and
+ * `mmmq-push-sequence`; undefined when neither is sent (one push at a time).
+ * @throws InvalidDeliveryError when only one is sent or either is malformed
+ */
+export function parsePushOrder(session: string | undefined, sequence: string | undefined): { session: string; sequence: number } | undefined {
+  if (session === undefined && sequence === undefined) return undefined;
+  if (session === undefined || session.length === 0 || session.length > MAX_SESSION_LENGTH) {
+    throw new InvalidDeliveryError(`mmmq-push-session must be 1 to ${MAX_SESSION_LENGTH} characters, sent with mmmq-push-sequence`);
+  }
+  if (sequence === undefined || !/^\d{1,15}$/.test(sequence)) {
+    throw new InvalidDeliveryError(`mmmq-push-sequence must be a non-negative integer, got ${JSON.stringify(sequence ?? null)}`);
+  }
+  return { session, sequence: Number(sequence) };
+}

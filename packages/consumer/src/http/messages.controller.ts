@@ -1,4 +1,11 @@
-import { Acknowledgement, CONSUMER_ID_HEADER, ConsumerAcknowledgement, MESSAGES_PATH } from '@mmmq/core';
+import {
+  Acknowledgement,
+  CONSUMER_ID_HEADER,
+  ConsumerAcknowledgement,
+  MESSAGES_PATH,
+  PUSH_SEQUENCE_HEADER,
+  PUSH_SESSION_HEADER,
+} from '@mmmq/core';
 import { Controller, Headers, HttpStatus, Logger, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
@@ -6,8 +13,9 @@ import { DeliveryRefusedError } from '../errors/delivery-refused.error';
 import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 import { DeliveryHandler } from '../handling/delivery-handler';
+import { PushSequencer } from '../handling/push-sequencer';
 import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
-import { parseDeliveryBatch, parseDeliveryRequest } from './delivery-request.parser';
+import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
 
 /** Seconds a refused sender is asked to wait; the broker's own backoff decides in the end. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -15,7 +23,8 @@ export const RETRY_AFTER_SECONDS = 1;
 /**
  * The push endpoint the broker delivers to: `POST /mmmq/messages`, with the listener's consumer id in the
  * `mmmq-consumer-id` header. The answer is always JSON with an `acknowledgement`; 503 means "not taken, send
- * it again later", and nothing answered with 503 or 4xx was handled.
+ * it again later", and nothing answered with 503 or 4xx was handled. Pushes numbered with `mmmq-push-session`
+ * and `mmmq-push-sequence` are handled in that order (see PushSequencer).
  */
 @Controller({ version: VERSION_NEUTRAL })
 export class MessagesController {
@@ -24,6 +33,7 @@ export class MessagesController {
   constructor(
     private readonly body: DeliveryBodyReader,
     private readonly deliveries: DeliveryHandler,
+    private readonly sequencer: PushSequencer,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
@@ -32,10 +42,14 @@ export class MessagesController {
     @Req() request: RequestWithBody,
     @Res() response: unknown,
     @Headers(CONSUMER_ID_HEADER) consumerId: string | undefined,
+    @Headers(PUSH_SESSION_HEADER) session: string | undefined,
+    @Headers(PUSH_SEQUENCE_HEADER) sequence: string | undefined,
   ): Promise<void> {
     try {
+      const order = parsePushOrder(session, sequence);
       const delivery = parseDeliveryRequest(await this.body.read(request));
-      this.reply(response, HttpStatus.OK, await this.deliveries.handle(consumerId, delivery));
+      const handle = () => this.deliveries.handle(consumerId, delivery);
+      this.reply(response, HttpStatus.OK, await this.inOrder(consumerId, delivery.topic, order, handle));
     } catch (error) {
       this.replyToFailure(response, error);
     }
@@ -47,14 +61,28 @@ export class MessagesController {
     @Req() request: RequestWithBody,
     @Res() response: unknown,
     @Headers(CONSUMER_ID_HEADER) consumerId: string | undefined,
+    @Headers(PUSH_SESSION_HEADER) session: string | undefined,
+    @Headers(PUSH_SEQUENCE_HEADER) sequence: string | undefined,
   ): Promise<void> {
     try {
+      const order = parsePushOrder(session, sequence);
       const deliveries = parseDeliveryBatch(await this.body.read(request));
-      const acknowledgements = await this.deliveries.handleBatch(consumerId, deliveries);
+      const handle = () => this.deliveries.handleBatch(consumerId, deliveries);
+      const acknowledgements = await this.inOrder(consumerId, deliveries[0].topic, order, handle);
       this.adapterHost.httpAdapter.reply(response, { acknowledgements }, HttpStatus.OK);
     } catch (error) {
       this.replyToFailure(response, error);
     }
+  }
+
+  /** A numbered push waits for its turn among the pushes of its subscription; others run at once. */
+  private inOrder<T>(
+    consumerId: string | undefined,
+    topic: string,
+    order: { session: string; sequence: number } | undefined,
+    handle: () => Promise<T>,
+  ): Promise<T> {
+    return order ? this.sequencer.run(consumerId ?? '', topic, order, handle) : handle();
   }
 
   private replyToFailure(response: unknown, error: unknown): void {

@@ -12,6 +12,8 @@ export interface DispatcherJson {
   startFrom?: StartFrom;
   /** Absent on brokers that predate batched pushes, which means 1. */
   batchSize?: number;
+  /** Absent on brokers that predate pipelined pushes, which means 1. */
+  maxInFlight?: number;
 }
 
 export interface DispatcherChange {
@@ -19,6 +21,7 @@ export interface DispatcherChange {
   pattern: string;
   startFrom?: StartFrom;
   batchSize: number;
+  maxInFlight: number;
 }
 
 /** The broker's `/mmmq/dispatchers` API over keep-alive connections; one call, one request, no retries. */

@@ -62,6 +62,7 @@ export class DispatcherRegistrar {
       host: registration.advertisedHost.toUrl(),
       pattern: listener.pattern.value,
       batchSize: registration.batchSize,
+      maxInFlight: registration.maxInFlight,
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
     };
     const existing = await client.find(listener.consumerId);
@@ -94,6 +95,7 @@ function matches(existing: DispatcherJson, wanted: DispatcherChange, host: Host)
     existingHost.equals(host) &&
     existing.pattern === wanted.pattern &&
     (existing.batchSize ?? 1) === wanted.batchSize &&
+    (existing.maxInFlight ?? 1) === wanted.maxInFlight &&
     (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
   );
 }

@@ -43,7 +43,9 @@ describe('a handler that keeps throwing', () => {
       { n: 1, deliveryCount: 3, redelivered: true },
       { n: 1, deliveryCount: 4, redelivered: true },
     ]);
-    expect(listener.attempts.map(({ n }) => n)).toEqual([0, 1, 1, 1, 1, 2]);
+    // A retry goes out with the next push, after the pushes already on their way (maxInFlight), so 2 may come
+    // between the attempts of 1; every other message arrives once, in order.
+    expect(listener.attempts.map(({ n }) => n).filter((n) => n !== 1)).toEqual([0, 2]);
     const deadLetters = await broker.deadLetters(CONSUMER_ID);
     expect(deadLetters).toHaveLength(1);
     expect(deadLetters[0]).toMatchObject({
