@@ -145,13 +145,13 @@ export class Subscription {
         const sent = inFlight.shift();
         if (!sent) return undefined;
         const replies = await sent.reply;
-        if (!(replies instanceof Error)) this.failedPushes = 0;
-        else {
+        if (replies instanceof Error) {
           cutOff.abort();
           await Promise.all(inFlight.map((behind) => behind.reply));
           this.resend.unshift(sent.window, ...inFlight.map((behind) => behind.window));
           return this.abortSends.signal.aborted ? undefined : replies;
         }
+        this.failedPushes = 0;
         if (!(await this.applyReplies(sent.window, replies))) {
           cutOff.abort();
           await Promise.all(inFlight.map((behind) => behind.reply));
