@@ -33,6 +33,7 @@ describe('@mmmq/consumer public API', () => {
         'MessageContext',
         'MmmqConsumerModule',
         'NonRetriableError',
+        'PUSH_ORDER_WAIT_MS',
         'PushOutOfOrderError',
         'QueueFullError',
         'RETRY_AFTER_SECONDS',
