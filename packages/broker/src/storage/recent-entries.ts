@@ -1,11 +1,14 @@
+import { RecentEntriesBudget, RecentEntriesHolder } from './recent-entries-budget';
+
 /** Bytes of the newest payloads each topic keeps in memory, so consumers that keep up never touch the disk. */
 export const DEFAULT_RECENT_ENTRIES_BYTES = 8 * 1024 * 1024;
 
 /**
  * The newest committed payloads of one topic: a contiguous run of offsets ending at the tail, trimmed from
- * the oldest end to stay within a byte budget.
+ * the oldest end to stay within a byte budget, and given up entirely when the broker-wide budget needs the
+ * memory for topics written more recently.
  */
-export class RecentEntries {
+export class RecentEntries implements RecentEntriesHolder {
   private payloads: Buffer[] = [];
   private head = 0;
   /** Offset of `payloads[head]`. */
@@ -15,6 +18,7 @@ export class RecentEntries {
   constructor(
     tailOffset: number,
     private readonly maxBytes: number = DEFAULT_RECENT_ENTRIES_BYTES,
+    private readonly budget?: RecentEntriesBudget,
   ) {
     this.first = tailOffset;
   }
@@ -45,6 +49,19 @@ export class RecentEntries {
       this.payloads = this.payloads.slice(this.head);
       this.head = 0;
     }
+    this.budget?.update(this, this.bytes);
+  }
+
+  release(): number {
+    const freed = this.bytes;
+    this.clear(this.end);
+    return freed;
+  }
+
+  /** Gives the memory back to the broker-wide budget for good (the topic closed). */
+  close(): void {
+    this.clear(this.end);
+    this.budget?.forget(this);
   }
 
   get(offset: number): Buffer | undefined {

@@ -8,6 +8,7 @@ import { CheckpointDirectory } from './checkpoint-directory';
 import { syncDirectory } from './file-handle';
 import { SegmentFileChain } from './segment-file-chain';
 import { StorageUnavailableError, TopicNameConflictError } from './storage.errors';
+import { RecentEntriesBudget } from './recent-entries-budget';
 import { TopicQueue } from './topic-queue';
 import { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
 
@@ -19,6 +20,8 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   private readonly logger = new Logger(TopicQueueContainer.name);
   private readonly queues = new Map<string, TopicQueue>();
   private readonly opening = new Map<string, Promise<TopicQueue>>();
+  /** The memory all topics together keep for recent entries. */
+  private readonly recentEntries = new RecentEntriesBudget();
   /** Case-folded name → name, so `Order` cannot be created beside `order`. */
   private readonly names = new Map<string, string>();
   private closing?: Promise<void>;
@@ -67,7 +70,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     try {
       const created = await this.ensureDirectory(dir);
       const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
-      queue = new TopicQueue(topic, dir, chain, await CheckpointDirectory.open(dir));
+      queue = new TopicQueue(topic, dir, chain, await CheckpointDirectory.open(dir), this.recentEntries);
       if (created) await syncDirectory(this.topicsDir);
       for (const { startOffset, repairs: done } of repairs) {
         this.logger.warn(`Topic ${topic.name}, segment ${startOffset} repaired: ${done.join('; ')}`);

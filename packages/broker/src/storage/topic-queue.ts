@@ -2,6 +2,7 @@ import { Topic } from '@mmmq/core';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { SegmentFileChain } from './segment-file-chain';
 import { RecentEntries } from './recent-entries';
+import { RecentEntriesBudget } from './recent-entries-budget';
 import { CorruptionError, StorageUnavailableError } from './storage.errors';
 import { GroupCommit } from './group-commit';
 import { settleAll } from './settle-all';
@@ -24,8 +25,9 @@ export class TopicQueue {
     readonly dir: string,
     private readonly chain: SegmentFileChain,
     readonly checkpoints: CheckpointDirectory,
+    recentBudget: RecentEntriesBudget,
   ) {
-    this.recent = new RecentEntries(chain.tailOffset);
+    this.recent = new RecentEntries(chain.tailOffset, undefined, recentBudget);
     this.groupCommit = new GroupCommit(topic.name, chain, (first, payloads) => {
       this.recent.append(first, payloads);
       this.notify(first + payloads.length);
@@ -91,6 +93,7 @@ export class TopicQueue {
     this.closing ??= (async () => {
       this.listeners.clear();
       await this.groupCommit.drain();
+      this.recent.close();
       await settleAll([this.chain.close(), this.checkpoints.close()], `Closing topic ${this.topic.name} failed`);
     })();
     return this.closing;

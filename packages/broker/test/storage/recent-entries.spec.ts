@@ -1,4 +1,5 @@
 import { RecentEntries } from '../../src/storage/recent-entries';
+import { RecentEntriesBudget } from '../../src/storage/recent-entries-budget';
 import { bytes } from './temp-dir';
 
 describe('RecentEntries', () => {
@@ -29,5 +30,37 @@ describe('RecentEntries', () => {
     expect(recent.start).toBe(5000 - 300);
     expect(String(recent.get(4999))).toBe('0000004999');
     expect(String(recent.get(4700))).toBe('0000004700');
+  });
+});
+
+describe('RecentEntriesBudget', () => {
+  it('takes the entries of the topics written least recently when all topics together pass the cap', () => {
+    const budget = new RecentEntriesBudget(10);
+    const [a, b, c] = [0, 1, 2].map(() => new RecentEntries(0, 8, budget));
+    a.append(0, [bytes('aaaa')]);
+    b.append(0, [bytes('bbbb')]);
+    expect(budget.bytes).toBe(8);
+    c.append(0, [bytes('cccc')]);
+    expect(a.get(0)).toBeUndefined();
+    expect([String(b.get(0)), String(c.get(0))]).toEqual(['bbbb', 'cccc']);
+    expect(budget.bytes).toBe(8);
+
+    // The run of a released topic starts again at its tail, so later entries still come from memory.
+    a.append(1, [bytes('aa')]);
+    expect(String(a.get(1))).toBe('aa');
+    expect(budget.bytes).toBe(10);
+    a.append(2, [bytes('a')]);
+    expect(b.get(0)).toBeUndefined();
+    expect([String(c.get(0)), String(a.get(2))]).toEqual(['cccc', 'a']);
+    expect(budget.bytes).toBe(7);
+  });
+
+  it('never releases the topic being written, even alone over the cap, and forgets closed topics', () => {
+    const budget = new RecentEntriesBudget(4);
+    const a = new RecentEntries(0, 100, budget);
+    a.append(0, [bytes('aaaaaa')]);
+    expect(String(a.get(0))).toBe('aaaaaa');
+    a.close();
+    expect(budget.bytes).toBe(0);
   });
 });
