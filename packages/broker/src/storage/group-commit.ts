@@ -82,8 +82,7 @@ export class GroupCommit {
         if (this.pending.length === 0) {
           if (!indexing) break;
           // An offer that arrives while a group is being indexed starts its data phase at once.
-          const current = indexing;
-          const done = await Promise.race([current.then(() => true), this.nextSubmit()]);
+          const done = await Promise.race([indexing.then(() => true), this.nextSubmit()]);
           if (done) indexing = undefined;
           continue;
         }
