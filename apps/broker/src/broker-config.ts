@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError, MmmqBrokerOptions } from '@mmmq/broker';
+import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError, MmmqBrokerOptions, TlsOptions } from '@mmmq/broker';
 
 /** Port the standalone broker listens on when `MMMQ_PORT` is unset. */
 export const DEFAULT_PORT = 8080;
@@ -29,8 +29,8 @@ export interface BrokerConfig {
 }
 
 /**
- * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute) and
- * `MMMQ_SEGMENT_MAX_BYTES`.
+ * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
+ * `MMMQ_SEGMENT_MAX_BYTES` and `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`.
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable
  */
@@ -50,8 +50,21 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
         segment: segmentMaxBytes === undefined ? undefined : { maxBytes: segmentMaxBytes },
       },
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
+      tls: tlsFiles(env),
     },
   };
+}
+
+/** Both files or neither: a key without its certificate (or the reverse) is a mistake, not a choice. */
+function tlsFiles(env: NodeJS.ProcessEnv): TlsOptions | undefined {
+  const keyFile = nonBlank(env, 'MMMQ_TLS_KEY_FILE');
+  const certFile = nonBlank(env, 'MMMQ_TLS_CERT_FILE');
+  if (keyFile === undefined && certFile === undefined) return undefined;
+  if (keyFile === undefined || certFile === undefined) {
+    const missing = keyFile === undefined ? 'MMMQ_TLS_KEY_FILE' : 'MMMQ_TLS_CERT_FILE';
+    throw new InvalidBrokerOptionsError(`${missing} must be set too: TLS needs MMMQ_TLS_KEY_FILE and MMMQ_TLS_CERT_FILE`);
+  }
+  return { keyFile: resolve(keyFile), certFile: resolve(certFile) };
 }
 
 function httpAdapter(env: NodeJS.ProcessEnv): HttpAdapterName {

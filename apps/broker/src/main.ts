@@ -1,25 +1,38 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import { InvalidBrokerOptionsError } from '@mmmq/broker';
+import type { Server as TlsServer } from 'node:tls';
+import { InvalidBrokerOptionsError, readTlsCredentials, TlsCertificateError, TlsCertificates } from '@mmmq/broker';
 import { Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';
 import { createBrokerApp } from './create-broker-app';
 
 const logger = new Logger('MmmqBroker');
+const TLS_VARIABLES = { keyFile: 'MMMQ_TLS_KEY_FILE', certFile: 'MMMQ_TLS_CERT_FILE' };
+/** Signals that stop the broker cleanly: it answers what it accepted and closes every topic first. */
+const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'];
 
 async function bootstrap(): Promise<void> {
   const config = readBrokerConfig(process.env);
-  const app = await createBrokerApp(BrokerAppModule.register(config.broker), config.httpAdapter);
-  app.enableShutdownHooks();
+  const tls = config.broker.tls && readTlsCredentials(config.broker.tls, TLS_VARIABLES);
+  const app = await createBrokerApp(BrokerAppModule.register(config.broker), config.httpAdapter, tls);
+  const certificates = app.get(TlsCertificates);
+  // With TLS, SIGHUP hands HTTPS and the publish stream a renewed certificate without a restart, as nginx does.
+  app.enableShutdownHooks(certificates ? SHUTDOWN_SIGNALS : [...SHUTDOWN_SIGNALS, 'SIGHUP']);
   await app.listen(config.port, config.host);
-  const { address, port } = app.getHttpServer().address() as AddressInfo;
-  logger.log(`Listening on http://${address}:${port}, data in ${config.broker.persistence.rootDir} (${config.httpAdapter})`);
+  const server = app.getHttpServer();
+  if (certificates) {
+    certificates.attach(server as TlsServer);
+    process.on('SIGHUP', () => certificates.reload());
+  }
+  const { address, port } = server.address() as AddressInfo;
+  const scheme = tls ? 'https' : 'http';
+  logger.log(`Listening on ${scheme}://${address}:${port}, data in ${config.broker.persistence.rootDir} (${config.httpAdapter})`);
 }
 
 bootstrap().catch((error: unknown) => {
   // A configuration mistake is fully explained by its message; anything else needs the stack.
-  if (error instanceof InvalidBrokerOptionsError) logger.error(`Broker failed to start: ${error.message}`);
+  if (error instanceof InvalidBrokerOptionsError || error instanceof TlsCertificateError) logger.error(`Broker failed to start: ${error.message}`);
   else logger.error('Broker failed to start', error instanceof Error ? error.stack : String(error));
   process.exitCode = 1;
 });

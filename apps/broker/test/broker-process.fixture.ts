@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 /** The compiled standalone server; the root `test` script builds it before jest runs. */
 export const BROKER_MAIN = resolve(__dirname, '../dist/main.js');
 const REPOSITORY_ROOT = resolve(__dirname, '../../..');
-const LISTENING = /Listening on (http:\/\/[^\s,]+), data in (\S+)/;
+const LISTENING = /Listening on (https?:\/\/[^\s,]+), data in (\S+)/;
 /** Generous: a busy two-core machine may take a while to load Nest and recover every topic. */
 const STARTUP_TIMEOUT_MS = 60_000;
 

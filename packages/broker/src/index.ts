@@ -14,7 +14,10 @@ export {
   type ResolvedPersistenceOptions,
   type SegmentOptions,
   type StreamOptions,
+  type TlsOptions,
 } from './mmmq-broker.options';
+export { readTlsCredentials, TlsCertificates, type TlsCredentials } from './tls/tls-certificates';
+export { TlsCertificateError } from './tls/tls-certificate.error';
 export { PublishStreamServer, STREAM_SHUTDOWN_GRACE_MS } from './stream/publish-stream.server';
 export { STREAM_MAX_UNANSWERED } from './stream/publish-stream.connection';
 export { StreamFencedError, StreamListenError } from './stream/stream.errors';

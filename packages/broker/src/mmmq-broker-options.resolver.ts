@@ -14,6 +14,7 @@ import {
   ResolvedHttpOptions,
   ResolvedPersistenceOptions,
   ResolvedStreamOptions,
+  ResolvedTlsOptions,
 } from './mmmq-broker.options';
 
 /** The whole body is buffered in memory, and a stored entry's 32-bit length field caps it well above this. */
@@ -24,6 +25,7 @@ export interface ResolvedBrokerOptions {
   http: ResolvedHttpOptions;
   stream: ResolvedStreamOptions | undefined;
   dispatch: ResolvedDispatchOptions;
+  tls: ResolvedTlsOptions | undefined;
 }
 
 const PORT_MAX = 65535;
@@ -35,7 +37,7 @@ const PORT_MAX = 65535;
  * @throws InvalidBrokerOptionsError
  */
 export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedBrokerOptions {
-  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [] } = options;
+  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls } = options;
   const rootDir = persistence.rootDir ?? DEFAULT_ROOT_DIR;
   const segmentMaxBytes = persistence.segment?.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES;
   return {
@@ -54,6 +56,18 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     },
     stream: resolveStream(stream),
     dispatch: { dispatchers: resolveDispatchers(dispatchers), delivery: resolveDelivery(delivery) },
+    tls: resolveTls(tls),
+  };
+}
+
+function resolveTls(tls: MmmqBrokerOptions['tls']): ResolvedTlsOptions | undefined {
+  if (tls === undefined) return undefined;
+  if (typeof tls !== 'object' || tls === null) {
+    throw new InvalidBrokerOptionsError(`tls must be an object { keyFile, certFile }, got ${describe(tls)}`);
+  }
+  return {
+    keyFile: resolve(nonBlankString('tls.keyFile', tls.keyFile)),
+    certFile: resolve(nonBlankString('tls.certFile', tls.certFile)),
   };
 }
 

@@ -23,6 +23,7 @@ import { PublishRequestParser } from './publish/publish-request.parser';
 import { RawBodyReader } from './publish/raw-body.reader';
 import { STORAGE_PROVIDERS, TopicQueueContainer } from './storage';
 import { PublishStreamServer } from './stream/publish-stream.server';
+import { TlsCertificates } from './tls/tls-certificates';
 
 const MMMQ_BROKER_OPTIONS = Symbol('MMMQ_BROKER_OPTIONS');
 
@@ -70,6 +71,12 @@ export class MmmqBrokerModule {
             new DispatcherRegistry(new DispatchersFile(persistence.rootDir)),
           inject: [MMMQ_PERSISTENCE_OPTIONS],
         },
+        {
+          // Undefined while TLS is off; the files are read (and checked) when the application is created.
+          provide: TlsCertificates,
+          useFactory: (resolved: ResolvedBrokerOptions) => resolved.tls && new TlsCertificates(resolved.tls),
+          inject: [MMMQ_BROKER_OPTIONS],
+        },
         ...STORAGE_PROVIDERS,
         SubscriptionContainer,
         DeadLetterService,
@@ -79,7 +86,7 @@ export class MmmqBrokerModule {
         FrontDispatcher,
         PublishStreamServer,
       ],
-      exports: [MMMQ_PERSISTENCE_OPTIONS, TopicQueueContainer, PublishStreamServer],
+      exports: [MMMQ_PERSISTENCE_OPTIONS, TopicQueueContainer, PublishStreamServer, TlsCertificates],
     };
   }
 }

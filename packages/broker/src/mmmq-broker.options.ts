@@ -47,6 +47,13 @@ export interface StreamOptions {
   host?: string;
 }
 
+export interface TlsOptions {
+  /** PEM private key file. */
+  keyFile: string;
+  /** PEM certificate file (the chain: the server's certificate first). */
+  certFile: string;
+}
+
 export interface MmmqBrokerOptions {
   persistence?: PersistenceOptions;
   /** Limits of the publish endpoints; the publish stream applies the same ones to each request. */
@@ -63,6 +70,12 @@ export interface MmmqBrokerOptions {
   dispatchers?: unknown[];
   /** Push delivery: retries, timeouts, backoff, shutdown grace. */
   delivery?: DeliveryOptions;
+  /**
+   * TLS for the publish stream (`mmmqs://`), from a key and a certificate file read at start-up and again on
+   * `TlsCertificates.reload()`. HTTP is the host application's server: give it the same pair (the standalone
+   * broker does). Default: off.
+   */
+  tls?: TlsOptions;
 }
 
 /** Persistence settings after defaults are applied and validation passed. */
@@ -83,6 +96,12 @@ export interface ResolvedHttpOptions {
 export interface ResolvedStreamOptions {
   port: number;
   host: string;
+}
+
+/** TLS files after validation (absolute paths); undefined when TLS is off. */
+export interface ResolvedTlsOptions {
+  keyFile: string;
+  certFile: string;
 }
 
 export const MMMQ_PERSISTENCE_OPTIONS = Symbol('MMMQ_PERSISTENCE_OPTIONS');

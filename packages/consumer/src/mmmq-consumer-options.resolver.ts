@@ -1,4 +1,4 @@
-import { Host, MmmqError } from '@mmmq/core';
+import { explainInvalidTlsClientOptions, Host, MmmqError, TlsClientOptions } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import {
@@ -34,6 +34,7 @@ export interface ResolvedRegistration {
   batchSize: number;
   /** The `maxInFlight` asked of the broker. */
   maxInFlight: number;
+  tls: TlsClientOptions | undefined;
 }
 
 /** `MmmqConsumerOptions` after defaults were applied and every value was checked. */
@@ -110,7 +111,14 @@ function resolveRegistration(options: MmmqConsumerOptions, app: string | undefin
       positiveInteger('deliveryMaxInFlight', options.deliveryMaxInFlight ?? DEFAULT_DELIVERY_MAX_IN_FLIGHT),
       MAX_DELIVERY_MAX_IN_FLIGHT,
     ),
+    tls: tlsOptions(options.tls),
   };
+}
+
+function tlsOptions(tls: unknown): TlsClientOptions | undefined {
+  const problem = explainInvalidTlsClientOptions(tls, 'tls');
+  if (problem !== undefined) throw new InvalidConsumerOptionsError(problem);
+  return tls as TlsClientOptions | undefined;
 }
 
 function atMost(name: string, value: number, max: number): number {

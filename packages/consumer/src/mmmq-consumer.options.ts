@@ -1,3 +1,4 @@
+import type { TlsClientOptions } from '@mmmq/core';
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
 export const DEFAULT_QUEUE_SIZE = 1000;
 /** Handler executions the pool starts with (see {@link WorkersOptions.min}). */
@@ -75,6 +76,8 @@ export interface MmmqConsumerOptions {
   app?: string;
   /** The broker's base URL, e.g. `http://127.0.0.1:8080`; needed for self-registration. */
   broker?: string;
+  /** TLS to an `https://` broker: `ca` adds certificates to trust. Default: Node's trusted CAs only. */
+  tls?: TlsClientOptions;
   /** The URL at which the broker reaches this application, e.g. `http://billing:3000` (no path). */
   advertisedUrl?: string;
   /**

@@ -60,6 +60,7 @@ export { MmmqTestingModule, type MmmqTestingOptions } from './testing/mmmq-testi
 export {
   STREAM_PREAMBLE,
   STREAM_URL_PROTOCOL,
+  SECURE_STREAM_URL_PROTOCOL,
   StreamRequestKind,
   type StreamRequest,
   type StreamReply,
@@ -70,3 +71,4 @@ export {
   decodeStreamRequest,
   decodeStreamReply,
 } from './stream/stream-frame';
+export { explainInvalidTlsClientOptions, type TlsClientOptions } from './tls-client-options';

@@ -1,4 +1,4 @@
-import { STREAM_URL_PROTOCOL } from '@mmmq/core';
+import { explainInvalidTlsClientOptions, SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL, TlsClientOptions } from '@mmmq/core';
 import {
   BatchingLimits,
   DEFAULT_BATCH_MAX_BYTES,
@@ -20,8 +20,13 @@ export const RESOLVED_PRODUCER_OPTIONS = Symbol('RESOLVED_PRODUCER_OPTIONS');
 
 /** Producer options after defaults are applied and validation passed. */
 export interface ResolvedProducerOptions extends RetryOptions {
-  /** Normalised without a trailing `/`; `mmmq://` for the publish stream; absent only with an in-memory broker. */
+  /**
+   * Normalised without a trailing `/`; `mmmq://` (`mmmqs://` over TLS) for the publish stream; absent only with an
+   * in-memory broker.
+   */
   broker: string | undefined;
+  /** Absent when no TLS option is given. */
+  tls: TlsClientOptions | undefined;
   timeoutMs: number;
   /** Absent when batching is off. */
   batching: BatchingLimits | undefined;
@@ -34,6 +39,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'maxRetryDelayMs',
   'timeoutMs',
   'batching',
+  'tls',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
 // Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
@@ -73,8 +79,20 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
       MAX_TIMER_MS,
     ),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    batching: batchingLimits(given.batching, broker?.startsWith(STREAM_URL_PROTOCOL) ?? false),
+    batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker)),
+    tls: tlsOptions(given.tls),
   };
+}
+
+/** Whether `broker` names the publish stream, plain or over TLS. */
+export function isStreamUrl(broker: string): boolean {
+  return broker.startsWith(`${STREAM_URL_PROTOCOL}//`) || broker.startsWith(`${SECURE_STREAM_URL_PROTOCOL}//`);
+}
+
+function tlsOptions(tls: unknown): TlsClientOptions | undefined {
+  const problem = explainInvalidTlsClientOptions(tls, 'tls');
+  if (problem !== undefined) throw new InvalidProducerOptionsError(problem);
+  return tls as TlsClientOptions | undefined;
 }
 
 function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boolean): BatchingLimits | undefined {
@@ -114,9 +132,9 @@ function brokerUrl(value: unknown): string {
       cause: error,
     });
   }
-  if (url.protocol === STREAM_URL_PROTOCOL) return streamUrl(url, value);
+  if (url.protocol === STREAM_URL_PROTOCOL || url.protocol === SECURE_STREAM_URL_PROTOCOL) return streamUrl(url, value);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidProducerOptionsError(`broker must be an http, https or mmmq URL, got ${describe(value)}`);
+    throw new InvalidProducerOptionsError(`broker must be an http, https, mmmq or mmmqs URL, got ${describe(value)}`);
   }
   // The producer appends its own path; a query or fragment would silently end up in front of it or be dropped.
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
@@ -130,9 +148,11 @@ function brokerUrl(value: unknown): string {
 /** `mmmq://host:port`: the port is required (the stream has no default one) and nothing may follow it. */
 function streamUrl(url: URL, value: string): string {
   if (url.port === '' || url.hostname === '' || (url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new InvalidProducerOptionsError(`broker must be mmmq://host:port for the publish stream, got ${describe(value)}`);
+    throw new InvalidProducerOptionsError(
+      `broker must be ${url.protocol}//host:port for the publish stream, got ${describe(value)}`,
+    );
   }
-  return `${STREAM_URL_PROTOCOL}//${url.host}`;
+  return `${url.protocol}//${url.host}`;
 }
 
 function nonNegativeInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {

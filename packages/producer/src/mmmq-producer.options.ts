@@ -1,3 +1,4 @@
+import type { TlsClientOptions } from '@mmmq/core';
 import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
 
 /** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
@@ -15,9 +16,15 @@ export interface MmmqProducerOptions {
    * Where to publish. Either the broker's HTTP base URL, `http://` or `https://`, e.g. `http://localhost:8080`
    * (a path prefix is kept, for a broker behind a gateway), or its publish stream, `mmmq://host:port` (e.g.
    * `mmmq://localhost:8081`; one TCP connection that keeps several batches of a topic in flight, in order; see
-   * docs/stream-protocol.md). Required, except when `MmmqTestingModule` provides an `InMemoryBroker`.
+   * docs/stream-protocol.md). Required, except when `MmmqTestingModule` provides an `InMemoryBroker`. Over TLS:
+   * `https://…` or `mmmqs://host:port`.
    */
   broker?: string;
+  /**
+   * TLS to an `https://` or `mmmqs://` broker. `ca`: PEM certificates to trust besides Node's default ones (a
+   * private CA, or a self-signed broker certificate). Default: Node's trusted CAs only.
+   */
+  tls?: TlsClientOptions;
   /**
    * How many times a failed publish is retried (after the first attempt) when retrying can help: a NACK, a
    * network error, a timeout, 408, 429 or 5xx. `0` disables retries. Default {@link DEFAULT_MAX_RETRY_COUNT}.

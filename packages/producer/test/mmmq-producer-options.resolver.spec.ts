@@ -42,6 +42,12 @@ describe('resolveProducerOptions', () => {
     });
   });
 
+  it('takes the publish stream over TLS as mmmqs://host:port, with the certificates to trust', () => {
+    const resolved = resolveProducerOptions({ broker: 'mmmqs://broker.example:8081', tls: { ca: ['pem'] } }, false);
+    expect(resolved).toMatchObject({ broker: 'mmmqs://broker.example:8081', tls: { ca: ['pem'] } });
+    expect(resolved.batching?.maxInFlight).toBe(DEFAULT_STREAM_MAX_IN_FLIGHT);
+  });
+
   it('needs no broker when an in-memory broker replaces it', () => {
     expect(resolveProducerOptions({}, true).broker).toBeUndefined();
   });
@@ -56,7 +62,11 @@ describe('resolveProducerOptions', () => {
     [{}, /^broker is required: give the broker's URL, like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", or import MmmqTestingModule/],
     [{ broker: 8080 }, /^broker must be a URL string like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", got 8080/],
     [{ broker: 'not a url' }, /^broker must be a URL like .*, got "not a url"/],
-    [{ broker: 'ws://b:1' }, /^broker must be an http, https or mmmq URL, got "ws:\/\/b:1"/],
+    [{ broker: 'ws://b:1' }, /^broker must be an http, https, mmmq or mmmqs URL, got "ws:\/\/b:1"/],
+    [{ broker: 'mmmqs://b' }, /^broker must be mmmqs:\/\/host:port for the publish stream, got "mmmqs:\/\/b"/],
+    [{ broker: 'http://b:1', tls: 'ca.pem' }, /^tls must be an object \{ ca\? \}/],
+    [{ broker: 'http://b:1', tls: { cert: 'x' } }, /^Unknown option tls\.cert; the only one is tls\.ca/],
+    [{ broker: 'http://b:1', tls: { ca: [42] } }, /^tls\.ca must be PEM text or a Buffer, or an array of them/],
     [{ broker: 'mmmq://b' }, /^broker must be mmmq:\/\/host:port for the publish stream, got "mmmq:\/\/b"/],
     [{ broker: 'mmmq://b:1/path' }, /^broker must be mmmq:\/\/host:port for the publish stream/],
     [{ broker: 'http://b:1', batching: { maxInFlight: 2 } }, /^batching\.maxInFlight above 1 needs the publish stream/],

@@ -86,8 +86,8 @@ describe('MmmqProducerModule in a Nest application', () => {
 
   it.each([
     [{}, /^broker is required/],
-    [{ broker: 'ftp://localhost:21' }, /^broker must be an http, https or mmmq URL, got "ftp:\/\/localhost:21"/],
-    [{ broker: 'localhost:8080' }, /^broker must be an http, https or mmmq URL/],
+    [{ broker: 'ftp://localhost:21' }, /^broker must be an http, https, mmmq or mmmqs URL, got "ftp:\/\/localhost:21"/],
+    [{ broker: 'localhost:8080' }, /^broker must be an http, https, mmmq or mmmqs URL/],
     [{ broker: 'http://localhost:8080', maxRetryCount: -1 }, /^maxRetryCount must be a non-negative integer, got -1/],
     [{ broker: 'http://localhost:8080', timeoutMs: 0 }, /^timeoutMs must be a positive integer, got 0/],
     [{ broker: 'http://localhost:8080', maxRetries: 5 }, /^Unknown producer option "maxRetries"/],

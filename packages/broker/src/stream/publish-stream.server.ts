@@ -1,17 +1,21 @@
 import { createServer, Server, Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import {
   BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
+  Optional,
 } from '@nestjs/common';
+import { SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL } from '@mmmq/core';
 import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
 import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { settleAll } from '../storage/settle-all';
 import { TopicQueueBootstrapper } from '../storage/topic-queue-bootstrapper';
+import { TlsCertificates } from '../tls/tls-certificates';
 import { PublishStreamConnection } from './publish-stream.connection';
 import { StreamListenError } from './stream.errors';
 
@@ -35,6 +39,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
     private readonly topics: TopicQueueBootstrapper,
+    @Optional() private readonly tls?: TlsCertificates,
   ) {}
 
   /** Where the stream listens; undefined while it is off or not yet listening. */
@@ -47,7 +52,9 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     if (!this.options) return;
     // Like HTTP, which Nest only opens after every bootstrap hook: no publish before the topics on disk are back.
     await this.topics.whenRestored();
-    const server = createServer((socket) => this.accept(socket));
+    const accept = (socket: Socket) => this.accept(socket);
+    const server = this.tls ? createTlsServer(this.tls.credentials, accept) : createServer(accept);
+    if (this.tls) this.tls.attach(server as ReturnType<typeof createTlsServer>);
     this.server = server;
     const { port, host } = this.options;
     await new Promise<void>((resolve, reject) => {
@@ -60,7 +67,8 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
       });
     });
     const bound = this.address()!;
-    this.logger.log(`Publish stream listening on mmmq://${bound.address}:${bound.port}`);
+    const scheme = this.tls ? SECURE_STREAM_URL_PROTOCOL : STREAM_URL_PROTOCOL;
+    this.logger.log(`Publish stream listening on ${scheme}//${bound.address}:${bound.port}`);
   }
 
   beforeApplicationShutdown(): Promise<void> {

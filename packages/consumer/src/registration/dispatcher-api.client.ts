@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { TlsClientOptions } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { StartFrom } from '../mmmq-consumer.options';
@@ -27,10 +28,11 @@ export interface DispatcherChange {
 /** The broker's `/mmmq/dispatchers` API over keep-alive connections; one call, one request, no retries. */
 export class DispatcherApiClient {
   private readonly httpAgent = new http.Agent({ keepAlive: true });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true });
+  private readonly httpsAgent: https.Agent;
   private readonly http: AxiosInstance;
 
-  constructor(private readonly brokerUrl: string, timeoutMs: number) {
+  constructor(private readonly brokerUrl: string, timeoutMs: number, tls?: TlsClientOptions) {
+    this.httpsAgent = new https.Agent({ keepAlive: true, ca: tls?.ca });
     this.http = axios.create({
       baseURL: brokerUrl,
       timeout: timeoutMs,

@@ -11,6 +11,8 @@ import { MmmqError } from '../errors/mmmq-error';
 export const STREAM_PREAMBLE = Buffer.from([0x4d, 0x4d, 0x4d, 0x51, 0x01]);
 /** URL scheme naming a broker's publish stream, as in `mmmq://127.0.0.1:8081`. */
 export const STREAM_URL_PROTOCOL = 'mmmq:';
+/** URL scheme naming a publish stream over TLS, as in `mmmqs://broker.example:8081`. */
+export const SECURE_STREAM_URL_PROTOCOL = 'mmmqs:';
 
 /** What a request frame carries. */
 export enum StreamRequestKind {

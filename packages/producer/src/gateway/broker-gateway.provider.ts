@@ -1,6 +1,6 @@
-import { InMemoryBroker, STREAM_URL_PROTOCOL } from '@mmmq/core';
+import { InMemoryBroker } from '@mmmq/core';
 import type { Provider } from '@nestjs/common';
-import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from '../mmmq-producer-options.resolver';
+import { isStreamUrl, RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from '../mmmq-producer-options.resolver';
 import { BrokerGateway } from './broker-gateway';
 import { HttpBrokerGateway } from './http-broker-gateway';
 import { InMemoryBrokerGateway } from './in-memory-broker-gateway';
@@ -13,8 +13,8 @@ export const BROKER_GATEWAY_PROVIDER: Provider = {
     if (inMemory !== undefined) return new InMemoryBrokerGateway(inMemory);
     // resolveProducerOptions already refused a missing `broker` when there is no in-memory broker.
     const broker = options.broker as string;
-    if (broker.startsWith(STREAM_URL_PROTOCOL)) return new StreamBrokerGateway(broker, options.timeoutMs);
-    return new HttpBrokerGateway(broker, options.timeoutMs);
+    if (isStreamUrl(broker)) return new StreamBrokerGateway(broker, options.timeoutMs, options.tls);
+    return new HttpBrokerGateway(broker, options.timeoutMs, options.tls);
   },
   inject: [RESOLVED_PRODUCER_OPTIONS, { token: InMemoryBroker, optional: true }],
 };

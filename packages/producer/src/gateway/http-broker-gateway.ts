@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { MESSAGES_PATH, PublishedMessage } from '@mmmq/core';
+import { MESSAGES_PATH, PublishedMessage, TlsClientOptions } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import { BrokerGateway } from './broker-gateway';
@@ -24,15 +24,17 @@ export class HttpBrokerGateway extends BrokerGateway {
   /**
    * @param broker base URL without a trailing `/`
    * @param timeoutMs deadline of one attempt, from sending to reading the whole answer
+   * @param tls certificates to trust for an `https://` broker
    */
   constructor(
     private readonly broker: string,
     private readonly timeoutMs: number,
+    tls?: TlsClientOptions,
   ) {
     super();
     const secure = broker.startsWith('https:');
     this.client = secure ? https : http;
-    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.agent = secure ? new https.Agent({ keepAlive: true, ca: tls?.ca }) : new http.Agent({ keepAlive: true });
   }
 
   async publish(message: OutgoingMessage): Promise<PublishedMessage> {

@@ -1,11 +1,14 @@
-import { connect, Socket } from 'node:net';
+import { connect, isIP, Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import {
   decodeStreamReply,
   encodeStreamRequest,
   PublishedMessage,
+  SECURE_STREAM_URL_PROTOCOL,
   STREAM_PREAMBLE,
   StreamFrameReader,
   StreamRequestKind,
+  TlsClientOptions,
 } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
@@ -36,6 +39,7 @@ interface PendingRequest {
 export class StreamBrokerGateway extends BrokerGateway {
   private readonly host: string;
   private readonly port: number;
+  private readonly secure: boolean;
   private socket?: Socket;
   private readonly pending = new Map<number, PendingRequest>();
   private nextRequestId = 0;
@@ -43,15 +47,18 @@ export class StreamBrokerGateway extends BrokerGateway {
   private closed = false;
 
   /**
-   * @param broker `mmmq://host:port`
+   * @param broker `mmmq://host:port`, or `mmmqs://host:port` over TLS
    * @param timeoutMs deadline of one request, from writing it to reading its answer
+   * @param tls certificates to trust for an `mmmqs://` broker
    */
   constructor(
     private readonly broker: string,
     private readonly timeoutMs: number,
+    private readonly tls?: TlsClientOptions,
   ) {
     super();
     const url = new URL(broker);
+    this.secure = url.protocol === SECURE_STREAM_URL_PROTOCOL;
     this.host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     this.port = Number(url.port);
   }
@@ -91,7 +98,11 @@ export class StreamBrokerGateway extends BrokerGateway {
 
   private connection(): Socket {
     if (this.socket && !this.socket.destroyed) return this.socket;
-    const socket = connect({ host: this.host, port: this.port });
+    const { host, port } = this;
+    // SNI takes a host name only; a certificate for an IP address is matched without it.
+    const socket = this.secure
+      ? connectTls({ host, port, ca: this.tls?.ca, servername: isIP(host) ? undefined : host })
+      : connect({ host, port });
     socket.setNoDelay(true);
     socket.write(STREAM_PREAMBLE);
     const reader = new StreamFrameReader(MAX_REPLY_BYTES);
