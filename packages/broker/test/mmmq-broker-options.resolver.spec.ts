@@ -68,6 +68,8 @@ describe('resolveBrokerOptions', () => {
     [{ stream: {} as { port: number } }, /^stream\.port must be a non-negative integer, got undefined$/],
     [{ stream: { port: 1, host: '' } }, /^stream\.host must be a non-blank string/],
     [{ stream: 8081 as unknown as { port: number } }, /^stream must be an object \{ port, host\? \}, got 8081$/],
+    [{ tls: 'cert.pem' as unknown as { keyFile: string; certFile: string } }, /^tls must be an object \{ keyFile, certFile \}, got "cert.pem"$/],
+    [{ tls: { keyFile: 'k.pem', certFile: ' ' } }, /^tls.certFile must be a non-blank string, got " "$/],
     [{ delivery: { timeoutMs: 0 } }, /^delivery\.timeoutMs must be a positive integer, got 0$/],
     [{ delivery: { maxNackRetries: -1 } }, /^delivery\.maxNackRetries must be a non-negative integer, got -1$/],
     [{ delivery: { backoff: { jitter: 1 } } }, /^delivery\.backoff\.jitter must be a number from 0/],
