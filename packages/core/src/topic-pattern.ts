@@ -1,12 +1,20 @@
 import { describeValue } from './errors/describe-value';
 import { InvalidTopicPatternError } from './errors/invalid-topic-pattern-error';
 import { RESERVED_TOPIC_PREFIX, TOPIC_SEGMENT_SEPARATOR, Topic } from './topic';
+import { wildcardMatches } from './wildcard-match';
 
 /** Matches every user topic (but no reserved `__` topic). */
 export const MATCH_ALL_PATTERN = '**';
 
 /** Longest accepted pattern; as long as the longest topic name, since a literal pattern must be able to name it. */
 export const TOPIC_PATTERN_MAX_LENGTH = 249;
+
+/**
+ * Most wildcards in one pattern, counting each `?` and each run of `*` (so `**` and `a**b` count once).
+ * Matching is linear-ish whatever the count; this bounds the work a registered pattern can cost per
+ * published message, and no sensible pattern comes close.
+ */
+export const TOPIC_PATTERN_MAX_WILDCARDS = 32;
 
 const ANY_SEGMENTS = '**';
 const ANY_SEGMENT = '*';
@@ -16,7 +24,8 @@ const ANY_SEGMENT = '*';
 const PATTERN_SEGMENT_CHARACTER = /[A-Za-z0-9_*?-]/;
 const PATTERN = /^[A-Za-z0-9_*?-]+(?:\.[A-Za-z0-9_*?-]+)*$/;
 const WILDCARD = /[*?]/;
-const GLOB_TOKEN = /\*+|\?/g;
+const GLOB_STAR = '*';
+const GLOB_ANY_CHARACTER = '?';
 
 /** Tests a single topic segment; `null` stands for `**`, which spans zero or more segments. */
 type SegmentMatcher = ((segment: string) => boolean) | null;
@@ -25,7 +34,8 @@ type SegmentMatcher = ((segment: string) => boolean) | null;
  * An Ant-style topic pattern with `.` as the separator, matched case-sensitively against the whole topic:
  * `*` is exactly one segment, `*` and `?` inside a segment glob within that segment, and a `**` segment
  * spans zero or more segments. It is compiled once because matching runs for every dispatcher on every
- * published message.
+ * published message, and it never builds a regular expression from the pattern: both levels use greedy
+ * wildcard matching, O(pattern × topic) at worst, so no pattern can make a publish spin.
  */
 export class TopicPattern {
   readonly value: string;
@@ -35,10 +45,17 @@ export class TopicPattern {
   // so a catch-all `**` consumer does not suddenly receive the broker's internal traffic.
   readonly #namesReservedTopics: boolean;
 
-  /** @throws InvalidTopicPatternError when `pattern` is blank or malformed. */
+  /** @throws InvalidTopicPatternError when `pattern` is blank, malformed or has too many wildcards. */
   constructor(pattern: unknown) {
     if (!isValidPattern(pattern)) {
       throw new InvalidTopicPatternError(explainInvalidPattern(pattern));
+    }
+    const wildcards = countWildcards(pattern);
+    if (wildcards > TOPIC_PATTERN_MAX_WILDCARDS) {
+      throw new InvalidTopicPatternError(
+        `Topic pattern ${describeValue(pattern)} has ${wildcards} wildcards; the maximum is ` +
+          `${TOPIC_PATTERN_MAX_WILDCARDS} (each '?' and each run of '*' counts once)`,
+      );
     }
     this.value = pattern;
     this.#matchers = compile(pattern);
@@ -46,7 +63,7 @@ export class TopicPattern {
     this.#namesReservedTopics = pattern.startsWith(RESERVED_TOPIC_PREFIX);
   }
 
-  /** @throws InvalidTopicPatternError when `pattern` is blank or malformed. */
+  /** @throws InvalidTopicPatternError when `pattern` is blank, malformed or has too many wildcards. */
   static of(pattern: unknown): TopicPattern {
     return new TopicPattern(pattern);
   }
@@ -129,48 +146,46 @@ function compileSegment(segment: string): (topicSegment: string) => boolean {
   if (!WILDCARD.test(segment)) {
     return (topicSegment) => topicSegment === segment;
   }
-  // Only `*` and `?` need translating: every other allowed character is literal in a RegExp. As in Ant,
-  // `**` inside a segment (`a**b`) is just a glob like `a*b`.
-  const glob = new RegExp(`^${segment.replace(GLOB_TOKEN, (token) => (token === '?' ? '[^.]' : '[^.]*'))}$`);
-  return (topicSegment) => glob.test(topicSegment);
+  // As in Ant, `**` inside a segment (`a**b`) is just a glob like `a*b`; one star of a run does the same.
+  const glob = collapseStarRuns(segment);
+  return (topicSegment) =>
+    wildcardMatches(
+      glob.length,
+      topicSegment.length,
+      (at) => glob[at] === GLOB_STAR,
+      (at, textAt) => glob[at] === GLOB_ANY_CHARACTER || glob[at] === topicSegment[textAt],
+    );
 }
 
-/**
- * Classic wildcard matching with `**` as the star and every other matcher consuming exactly one segment:
- * on a mismatch, let the most recent `**` swallow one more segment and retry. Retrying only from the
- * latest `**` suffices because the matchers between two `**` form a fixed-length block, and placing that
- * block as early as possible never rules out a match. No recursion, O(pattern × topic) at worst.
- */
+function collapseStarRuns(glob: string): string {
+  let collapsed = '';
+  for (const character of glob) {
+    if (character !== GLOB_STAR || !collapsed.endsWith(GLOB_STAR)) {
+      collapsed += character;
+    }
+  }
+  return collapsed;
+}
+
+/** Each `?` and each run of `*` is one wildcard; a `.` ends a run like any other character. */
+function countWildcards(pattern: string): number {
+  let count = 0;
+  let previous = '';
+  for (const character of pattern) {
+    if (character === GLOB_ANY_CHARACTER || (character === GLOB_STAR && previous !== GLOB_STAR)) {
+      count++;
+    }
+    previous = character;
+  }
+  return count;
+}
+
+/** `**` is the star and every other matcher consumes exactly one segment; see {@link wildcardMatches}. */
 function matchSegments(matchers: readonly SegmentMatcher[], segments: readonly string[]): boolean {
-  let matcherIndex = 0;
-  let segmentIndex = 0;
-  let lastAnyIndex = -1;
-  let resumeSegmentIndex = 0;
-  while (segmentIndex < segments.length) {
-    if (matcherIndex < matchers.length) {
-      const matcher = matchers[matcherIndex];
-      if (matcher === null) {
-        lastAnyIndex = matcherIndex;
-        resumeSegmentIndex = segmentIndex;
-        matcherIndex++;
-        continue;
-      }
-      if (matcher(segments[segmentIndex])) {
-        matcherIndex++;
-        segmentIndex++;
-        continue;
-      }
-    }
-    if (lastAnyIndex < 0) {
-      return false;
-    }
-    matcherIndex = lastAnyIndex + 1;
-    resumeSegmentIndex++;
-    segmentIndex = resumeSegmentIndex;
-  }
-  // Topic exhausted: only trailing `**` (spanning zero segments) may remain.
-  while (matcherIndex < matchers.length && matchers[matcherIndex] === null) {
-    matcherIndex++;
-  }
-  return matcherIndex === matchers.length;
+  return wildcardMatches(
+    matchers.length,
+    segments.length,
+    (at) => matchers[at] === null,
+    (at, segmentAt) => matchers[at]?.(segments[segmentAt]) === true,
+  );
 }

@@ -35,6 +35,7 @@ describe('@mmmq/core public API', () => {
         'RESERVED_TOPIC_PREFIX',
         'TOPIC_NAME_MAX_LENGTH',
         'TOPIC_PATTERN_MAX_LENGTH',
+        'TOPIC_PATTERN_MAX_WILDCARDS',
         'TOPIC_SEGMENT_SEPARATOR',
         'Topic',
         'TopicPattern',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { InvalidTopicPatternError } from '../src/errors/invalid-topic-pattern-error';
 import { Topic } from '../src/topic';
-import { MATCH_ALL_PATTERN, TOPIC_PATTERN_MAX_LENGTH, TopicPattern } from '../src/topic-pattern';
+import { MATCH_ALL_PATTERN, TOPIC_PATTERN_MAX_LENGTH, TOPIC_PATTERN_MAX_WILDCARDS, TopicPattern } from '../src/topic-pattern';
 
 const matches = (pattern: string, topic: string): boolean => TopicPattern.of(pattern).matches(topic);
 
@@ -205,6 +205,51 @@ describe('TopicPattern', () => {
     });
   });
 
+  // Issue 10, finding 1: globs used to compile to backtracking regular expressions, so this pattern against
+  // 100 `a`s spun forever (and again at every restart, read back from dispatchers.json).
+  describe('hostile patterns', () => {
+    const hundredAs = 'a'.repeat(100);
+
+    it("refuses the issue's 40 × `a*` then `b` with a message naming the wildcard maximum", () => {
+      const hostile = `${'a*'.repeat(40)}b`;
+
+      expect(() => TopicPattern.of(hostile)).toThrow(InvalidTopicPatternError);
+      expect(() => TopicPattern.of(hostile)).toThrow(
+        `has 40 wildcards; the maximum is ${TOPIC_PATTERN_MAX_WILDCARDS} (each '?' and each run of '*' counts once)`,
+      );
+    });
+
+    it('matches the most wildcards allowed against a long topic without backtracking', () => {
+      // Without a linear matcher this call never returns: a backtracking glob tries every way to split
+      // 100 `a`s among 32 stars before it gives up.
+      const stars = 'a*'.repeat(TOPIC_PATTERN_MAX_WILDCARDS);
+
+      expect(matches(`${stars}b`, hundredAs)).toBe(false);
+      expect(matches(stars, hundredAs)).toBe(true);
+      expect(matches(`${stars}b`, `${hundredAs}b`)).toBe(true);
+      expect(matches(`${'?*'.repeat(TOPIC_PATTERN_MAX_WILDCARDS / 2)}b`, hundredAs)).toBe(false);
+    });
+
+    it('matches segment and in-segment wildcards together against a topic of many segments', () => {
+      const manySegments = Array.from({ length: 30 }, () => 'aaaa').join('.');
+      const pattern = `**.${'a*'.repeat(TOPIC_PATTERN_MAX_WILDCARDS - 2)}b.**`;
+
+      expect(matches(pattern, manySegments)).toBe(false);
+      expect(matches(pattern, `${manySegments}.${'a'.repeat(40)}b.aaaa`)).toBe(true);
+    });
+
+    it('counts each ? and each run of * once, and accepts exactly the maximum', () => {
+      const atMaximum = Array.from({ length: TOPIC_PATTERN_MAX_WILDCARDS }, (_, i) => (i % 2 === 0 ? 'a**' : 'b?')).join('');
+
+      expect(TopicPattern.of(atMaximum).value).toBe(atMaximum);
+      expect(TopicPattern.of(`${'?'.repeat(TOPIC_PATTERN_MAX_WILDCARDS - 1)}.**`).value).toContain('?');
+      expect(() => TopicPattern.of(`${atMaximum}?`)).toThrow(`the maximum is ${TOPIC_PATTERN_MAX_WILDCARDS}`);
+      expect(() => TopicPattern.of(`${atMaximum}.**`)).toThrow(
+        `has ${TOPIC_PATTERN_MAX_WILDCARDS + 1} wildcards`,
+      );
+    });
+  });
+
   it('renders as its value in strings and JSON', () => {
     const pattern = TopicPattern.of('order.*');
 
@@ -299,6 +344,34 @@ describe('TopicPattern', () => {
       );
     });
 
+    it('globs within a segment like a straightforward recursive matcher, on random globs and segments', () => {
+      // Short alphabets make matches frequent; long runs of `a` with several stars are the shape that used
+      // to backtrack.
+      const glob = fc.stringMatching(/^[ab*?]{1,8}$/);
+      const text = fc.stringMatching(/^[ab]{1,12}$/);
+      fc.assert(
+        fc.property(glob, text, (pattern, topic) => {
+          expect(matches(pattern, topic)).toBe(referenceMatches([pattern], [topic]));
+        }),
+        { numRuns: 5000 },
+      );
+    });
+
+    it('agrees with a straightforward recursive matcher on random multi-segment globs and topics', () => {
+      const topicSegment = fc.stringMatching(/^[ab]{1,4}$/);
+      const patternSegment = fc.oneof(fc.constant('**'), fc.stringMatching(/^[ab*?]{1,4}$/));
+      fc.assert(
+        fc.property(
+          fc.array(patternSegment, { minLength: 1, maxLength: 5 }),
+          fc.array(topicSegment, { minLength: 1, maxLength: 6 }),
+          (pattern, topic) => {
+            expect(matches(pattern.join('.'), topic.join('.'))).toBe(referenceMatches(pattern, topic));
+          },
+        ),
+        { numRuns: 3000 },
+      );
+    });
+
     it('agrees with a straightforward recursive matcher on random patterns and topics', () => {
       // A tiny alphabet makes matches frequent, so both outcomes are exercised.
       const topicSegment = fc.constantFrom('a', 'b', 'ab', 'ba', '__');
@@ -336,6 +409,16 @@ function matchFrom(pattern: string[], topic: string[]): boolean {
   if (topic.length === 0) {
     return false;
   }
-  const glob = new RegExp(`^${head.replace(/\*/g, '[^.]*').replace(/\?/g, '[^.]')}$`);
-  return glob.test(topic[0]) && matchFrom(rest, topic.slice(1));
+  return globFrom(head, topic[0]) && matchFrom(rest, topic.slice(1));
+}
+
+/** `*` any run of characters, `?` one character, anything else itself; topic segments never hold `.`. */
+function globFrom(glob: string, text: string): boolean {
+  if (glob.length === 0) {
+    return text.length === 0;
+  }
+  if (glob[0] === '*') {
+    return globFrom(glob.slice(1), text) || (text.length > 0 && globFrom(glob, text.slice(1)));
+  }
+  return text.length > 0 && (glob[0] === '?' || glob[0] === text[0]) && globFrom(glob.slice(1), text.slice(1));
 }

@@ -33,11 +33,23 @@ export class OffsetIndexFile {
 
   /** Writes and fsyncs the addresses, then makes them visible. Nothing is visible if this throws. */
   async appendDurably(addresses: readonly number[]): Promise<void> {
-    const bytes = Buffer.allocUnsafe(addresses.length * INDEX_ENTRY_BYTES);
-    for (let i = 0; i < addresses.length; i++) bytes.writeBigUInt64BE(BigInt(addresses[i]), i * INDEX_ENTRY_BYTES);
-    await this.file.append(bytes);
+    await this.file.append(encodeAddresses(addresses));
     await this.file.sync();
     for (const address of addresses) this.addresses.push(address);
+  }
+
+  /**
+   * Overwrites the entries from `first` on with `addresses` (appending those past the end), fsyncs, then makes
+   * them visible. Nothing is removed, so a crash meanwhile leaves at least as many entries as before.
+   */
+  async replaceDurably(first: number, addresses: readonly number[]): Promise<void> {
+    const overwritten = Math.max(0, Math.min(addresses.length, this.addresses.length - first));
+    const bytes = encodeAddresses(addresses);
+    const overwrittenBytes = overwritten * INDEX_ENTRY_BYTES;
+    if (overwritten > 0) await this.file.writeAt(bytes.subarray(0, overwrittenBytes), first * INDEX_ENTRY_BYTES);
+    if (overwritten < addresses.length) await this.file.append(bytes.subarray(overwrittenBytes));
+    await this.file.sync();
+    addresses.forEach((address, i) => (this.addresses[first + i] = address));
   }
 
   /** Cuts the file (and the memory view) to `count` entries and makes that durable. */
@@ -50,4 +62,10 @@ export class OffsetIndexFile {
   close(): Promise<void> {
     return this.file.close();
   }
+}
+
+function encodeAddresses(addresses: readonly number[]): Buffer {
+  const bytes = Buffer.allocUnsafe(addresses.length * INDEX_ENTRY_BYTES);
+  for (let i = 0; i < addresses.length; i++) bytes.writeBigUInt64BE(BigInt(addresses[i]), i * INDEX_ENTRY_BYTES);
+  return bytes;
 }

@@ -30,8 +30,8 @@ export class SegmentFileChain {
     const segments: SegmentFile[] = [];
     const repairs: SegmentRepair[] = [];
     try {
-      for (const start of starts) {
-        const opened = await SegmentFile.open(dir, start);
+      for (const [i, start] of starts.entries()) {
+        const opened = await SegmentFile.open(dir, start, starts[i + 1]);
         segments.push(opened.segment);
         if (opened.repairs.length > 0) repairs.push({ startOffset: start, repairs: opened.repairs });
       }

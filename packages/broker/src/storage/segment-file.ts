@@ -1,14 +1,16 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { decodeFrame, encodeFrames } from './entry-frame';
-import { FileHandle } from './file-handle';
+import { FileHandle, syncDirectory } from './file-handle';
 import { OffsetIndexFile } from './offset-index-file';
-import { recoverSegment } from './segment-recovery';
+import { recoverSegment, SegmentRecovery } from './segment-recovery';
 import { CorruptionError, StorageError } from './storage.errors';
 import { settleAll } from './settle-all';
 
 export const DATA_FILE_EXTENSION = '.mmm';
 export const INDEX_FILE_EXTENSION = '.idx';
+/** Appended to the name of an index being rebuilt; it is renamed to `.idx` once complete. */
+const REBUILDING_INDEX_SUFFIX = '.rebuilding';
 /** Width of `Long.MAX_VALUE`, as the original broker names its files. */
 const FILE_NAME_DIGITS = 19;
 
@@ -49,27 +51,56 @@ export class SegmentFile {
     this.writtenEnd = dataEnd;
   }
 
-  /** Opens or creates the segment starting at `startOffset` in `dir`, recovering it first. */
-  static async open(dir: string, startOffset: number): Promise<{ segment: SegmentFile; repairs: string[] }> {
+  /**
+   * Opens or creates the segment starting at `startOffset` in `dir`, recovering it first. `nextStartOffset` is
+   * given for a closed segment: where the segment after it starts, which tells how many entries this one holds.
+   */
+  static async open(
+    dir: string,
+    startOffset: number,
+    nextStartOffset?: number,
+  ): Promise<{ segment: SegmentFile; repairs: string[] }> {
+    const data = await FileHandle.open(join(dir, segmentFileName(startOffset, DATA_FILE_EXTENSION)), true);
+    try {
+      const sealedEntries = nextStartOffset === undefined ? undefined : nextStartOffset - startOffset;
+      const { index, recovery } = await SegmentFile.openIndexRecovering(dir, startOffset, data, sealedEntries);
+      return { segment: new SegmentFile(startOffset, data, index, recovery.dataEnd), repairs: recovery.repairs };
+    } catch (cause) {
+      await data.close();
+      throw new StorageError(`Cannot recover segment ${startOffset} in ${dir}`, { cause });
+    }
+  }
+
+  /**
+   * Opens the index and recovers both files. A missing index is rebuilt under a temporary name and renamed into
+   * place once complete: were the broker to die halfway, an empty index would tell the next recovery that none of
+   * the data had been committed.
+   */
+  private static async openIndexRecovering(
+    dir: string,
+    startOffset: number,
+    data: FileHandle,
+    sealedEntries: number | undefined,
+  ): Promise<{ index: OffsetIndexFile; recovery: SegmentRecovery }> {
     const indexPath = join(dir, segmentFileName(startOffset, INDEX_FILE_EXTENSION));
     const indexExisted = await fs.stat(indexPath).then(
       () => true,
       () => false,
     );
-    const data = await FileHandle.open(join(dir, segmentFileName(startOffset, DATA_FILE_EXTENSION)), true);
+    const openedPath = indexExisted ? indexPath : indexPath + REBUILDING_INDEX_SUFFIX;
+    const { index, tornBytes } = await OffsetIndexFile.open(openedPath);
+    let recovery: SegmentRecovery;
     try {
-      const { index, tornBytes } = await OffsetIndexFile.open(indexPath);
-      const { dataEnd, repairs } = await recoverSegment(data, index, tornBytes, indexExisted).catch(
-        async (cause: unknown) => {
-          await index.close();
-          throw cause;
-        },
-      );
-      return { segment: new SegmentFile(startOffset, data, index, dataEnd), repairs };
+      recovery = await recoverSegment(data, index, { tornIndexBytes: tornBytes, indexExisted, sealedEntries });
     } catch (cause) {
-      await data.close();
-      throw new StorageError(`Cannot recover segment ${startOffset} in ${dir}`, { cause });
+      await index.close();
+      throw cause;
     }
+    if (indexExisted) return { index, recovery };
+    await index.close();
+    await fs.rename(openedPath, indexPath);
+    await syncDirectory(dir);
+    return { index: (await OffsetIndexFile.open(indexPath)).index, recovery };
   }
 
   /** Committed entries in this segment. */

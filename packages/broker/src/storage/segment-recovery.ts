@@ -1,6 +1,7 @@
-import { FRAME_HEADER_BYTES, frameChecksumMatches, frameSizeAt } from './entry-frame';
 import { FileHandle } from './file-handle';
+import { FrameProbe } from './frame-probe';
 import { OffsetIndexFile } from './offset-index-file';
+import { IsolatedEntry, walkSegment } from './segment-walk';
 
 /** What recovery found and did to one segment, in words an operator can act on. */
 export interface SegmentRecovery {
@@ -9,113 +10,127 @@ export interface SegmentRecovery {
   repairs: string[];
 }
 
+/** What opening a segment's files found before recovery. */
+export interface SegmentOnDisk {
+  /** Bytes past the index's last whole entry. */
+  tornIndexBytes: number;
+  indexExisted: boolean;
+  /**
+   * For a closed segment (another one follows it), the number of entries it holds: the next segment was only
+   * created once every entry of this one was committed. Undefined for the tail segment.
+   */
+  sealedEntries?: number;
+}
+
+/** Repaired index entries listed by name in a report; the rest are counted. */
+const LISTED_CORRECTIONS = 3;
+
 /**
- * Brings a segment's `.mmm` and `.idx` back to a consistent state after a crash or damage. The index is the
- * source of truth: data past the last indexed entry was never acknowledged and is cut. Only a missing or
- * invalid index is rebuilt from the data, because then the damage, not a crash, lost the commit records.
+ * Brings a segment's `.mmm` and `.idx` back to a consistent state after a crash or damage. Every entry is checked
+ * against the data (see {@link walkSegment}): a wrong index address is corrected from the frames, a damaged frame
+ * keeps its offset and is isolated, and only bytes past the last committed entry of the tail segment are cut: there
+ * the index's entry count is the commit record, and data past that many frames was never acknowledged.
  */
 export async function recoverSegment(
   data: FileHandle,
   index: OffsetIndexFile,
-  tornIndexBytes: number,
-  indexExisted: boolean,
+  found: SegmentOnDisk,
 ): Promise<SegmentRecovery> {
   const repairs: string[] = [];
-  if (tornIndexBytes > 0) {
+  if (found.tornIndexBytes > 0) {
     await index.truncate(index.count);
-    repairs.push(`cut a torn index tail of ${tornIndexBytes} bytes (${index.count} entries kept)`);
+    repairs.push(`cut a torn index tail of ${found.tornIndexBytes} bytes (${index.count} entries kept)`);
   }
-  if (!indexExisted && data.size > 0) {
-    repairs.push('the index file was missing');
-    return rebuildFrom(0, data, index, repairs);
-  }
-  const valid = validPrefix(index, data.size);
-  if (valid < index.count) {
-    repairs.push(`index entries ${valid}..${index.count - 1} were invalid`);
-    await index.truncate(valid);
-    return rebuildFrom(valid === 0 ? 0 : index.addressOf(valid - 1), data, index, repairs, valid > 0);
-  }
-  const dataEnd = await lastEntryEnd(data, index, repairs);
-  if (data.size > dataEnd) {
-    repairs.push(`removed ${data.size - dataEnd} bytes of unacknowledged data past the last indexed entry`);
-    await data.truncate(dataEnd);
+  if (!found.indexExisted && data.size > 0) repairs.push('the index file was missing');
+  const recorded = Array.from({ length: index.count }, (_, entry) => index.addressOf(entry));
+  const limit = found.sealedEntries ?? (found.indexExisted ? recorded.length : Number.POSITIVE_INFINITY);
+  const walk = await walkSegment(new FrameProbe(data), recorded, limit);
+
+  await rewriteIndex(index, recorded, walk.addresses);
+  repairs.push(...describeIndexRepairs(recorded, walk.addresses, limit), ...describeIsolated(walk.isolated));
+  if (data.size > walk.end && found.sealedEntries !== undefined) {
+    // Nothing is ever appended to a closed segment, so bytes the walk could not place are left for forensics.
+    repairs.push(`left ${data.size - walk.end} bytes past the last entry in place: they hold no entry`);
+  } else if (data.size > walk.end) {
+    repairs.push(
+      found.indexExisted
+        ? `removed ${data.size - walk.end} bytes of unacknowledged data past the last indexed entry`
+        : `removed ${data.size - walk.end} bytes of data that hold no complete entry`,
+    );
+    await data.truncate(walk.end);
     await data.sync();
   }
-  return { dataEnd, repairs };
-}
-
-/** Index entries are valid while they start at 0, strictly grow by at least one frame and point inside the data. */
-function validPrefix(index: OffsetIndexFile, dataSize: number): number {
-  let previous = -1;
-  for (let i = 0; i < index.count; i++) {
-    const address = index.addressOf(i);
-    const ordered = i === 0 ? address === 0 : address > previous + FRAME_HEADER_BYTES;
-    if (!ordered || address >= dataSize) return i;
-    previous = address;
-  }
-  return index.count;
-}
-
-async function lastEntryEnd(data: FileHandle, index: OffsetIndexFile, repairs: string[]): Promise<number> {
-  if (index.count === 0) return 0;
-  const address = index.addressOf(index.count - 1);
-  const available = data.size - address;
-  const frame = await data.read(address, available);
-  const size = frameSizeAt(frame, 0);
-  if (size < 0 || size > available) {
-    // Damage, not a crash: the data was fsync'd before its index entry. Keep the offset, isolate the entry.
-    repairs.push(`entry ${index.count - 1} is damaged; it keeps its offset and is skipped at delivery`);
-    return data.size;
-  }
-  if (!frameChecksumMatches(frame, 0, size)) {
-    repairs.push(`entry ${index.count - 1} fails its checksum; it keeps its offset and is skipped at delivery`);
-  }
-  return address + size;
+  return { dataEnd: walk.end, repairs };
 }
 
 /**
- * Re-indexes the data from `start` by walking CRC-checked frames. A frame failing its checksum is stepped over
- * (and isolated later) only when a valid frame follows it; otherwise the scan ends there.
+ * Makes the index file hold exactly `addresses`: entries are rewritten in place from the first that differs, and
+ * only then are surplus entries cut. The index never holds fewer entries than the data's committed frames, even
+ * if the broker dies halfway, because for the tail segment that count is what the next recovery keeps.
  */
-async function rebuildFrom(
-  start: number,
-  data: FileHandle,
+async function rewriteIndex(
   index: OffsetIndexFile,
-  repairs: string[],
-  startIsIndexed = false,
-): Promise<SegmentRecovery> {
-  const bytes = await data.readAll();
-  const addresses: number[] = [];
-  let position = start;
-  if (startIsIndexed) {
-    const size = frameSizeAt(bytes, position);
-    position = size > 0 && position + size <= bytes.length ? position + size : position;
-    if (position === start) await index.truncate(index.count - 1);
-  }
-  let isolated = 0;
-  for (;;) {
-    const size = frameSizeAt(bytes, position);
-    if (size < 0 || position + size > bytes.length) break;
-    if (!frameChecksumMatches(bytes, position, size)) {
-      if (!isValidFrame(bytes, position + size)) break;
-      isolated++;
-    }
-    addresses.push(position);
-    position += size;
-  }
-  await index.appendDurably(addresses);
-  repairs.push(
-    `rebuilt ${addresses.length} index entries from the data` + (isolated ? ` (${isolated} corrupt, isolated)` : ''),
-  );
-  if (bytes.length > position) {
-    repairs.push(`removed ${bytes.length - position} bytes of data that hold no complete entry`);
-    await data.truncate(position);
-    await data.sync();
-  }
-  return { dataEnd: position, repairs };
+  recorded: readonly number[],
+  addresses: readonly number[],
+): Promise<void> {
+  let same = 0;
+  while (same < recorded.length && same < addresses.length && recorded[same] === addresses[same]) same++;
+  if (same < addresses.length) await index.replaceDurably(same, addresses.slice(same));
+  if (recorded.length > addresses.length) await index.truncate(addresses.length);
 }
 
-function isValidFrame(bytes: Buffer, position: number): boolean {
-  const size = frameSizeAt(bytes, position);
-  return size > 0 && position + size <= bytes.length && frameChecksumMatches(bytes, position, size);
+function describeIndexRepairs(recorded: readonly number[], addresses: readonly number[], limit: number): string[] {
+  const repairs: string[] = [];
+  const corrected = correctedEntries(recorded, addresses);
+  const describe = (entry: number) => `it gave ${recorded[entry]}, the frame is at ${addresses[entry]}`;
+  if (corrected.length === 1) {
+    repairs.push(`corrected index entry ${corrected[0]} from the data (${describe(corrected[0])})`);
+  } else if (corrected.length > 1) {
+    const listed = corrected.slice(0, LISTED_CORRECTIONS).map((entry) => `entry ${entry}: ${describe(entry)}`);
+    if (corrected.length > LISTED_CORRECTIONS) listed.push('…');
+    repairs.push(`corrected ${corrected.length} index entries from the data (${listed.join('; ')})`);
+  }
+  const withoutFrames = Math.min(recorded.length, limit);
+  if (withoutFrames > addresses.length) {
+    repairs.push(
+      withoutFrames - addresses.length === 1
+        ? `dropped index entry ${addresses.length}: the data holds no frame for it`
+        : `dropped index entries ${addresses.length}..${withoutFrames - 1}: the data holds no frame for them`,
+    );
+  }
+  if (recorded.length > limit) {
+    repairs.push(`dropped index entries ${limit}..${recorded.length - 1}: the next segment starts at their offsets`);
+  }
+  if (addresses.length > recorded.length) {
+    repairs.push(`rebuilt ${addresses.length - recorded.length} index entries from the data`);
+  }
+  return repairs;
+}
+
+/** The entries both the index and the walk have, at different addresses. */
+function correctedEntries(recorded: readonly number[], addresses: readonly number[]): number[] {
+  const corrected: number[] = [];
+  for (let entry = 0; entry < Math.min(recorded.length, addresses.length); entry++) {
+    if (recorded[entry] !== addresses[entry]) corrected.push(entry);
+  }
+  return corrected;
+}
+
+/** One line per run of consecutive isolated entries. */
+function describeIsolated(isolated: readonly IsolatedEntry[]): string[] {
+  const repairs: string[] = [];
+  for (let start = 0; start < isolated.length; ) {
+    let end = start;
+    while (end + 1 < isolated.length && isolated[end + 1].entry === isolated[end].entry + 1) end++;
+    const first = isolated[start];
+    if (start === end) {
+      const what = first.checksumMismatch ? 'fails its checksum' : 'is damaged';
+      repairs.push(`entry ${first.entry} ${what}; it keeps its offset and is skipped at delivery`);
+    } else {
+      const run = `entries ${first.entry}..${isolated[end].entry}`;
+      repairs.push(`${run} are damaged; they keep their offsets and are skipped at delivery`);
+    }
+    start = end + 1;
+  }
+  return repairs;
 }

@@ -32,4 +32,16 @@ describe('OffsetIndexFile', () => {
     expect(readFileSync(path).length).toBe(8);
     await reopened.index.close();
   });
+
+  it('replaces entries in place and appends those past the end, keeping the ones before', async () => {
+    const path = join(dir(), 'i.idx');
+    const { index } = await OffsetIndexFile.open(path);
+    await index.appendDurably([0, 10, 999]);
+    await index.replaceDurably(2, [20, 30]);
+    expect([0, 1, 2, 3].map((entry) => index.addressOf(entry))).toEqual([0, 10, 20, 30]);
+    await index.close();
+    expect(readFileSync(path).toString('hex')).toBe(
+      ['0', 'a', '14', '1e'].map((hex) => hex.padStart(16, '0')).join(''),
+    );
+  });
 });

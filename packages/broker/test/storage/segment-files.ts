@@ -18,15 +18,45 @@ export function writeSegment(dir: string, payloads: string[], start = 0): void {
   writeFileSync(paths.index, index);
 }
 
-/** Opens the segment and returns every readable payload (or the error class name for an isolated entry). */
-export async function readBack(dir: string, start = 0): Promise<{ entries: string[]; repairs: string[] }> {
-  const { segment, repairs } = await SegmentFile.open(dir, start);
+/**
+ * Opens the segment and returns every readable payload (or the error class name for an isolated entry). With
+ * `nextStart`, the segment is opened as a closed one that another segment follows.
+ */
+export async function readBack(dir: string, start = 0, nextStart?: number): Promise<{ entries: string[]; repairs: string[] }> {
+  const { segment, repairs } = await SegmentFile.open(dir, start, nextStart);
   const entries: string[] = [];
   for (let i = 0; i < segment.count; i++) {
     entries.push(await segment.read(i).then((payload) => payload.toString(), (error: Error) => error.name));
   }
   await segment.close();
   return { entries, repairs };
+}
+
+/** The addresses an `.idx` file holds, entry by entry. */
+export function readIndex(path: string): number[] {
+  const content = readFileSync(path);
+  return Array.from({ length: Math.floor(content.length / 8) }, (_, i) => Number(content.readBigUInt64BE(i * 8)));
+}
+
+/** Overwrites index entry `entry` of the `.idx` at `path` with `address`. */
+export function writeIndexEntry(path: string, entry: number, address: number): void {
+  const content = readFileSync(path);
+  content.writeBigUInt64BE(BigInt(address), entry * 8);
+  writeFileSync(path, content);
+}
+
+/** Flips bit `bit` (0 = least significant) of the 64-bit address held by index entry `entry`. */
+export function flipIndexBit(path: string, entry: number, bit: number): void {
+  const content = readFileSync(path);
+  content.writeBigUInt64BE(content.readBigUInt64BE(entry * 8) ^ (1n << BigInt(bit)), entry * 8);
+  writeFileSync(path, content);
+}
+
+/** Flips bit `bit` (0 = least significant bit of byte 0) of the file at `path`. */
+export function flipBit(path: string, bit: number): void {
+  const content = readFileSync(path);
+  content[bit >> 3] ^= 1 << (bit & 7);
+  writeFileSync(path, content);
 }
 
 export function flipByte(path: string, position: number): void {
