@@ -53,6 +53,18 @@ describe('@mmmq/core public API', () => {
         'encodeStreamReply',
         'decodeStreamRequest',
         'decodeStreamReply',
+        'WEBHOOK_ID_HEADER',
+        'WEBHOOK_TIMESTAMP_HEADER',
+        'WEBHOOK_SIGNATURE_HEADER',
+        'SIGNING_SECRET_PREFIX',
+        'SIGNING_SECRET_MIN_BYTES',
+        'SIGNING_SECRET_MAX_BYTES',
+        'DEFAULT_SIGNING_SECRET_BYTES',
+        'DEFAULT_SIGNATURE_TOLERANCE_SECONDS',
+        'InvalidSigningSecretError',
+        'WebhookVerificationError',
+        'SigningSecret',
+        'verifyWebhook',
       ].sort(),
     );
   });
