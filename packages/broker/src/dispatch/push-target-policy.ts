@@ -54,7 +54,8 @@ export class PushTargetPolicy {
   refusalOfAddress(address: string, spelledAs = address): string | undefined {
     const { kind, ipv4 } = classifyAddress(address);
     if (kind === 'public') return undefined;
-    const what = `${spelledAs}${ipv4 && ipv4 !== spelledAs ? ` (${ipv4})` : ''} is ${ADDRESS_CLASS_DESCRIPTIONS[kind]}`;
+    const reached = ipv4 ?? address;
+    const what = `${spelledAs}${reached !== spelledAs ? ` (${reached})` : ''} is ${ADDRESS_CLASS_DESCRIPTIONS[kind]}`;
     if (ALWAYS_REFUSED_CLASSES.has(kind)) return `${what}; pushes there are always refused`;
     if (this.keywords.has(kind) || this.covers(address) || (ipv4 !== undefined && this.covers(ipv4))) return undefined;
     return `${what}; allow it with delivery.allowedNetworks (MMMQ_PUSH_ALLOWED_NETWORKS), e.g. "${kind === 'loopback' ? LOOPBACK_NETWORKS : PRIVATE_NETWORKS}" or a CIDR`;
