@@ -1,4 +1,4 @@
-import { Host, MmmqError } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, Host, MmmqError, SigningSecret } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import {
@@ -36,6 +36,13 @@ export interface ResolvedRegistration {
   maxInFlight: number;
 }
 
+/** How pushes must be signed, present only when `signingSecrets` are set. */
+export interface ResolvedSigning {
+  /** The first is sent when registering; any of them verifies. */
+  secrets: SigningSecret[];
+  toleranceSeconds: number;
+}
+
 /** `MmmqConsumerOptions` after defaults were applied and every value was checked. */
 export interface ResolvedConsumerOptions {
   app: string | undefined;
@@ -44,6 +51,7 @@ export interface ResolvedConsumerOptions {
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
   registration: ResolvedRegistration | undefined;
+  signing: ResolvedSigning | undefined;
   listeners: ReadonlyMap<string, ListenerConfig>;
 }
 
@@ -70,6 +78,7 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     shutdownTimeoutMs: nonNegativeInteger('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
     registration: resolveRegistration(options, app),
+    signing: resolveSigning(options),
     listeners: resolveListenerConfigs(options.listeners ?? {}),
   };
 }
@@ -111,6 +120,25 @@ function resolveRegistration(options: MmmqConsumerOptions, app: string | undefin
       MAX_DELIVERY_MAX_IN_FLIGHT,
     ),
   };
+}
+
+function resolveSigning({ signingSecrets, signatureToleranceSeconds }: MmmqConsumerOptions): ResolvedSigning | undefined {
+  const toleranceSeconds = positiveInteger(
+    'signatureToleranceSeconds',
+    signatureToleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  );
+  if (signingSecrets === undefined) return undefined;
+  if (!Array.isArray(signingSecrets) || signingSecrets.length === 0) {
+    throw new InvalidConsumerOptionsError('signingSecrets must be a non-empty array of "whsec_…" secrets, or left out');
+  }
+  const secrets = signingSecrets.map((secret, i) => {
+    try {
+      return SigningSecret.parse(secret, `signingSecrets[${i}]`);
+    } catch (error) {
+      throw new InvalidConsumerOptionsError((error as Error).message, { cause: error });
+    }
+  });
+  return { secrets, toleranceSeconds };
 }
 
 function atMost(name: string, value: number, max: number): number {
