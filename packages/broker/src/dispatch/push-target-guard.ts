@@ -5,8 +5,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { legacyIPv4 } from './address-class';
 import { PushTargetPolicy, PushTargetRefusedError } from './push-target-policy';
 
-/** Registration waits this long for a host name to resolve; after that it is accepted and checked when pushed to. */
-export const DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS = 5000;
+/**
+ * Registration waits this long for a host name to resolve; after that it is accepted (and checked when pushed to),
+ * so a dead resolver slows a registration down by this much at most.
+ */
+export const DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS = 2000;
 
 /** Resolves host names the way sockets do (`getaddrinfo`, every address). A provider, so tests can replace DNS. */
 @Injectable()
