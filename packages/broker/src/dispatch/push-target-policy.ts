@@ -50,7 +50,10 @@ export class PushTargetPolicy {
     }
   }
 
-  /** Why pushing to the IP address `address` is refused, or undefined if it is allowed. */
+  /**
+   * Why pushing to the IP address `address` is refused, or undefined if it is allowed. `spelledAs` is how the
+   * host was written, when that differs (`0xa9fea9fe` for 169.254.169.254), so the reason names both.
+   */
   refusalOfAddress(address: string, spelledAs = address): string | undefined {
     const { kind, ipv4 } = classifyAddress(address);
     if (kind === 'public') return undefined;
