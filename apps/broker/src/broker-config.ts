@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError, MmmqBrokerOptions, TlsOptions } from '@mmmq/broker';
+import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError, MmmqBrokerOptions, parseAllowedNetwork, TlsOptions } from '@mmmq/broker';
 
 /** Port the standalone broker listens on when `MMMQ_PORT` is unset. */
 export const DEFAULT_PORT = 8080;
@@ -9,6 +9,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** Port of the publish stream (`mmmq://`) when `MMMQ_STREAM_PORT` is unset; `off` disables the stream. */
 export const DEFAULT_STREAM_PORT = 8081;
 const STREAM_OFF = 'off';
+/** `MMMQ_PUSH_ALLOWED_NETWORKS=none`: no private or loopback address at all. */
+const NO_NETWORKS = 'none';
 
 const PORT_MAX = 65535;
 const DIGITS = /^\d+$/;
@@ -30,7 +32,7 @@ export interface BrokerConfig {
 
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
- * `MMMQ_SEGMENT_MAX_BYTES` and `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`.
+ * `MMMQ_SEGMENT_MAX_BYTES`, `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE` and `MMMQ_PUSH_ALLOWED_NETWORKS`.
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable
  */
@@ -40,6 +42,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
   const streamPort = env.MMMQ_STREAM_PORT === STREAM_OFF ? undefined : (portNumber(env, 'MMMQ_STREAM_PORT') ?? DEFAULT_STREAM_PORT);
   const segmentMaxBytes = integer(env, 'MMMQ_SEGMENT_MAX_BYTES');
   if (segmentMaxBytes === 0) throw new InvalidBrokerOptionsError('MMMQ_SEGMENT_MAX_BYTES must be positive, got 0');
+  const allowedNetworks = pushAllowedNetworks(env);
   return {
     port: port ?? DEFAULT_PORT,
     host,
@@ -51,6 +54,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       },
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),
+      ...(allowedNetworks === undefined ? {} : { delivery: { allowedNetworks } }),
     },
   };
 }
@@ -65,6 +69,26 @@ function tlsFiles(env: NodeJS.ProcessEnv): TlsOptions | undefined {
     throw new InvalidBrokerOptionsError(`${missing} must be set too: TLS needs MMMQ_TLS_KEY_FILE and MMMQ_TLS_CERT_FILE`);
   }
   return { keyFile: resolve(keyFile), certFile: resolve(certFile) };
+}
+
+/** `MMMQ_PUSH_ALLOWED_NETWORKS`: comma-separated `loopback`, `private`, IP addresses and CIDRs, or `none`. */
+function pushAllowedNetworks(env: NodeJS.ProcessEnv): string[] | undefined {
+  const value = nonBlank(env, 'MMMQ_PUSH_ALLOWED_NETWORKS');
+  if (value === undefined) return undefined;
+  if (value.trim() === NO_NETWORKS) return [];
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    try {
+      parseAllowedNetwork(entry);
+    } catch (error) {
+      throw new InvalidBrokerOptionsError(
+        `MMMQ_PUSH_ALLOWED_NETWORKS entry ${JSON.stringify(entry)} ${(error as Error).message}; ` +
+          `give comma-separated entries, or "${NO_NETWORKS}"`,
+        { cause: error },
+      );
+    }
+  }
+  return entries;
 }
 
 function httpAdapter(env: NodeJS.ProcessEnv): HttpAdapterName {

@@ -15,6 +15,14 @@ describe('readBrokerConfig', () => {
     });
   });
 
+  it('reads the networks pushes may reach from MMMQ_PUSH_ALLOWED_NETWORKS (comma-separated, or none)', () => {
+    expect(readBrokerConfig({}).broker.delivery).toBeUndefined();
+    expect(readBrokerConfig({ MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback, private,10.1.0.0/16 , fd00::/8' }).broker.delivery).toEqual({
+      allowedNetworks: ['loopback', 'private', '10.1.0.0/16', 'fd00::/8'],
+    });
+    expect(readBrokerConfig({ MMMQ_PUSH_ALLOWED_NETWORKS: 'none' }).broker.delivery).toEqual({ allowedNetworks: [] });
+  });
+
   it('turns the publish stream off with MMMQ_STREAM_PORT=off', () => {
     expect(readBrokerConfig({ MMMQ_STREAM_PORT: 'off' }).broker.stream).toBeUndefined();
   });
@@ -50,6 +58,10 @@ describe('readBrokerConfig', () => {
     [{ MMMQ_ROOT_DIR: '  ' }, /^MMMQ_ROOT_DIR must not be blank$/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '64MB' }, /^MMMQ_SEGMENT_MAX_BYTES must be a non-negative integer, got "64MB"$/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '0' }, /^MMMQ_SEGMENT_MAX_BYTES must be positive/],
+    [{ MMMQ_PUSH_ALLOWED_NETWORKS: ' ' }, /^MMMQ_PUSH_ALLOWED_NETWORKS must not be blank$/],
+    [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,,private' }, /^MMMQ_PUSH_ALLOWED_NETWORKS entry "" must be "loopback", "private", an IP address or a CIDR/],
+    [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,10.0.0.0/33' }, /^MMMQ_PUSH_ALLOWED_NETWORKS entry "10\.0\.0\.0\/33" .* has a prefix longer than 32 bits/],
+    [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'lan' }, /^MMMQ_PUSH_ALLOWED_NETWORKS entry "lan" must be/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => readBrokerConfig(env)).toThrow(InvalidBrokerOptionsError);
     expect(() => readBrokerConfig(env)).toThrow(message);

@@ -32,6 +32,17 @@ export {
   UnsupportedContentEncodingError,
 } from './publish/publish.errors';
 export { RETRY_AFTER_SECONDS } from './http/nack-response';
+export {
+  DEFAULT_PUSH_ALLOWED_NETWORKS,
+  LOOPBACK_NETWORKS,
+  METADATA_HOST_NAMES,
+  PRIVATE_NETWORKS,
+  PushTargetRefusedError,
+  parseAllowedNetwork,
+} from './dispatch/push-target-policy';
+export { METADATA_ADDRESSES } from './dispatch/address-class';
+export { DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS } from './dispatch/push-target-guard';
+export type { DeliveryOptions } from './dispatch/delivery.options';
 export { decodeEnvelope, type DecodedEnvelope } from './publish/message-envelope';
 export {
   StorageError,

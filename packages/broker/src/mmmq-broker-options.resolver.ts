@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } from './dispatch/delivery.options';
 import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/dispatcher-definition';
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
+import { parseAllowedNetwork, PushTargetPolicy } from './dispatch/push-target-policy';
 import { InvalidBrokerOptionsError } from './invalid-broker-options.error';
 import {
   DEFAULT_MAX_BATCH_MESSAGES,
@@ -55,7 +56,7 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
       maxBatchMessages: positiveInteger('http.maxBatchMessages', http.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES),
     },
     stream: resolveStream(stream),
-    dispatch: { dispatchers: resolveDispatchers(dispatchers), delivery: resolveDelivery(delivery) },
+    dispatch: resolveDispatch(dispatchers, delivery),
     tls: resolveTls(tls),
   };
 }
@@ -69,6 +70,17 @@ function resolveTls(tls: MmmqBrokerOptions['tls']): ResolvedTlsOptions | undefin
     keyFile: resolve(nonBlankString('tls.keyFile', tls.keyFile)),
     certFile: resolve(nonBlankString('tls.certFile', tls.certFile)),
   };
+}
+
+/** Dispatchers given in code must also have hosts the push-target policy allows (names are checked when resolved). */
+function resolveDispatch(dispatchers: unknown, delivery: DeliveryOptions): ResolvedDispatchOptions {
+  const resolved = { dispatchers: resolveDispatchers(dispatchers), delivery: resolveDelivery(delivery) };
+  const policy = new PushTargetPolicy(resolved.delivery.allowedNetworks);
+  resolved.dispatchers.forEach((definition, i) => {
+    const refusal = policy.refusalOfHost(definition.host);
+    if (refusal) throw new InvalidBrokerOptionsError(`dispatchers[${i}] (${definition.consumerId}): host ${definition.host} is refused: ${refusal}`);
+  });
+  return resolved;
 }
 
 function resolveStream(stream: MmmqBrokerOptions['stream']): ResolvedStreamOptions | undefined {
@@ -112,6 +124,7 @@ function resolveDelivery(delivery: DeliveryOptions): ResolvedDeliveryOptions {
     maxNackRetries: nonNegativeInteger('delivery.maxNackRetries', delivery.maxNackRetries ?? defaults.maxNackRetries),
     timeoutMs: positiveInteger('delivery.timeoutMs', delivery.timeoutMs ?? defaults.timeoutMs),
     shutdownGraceMs: nonNegativeInteger('delivery.shutdownGraceMs', delivery.shutdownGraceMs ?? defaults.shutdownGraceMs),
+    allowedNetworks: resolveAllowedNetworks(delivery.allowedNetworks ?? defaults.allowedNetworks),
     backoff: {
       initialMs: positiveInteger('delivery.backoff.initialMs', backoff.initialMs),
       maxMs: positiveInteger('delivery.backoff.maxMs', backoff.maxMs),
@@ -119,6 +132,20 @@ function resolveDelivery(delivery: DeliveryOptions): ResolvedDeliveryOptions {
       jitter: backoff.jitter,
     },
   };
+}
+
+function resolveAllowedNetworks(networks: unknown): readonly string[] {
+  if (!Array.isArray(networks)) {
+    throw new InvalidBrokerOptionsError(`delivery.allowedNetworks must be an array of strings, got ${describe(networks)}`);
+  }
+  networks.forEach((entry, i) => {
+    try {
+      parseAllowedNetwork(entry);
+    } catch (error) {
+      throw new InvalidBrokerOptionsError(`delivery.allowedNetworks[${i}] ${(error as Error).message}`, { cause: error });
+    }
+  });
+  return [...networks];
 }
 
 function nonNegativeInteger(name: string, value: unknown): number {

@@ -4,6 +4,9 @@ import { DeadLetterService } from './dispatch/dead-letter-service';
 import { MMMQ_DISPATCH_OPTIONS } from './dispatch/dispatch.options';
 import { DispatcherRegistry } from './dispatch/dispatcher-registry';
 import { DispatchersFile } from './dispatch/dispatchers-file';
+import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
+import { PushTargetGuard, PushTargetResolver } from './dispatch/push-target-guard';
+import { PushTargetPolicy } from './dispatch/push-target-policy';
 import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { DispatchersController } from './http/dispatchers.controller';
@@ -66,10 +69,21 @@ export class MmmqBrokerModule {
           inject: [MMMQ_BROKER_OPTIONS],
         },
         {
+          provide: PushTargetPolicy,
+          useFactory: (dispatch: ResolvedDispatchOptions) => new PushTargetPolicy(dispatch.delivery.allowedNetworks),
+          inject: [MMMQ_DISPATCH_OPTIONS],
+        },
+        PushTargetResolver,
+        {
+          provide: PushTargetGuard,
+          useFactory: (policy: PushTargetPolicy, resolver: PushTargetResolver) => new PushTargetGuard(policy, resolver),
+          inject: [PushTargetPolicy, PushTargetResolver],
+        },
+        {
           provide: DispatcherRegistry,
-          useFactory: (persistence: ResolvedPersistenceOptions) =>
-            new DispatcherRegistry(new DispatchersFile(persistence.rootDir)),
-          inject: [MMMQ_PERSISTENCE_OPTIONS],
+          useFactory: (persistence: ResolvedPersistenceOptions, policy: PushTargetPolicy) =>
+            new DispatcherRegistry(new DispatchersFile(persistence.rootDir), policy),
+          inject: [MMMQ_PERSISTENCE_OPTIONS, PushTargetPolicy],
         },
         {
           // Undefined while TLS is off; the files are read (and checked) when the application is created.

@@ -53,6 +53,16 @@ describe('resolveBrokerOptions', () => {
     expect(resolved.dispatch.dispatchers[0].startFrom).toBe('latest');
   });
 
+  it('takes an allow-list of networks for pushes (default loopback), which opens private dispatcher hosts', () => {
+    expect(resolveBrokerOptions().dispatch.delivery.allowedNetworks).toEqual(['loopback']);
+    const resolved = resolveBrokerOptions({
+      delivery: { allowedNetworks: ['private', '203.0.113.0/24', 'fd00::/8'] },
+      dispatchers: [{ consumerId: 'lan', host: 'http://10.0.0.1:80', pattern: '**' }],
+    });
+    expect(resolved.dispatch.delivery.allowedNetworks).toEqual(['private', '203.0.113.0/24', 'fd00::/8']);
+    expect(resolved.dispatch.dispatchers[0].host.address).toBe('10.0.0.1');
+  });
+
   it.each<[MmmqBrokerOptions, RegExp]>([
     [
       { persistence: { segment: { maxBytes: 0 } } },
@@ -73,6 +83,21 @@ describe('resolveBrokerOptions', () => {
     [{ delivery: { timeoutMs: 0 } }, /^delivery\.timeoutMs must be a positive integer, got 0$/],
     [{ delivery: { maxNackRetries: -1 } }, /^delivery\.maxNackRetries must be a non-negative integer, got -1$/],
     [{ delivery: { backoff: { jitter: 1 } } }, /^delivery\.backoff\.jitter must be a number from 0/],
+    [{ delivery: { allowedNetworks: 'private' as unknown as string[] } }, /^delivery\.allowedNetworks must be an array of strings, got "private"$/],
+    [{ delivery: { allowedNetworks: ['loopback', 'lan'] } }, /^delivery\.allowedNetworks\[1\] must be "loopback", "private", an IP address or a CIDR/],
+    [{ delivery: { allowedNetworks: ['10.0.0.0/40'] } }, /^delivery\.allowedNetworks\[0\] "10\.0\.0\.0\/40" has a prefix longer than 32 bits$/],
+    [
+      { dispatchers: [{ consumerId: 'a', host: 'http://h:1', pattern: '**', signingSecret: 'whsec_c2hvcnQ=' }] },
+      /^dispatchers\[0\]: signingSecret must be "whsec_" followed by the base64 of 24 to 64 random bytes; it holds 5 bytes$/,
+    ],
+    [
+      { dispatchers: [{ consumerId: 'imds', host: 'http://169.254.169.254:80', pattern: '**' }] },
+      /^dispatchers\[0\] \(imds\): host http:\/\/169\.254\.169\.254:80 is refused: .* cloud metadata service/,
+    ],
+    [
+      { dispatchers: [{ consumerId: 'lan', host: 'http://10.0.0.1:80', pattern: '**' }], delivery: { allowedNetworks: ['loopback'] } },
+      /^dispatchers\[0\] \(lan\): host http:\/\/10\.0\.0\.1:80 is refused: 10\.0\.0\.1 is in a private range/,
+    ],
     [{ dispatchers: [{ consumerId: 'a', host: 'h:1', pattern: '**' }] }, /^dispatchers\[0\]: /],
     [
       { dispatchers: [{ consumerId: 'a', host: 'http://h:1', pattern: '**' }, { consumerId: 'a', host: 'http://h:2', pattern: '**' }] },

@@ -39,3 +39,5 @@ export { ConsumerClosingError } from './errors/consumer-closing.error';
 export { PushOutOfOrderError } from './errors/push-out-of-order.error';
 export { InvalidDeliveryError } from './errors/invalid-delivery.error';
 export { DeliveryTooLargeError } from './errors/delivery-too-large.error';
+export { DeliveryUnauthorizedError } from './errors/delivery-unauthorized.error';
+export { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '@mmmq/core';

@@ -1,4 +1,4 @@
-import { explainInvalidTlsClientOptions, Host, MmmqError, TlsClientOptions } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, explainInvalidTlsClientOptions, Host, MmmqError, SigningSecret, TlsClientOptions } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import {
@@ -37,6 +37,13 @@ export interface ResolvedRegistration {
   tls: TlsClientOptions | undefined;
 }
 
+/** How pushes must be signed, present only when `signingSecrets` are set. */
+export interface ResolvedSigning {
+  /** The first is sent when registering; any of them verifies. */
+  secrets: SigningSecret[];
+  toleranceSeconds: number;
+}
+
 /** `MmmqConsumerOptions` after defaults were applied and every value was checked. */
 export interface ResolvedConsumerOptions {
   app: string | undefined;
@@ -45,6 +52,7 @@ export interface ResolvedConsumerOptions {
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
   registration: ResolvedRegistration | undefined;
+  signing: ResolvedSigning | undefined;
   listeners: ReadonlyMap<string, ListenerConfig>;
 }
 
@@ -71,6 +79,7 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     shutdownTimeoutMs: nonNegativeInteger('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
     registration: resolveRegistration(options, app),
+    signing: resolveSigning(options),
     listeners: resolveListenerConfigs(options.listeners ?? {}),
   };
 }
@@ -119,6 +128,25 @@ function tlsOptions(tls: unknown): TlsClientOptions | undefined {
   const problem = explainInvalidTlsClientOptions(tls, 'tls');
   if (problem !== undefined) throw new InvalidConsumerOptionsError(problem);
   return tls as TlsClientOptions | undefined;
+}
+
+function resolveSigning({ signingSecrets, signatureToleranceSeconds }: MmmqConsumerOptions): ResolvedSigning | undefined {
+  const toleranceSeconds = positiveInteger(
+    'signatureToleranceSeconds',
+    signatureToleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  );
+  if (signingSecrets === undefined) return undefined;
+  if (!Array.isArray(signingSecrets) || signingSecrets.length === 0) {
+    throw new InvalidConsumerOptionsError('signingSecrets must be a non-empty array of "whsec_…" secrets, or left out');
+  }
+  const secrets = signingSecrets.map((secret, i) => {
+    try {
+      return SigningSecret.parse(secret, `signingSecrets[${i}]`);
+    } catch (error) {
+      throw new InvalidConsumerOptionsError((error as Error).message, { cause: error });
+    }
+  });
+  return { secrets, toleranceSeconds };
 }
 
 function atMost(name: string, value: number, max: number): number {

@@ -6,6 +6,7 @@ import { FrontHandler } from './handling/front-handler';
 import { PushSequencer } from './handling/push-sequencer';
 import { ListenerInvoker } from './handling/listener-invoker';
 import { DeliveryBodyReader } from './http/delivery-body.reader';
+import { DeliverySignatureVerifier } from './http/delivery-signature.verifier';
 import { MessagesController } from './http/messages.controller';
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
@@ -46,6 +47,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     DeliveryHandler,
     { provide: PushSequencer, useFactory: () => new PushSequencer() },
     DeliveryBodyReader,
+    DeliverySignatureVerifier,
     DispatcherRegistrar,
     InMemorySubscriber,
     ConsumerLifecycle,

@@ -1,4 +1,5 @@
-import type { TlsClientOptions } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, type TlsClientOptions } from '@mmmq/core';
+
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
 export const DEFAULT_QUEUE_SIZE = 1000;
 /** Handler executions the pool starts with (see {@link WorkersOptions.min}). */
@@ -105,6 +106,20 @@ export interface MmmqConsumerOptions {
   deliveryMaxInFlight?: number;
   /** Largest delivery body read when the application has no body parser. Default {@link DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
+  /**
+   * Signing secrets (`whsec_` + base64 of 24 to 64 random bytes). With any set, every push must be signed with
+   * one of them (Standard Webhooks headers, checked over the exact body bytes in constant time, timestamp within
+   * `signatureToleranceSeconds`), or it is answered 401 and not handled. Self-registration sends the first one
+   * as the dispatcher's `signingSecret`; to rotate, put the new secret first and keep the old one after it until
+   * every instance has registered again. The raw body is needed: use Nest's `rawBody: true` or
+   * `bodyParser: false`. Default none: pushes are not verified.
+   */
+  signingSecrets?: string[];
+  /**
+   * How far a signed push's `webhook-timestamp` may be from this machine's clock, either way, in seconds.
+   * Default {@link DEFAULT_SIGNATURE_TOLERANCE_SECONDS} (300).
+   */
+  signatureToleranceSeconds?: number;
   registration?: RegistrationOptions;
   /** Per-listener settings by listener name, so they can come from configuration. Default none. */
   listeners?: Record<string, ListenerConfig>;

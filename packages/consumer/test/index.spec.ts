@@ -19,6 +19,8 @@ describe('@mmmq/consumer public API', () => {
         'DEFAULT_SHUTDOWN_TIMEOUT_MS',
         'DeliveryRefusedError',
         'DeliveryTooLargeError',
+        'DeliveryUnauthorizedError',
+        'DEFAULT_SIGNATURE_TOLERANCE_SECONDS',
         'DispatcherRegistrationError',
         'HANDLER_MAX_PARAMETERS',
         'InvalidConsumerOptionsError',

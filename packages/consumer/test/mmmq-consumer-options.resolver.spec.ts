@@ -1,4 +1,4 @@
-import { Host } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, Host, SigningSecret } from '@mmmq/core';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
@@ -22,8 +22,29 @@ describe('resolveConsumerOptions', () => {
       shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       registration: undefined,
+      signing: undefined,
       listeners: new Map(),
     });
+  });
+
+  it('verifies pushes with the signingSecrets given, within ±300 s unless told otherwise', () => {
+    const secrets = [SigningSecret.generate().reveal(), SigningSecret.generate().reveal()];
+    const signing = resolveConsumerOptions({ signingSecrets: secrets })?.signing;
+    expect(signing?.secrets.map((secret) => secret.reveal())).toEqual(secrets);
+    expect(signing?.toleranceSeconds).toBe(DEFAULT_SIGNATURE_TOLERANCE_SECONDS);
+    expect(resolveConsumerOptions({ signingSecrets: secrets, signatureToleranceSeconds: 30 }).signing?.toleranceSeconds).toBe(30);
+  });
+
+  it.each<[MmmqConsumerOptions, string]>([
+    [{ signingSecrets: [] }, 'signingSecrets must be a non-empty array'],
+    [{ signingSecrets: 'whsec_x' as unknown as string[] }, 'signingSecrets must be a non-empty array'],
+    [{ signingSecrets: [SigningSecret.generate().reveal(), 'whsec_c2hvcnQ='] }, 'signingSecrets[1] must be "whsec_" followed by the base64 of 24 to 64 random bytes; it holds 5 bytes'],
+    [{ signingSecrets: ['not-a-secret-at-all'] }, 'signingSecrets[0] must be a string: "whsec_"'],
+    [{ signatureToleranceSeconds: 0 }, 'signatureToleranceSeconds must be a positive integer, got 0'],
+  ])('refuses %j naming the option, never the secret', (options, message) => {
+    expect(() => resolveConsumerOptions(options)).toThrow(InvalidConsumerOptionsError);
+    expect(() => resolveConsumerOptions(options)).toThrow(message);
+    expect(() => resolveConsumerOptions(options)).not.toThrow('not-a-secret');
   });
 
   it('turns self-registration on when broker and advertisedUrl are both set', () => {

@@ -24,7 +24,11 @@ const URL_EXAMPLE = '"http://consumer-host:8080"';
 const PATH_QUERY_OR_FRAGMENT = /[/?#]/;
 const PORT_DIGITS = /^\d{1,5}$/;
 const HOSTNAME_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
-const DIGITS = /^\d+$/;
+/**
+ * A label resolvers read as a number: decimal, or `0x` hex. `getaddrinfo` hands a name ending in one to
+ * `inet_aton`, which turns `0xa9fea9fe` or `169.254.43518` into 169.254.169.254.
+ */
+const NUMERIC_LABEL = /^(?:\d+|0x[0-9a-f]*)$/i;
 
 /**
  * Where a consumer listens: protocol, address and port, and nothing else. The broker appends its own
@@ -164,8 +168,9 @@ function isHostnameOrIPv4(address: string): boolean {
   if (!labels.every((label) => label.length <= HOST_LABEL_MAX_LENGTH && HOSTNAME_LABEL.test(label))) {
     return false;
   }
-  // Resolvers read a name whose last label is numeric as an IPv4 address, so it has to be a valid one.
-  return !DIGITS.test(labels[labels.length - 1]) || isIPv4(address);
+  // Resolvers read a name whose last label is numeric as an IPv4 address, so it has to be a valid one, in the
+  // one dotted-decimal spelling (no octal, hex or fewer parts) that every check downstream understands.
+  return !NUMERIC_LABEL.test(labels[labels.length - 1]) || isIPv4(address);
 }
 
 function checkPort(port: number): number {

@@ -49,6 +49,22 @@ export {
   type DeliveryRequest,
 } from './wire';
 export {
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  SIGNING_SECRET_PREFIX,
+  SIGNING_SECRET_MIN_BYTES,
+  SIGNING_SECRET_MAX_BYTES,
+  DEFAULT_SIGNING_SECRET_BYTES,
+  DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  InvalidSigningSecretError,
+  WebhookVerificationError,
+  SigningSecret,
+  verifyWebhook,
+  type WebhookHeaders,
+  type VerifyWebhookOptions,
+} from './webhook-signature';
+export {
   InMemoryBroker,
   IN_MEMORY_MAX_NACK_RETRIES,
   type InMemoryDeadLetter,

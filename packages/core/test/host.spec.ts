@@ -121,6 +121,28 @@ describe('Host', () => {
     });
   });
 
+  // getaddrinfo passes names ending in a number to inet_aton, which reads all of these as 169.254.169.254: a
+  // spelling the push-target checks would not recognise as an address must not get through as a host name.
+  it.each([
+    ['decimal', '2852039166'],
+    ['hex', '0xa9fea9fe'],
+    ['upper-case hex', '0XA9FEA9FE'],
+    ['hex last part', '169.254.169.0xfe'],
+    ['hex parts', '0xa9.0xfe.0xa9.0xfe'],
+    ['octal parts', '0251.0376.0251.0376'],
+    ['three parts', '169.254.43518'],
+    ['two parts', '169.16689662'],
+    ['bare 0x', '0x'],
+  ])('rejects the odd IPv4 spelling %s (%s) that resolvers would turn into an address', (_, address) => {
+    expect(() => Host.parse(`http://${address}:80`)).toThrow('is not a host name');
+    expect(() => Host.parse({ protocol: 'HTTP', address, port: 80 })).toThrow(InvalidHostError);
+  });
+
+  it('still accepts names whose last label merely starts with digits or 0x', () => {
+    expect(Host.parse('http://consumer.0xdead-beef:80').address).toBe('consumer.0xdead-beef');
+    expect(Host.parse('http://a.1b:80').address).toBe('a.1b');
+  });
+
   it('accepts a host name of the maximum length and rejects a longer one', () => {
     const label = 'a'.repeat(HOST_LABEL_MAX_LENGTH);
     const last = 'a'.repeat(HOST_ADDRESS_MAX_LENGTH - 3 * (HOST_LABEL_MAX_LENGTH + 1));

@@ -29,6 +29,11 @@ export function backoffDelay(failures: number, options: BackoffOptions, random: 
   return Math.round(base * (1 - options.jitter * random()));
 }
 
+/** A wait at the longest backoff, minus up to the jitter: for retries that are not expected to succeed soon. */
+export function maxBackoffDelay(options: BackoffOptions, random: () => number = Math.random): number {
+  return Math.round(options.maxMs * (1 - options.jitter * random()));
+}
+
 /** Sleeps, ending early (without throwing) when `signal` aborts. */
 export async function sleep(ms: number, signal: AbortSignal): Promise<void> {
   await delay(ms, undefined, { signal }).catch(() => undefined);

@@ -1,5 +1,6 @@
 import { BackoffOptions, DEFAULT_BACKOFF } from './backoff';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from './push-sender';
+import { DEFAULT_PUSH_ALLOWED_NETWORKS } from './push-target-policy';
 
 /** A NACKed message is sent this many more times, back to back, before it is dead-lettered. */
 export const DEFAULT_MAX_NACK_RETRIES = 3;
@@ -15,6 +16,14 @@ export interface DeliveryOptions {
   backoff?: Partial<BackoffOptions>;
   /** Default {@link DEFAULT_SHUTDOWN_GRACE_MS}. */
   shutdownGraceMs?: number;
+  /**
+   * Private and loopback networks pushes may go to: `"loopback"` (127.0.0.0/8, ::1), `"private"` (10/8,
+   * 172.16/12, 192.168/16, 100.64/10, fc00::/7, fec0::/10), IP addresses and CIDRs such as `"10.1.0.0/16"`. Public
+   * addresses are always allowed; link-local, cloud metadata, unspecified, multicast and broadcast addresses
+   * never are (docs/security-push.md). The list replaces the default, so keep `"loopback"` in it if needed.
+   * Default {@link DEFAULT_PUSH_ALLOWED_NETWORKS} (`["loopback"]`).
+   */
+  allowedNetworks?: readonly string[];
 }
 
 export interface ResolvedDeliveryOptions {
@@ -22,6 +31,7 @@ export interface ResolvedDeliveryOptions {
   timeoutMs: number;
   backoff: BackoffOptions;
   shutdownGraceMs: number;
+  allowedNetworks: readonly string[];
 }
 
 export const MMMQ_DELIVERY_OPTIONS = Symbol('MMMQ_DELIVERY_OPTIONS');
@@ -31,4 +41,5 @@ export const DEFAULT_DELIVERY_OPTIONS: ResolvedDeliveryOptions = {
   timeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS,
   backoff: DEFAULT_BACKOFF,
   shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
+  allowedNetworks: DEFAULT_PUSH_ALLOWED_NETWORKS,
 };

@@ -1,4 +1,4 @@
-import { assertConsumerId, Host, InvalidConsumerIdError, MmmqValidationError, Topic, TopicPattern } from '@mmmq/core';
+import { assertConsumerId, Host, InvalidConsumerIdError, MmmqValidationError, SigningSecret, Topic, TopicPattern } from '@mmmq/core';
 import { deadLetterTopicOf, redriveTopicOf } from './reserved-topics';
 
 /** Where a new subscription starts when it has no checkpoint yet. */
@@ -32,9 +32,14 @@ export interface DispatcherDefinition {
    * consumer's to ask for. Default {@link DEFAULT_MAX_IN_FLIGHT}.
    */
   maxInFlight: number;
+  /**
+   * With a secret, every push is signed (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
+   * `webhook-signature`). Stored in `dispatchers.json`, never shown by the API or logged. Default none (unsigned).
+   */
+  signingSecret?: SigningSecret;
 }
 
-/** The JSON shape of a definition, as in `dispatchers.json` and the dispatcher API. */
+/** The JSON shape of a definition as the dispatcher API shows it: `signed` instead of the secret. */
 export interface DispatcherDefinitionJson {
   consumerId: string;
   host: { protocol: string; address: string; port: number };
@@ -42,9 +47,16 @@ export interface DispatcherDefinitionJson {
   startFrom: StartFrom;
   batchSize: number;
   maxInFlight: number;
+  /** Present (true) when the pushes are signed. */
+  signed?: true;
 }
 
-const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom', 'batchSize', 'maxInFlight']);
+/** The JSON shape of a definition in `dispatchers.json`, and as given to the dispatcher API: with the secret. */
+export interface StoredDispatcherDefinitionJson extends Omit<DispatcherDefinitionJson, 'signed'> {
+  signingSecret?: string;
+}
+
+const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom', 'batchSize', 'maxInFlight', 'signingSecret']);
 
 /** Validates a definition from JSON; `where` names it in the error (e.g. `dispatchers.json entry 2`). */
 export function parseDispatcherDefinition(input: unknown, where: string): DispatcherDefinition {
@@ -65,6 +77,7 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       startFrom: parseStartFrom(record.startFrom),
       batchSize: parseBatchSize(record.batchSize),
       maxInFlight: parseMaxInFlight(record.maxInFlight),
+      ...(record.signingSecret === undefined ? {} : { signingSecret: SigningSecret.parse(record.signingSecret) }),
     };
   } catch (error) {
     if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
@@ -103,7 +116,14 @@ function parseBoundedInteger(field: string, input: unknown, fallback: number, ma
   throw new MmmqValidationError(`${field} must be an integer from 1 to ${max}, got ${JSON.stringify(input)}`);
 }
 
+/** What the dispatcher API shows: everything but the signing secret, which becomes `"signed": true`. */
 export function toDefinitionJson(definition: DispatcherDefinition): DispatcherDefinitionJson {
+  const { signingSecret, ...shown } = toStoredDefinitionJson(definition);
+  return signingSecret === undefined ? shown : { ...shown, signed: true };
+}
+
+/** What `dispatchers.json` holds, the signing secret included. */
+export function toStoredDefinitionJson(definition: DispatcherDefinition): StoredDispatcherDefinitionJson {
   return {
     consumerId: definition.consumerId,
     host: definition.host.toJSON(),
@@ -111,6 +131,7 @@ export function toDefinitionJson(definition: DispatcherDefinition): DispatcherDe
     startFrom: definition.startFrom,
     batchSize: definition.batchSize,
     maxInFlight: definition.maxInFlight,
+    ...(definition.signingSecret === undefined ? {} : { signingSecret: definition.signingSecret.reveal() }),
   };
 }
 
@@ -121,6 +142,11 @@ export function sameDefinition(a: DispatcherDefinition, b: DispatcherDefinition)
     a.pattern.value === b.pattern.value &&
     a.startFrom === b.startFrom &&
     a.batchSize === b.batchSize &&
-    a.maxInFlight === b.maxInFlight
+    a.maxInFlight === b.maxInFlight &&
+    sameSecret(a.signingSecret, b.signingSecret)
   );
+}
+
+function sameSecret(a: SigningSecret | undefined, b: SigningSecret | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.equals(b);
 }

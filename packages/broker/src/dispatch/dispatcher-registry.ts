@@ -1,6 +1,7 @@
 import { DispatcherDefinition } from './dispatcher-definition';
 import { DispatcherNotFoundError, DuplicateConsumerIdError } from './dispatcher.errors';
-import { DispatchersFile } from './dispatchers-file';
+import { DispatchersFile, InvalidDispatchersFileError } from './dispatchers-file';
+import { PushTargetPolicy } from './push-target-policy';
 
 /**
  * The dispatchers in force, in file order. Every change is written to `dispatchers.json` first; memory only
@@ -9,11 +10,26 @@ import { DispatchersFile } from './dispatchers-file';
 export class DispatcherRegistry {
   private definitions: DispatcherDefinition[] = [];
 
-  constructor(private readonly file: DispatchersFile) {}
+  constructor(
+    private readonly file: DispatchersFile,
+    private readonly targets: PushTargetPolicy = new PushTargetPolicy(),
+  ) {}
 
-  /** Loads the file, then adds or replaces the dispatchers given in code (code wins) and saves the result. */
+  /**
+   * Loads the file, then adds or replaces the dispatchers given in code (code wins) and saves the result. An
+   * entry of the file whose host the push-target policy refuses fails the load, naming the entry.
+   */
   async load(inCode: readonly DispatcherDefinition[]): Promise<void> {
     const fromFile = await this.file.load();
+    fromFile.forEach((definition, i) => {
+      if (inCode.some((given) => given.consumerId === definition.consumerId)) return;
+      const refusal = this.targets.refusalOfHost(definition.host);
+      if (refusal) {
+        throw new InvalidDispatchersFileError(
+          `${this.file.path} entry ${i} (${definition.consumerId}): host ${definition.host} is refused: ${refusal}`,
+        );
+      }
+    });
     if (inCode.length === 0) {
       this.definitions = fromFile;
       return;

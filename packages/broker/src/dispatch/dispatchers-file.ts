@@ -2,16 +2,19 @@ import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MmmqError } from '@mmmq/core';
 import { syncDirectory } from '../storage/file-handle';
-import { DispatcherDefinition, parseDispatcherDefinition, toDefinitionJson } from './dispatcher-definition';
+import { DispatcherDefinition, parseDispatcherDefinition, toStoredDefinitionJson } from './dispatcher-definition';
 
 export const DISPATCHERS_FILE = 'dispatchers.json';
+/** Owner read/write only: the file holds the dispatchers' signing secrets. */
+export const DISPATCHERS_FILE_MODE = 0o600;
 
 /** `dispatchers.json` is unreadable or invalid; the broker refuses to start rather than guess. */
 export class InvalidDispatchersFileError extends MmmqError {}
 
 /**
  * `{rootDir}/dispatchers.json`: the durable list of push consumers. Every change rewrites the whole file
- * atomically (temp file + fsync + rename + directory fsync), before memory changes.
+ * atomically (temp file + fsync + rename + directory fsync), before memory changes, with mode 0600: it holds
+ * signing secrets.
  */
 export class DispatchersFile {
   readonly path: string;
@@ -66,9 +69,11 @@ export class DispatchersFile {
   /** Atomically replaces the file with `definitions`, in order. */
   async save(definitions: readonly DispatcherDefinition[]): Promise<void> {
     const temp = `${this.path}.tmp`;
-    const text = JSON.stringify(definitions.map(toDefinitionJson), null, 2) + '\n';
-    const handle = await fs.open(temp, 'w');
+    const text = JSON.stringify(definitions.map(toStoredDefinitionJson), null, 2) + '\n';
+    const handle = await fs.open(temp, 'w', DISPATCHERS_FILE_MODE);
     try {
+      // The mode given to open only applies to a new file; a temp file left behind by a crash keeps its own.
+      await handle.chmod(DISPATCHERS_FILE_MODE);
       await handle.writeFile(text);
       await handle.sync();
     } finally {

@@ -3,13 +3,18 @@ import https from 'node:https';
 import {
   CONSUMER_ID_HEADER,
   ConsumerAcknowledgement,
-  Host,
   isConsumerAcknowledgement,
   MESSAGES_PATH,
   MmmqError,
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
 } from '@mmmq/core';
+import type { DispatcherDefinition } from './dispatcher-definition';
+import { PushTargetGuard, PushTargetResolver } from './push-target-guard';
+import { PushTargetPolicy } from './push-target-policy';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
@@ -17,6 +22,9 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
 export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
 /** A consumer's reply is small JSON (one acknowledgement per message); anything longer is not one. */
 const MAX_REPLY_BYTES = 1024 * 1024;
+/** How much of a consumer's refusal message a failure quotes. */
+const MAX_QUOTED_REFUSAL = 200;
+const HTTP_UNAUTHORIZED = 401;
 
 /** Where a push stands among the pushes in flight of its subscription (dispatchers with `maxInFlight` > 1). */
 export interface PushOrder {
@@ -24,58 +32,88 @@ export interface PushOrder {
   sequence: number;
 }
 
+/** One push: its body, its id (the same on every attempt of the same messages) and its place among the pushes in flight. */
+export interface Push {
+  body: Buffer;
+  /** Sent as `webhook-id` when the dispatcher signs its pushes (see push-id.ts). */
+  id: string;
+  order?: PushOrder;
+}
+
 /** A push got no usable acknowledgement: connection error, timeout, HTTP status ≥ 400 or an unreadable reply. */
 export class DeliveryFailedError extends MmmqError {}
 
 /**
- * POSTs deliveries to consumers over keep-alive connections. It knows nothing of retries: one call, one
- * request, one verdict.
+ * The consumer answered 401: it refused the push's signature, or its lack of one. Sending again will not help
+ * until the dispatcher's `signingSecret` or the consumer's secrets change.
+ */
+export class PushUnauthorizedError extends DeliveryFailedError {}
+
+/**
+ * POSTs deliveries to consumers over keep-alive connections, signed when the dispatcher has a `signingSecret`,
+ * and only to targets the {@link PushTargetGuard} allows (checked on every new connection, after DNS). It knows
+ * nothing of retries: one call, one request, one verdict.
  */
 export class PushSender {
-  private readonly agents = {
-    HTTP: new http.Agent({ keepAlive: true }),
-    HTTPS: new https.Agent({ keepAlive: true }),
-  };
+  private readonly agents: { HTTP: http.Agent; HTTPS: https.Agent };
 
-  constructor(private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS) {}
+  constructor(
+    private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS,
+    private readonly targets: PushTargetGuard = new PushTargetGuard(new PushTargetPolicy(), new PushTargetResolver()),
+  ) {
+    this.agents = {
+      HTTP: new http.Agent({ keepAlive: true, lookup: targets.lookup }),
+      HTTPS: new https.Agent({ keepAlive: true, lookup: targets.lookup }),
+    };
+  }
 
   /** Pushes one delivery body (SPEC §3) and returns the consumer's acknowledgement. */
-  async send(host: Host, consumerId: string, body: Buffer, signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement> {
-    const reply = await this.post(host, MESSAGES_PATH, consumerId, body, signal, order);
-    if (!isConsumerAcknowledgement(reply)) throw this.failure(host, MESSAGES_PATH, consumerId, 'no {"acknowledgement":"ACK"|"NACK"} in the reply');
+  async send(dispatcher: DispatcherDefinition, push: Push, signal: AbortSignal): Promise<ConsumerAcknowledgement> {
+    const reply = await this.post(dispatcher, MESSAGES_PATH, push, signal);
+    if (!isConsumerAcknowledgement(reply)) {
+      throw this.failure(dispatcher, MESSAGES_PATH, 'no {"acknowledgement":"ACK"|"NACK"} in the reply');
+    }
     return reply;
   }
 
   /** Pushes `{"messages":[…]}` and returns one acknowledgement per message, in order. */
-  async sendBatch(
-    host: Host,
-    consumerId: string,
-    body: Buffer,
-    count: number,
-    signal: AbortSignal,
-    order?: PushOrder,
-  ): Promise<ConsumerAcknowledgement[]> {
-    const reply = (await this.post(host, BATCH_MESSAGES_PATH, consumerId, body, signal, order)) as { acknowledgements?: unknown };
+  async sendBatch(dispatcher: DispatcherDefinition, push: Push, count: number, signal: AbortSignal): Promise<ConsumerAcknowledgement[]> {
+    const reply = (await this.post(dispatcher, BATCH_MESSAGES_PATH, push, signal)) as { acknowledgements?: unknown };
     const acknowledgements = reply?.acknowledgements;
     if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
-      throw this.failure(host, BATCH_MESSAGES_PATH, consumerId, `the reply needs "acknowledgements" with ${count} entries`);
+      throw this.failure(dispatcher, BATCH_MESSAGES_PATH, `the reply needs "acknowledgements" with ${count} entries`);
     }
     return acknowledgements;
   }
 
-  private post(host: Host, path: string, consumerId: string, body: Buffer, signal: AbortSignal, order?: PushOrder): Promise<unknown> {
-    const client = host.protocol === 'HTTPS' ? https : http;
+  private headersOf(dispatcher: DispatcherDefinition, { body, id, order }: Push): http.OutgoingHttpHeaders {
     const headers: http.OutgoingHttpHeaders = {
       'content-type': 'application/json',
       'content-length': body.length,
-      [CONSUMER_ID_HEADER]: consumerId,
+      [CONSUMER_ID_HEADER]: dispatcher.consumerId,
     };
     if (order) {
       headers[PUSH_SESSION_HEADER] = order.session;
       headers[PUSH_SEQUENCE_HEADER] = String(order.sequence);
     }
+    if (dispatcher.signingSecret) {
+      const timestamp = Math.floor(Date.now() / 1000);
+      headers[WEBHOOK_ID_HEADER] = id;
+      headers[WEBHOOK_TIMESTAMP_HEADER] = String(timestamp);
+      headers[WEBHOOK_SIGNATURE_HEADER] = dispatcher.signingSecret.sign(id, timestamp, body);
+    }
+    return headers;
+  }
+
+  private post(dispatcher: DispatcherDefinition, path: string, push: Push, signal: AbortSignal): Promise<unknown> {
+    const { host } = dispatcher;
+    const client = host.protocol === 'HTTPS' ? https : http;
+    const headers = this.headersOf(dispatcher, push);
+    const { body } = push;
     return new Promise((resolve, reject) => {
-      const fail = (message: string, cause?: unknown) => reject(this.failure(host, path, consumerId, message, cause));
+      const fail = (message: string, cause?: unknown) => reject(this.failure(dispatcher, path, message, cause));
+      const refusal = this.targets.refusalBeforePush(host);
+      if (refusal !== undefined) return fail(`push target ${host.address} is refused: ${refusal}`);
       let timedOut = false;
       const request = client.request(
         host.toUrl() + path,
@@ -95,6 +133,9 @@ export class PushSender {
           response.on('error', (error) => fail(timedOut ? `no reply within ${this.timeoutMs} ms` : error.message, error));
           response.on('end', () => {
             const status = response.statusCode ?? 0;
+            if (status === HTTP_UNAUTHORIZED) {
+              return reject(new PushUnauthorizedError(this.describe(dispatcher, path, `HTTP 401${refusalOf(chunks)}`)));
+            }
             if (status >= 400) return fail(`HTTP ${status}`);
             try {
               resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
@@ -123,13 +164,28 @@ export class PushSender {
     });
   }
 
-  private failure(host: Host, path: string, consumerId: string, message: string, cause?: unknown): DeliveryFailedError {
-    return new DeliveryFailedError(`Delivery to ${consumerId} at ${host.toUrl()}${path} failed: ${message}`, { cause });
+  private failure(dispatcher: DispatcherDefinition, path: string, message: string, cause?: unknown): DeliveryFailedError {
+    return new DeliveryFailedError(this.describe(dispatcher, path, message), { cause });
+  }
+
+  private describe({ consumerId, host }: DispatcherDefinition, path: string, message: string): string {
+    return `Delivery to ${consumerId} at ${host.toUrl()}${path} failed: ${message}`;
   }
 
   /** Drops idle keep-alive connections. */
   close(): void {
     this.agents.HTTP.destroy();
     this.agents.HTTPS.destroy();
+  }
+}
+
+/** `: <message>` of a consumer's `{"acknowledgement":"NACK","message":…}` reply, shortened; empty if there is none. */
+function refusalOf(chunks: Buffer[]): string {
+  try {
+    const message: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))?.message;
+    if (typeof message !== 'string') return '';
+    return `: ${message.length > MAX_QUOTED_REFUSAL ? `${message.slice(0, MAX_QUOTED_REFUSAL)}…` : message}`;
+  } catch {
+    return '';
   }
 }

@@ -9,8 +9,9 @@ import { DispatcherDefinition, sameDefinition } from './dispatcher-definition';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
 import { PushSender } from './push-sender';
+import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
-import { DeliveryContext, Subscription } from './subscription';
+import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
 
 /** One open topic and its subscriptions by consumer id. */
 interface AttachedTopic {
@@ -25,6 +26,8 @@ export interface SubscriptionView {
   position: number;
   tail: number;
   lag: number;
+  /** `unauthorized` while the consumer refuses the pushes' signature (see Subscription). */
+  state: SubscriptionState;
   stats: Subscription['stats'];
 }
 
@@ -46,9 +49,10 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     private readonly queues: TopicQueueContainer,
     private readonly events: EventEmitter2,
     private readonly registry: DispatcherRegistry,
+    private readonly targets: PushTargetGuard,
     @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
   ) {
-    this.sender = new PushSender(options.delivery.timeoutMs);
+    this.sender = new PushSender(options.delivery.timeoutMs, targets);
     this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues), options: options.delivery };
   }
 
@@ -65,8 +69,14 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     for (const queue of this.queues.list()) await this.exclusive(() => this.attach(queue, queue.tailOffset));
   }
 
-  /** Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`). */
-  addDispatcher(definition: DispatcherDefinition): Promise<void> {
+  /**
+   * Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`).
+   * Its host is checked first (and its name resolved, outside the lock): a refused one changes nothing.
+   *
+   * @throws PushTargetRefusedError
+   */
+  async addDispatcher(definition: DispatcherDefinition): Promise<void> {
+    await this.targets.checkRegistration(definition.host);
     return this.exclusive(async () => {
       await this.registry.add(definition);
       for (const topic of this.topics.values()) {
@@ -78,12 +88,19 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /**
    * Replaces a dispatcher. Where it still matches, the old subscription stops (an in-flight push is abandoned
    * and redelivered) and the new one continues from the same checkpoint; topics it no longer matches lose
-   * their checkpoint; newly matched topics start fresh.
+   * their checkpoint; newly matched topics start fresh. Replacing with the same definition counts as the
+   * consumer registering again: its subscriptions retry at once (leaving the `unauthorized` state).
+   *
+   * @throws PushTargetRefusedError
    */
-  replaceDispatcher(definition: DispatcherDefinition): Promise<void> {
+  async replaceDispatcher(definition: DispatcherDefinition): Promise<void> {
+    await this.targets.checkRegistration(definition.host);
     return this.exclusive(async () => {
       const previous = await this.registry.replace(definition);
-      if (sameDefinition(previous, definition)) return;
+      if (sameDefinition(previous, definition)) {
+        for (const topic of this.topics.values()) topic.subscriptions.get(definition.consumerId)?.retryNow();
+        return;
+      }
       for (const topic of this.topics.values()) {
         const current = topic.subscriptions.get(definition.consumerId);
         const matches = this.matches(definition, topic.queue.topic);
@@ -112,6 +129,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         position: subscription.position,
         tail: queue.tailOffset,
         lag: queue.tailOffset - subscription.position,
+        state: subscription.state,
         stats: subscription.stats,
       })),
     );

@@ -4,6 +4,8 @@ export class SubscriptionStats {
   deadLettered = 0;
   corruptSkipped = 0;
   failures = 0;
+  /** Pushes the consumer answered with 401 (it refused their signature). */
+  unauthorized = 0;
   lastError?: string;
   lastErrorAt?: string;
 

@@ -3,12 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
-import { backoffDelay, sleep } from './backoff';
+import { backoffDelay, maxBackoffDelay, sleep } from './backoff';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
-import { PushOrder, PushSender } from './push-sender';
+import { pushIdOf } from './push-id';
+import { PushOrder, PushSender, PushUnauthorizedError } from './push-sender';
 import { PendingMessage, PushWindow, toWindow } from './push-window';
 import { SubscriptionStats } from './subscription-stats';
 
@@ -25,6 +26,13 @@ interface SentPush {
   window: OpenWindow;
   reply: Promise<ConsumerAcknowledgement[] | Error>;
 }
+
+/**
+ * `active`: delivering, or retrying after failures with the usual backoff. `unauthorized`: the consumer answered
+ * 401 (it refuses the pushes' signature): a misconfiguration, retried at the longest backoff until a push
+ * succeeds or the dispatcher is registered again.
+ */
+export type SubscriptionState = 'active' | 'unauthorized';
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
@@ -44,6 +52,8 @@ export interface DeliveryContext {
 export class Subscription {
   private readonly logger = new Logger(Subscription.name);
   private readonly stopSleeping = new AbortController();
+  /** End the backoffs under way early (see {@link retryNow}). */
+  private readonly wakers = new Set<AbortController>();
   private readonly abortSends = new AbortController();
   private running?: Promise<void>;
   private stopping?: Promise<void>;
@@ -66,6 +76,7 @@ export class Subscription {
   private maybeDeliveredPushes: number;
   /** Failed pushes since the last answered one: the backoff grows with it. */
   private failedPushes = 0;
+  private currentState: SubscriptionState = 'active';
   readonly stats = new SubscriptionStats();
 
   constructor(
@@ -89,6 +100,20 @@ export class Subscription {
     return this.offset;
   }
 
+  get state(): SubscriptionState {
+    return this.currentState;
+  }
+
+  /**
+   * The consumer registered again: leave the `unauthorized` state and end the current backoff, so delivery is
+   * tried again at once.
+   */
+  retryNow(): void {
+    this.currentState = 'active';
+    this.failedPushes = 0;
+    for (const waker of this.wakers) waker.abort();
+  }
+
   /** Windows pushed past the durable checkpoint at most: those in flight and the one settled before them. */
   private get windowsAheadOfCheckpoint(): number {
     return this.definition.maxInFlight + 1;
@@ -109,6 +134,7 @@ export class Subscription {
       while (!this.stopping && this.hasWork()) {
         const failure = await this.pushAll();
         if (failure && !this.stopping) {
+          if (failure instanceof PushUnauthorizedError) this.refusedByConsumer(failure);
           await this.backoff(++this.failedPushes, `delivery of offset ${this.resend[0].open[0].offset} failed`, failure);
         }
       }
@@ -151,7 +177,7 @@ export class Subscription {
           this.resend.unshift(sent.window, ...inFlight.map((behind) => behind.window));
           return this.abortSends.signal.aborted ? undefined : replies;
         }
-        this.failedPushes = 0;
+        this.answered();
         if (!(await this.applyReplies(sent.window, replies))) {
           cutOff.abort();
           await Promise.all(inFlight.map((behind) => behind.reply));
@@ -245,10 +271,32 @@ export class Subscription {
       return encodeDelivery(message.envelope, message.offset, message.attempts, redelivered);
     });
     this.maybeDeliveredPushes = Math.max(0, this.maybeDeliveredPushes - 1);
-    const { host } = this.definition;
-    return this.definition.batchSize === 1
-      ? [await sender.send(host, this.consumerId, bodies[0], signal, order)]
-      : await sender.sendBatch(host, this.consumerId, encodeDeliveryBatch(bodies), bodies.length, signal, order);
+    const { definition } = this;
+    const id = pushIdOf(this.consumerId, this.queue.topic.name, messages.map((message) => message.offset));
+    return definition.batchSize === 1
+      ? [await sender.send(definition, { body: bodies[0], id, order }, signal)]
+      : await sender.sendBatch(definition, { body: encodeDeliveryBatch(bodies), id, order }, bodies.length, signal);
+  }
+
+  /** A 401: counted every time, logged once when the subscription enters the `unauthorized` state. */
+  private refusedByConsumer(error: PushUnauthorizedError): void {
+    this.stats.unauthorized++;
+    if (this.currentState === 'unauthorized') return;
+    this.currentState = 'unauthorized';
+    this.logger.error(
+      `${this.label()}: the consumer refuses the pushes as unauthorized (${error.message}). The dispatcher's ` +
+        `signingSecret and the consumer's signing secrets do not match. Retrying every ` +
+        `${this.context.options.backoff.maxMs} ms until a push succeeds or the dispatcher is registered again ` +
+        `(PUT /mmmq/dispatchers/${this.consumerId})`,
+    );
+  }
+
+  /** The consumer answered a push. */
+  private answered(): void {
+    this.failedPushes = 0;
+    if (this.currentState !== 'unauthorized') return;
+    this.currentState = 'active';
+    this.logger.log(`${this.label()}: the consumer accepts the pushes again`);
   }
 
   /** Moves the position past the settled windows at the front and has the checkpoint follow. */
@@ -298,11 +346,17 @@ export class Subscription {
     }
   }
 
+  /** Waits before a retry; while `unauthorized` at the longest backoff and without a warning each time (it was logged once). */
   private async backoff(failures: number, what: string, error: unknown): Promise<void> {
-    const wait = backoffDelay(failures, this.context.options.backoff);
+    const { backoff } = this.context.options;
+    const unauthorized = this.currentState === 'unauthorized';
+    const wait = unauthorized ? maxBackoffDelay(backoff) : backoffDelay(failures, backoff);
     this.stats.recordFailure((error as Error).message ?? String(error));
-    this.logger.warn(`${this.label()}: ${what} (${(error as Error).message}); retry ${failures} in ${wait} ms`);
-    await sleep(wait, this.stopSleeping.signal);
+    if (!unauthorized) this.logger.warn(`${this.label()}: ${what} (${(error as Error).message}); retry ${failures} in ${wait} ms`);
+    const waker = new AbortController();
+    this.wakers.add(waker);
+    await sleep(wait, AbortSignal.any([this.stopSleeping.signal, waker.signal]));
+    this.wakers.delete(waker);
   }
 
   /**

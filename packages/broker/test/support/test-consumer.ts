@@ -15,6 +15,8 @@ export interface ReceivedDelivery {
     publishedAt: number | null;
   };
   raw: Buffer;
+  /** The request's headers (for batches, those of the request that carried it). */
+  headers: http.IncomingHttpHeaders;
   at: number;
   /** `mmmq-push-session` and `mmmq-push-sequence`, sent when the dispatcher has several pushes in flight. */
   session?: string;
@@ -22,7 +24,7 @@ export interface ReceivedDelivery {
 }
 
 /** How the consumer answers one push: an acknowledgement (maybe late), an HTTP status, or no answer at all. */
-export type Reply = 'ACK' | 'NACK' | 'REJECT' | { status: number } | { ackAfterMs: number } | 'hang';
+export type Reply = 'ACK' | 'NACK' | 'REJECT' | { status: number; body?: object } | { ackAfterMs: number } | 'hang';
 
 /** A real HTTP consumer on 127.0.0.1 for tests; `reply` decides each answer. */
 export class TestConsumer {
@@ -31,6 +33,8 @@ export class TestConsumer {
   private readonly hung: http.ServerResponse[] = [];
   /** Number of HTTP requests received, single or batch. */
   requests = 0;
+  /** Every HTTP request as received: path, headers and body bytes. */
+  readonly rawRequests: Array<{ url: string; headers: http.IncomingHttpHeaders; raw: Buffer }> = [];
   /** Requests open at once, now and at most so far. */
   open = 0;
   maxOpen = 0;
@@ -42,12 +46,13 @@ export class TestConsumer {
     request.on('end', () => {
       this.requests++;
       const raw = Buffer.concat(chunks);
+      this.rawRequests.push({ url: request.url ?? '', headers: request.headers, raw });
       const consumerId = String(request.headers['mmmq-consumer-id']);
       const session = request.headers['mmmq-push-session'] as string | undefined;
       const sequence = session === undefined ? undefined : Number(request.headers['mmmq-push-sequence']);
       const parsed = JSON.parse(raw.toString('utf8'));
-      if (request.url?.endsWith('/batch')) return this.answerBatch(consumerId, parsed.messages, response);
-      const delivery: ReceivedDelivery = { consumerId, body: parsed, raw, at: Date.now(), session, sequence };
+      if (request.url?.endsWith('/batch')) return this.answerBatch(consumerId, parsed.messages, request.headers, response);
+      const delivery: ReceivedDelivery = { consumerId, body: parsed, raw, headers: request.headers, at: Date.now(), session, sequence };
       this.received.push(delivery);
       this.answer(this.reply(delivery), response);
     });
@@ -57,7 +62,8 @@ export class TestConsumer {
     if (reply === 'hang') {
       this.hung.push(response);
     } else if (typeof reply === 'object' && 'status' in reply) {
-      response.writeHead(reply.status).end();
+      if (reply.body) response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
+      else response.writeHead(reply.status).end();
     } else if (typeof reply === 'object') {
       setTimeout(() => acknowledge(response, 'ACK'), reply.ackAfterMs);
     } else if (reply === 'REJECT') {
@@ -68,9 +74,14 @@ export class TestConsumer {
   }
 
   /** A batch gets one acknowledgement per message; an HTTP-level reply for its first message applies to all. */
-  private answerBatch(consumerId: string, bodies: ReceivedDelivery['body'][], response: http.ServerResponse): void {
+  private answerBatch(
+    consumerId: string,
+    bodies: ReceivedDelivery['body'][],
+    headers: http.IncomingHttpHeaders,
+    response: http.ServerResponse,
+  ): void {
     const replies = bodies.map((body) => {
-      const delivery: ReceivedDelivery = { consumerId, body, raw: Buffer.from(JSON.stringify(body)), at: Date.now() };
+      const delivery: ReceivedDelivery = { consumerId, body, raw: Buffer.from(JSON.stringify(body)), headers, at: Date.now() };
       this.received.push(delivery);
       return this.reply(delivery);
     });

@@ -13,9 +13,13 @@ export interface RequestWithBody extends IncomingMessage {
   rawBody?: Buffer;
 }
 
+/** A delivery body as it arrived: its bytes when they are at hand, else only what a body parser made of them. */
+export type ReceivedBody = { bytes: Buffer } | { parsed: unknown };
+
 /**
- * Reads the JSON body of a delivery whether or not the host application parses bodies: a body parser's
- * result is used as it is, otherwise the stream is read here (up to `maxBodyBytes`).
+ * Reads the JSON body of a delivery whether or not the host application parses bodies: the bytes (Nest's
+ * `rawBody: true`, or the stream read here, up to `maxBodyBytes`) when they are available, a body parser's result
+ * as it is otherwise.
  */
 @Injectable()
 export class DeliveryBodyReader {
@@ -23,12 +27,23 @@ export class DeliveryBodyReader {
 
   /** @throws InvalidDeliveryError for a body that is not JSON or was consumed without a trace */
   async read(request: RequestWithBody): Promise<unknown> {
-    if (Buffer.isBuffer(request.rawBody)) return parse(request.rawBody);
-    if (Buffer.isBuffer(request.body) || typeof request.body === 'string') return parse(request.body);
-    if (request.body !== undefined) return request.body;
+    return this.parse(await this.receive(request));
+  }
+
+  /** @throws InvalidDeliveryError for a body that was consumed without a trace, or cut off */
+  async receive(request: RequestWithBody): Promise<ReceivedBody> {
+    if (Buffer.isBuffer(request.rawBody)) return { bytes: request.rawBody };
+    if (Buffer.isBuffer(request.body)) return { bytes: request.body };
+    if (typeof request.body === 'string') return { bytes: Buffer.from(request.body) };
+    if (request.body !== undefined) return { parsed: request.body };
     // Fastify's request is not the stream itself; with no parsed body there, the stream is gone too.
-    if (typeof request.on === 'function' && !request.readableEnded) return parse(await this.collect(request));
+    if (typeof request.on === 'function' && !request.readableEnded) return { bytes: await this.collect(request) };
     throw new InvalidDeliveryError('The request body was read by another middleware and is not available');
+  }
+
+  /** @throws InvalidDeliveryError for bytes that are not JSON */
+  parse(body: ReceivedBody): unknown {
+    return 'bytes' in body ? parse(body.bytes) : body.parsed;
   }
 
   private collect(request: IncomingMessage): Promise<Buffer> {

@@ -11,10 +11,12 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
 import { DeliveryRefusedError } from '../errors/delivery-refused.error';
 import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
+import { DeliveryUnauthorizedError } from '../errors/delivery-unauthorized.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { PushSequencer } from '../handling/push-sequencer';
 import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
+import { DeliverySignatureVerifier } from './delivery-signature.verifier';
 import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
 
 /** Seconds a refused sender is asked to wait; the broker's own backoff decides in the end. */
@@ -24,7 +26,8 @@ export const RETRY_AFTER_SECONDS = 1;
  * The push endpoint the broker delivers to: `POST /mmmq/messages`, with the listener's consumer id in the
  * `mmmq-consumer-id` header. The answer is always JSON with an `acknowledgement`; 503 means "not taken, send
  * it again later", and nothing answered with 503 or 4xx was handled. Pushes numbered with `mmmq-push-session`
- * and `mmmq-push-sequence` are handled in that order (see PushSequencer).
+ * and `mmmq-push-sequence` are handled in that order (see PushSequencer). With `signingSecrets`, a push that is
+ * not signed with one of them gets 401 before anything else looks at it.
  */
 @Controller({ version: VERSION_NEUTRAL })
 export class MessagesController {
@@ -32,6 +35,7 @@ export class MessagesController {
 
   constructor(
     private readonly body: DeliveryBodyReader,
+    private readonly signatures: DeliverySignatureVerifier,
     private readonly deliveries: DeliveryHandler,
     private readonly sequencer: PushSequencer,
     private readonly adapterHost: HttpAdapterHost,
@@ -47,7 +51,7 @@ export class MessagesController {
   ): Promise<void> {
     try {
       const order = parsePushOrder(session, sequence);
-      const delivery = parseDeliveryRequest(await this.body.read(request));
+      const delivery = parseDeliveryRequest(await this.readSigned(request));
       const handle = () => this.deliveries.handle(consumerId, delivery);
       this.reply(response, HttpStatus.OK, await this.inOrder(consumerId, delivery.topic, order, handle));
     } catch (error) {
@@ -66,13 +70,20 @@ export class MessagesController {
   ): Promise<void> {
     try {
       const order = parsePushOrder(session, sequence);
-      const deliveries = parseDeliveryBatch(await this.body.read(request));
+      const deliveries = parseDeliveryBatch(await this.readSigned(request));
       const handle = () => this.deliveries.handleBatch(consumerId, deliveries);
       const acknowledgements = await this.inOrder(consumerId, deliveries[0].topic, order, handle);
       this.adapterHost.httpAdapter.reply(response, { acknowledgements }, HttpStatus.OK);
     } catch (error) {
       this.replyToFailure(response, error);
     }
+  }
+
+  /** The body, once its signature is checked (when `signingSecrets` are set). */
+  private async readSigned(request: RequestWithBody): Promise<unknown> {
+    const body = await this.body.receive(request);
+    this.signatures.verify(request.headers, body);
+    return this.body.parse(body);
   }
 
   /** A numbered push waits for its turn among the pushes of its subscription; others run at once. */
@@ -94,6 +105,8 @@ export class MessagesController {
       // and the HTTP server only closes once every connection is idle: shutting down has to hang up.
       if (error instanceof ConsumerClosingError) this.adapterHost.httpAdapter.setHeader(response, 'Connection', 'close');
       this.reply(response, HttpStatus.SERVICE_UNAVAILABLE, nack);
+    } else if (error instanceof DeliveryUnauthorizedError) {
+      this.reply(response, HttpStatus.UNAUTHORIZED, nack);
     } else if (error instanceof DeliveryTooLargeError) {
       this.reply(response, HttpStatus.PAYLOAD_TOO_LARGE, nack);
     } else if (error instanceof InvalidDeliveryError) {

@@ -15,6 +15,8 @@ export interface DispatcherJson {
   batchSize?: number;
   /** Absent on brokers that predate pipelined pushes, which means 1. */
   maxInFlight?: number;
+  /** True when the pushes are signed; the broker never shows the secret. */
+  signed?: boolean;
 }
 
 export interface DispatcherChange {
@@ -23,6 +25,8 @@ export interface DispatcherChange {
   startFrom?: StartFrom;
   batchSize: number;
   maxInFlight: number;
+  /** The `whsec_…` secret the broker signs the pushes with; absent for unsigned pushes. */
+  signingSecret?: string;
 }
 
 /** The broker's `/mmmq/dispatchers` API over keep-alive connections; one call, one request, no retries. */
@@ -73,11 +77,10 @@ export class DispatcherApiClient {
     try {
       return await this.http.request({ method, url, data });
     } catch (error) {
-      throw new BrokerRequestError(
-        `${method} ${this.brokerUrl}${url} failed: ${(error as Error).message || (error as { code?: string }).code}`,
-        true,
-        { cause: error },
-      );
+      const { message, code } = error as { message?: string; code?: string };
+      // Not the axios error itself: it holds the request, and with it the signing secret, for any log to print.
+      const cause = Object.assign(new Error(message || code), { code });
+      throw new BrokerRequestError(`${method} ${this.brokerUrl}${url} failed: ${message || code}`, true, { cause });
     }
   }
 

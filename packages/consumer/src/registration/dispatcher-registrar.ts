@@ -58,32 +58,43 @@ export class DispatcherRegistrar {
   }
 
   private async ensure(client: DispatcherApiClient, registration: ResolvedRegistration, listener: ListenerDefinition): Promise<void> {
+    const signingSecret = this.options.signing?.secrets[0].reveal();
     const wanted: DispatcherChange = {
       host: registration.advertisedHost.toUrl(),
       pattern: listener.pattern.value,
       batchSize: registration.batchSize,
       maxInFlight: registration.maxInFlight,
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
+      ...(signingSecret === undefined ? {} : { signingSecret }),
     };
     const existing = await client.find(listener.consumerId);
     if (existing === undefined) {
       if (await client.create({ consumerId: listener.consumerId, ...wanted })) {
-        this.logger.log(`Dispatcher ${listener.consumerId} registered: ${listener.pattern.value} → ${wanted.host}`);
+        this.logger.log(`Dispatcher ${listener.consumerId} registered${describeSigning(wanted)}: ${listener.pattern.value} → ${wanted.host}`);
         return;
       }
       // Another instance of this application created it in the meantime; the next attempt compares with it.
       throw new BrokerRequestError(`${listener.consumerId} was created by someone else meanwhile (409)`, true);
     }
-    if (matches(existing, wanted, registration.advertisedHost)) {
+    const same = matches(existing, wanted, registration.advertisedHost);
+    // The broker never shows a secret, so a signed dispatcher is always sent again: a no-op on the broker if the
+    // secret is the same, and what ends a subscription's `unauthorized` state once the secrets agree again.
+    if (same && signingSecret === undefined) {
       this.logger.log(`Dispatcher ${listener.consumerId} is up to date: ${listener.pattern.value} → ${wanted.host}`);
       return;
     }
     // The start position only matters for topics the dispatcher has not seen yet; keep the broker's unless set.
     await client.replace(listener.consumerId, { ...wanted, startFrom: wanted.startFrom ?? existing.startFrom });
-    this.logger.log(`Dispatcher ${listener.consumerId} updated: ${listener.pattern.value} → ${wanted.host}`);
+    const change = same ? 'registered again' : 'updated';
+    this.logger.log(`Dispatcher ${listener.consumerId} ${change}${describeSigning(wanted)}: ${listener.pattern.value} → ${wanted.host}`);
   }
 }
 
+function describeSigning(wanted: DispatcherChange): string {
+  return wanted.signingSecret === undefined ? '' : ' (signed pushes)';
+}
+
+/** Equal as far as the broker shows: a signed dispatcher matches in everything but the secret. */
 function matches(existing: DispatcherJson, wanted: DispatcherChange, host: Host): boolean {
   let existingHost: Host;
   try {
@@ -96,6 +107,7 @@ function matches(existing: DispatcherJson, wanted: DispatcherChange, host: Host)
     existing.pattern === wanted.pattern &&
     (existing.batchSize ?? 1) === wanted.batchSize &&
     (existing.maxInFlight ?? 1) === wanted.maxInFlight &&
+    (existing.signed === true) === (wanted.signingSecret !== undefined) &&
     (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
   );
 }

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MmmqBrokerModule } from '@mmmq/broker';
-import { INestApplication } from '@nestjs/common';
+import { MmmqBrokerModule, MmmqBrokerOptions } from '@mmmq/broker';
+import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { waitFor } from './wait-for';
 
@@ -29,13 +29,14 @@ export interface BrokerApp {
   close(): Promise<void>;
 }
 
-export async function startBroker(): Promise<BrokerApp> {
+/** `delivery` replaces the quick retries; `logger` receives what the broker logs (default: nothing is logged). */
+export async function startBroker(options: { delivery?: MmmqBrokerOptions['delivery']; logger?: LoggerService } = {}): Promise<BrokerApp> {
   const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-consumer-e2e-'));
   const module = MmmqBrokerModule.forRoot({
     persistence: { rootDir },
-    delivery: { backoff: { initialMs: 50, maxMs: 200 } },
+    delivery: options.delivery ?? { backoff: { initialMs: 50, maxMs: 200 } },
   });
-  const app = await NestFactory.create(module, { bodyParser: false, logger: false });
+  const app = await NestFactory.create(module, { bodyParser: false, logger: options.logger ?? false });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
