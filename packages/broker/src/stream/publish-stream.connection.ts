@@ -19,6 +19,9 @@ import { toNackResponse } from '../http/nack-response';
 import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PayloadTooLargeError } from '../publish/publish.errors';
 import { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
+import { Authenticator } from '../security/authenticator';
+import { Principal } from '../security/principal';
+import { isLoopbackAddress } from '../security/loopback-address';
 import { StreamFencedError } from './stream.errors';
 
 /** Bytes of a request frame after its length prefix besides the body: request id and kind. */
@@ -29,6 +32,7 @@ const REQUEST_HEADER_BYTES = 5;
  */
 export const STREAM_MAX_UNANSWERED = 1024;
 const OK = 200;
+const HOW_TO_SEND_A_TOKEN = 'send an AUTH request (kind 3) with the token first (producer option token)';
 
 /**
  * One producer's publish stream. Requests are put in their topics' order strictly in the order they arrived,
@@ -48,13 +52,18 @@ export class PublishStreamConnection {
   private unanswered = 0;
   private waitingForAnswers: Array<() => void> = [];
   private closing = false;
+  /** Who sent the requests: set by an AUTH request, or from the start for a loopback client while auth is off. */
+  private principal?: Principal;
+  private refusing = false;
 
   constructor(
     private readonly socket: Socket,
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
     private readonly maxBodyBytes: number,
+    private readonly authenticator: Authenticator,
   ) {
+    if (!authenticator.required && isLoopbackAddress(socket.remoteAddress)) this.principal = Principal.LOOPBACK;
     this.reader = new StreamFrameReader(maxBodyBytes + REQUEST_HEADER_BYTES);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
@@ -118,6 +127,8 @@ export class PublishStreamConnection {
 
   /** Puts the request in its topic's order, then answers it when durable. Never rejects. */
   private async handle(request: StreamRequest): Promise<void> {
+    if (request.kind === StreamRequestKind.AUTH) return this.authenticate(request);
+    if (this.principal === undefined) return this.refuseUnauthenticated(request.requestId);
     if (this.fencedBy !== undefined) {
       this.answerError(request.requestId, new StreamFencedError(this.fencedBy));
       return;
@@ -135,10 +146,46 @@ export class PublishStreamConnection {
     );
   }
 
+  /** Nothing of a connection is stored before it authenticated; a refusal closes it once everything is answered. */
+  private authenticate(request: StreamRequest): void {
+    const token = request.body.length === 0 ? undefined : request.body.toString('utf8');
+    try {
+      this.principal = this.authenticator.authenticate(token, this.socket.remoteAddress, HOW_TO_SEND_A_TOKEN);
+    } catch (error) {
+      this.principal = undefined;
+      this.answerError(request.requestId, error);
+      this.closeOnceAnswered();
+      return;
+    }
+    this.answer(request.requestId, OK, { acknowledgement: Acknowledgement.ACK });
+  }
+
+  private refuseUnauthenticated(requestId: number): void {
+    try {
+      this.authenticator.authenticate(undefined, this.socket.remoteAddress, HOW_TO_SEND_A_TOKEN);
+    } catch (error) {
+      this.answerError(requestId, error);
+    }
+    this.closeOnceAnswered();
+  }
+
+  private closeOnceAnswered(): void {
+    if (this.refusing) return;
+    this.refusing = true;
+    this.stopReading();
+    void this.whenAnswered().then(() => void this.socket.end());
+  }
+
   private parse(request: StreamRequest): PublishableMessage[] {
+    const messages = this.parseKind(request);
+    this.principal!.assertMayPublish(messages.map((message) => message.topic));
+    return messages;
+  }
+
+  private parseKind(request: StreamRequest): PublishableMessage[] {
     if (request.kind === StreamRequestKind.PUBLISH) return [this.parser.parseSingle(request.body)];
     if (request.kind === StreamRequestKind.PUBLISH_BATCH) return this.parser.parseBatch(request.body);
-    throw new InvalidMessageError(`Unknown request kind ${request.kind}; 1 is a publish, 2 a batch publish`);
+    throw new InvalidMessageError(`Unknown request kind ${request.kind}; 1 is a publish, 2 a batch publish, 3 an AUTH`);
   }
 
   private answerError(requestId: number, error: unknown): void {
@@ -153,7 +200,7 @@ export class PublishStreamConnection {
     this.answer(requestId, nack.status, body);
   }
 
-  private answer(requestId: number, status: number, body: BrokerAcknowledgement | PublishBatchResponse): void {
+  private answer(requestId: number, status: number, body: BrokerAcknowledgement | PublishResponse | PublishBatchResponse): void {
     if (!this.socket.destroyed) {
       this.socket.write(encodeStreamReply({ requestId, status, body: Buffer.from(JSON.stringify(body)) }));
     }

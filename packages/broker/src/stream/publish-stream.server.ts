@@ -10,6 +10,8 @@ import {
 import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
 import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PublishRequestParser } from '../publish/publish-request.parser';
+import { Authenticator } from '../security/authenticator';
+import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
 import { settleAll } from '../storage/settle-all';
 import { TopicQueueBootstrapper } from '../storage/topic-queue-bootstrapper';
 import { PublishStreamConnection } from './publish-stream.connection';
@@ -35,6 +37,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
     private readonly topics: TopicQueueBootstrapper,
+    private readonly authenticator: Authenticator,
   ) {}
 
   /** Where the stream listens; undefined while it is off or not yet listening. */
@@ -47,7 +50,10 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     if (!this.options) return;
     // Like HTTP, which Nest only opens after every bootstrap hook: no publish before the topics on disk are back.
     await this.topics.whenRestored();
-    const server = createServer((socket) => this.accept(socket));
+    const server = createServer();
+    // First, so that a connection over the cap is gone before it is accepted.
+    new PerIpConnectionCap(this.http.maxConnectionsPerIp, 'publish stream').attach(server);
+    server.on('connection', (socket: Socket) => this.accept(socket));
     this.server = server;
     const { port, host } = this.options;
     await new Promise<void>((resolve, reject) => {
@@ -69,7 +75,14 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
   }
 
   private accept(socket: Socket): void {
-    const connection = new PublishStreamConnection(socket, this.parser, this.dispatcher, this.http.maxBodyBytes);
+    if (socket.destroyed) return; // refused by the per-IP cap
+    const connection = new PublishStreamConnection(
+      socket,
+      this.parser,
+      this.dispatcher,
+      this.http.maxBodyBytes,
+      this.authenticator,
+    );
     this.connections.add(connection);
     socket.once('close', () => this.connections.delete(connection));
   }
