@@ -1,12 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Acknowledgement, BrokerAcknowledgement } from '@mmmq/core';
+import { assertJsonRequest } from './json-request';
 import { READS_RAW_BODY } from './reads-raw-body.decorator';
 
 type Done = (error: Error | null, body?: Buffer) => void;
+type FastifyError = Error & { statusCode?: number };
 
 /** The parts of fastify's request and reply this needs; typed here so that the broker does not depend on fastify. */
 interface FastifyRequestLike {
+  headers: IncomingHttpHeaders;
   routeOptions?: { config?: Record<string, unknown> };
 }
 interface FastifyReplyLike {
@@ -15,7 +19,7 @@ interface FastifyReplyLike {
 }
 interface FastifyRouteOptions {
   config?: Record<string, unknown>;
-  errorHandler?: (error: Error & { statusCode?: number }, request: unknown, reply: FastifyReplyLike) => void;
+  errorHandler?: (error: FastifyError, request: FastifyRequestLike, reply: FastifyReplyLike) => void;
 }
 interface FastifyInstanceLike {
   initialConfig: { bodyLimit?: number };
@@ -29,6 +33,8 @@ interface FastifyInstanceLike {
 
 /** Fastify's own default, for an instance whose configuration does not say. */
 const FASTIFY_DEFAULT_BODY_LIMIT = 1024 * 1024;
+const UNSUPPORTED_MEDIA_TYPE = 415;
+const INTERNAL_ERROR = 500;
 
 /**
  * On `@nestjs/platform-fastify`, hands request bodies over unparsed. The broker's routes (`@ReadsRawBody()`) read
@@ -60,9 +66,19 @@ function readsRawBody(config: Record<string, unknown> | undefined): boolean {
   return config?.[READS_RAW_BODY] === true;
 }
 
-function answerWithNack(error: Error & { statusCode?: number }, _request: unknown, reply: FastifyReplyLike): void {
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  const body: BrokerAcknowledgement = { acknowledgement: Acknowledgement.NACK, message: status === 500 ? 'Internal broker error' : error.message };
+/** Answers an error fastify raised on a broker route before the broker saw the request, as the broker would. */
+function answerWithNack(error: FastifyError, request: FastifyRequestLike, reply: FastifyReplyLike): void {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : INTERNAL_ERROR;
+  let message = status === INTERNAL_ERROR ? 'Internal broker error' : error.message;
+  // A Content-Type fastify cannot parse: the broker's own check says why, in the words it uses on express.
+  if (status === UNSUPPORTED_MEDIA_TYPE) {
+    try {
+      assertJsonRequest(request.headers);
+    } catch (refusal) {
+      message = (refusal as Error).message;
+    }
+  }
+  const body: BrokerAcknowledgement = { acknowledgement: Acknowledgement.NACK, message };
   reply.code(status).send(body);
 }
 
