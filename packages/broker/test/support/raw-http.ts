@@ -59,8 +59,9 @@ function parse(bytes: Buffer): RawResponse | undefined {
   return { status: Number(statusLine.split(' ')[1]), headers, body, json };
 }
 
-/** A request head and body as bytes: `headers` are sent exactly as listed, nothing is added but `Host`. */
+/** A request head and body as bytes: `headers` are sent exactly as listed; `Host: 127.0.0.1` is added unless given. */
 export function httpRequest(method: string, path: string, headers: string[], body: string | Buffer = ''): Buffer {
-  const head = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...headers, '', ''].join('\r\n');
+  const host = headers.some((header) => /^host:/i.test(header)) ? [] : ['Host: 127.0.0.1'];
+  const head = [`${method} ${path} HTTP/1.1`, ...host, ...headers, '', ''].join('\r\n');
   return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
 }
