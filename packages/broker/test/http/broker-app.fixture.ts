@@ -36,6 +36,8 @@ export async function startBroker(
   options: MmmqBrokerOptions = {},
   appOptions: NestApplicationOptions = { bodyParser: false },
   platform: HttpPlatform = 'express',
+  /** Interface to listen on; `url` is on 127.0.0.1 either way. */
+  host = '127.0.0.1',
 ): Promise<BrokerApp> {
   const given = options.persistence?.rootDir;
   const rootDir = given ?? (await mkdtemp(join(tmpdir(), 'mmmq-e2e-')));
@@ -47,7 +49,7 @@ export async function startBroker(
   } else {
     app = await NestFactory.create(module, { logger: false, ...appOptions });
   }
-  await app.listen(0, '127.0.0.1');
+  await app.listen(0, host);
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   return {

@@ -14,9 +14,9 @@ export interface RawResponse {
  * Sends `request` byte for byte over a fresh TCP connection (no client library adding or fixing headers) and
  * resolves with the first response, which is read by its Content-Length.
  */
-export function rawRequest(port: number, request: string | Buffer, deadlineMs = 10_000): Promise<RawResponse> {
+export function rawRequest(port: number, request: string | Buffer, host = '127.0.0.1', deadlineMs = 10_000): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host, port });
     const timer = setTimeout(() => fail(new Error(`No complete response within ${deadlineMs} ms`)), deadlineMs);
     let received = Buffer.alloc(0);
     const fail = (error: Error) => {
