@@ -41,6 +41,8 @@ describe('@mmmq/core public API', () => {
         'assertConsumerId',
         'assertHeaders',
         'assertMessageId',
+        'bearerAuthorization',
+        'isBearerTokenText',
         'isAcknowledgement',
         'isBrokerAcknowledgement',
         'isConsumerAcknowledgement',

@@ -1,4 +1,4 @@
-import { STREAM_URL_PROTOCOL } from '@mmmq/core';
+import { isBearerTokenText, STREAM_URL_PROTOCOL } from '@mmmq/core';
 import {
   BatchingLimits,
   DEFAULT_BATCH_MAX_BYTES,
@@ -25,6 +25,8 @@ export interface ResolvedProducerOptions extends RetryOptions {
   timeoutMs: number;
   /** Absent when batching is off. */
   batching: BatchingLimits | undefined;
+  /** Absent when none is configured. */
+  token: string | undefined;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
@@ -34,6 +36,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'maxRetryDelayMs',
   'timeoutMs',
   'batching',
+  'token',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
 // Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
@@ -74,7 +77,17 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
     ),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
     batching: batchingLimits(given.batching, broker?.startsWith(STREAM_URL_PROTOCOL) ?? false),
+    token: token(given.token),
   };
+}
+
+/** Never quoted in the error: it is a secret. */
+function token(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isBearerTokenText(value)) {
+    throw new InvalidProducerOptionsError('token must be a non-empty string of printable ASCII characters without spaces');
+  }
+  return value;
 }
 
 function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boolean): BatchingLimits | undefined {

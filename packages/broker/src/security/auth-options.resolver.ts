@@ -1,4 +1,4 @@
-import { MmmqError, TopicPattern } from '@mmmq/core';
+import { isBearerTokenText, MmmqError, TopicPattern } from '@mmmq/core';
 import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
 import { AuthTokenOptions, MAX_TOKEN_LENGTH, MIN_TOKEN_LENGTH } from './auth.options';
 import { BROKER_ROLES, BrokerRole, isBrokerRole } from './broker-role';
@@ -22,8 +22,6 @@ export const MMMQ_AUTH_OPTIONS = Symbol('MMMQ_AUTH_OPTIONS');
 
 const AUTH_FIELDS: ReadonlySet<string> = new Set(['tokens']);
 const TOKEN_FIELDS: ReadonlySet<string> = new Set<keyof AuthTokenOptions>(['token', 'roles', 'topics', 'name']);
-/** Printable ASCII without spaces: what fits in an `Authorization` header unchanged. */
-const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
 
 /**
  * Checks the `auth` option, naming the offending entry without ever quoting a token.
@@ -53,7 +51,7 @@ function resolveToken(entry: unknown, where: string): ResolvedAuthToken {
   if (!isRecord(entry)) throw new InvalidBrokerOptionsError(`${where} must be an object { token, roles, topics?, name? }`);
   refuseUnknownFields(where, entry, TOKEN_FIELDS);
   const { token, roles, topics, name } = entry;
-  if (typeof token !== 'string' || !TOKEN_CHARACTERS.test(token)) {
+  if (!isBearerTokenText(token)) {
     throw new InvalidBrokerOptionsError(`${where}.token must be a string of printable ASCII characters without spaces`);
   }
   if (token.length < MIN_TOKEN_LENGTH || token.length > MAX_TOKEN_LENGTH) {

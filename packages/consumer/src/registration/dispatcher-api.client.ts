@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { bearerAuthorization } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { StartFrom } from '../mmmq-consumer.options';
@@ -30,7 +31,8 @@ export class DispatcherApiClient {
   private readonly httpsAgent = new https.Agent({ keepAlive: true });
   private readonly http: AxiosInstance;
 
-  constructor(private readonly brokerUrl: string, timeoutMs: number) {
+  /** @param token sent as `Authorization: Bearer <token>` with every request */
+  constructor(private readonly brokerUrl: string, timeoutMs: number, token?: string) {
     this.http = axios.create({
       baseURL: brokerUrl,
       timeout: timeoutMs,
@@ -38,7 +40,7 @@ export class DispatcherApiClient {
       httpsAgent: this.httpsAgent,
       // Every status is inspected here, so that the error says what the broker answered.
       validateStatus: () => true,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) },
     });
   }
 
@@ -81,7 +83,8 @@ export class DispatcherApiClient {
 
   private expect(response: AxiosResponse, status: number, request: string): unknown {
     if (response.status === status) return response.data;
-    const detail = typeof response.data?.message === 'string' ? `: ${response.data.message}` : '';
+    const message = typeof response.data?.message === 'string' ? `: ${response.data.message}` : '';
+    const detail = response.status === 401 ? `${message} (the consumer option token)` : message;
     const retriable = response.status >= 500 || response.status === 429;
     throw new BrokerRequestError(`${request} on ${this.brokerUrl} answered HTTP ${response.status}${detail}`, retriable);
   }

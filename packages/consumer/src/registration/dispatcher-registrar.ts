@@ -23,7 +23,7 @@ export class DispatcherRegistrar {
   async registerAll(listeners: readonly ListenerDefinition[]): Promise<void> {
     const registration = this.options.registration;
     if (registration === undefined) return;
-    this.client ??= new DispatcherApiClient(registration.brokerUrl, registration.timeoutMs);
+    this.client ??= new DispatcherApiClient(registration.brokerUrl, registration.timeoutMs, registration.token);
     for (const listener of listeners) await this.register(this.client, registration, listener);
   }
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MmmqBrokerModule } from '@mmmq/broker';
+import { MmmqBrokerModule, MmmqBrokerOptions } from '@mmmq/broker';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { waitFor } from './wait-for';
@@ -29,22 +29,25 @@ export interface BrokerApp {
   close(): Promise<void>;
 }
 
-export async function startBroker(): Promise<BrokerApp> {
+export async function startBroker(options: MmmqBrokerOptions = {}): Promise<BrokerApp> {
   const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-consumer-e2e-'));
   const module = MmmqBrokerModule.forRoot({
     persistence: { rootDir },
     delivery: { backoff: { initialMs: 50, maxMs: 200 } },
+    ...options,
   });
   const app = await NestFactory.create(module, { bodyParser: false, logger: false });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
+  // With tokens configured, the test itself acts as the first admin token.
+  const admin = options.auth?.tokens?.find((token) => token.roles.includes('admin'))?.token;
   const request = async (method: string, path: string, body?: unknown): Promise<JsonResponse> => {
     const response = await fetch(url + path, {
       method,
       body: body === undefined ? undefined : JSON.stringify(body),
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(admin === undefined ? {} : { authorization: `Bearer ${admin}` }) },
     });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };

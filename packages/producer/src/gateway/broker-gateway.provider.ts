@@ -13,8 +13,8 @@ export const BROKER_GATEWAY_PROVIDER: Provider = {
     if (inMemory !== undefined) return new InMemoryBrokerGateway(inMemory);
     // resolveProducerOptions already refused a missing `broker` when there is no in-memory broker.
     const broker = options.broker as string;
-    if (broker.startsWith(STREAM_URL_PROTOCOL)) return new StreamBrokerGateway(broker, options.timeoutMs);
-    return new HttpBrokerGateway(broker, options.timeoutMs);
+    if (broker.startsWith(STREAM_URL_PROTOCOL)) return new StreamBrokerGateway(broker, options.timeoutMs, options.token);
+    return new HttpBrokerGateway(broker, options.timeoutMs, options.token);
   },
   inject: [RESOLVED_PRODUCER_OPTIONS, { token: InMemoryBroker, optional: true }],
 };

@@ -45,10 +45,12 @@ export class StreamBrokerGateway extends BrokerGateway {
   /**
    * @param broker `mmmq://host:port`
    * @param timeoutMs deadline of one request, from writing it to reading its answer
+   * @param token sent as the first request of every connection (AUTH)
    */
   constructor(
     private readonly broker: string,
     private readonly timeoutMs: number,
+    private readonly token?: string,
   ) {
     super();
     const url = new URL(broker);
@@ -78,7 +80,10 @@ export class StreamBrokerGateway extends BrokerGateway {
   /** Sends the UTF-8 of `body` joined as one request. */
   private request(kind: StreamRequestKind, body: readonly string[]): Promise<BrokerReply> {
     if (this.closed) return Promise.reject(new BrokerUnreachableError(`The connection to ${this.broker} is closed`));
-    const socket = this.connection();
+    return this.send(this.connection(), kind, body);
+  }
+
+  private send(socket: Socket, kind: StreamRequestKind, body: readonly string[]): Promise<BrokerReply> {
     const requestId = this.nextRequestId;
     this.nextRequestId = (this.nextRequestId + 1) % REQUEST_ID_LIMIT;
     return new Promise((resolve, reject) => {
@@ -87,6 +92,14 @@ export class StreamBrokerGateway extends BrokerGateway {
       socket.ref();
       socket.write(encodeStreamRequest(requestId, kind, body));
     });
+  }
+
+  /**
+   * Authenticates a new connection without waiting: the broker handles requests in the order written, so the
+   * publishes written right behind the AUTH are judged by it. A refused token fails them with the broker's 401.
+   */
+  private authenticate(socket: Socket, token: string): void {
+    this.send(socket, StreamRequestKind.AUTH, [token]).catch(() => undefined);
   }
 
   private connection(): Socket {
@@ -105,6 +118,7 @@ export class StreamBrokerGateway extends BrokerGateway {
     socket.on('error', (error) => this.lose(socket, describeNetworkError(error)));
     socket.on('close', () => this.lose(socket, 'the broker closed the connection'));
     this.socket = socket;
+    if (this.token !== undefined) this.authenticate(socket, this.token);
     return socket;
   }
 
