@@ -55,6 +55,8 @@ export class PublishStreamConnection {
   /** Who sent the requests: set by an AUTH request, or from the start for a loopback client while auth is off. */
   private principal?: Principal;
   private refusing = false;
+  /** Cuts a connection that has not sent the preamble (and, with tokens, authenticated) in time. */
+  private handshakeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly socket: Socket,
@@ -62,9 +64,12 @@ export class PublishStreamConnection {
     private readonly dispatcher: FrontDispatcher,
     private readonly maxBodyBytes: number,
     private readonly authenticator: Authenticator,
+    handshakeTimeoutMs: number,
   ) {
     if (!authenticator.required && isLoopbackAddress(socket.remoteAddress)) this.principal = Principal.LOOPBACK;
     this.reader = new StreamFrameReader(maxBodyBytes + REQUEST_HEADER_BYTES);
+    this.handshakeTimer = setTimeout(() => this.handshakeExpired(handshakeTimeoutMs), handshakeTimeoutMs);
+    socket.once('close', () => clearTimeout(this.handshakeTimer));
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.logger.debug(`Publish stream ${this.peer}: ${error.message}`));
@@ -122,7 +127,19 @@ export class PublishStreamConnection {
       return undefined;
     }
     this.preambleSeen += take;
-    return this.preambleSeen === STREAM_PREAMBLE.length ? chunk.subarray(take) : undefined;
+    if (this.preambleSeen < STREAM_PREAMBLE.length) return undefined;
+    this.checkHandshakeDone();
+    return chunk.subarray(take);
+  }
+
+  private checkHandshakeDone(): void {
+    if (this.preambleSeen === STREAM_PREAMBLE.length && this.principal !== undefined) clearTimeout(this.handshakeTimer);
+  }
+
+  private handshakeExpired(timeoutMs: number): void {
+    const missing = this.preambleSeen < STREAM_PREAMBLE.length ? 'the preamble' : 'an accepted AUTH request';
+    this.logger.debug(`Publish stream ${this.peer} sent no ${missing} within ${timeoutMs} ms (http.headersTimeoutMs); closing it`);
+    this.socket.destroy();
   }
 
   /** Puts the request in its topic's order, then answers it when durable. Never rejects. */
@@ -157,6 +174,7 @@ export class PublishStreamConnection {
       this.closeOnceAnswered();
       return;
     }
+    this.checkHandshakeDone();
     this.answer(request.requestId, OK, { acknowledgement: Acknowledgement.ACK });
   }
 

@@ -82,6 +82,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
       this.dispatcher,
       this.http.maxBodyBytes,
       this.authenticator,
+      this.http.headersTimeoutMs,
     );
     this.connections.add(connection);
     socket.once('close', () => this.connections.delete(connection));

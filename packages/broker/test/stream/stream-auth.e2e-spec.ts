@@ -117,3 +117,37 @@ describe('publish stream without tokens', () => {
     }
   });
 });
+
+describe('publish stream: a connection that does not finish its handshake within http.headersTimeoutMs is closed', () => {
+  const HANDSHAKE_MS = 200;
+  /** Far above the shortened timeout: a connection still open by then was never going to be closed. */
+  const DEADLINE_MS = 5_000;
+  const closedWithin = (client: StreamClient, what: string) =>
+    Promise.race([
+      client.closed,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} still open after ${DEADLINE_MS} ms`)), DEADLINE_MS).unref()),
+    ]);
+
+  it('closes a connection that never sends the preamble, and, with tokens, one that never authenticates', async () => {
+    const open = await startBroker({ stream: { port: 0 }, http: { headersTimeoutMs: HANDSHAKE_MS } });
+    const guarded = await startBroker({ stream: { port: 0 }, http: { headersTimeoutMs: HANDSHAKE_MS }, auth: AUTH });
+    const silent = StreamClient.connect(open, Buffer.alloc(0));
+    const halfPreamble = StreamClient.connect(open, STREAM_PREAMBLE.subarray(0, 2));
+    const unauthenticated = StreamClient.connect(guarded);
+    const idle = StreamClient.connect(open);
+    try {
+      await Promise.all([
+        closedWithin(silent, 'a connection without preamble'),
+        closedWithin(halfPreamble, 'a connection with half a preamble'),
+        closedWithin(unauthenticated, 'a connection that never authenticates'),
+      ]);
+      // An idle producer that did its handshake keeps its connection.
+      idle.send(1, { topic: 't', content: 1 });
+      expect((await idle.answer(1)).status).toBe(200);
+    } finally {
+      for (const client of [silent, halfPreamble, unauthenticated, idle]) client.close();
+      await open.close();
+      await guarded.close();
+    }
+  });
+});
