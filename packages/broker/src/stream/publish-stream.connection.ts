@@ -8,7 +8,6 @@ import {
   PublishBatchResponse,
   PublishedMessage,
   PublishResponse,
-  STREAM_PREAMBLE,
   StreamFrameReader,
   StreamFrameTooLargeError,
   StreamRequest,
@@ -20,8 +19,7 @@ import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PayloadTooLargeError } from '../publish/publish.errors';
 import { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
 import { Authenticator } from '../security/authenticator';
-import { Principal } from '../security/principal';
-import { isLoopbackAddress } from '../security/loopback-address';
+import { StreamHandshake } from './stream-handshake';
 import { StreamFencedError } from './stream.errors';
 
 /** Bytes of a request frame after its length prefix besides the body: request id and kind. */
@@ -32,7 +30,6 @@ const REQUEST_HEADER_BYTES = 5;
  */
 export const STREAM_MAX_UNANSWERED = 1024;
 const OK = 200;
-const HOW_TO_SEND_A_TOKEN = 'send an AUTH request (kind 3) with the token first (producer option token)';
 
 /**
  * One producer's publish stream. Requests are put in their topics' order strictly in the order they arrived,
@@ -42,34 +39,36 @@ const HOW_TO_SEND_A_TOKEN = 'send an AUTH request (kind 3) with the token first 
  * Once a request fails for a reason a retry could fix (a storage failure, a 5xx), every later request on this
  * connection is refused with 503 without being stored: the producer resends the failed one and everything after
  * it, in order, and nothing it sent later can land in front of the resent one.
+ *
+ * Nothing is stored before the {@link StreamHandshake} knows who the connection speaks for; every publish is then
+ * checked against that token's role and topics.
  */
 export class PublishStreamConnection {
   private readonly logger = new Logger(PublishStreamConnection.name);
   private readonly reader: StreamFrameReader;
-  private preambleSeen = 0;
+  private readonly handshake: StreamHandshake;
   private ordering: Promise<void> = Promise.resolve();
   private fencedBy?: string;
   private unanswered = 0;
   private waitingForAnswers: Array<() => void> = [];
   private closing = false;
-  /** Who sent the requests: set by an AUTH request, or from the start for a loopback client while auth is off. */
-  private principal?: Principal;
   private refusing = false;
-  /** Cuts a connection that has not sent the preamble (and, with tokens, authenticated) in time. */
-  private handshakeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly socket: Socket,
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
     private readonly maxBodyBytes: number,
-    private readonly authenticator: Authenticator,
+    authenticator: Authenticator,
+    /** Time to send the preamble and, with tokens, to authenticate; `http.headersTimeoutMs`. */
     handshakeTimeoutMs: number,
   ) {
-    if (!authenticator.required && isLoopbackAddress(socket.remoteAddress)) this.principal = Principal.LOOPBACK;
     this.reader = new StreamFrameReader(maxBodyBytes + REQUEST_HEADER_BYTES);
-    this.handshakeTimer = setTimeout(() => this.handshakeExpired(handshakeTimeoutMs), handshakeTimeoutMs);
-    socket.once('close', () => clearTimeout(this.handshakeTimer));
+    this.handshake = new StreamHandshake(authenticator, socket.remoteAddress, handshakeTimeoutMs, (missing) => {
+      this.logger.debug(`Publish stream ${this.peer} sent no ${missing} within ${handshakeTimeoutMs} ms; closing it`);
+      socket.destroy();
+    });
+    socket.once('close', () => this.handshake.dispose());
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.logger.debug(`Publish stream ${this.peer}: ${error.message}`));
@@ -99,7 +98,8 @@ export class PublishStreamConnection {
   }
 
   private receive(chunk: Buffer): void {
-    const frames = this.readPreamble(chunk);
+    const frames = this.handshake.readPreamble(chunk);
+    if (frames === null) return this.protocolError('a connection that did not start with the MMMQ stream preamble (version 1)');
     if (frames === undefined) return;
     let received: Buffer[];
     try {
@@ -118,34 +118,10 @@ export class PublishStreamConnection {
     if (this.unanswered >= STREAM_MAX_UNANSWERED) this.socket.pause();
   }
 
-  /** The bytes after the preamble, or undefined while it is incomplete or after it was wrong. */
-  private readPreamble(chunk: Buffer): Buffer | undefined {
-    if (this.preambleSeen === STREAM_PREAMBLE.length) return chunk;
-    const take = Math.min(chunk.length, STREAM_PREAMBLE.length - this.preambleSeen);
-    if (!chunk.subarray(0, take).equals(STREAM_PREAMBLE.subarray(this.preambleSeen, this.preambleSeen + take))) {
-      this.protocolError('a connection that did not start with the MMMQ stream preamble (version 1)');
-      return undefined;
-    }
-    this.preambleSeen += take;
-    if (this.preambleSeen < STREAM_PREAMBLE.length) return undefined;
-    this.checkHandshakeDone();
-    return chunk.subarray(take);
-  }
-
-  private checkHandshakeDone(): void {
-    if (this.preambleSeen === STREAM_PREAMBLE.length && this.principal !== undefined) clearTimeout(this.handshakeTimer);
-  }
-
-  private handshakeExpired(timeoutMs: number): void {
-    const missing = this.preambleSeen < STREAM_PREAMBLE.length ? 'the preamble' : 'an accepted AUTH request';
-    this.logger.debug(`Publish stream ${this.peer} sent no ${missing} within ${timeoutMs} ms (http.headersTimeoutMs); closing it`);
-    this.socket.destroy();
-  }
-
   /** Puts the request in its topic's order, then answers it when durable. Never rejects. */
   private async handle(request: StreamRequest): Promise<void> {
     if (request.kind === StreamRequestKind.AUTH) return this.authenticate(request);
-    if (this.principal === undefined) return this.refuseUnauthenticated(request.requestId);
+    if (this.handshake.principal === undefined) return this.refuseUnauthenticated(request.requestId);
     if (this.fencedBy !== undefined) {
       this.answerError(request.requestId, new StreamFencedError(this.fencedBy));
       return;
@@ -165,25 +141,18 @@ export class PublishStreamConnection {
 
   /** Nothing of a connection is stored before it authenticated; a refusal closes it once everything is answered. */
   private authenticate(request: StreamRequest): void {
-    const token = request.body.length === 0 ? undefined : request.body.toString('utf8');
     try {
-      this.principal = this.authenticator.authenticate(token, this.socket.remoteAddress, HOW_TO_SEND_A_TOKEN);
+      this.handshake.authenticate(request.body.length === 0 ? undefined : request.body.toString('utf8'));
     } catch (error) {
-      this.principal = undefined;
       this.answerError(request.requestId, error);
       this.closeOnceAnswered();
       return;
     }
-    this.checkHandshakeDone();
     this.answer(request.requestId, OK, { acknowledgement: Acknowledgement.ACK });
   }
 
   private refuseUnauthenticated(requestId: number): void {
-    try {
-      this.authenticator.authenticate(undefined, this.socket.remoteAddress, HOW_TO_SEND_A_TOKEN);
-    } catch (error) {
-      this.answerError(requestId, error);
-    }
+    this.answerError(requestId, this.handshake.refusal());
     this.closeOnceAnswered();
   }
 
@@ -196,7 +165,7 @@ export class PublishStreamConnection {
 
   private parse(request: StreamRequest): PublishableMessage[] {
     const messages = this.parseKind(request);
-    this.principal!.assertMayPublish(messages.map((message) => message.topic));
+    this.handshake.principal!.assertMayPublish(messages.map((message) => message.topic));
     return messages;
   }
 
