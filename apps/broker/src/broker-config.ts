@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError, MmmqBrokerOptions, parseAllowedNetwork, TlsOptions } from '@mmmq/broker';
+import { DEFAULT_ROOT_DIR, HttpOptions, InvalidBrokerOptionsError, isLoopbackHost, MmmqBrokerOptions, parseAllowedNetwork, TlsOptions } from '@mmmq/broker';
+import { AUTH_TOKENS_FILE_VARIABLE, AUTH_TOKENS_VARIABLE, readAuthTokens } from './auth-tokens-env';
 
 /** Port the standalone broker listens on when `MMMQ_PORT` is unset. */
 export const DEFAULT_PORT = 8080;
@@ -32,13 +33,22 @@ export interface BrokerConfig {
 
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
- * `MMMQ_SEGMENT_MAX_BYTES`, `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE` and `MMMQ_PUSH_ALLOWED_NETWORKS`.
+ * `MMMQ_SEGMENT_MAX_BYTES`, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
+ * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE` and `MMMQ_PUSH_ALLOWED_NETWORKS`.
  *
- * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable
+ * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable, and when `MMMQ_HOST`
+ *   exposes the broker beyond this machine without tokens
  */
 export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
   const port = portNumber(env, 'MMMQ_PORT');
   const host = nonBlank(env, 'MMMQ_HOST') ?? DEFAULT_HOST;
+  const tokens = readAuthTokens(env);
+  if (tokens.length === 0 && !isLoopbackHost(host)) {
+    throw new InvalidBrokerOptionsError(
+      `MMMQ_HOST=${host} lets other machines reach the broker, but no tokens are configured: set ${AUTH_TOKENS_VARIABLE} ` +
+        `or ${AUTH_TOKENS_FILE_VARIABLE} (docs/security.md), or bind MMMQ_HOST to a loopback address such as ${DEFAULT_HOST}`,
+    );
+  }
   const streamPort = env.MMMQ_STREAM_PORT === STREAM_OFF ? undefined : (portNumber(env, 'MMMQ_STREAM_PORT') ?? DEFAULT_STREAM_PORT);
   const segmentMaxBytes = integer(env, 'MMMQ_SEGMENT_MAX_BYTES');
   if (segmentMaxBytes === 0) throw new InvalidBrokerOptionsError('MMMQ_SEGMENT_MAX_BYTES must be positive, got 0');
@@ -55,6 +65,8 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),
       ...(allowedNetworks === undefined ? {} : { delivery: { allowedNetworks } }),
+      http: httpOptions(env),
+      auth: { tokens },
     },
   };
 }
@@ -89,6 +101,32 @@ function pushAllowedNetworks(env: NodeJS.ProcessEnv): string[] | undefined {
     }
   }
   return entries;
+}
+
+/** The `MMMQ_HTTP_*` variables that are set; the module's defaults apply to the rest. */
+function httpOptions(env: NodeJS.ProcessEnv): HttpOptions {
+  const options: HttpOptions = {
+    allowedHosts: list(env, 'MMMQ_HTTP_ALLOWED_HOSTS'),
+    allowedOrigins: list(env, 'MMMQ_HTTP_ALLOWED_ORIGINS'),
+    headersTimeoutMs: positive(env, 'MMMQ_HTTP_HEADERS_TIMEOUT_MS'),
+    requestTimeoutMs: positive(env, 'MMMQ_HTTP_REQUEST_TIMEOUT_MS'),
+    keepAliveTimeoutMs: positive(env, 'MMMQ_HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+    maxConnectionsPerIp: positive(env, 'MMMQ_HTTP_MAX_CONNECTIONS_PER_IP'),
+  };
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+}
+
+/** A comma-separated list; blank entries are ignored. */
+function list(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = integer(env, name);
+  if (value === 0) throw new InvalidBrokerOptionsError(`${name} must be positive, got 0`);
+  return value;
 }
 
 function httpAdapter(env: NodeJS.ProcessEnv): HttpAdapterName {

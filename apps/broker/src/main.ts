@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
-import { InvalidBrokerOptionsError, readTlsCredentials, TlsCertificateError, TlsCertificates } from '@mmmq/broker';
+import { InvalidBrokerOptionsError, isUnspecifiedAddress, readTlsCredentials, TlsCertificateError, TlsCertificates } from '@mmmq/broker';
 import { Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';
@@ -19,6 +19,13 @@ async function bootstrap(): Promise<void> {
   const certificates = app.get(TlsCertificates);
   // With TLS, SIGHUP hands HTTPS and the publish stream a renewed certificate without a restart, as nginx does.
   app.enableShutdownHooks(certificates ? SHUTDOWN_SIGNALS : [...SHUTDOWN_SIGNALS, 'SIGHUP']);
+  if (isUnspecifiedAddress(config.host)) {
+    const tokens = config.broker.auth?.tokens?.length ?? 0;
+    logger.warn(
+      `MMMQ_HOST=${config.host} binds every interface: any machine that can route here reaches the broker, and ` +
+        `only the ${tokens} configured token(s) keep it out. Bind one interface if that is all clients need.`,
+    );
+  }
   await app.listen(config.port, config.host);
   const server = app.getHttpServer();
   if (certificates) {

@@ -1,6 +1,11 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError } from '@mmmq/broker';
 import { DEFAULT_HOST, DEFAULT_HTTP_ADAPTER, DEFAULT_PORT, DEFAULT_STREAM_PORT, readBrokerConfig } from '../src/broker-config';
+
+const SECRET = 'a-secret-token-0123456789';
+const TOKEN_ENTRY = { token: SECRET, roles: ['publish'], name: 'producers' };
 
 describe('readBrokerConfig', () => {
   it('defaults to 127.0.0.1:8080, the publish stream on 8081 and ./mmmq, made absolute', () => {
@@ -11,6 +16,8 @@ describe('readBrokerConfig', () => {
       broker: {
         persistence: { rootDir: resolve(DEFAULT_ROOT_DIR), segment: undefined },
         stream: { port: DEFAULT_STREAM_PORT, host: DEFAULT_HOST },
+        http: {},
+        auth: { tokens: [] },
       },
     });
   });
@@ -35,6 +42,13 @@ describe('readBrokerConfig', () => {
       MMMQ_HTTP_ADAPTER: 'express',
       MMMQ_ROOT_DIR: '/srv/q',
       MMMQ_SEGMENT_MAX_BYTES: '4096',
+      MMMQ_AUTH_TOKENS: JSON.stringify([TOKEN_ENTRY]),
+      MMMQ_HTTP_ALLOWED_HOSTS: 'broker.internal, mmmq.example.com,',
+      MMMQ_HTTP_ALLOWED_ORIGINS: 'https://console.example.com',
+      MMMQ_HTTP_HEADERS_TIMEOUT_MS: '5000',
+      MMMQ_HTTP_REQUEST_TIMEOUT_MS: '60000',
+      MMMQ_HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      MMMQ_HTTP_MAX_CONNECTIONS_PER_IP: '32',
     };
     expect(readBrokerConfig(env)).toEqual({
       port: 0,
@@ -43,8 +57,54 @@ describe('readBrokerConfig', () => {
       broker: {
         persistence: { rootDir: '/srv/q', segment: { maxBytes: 4096 } },
         stream: { port: 9091, host: '0.0.0.0' },
+        http: {
+          allowedHosts: ['broker.internal', 'mmmq.example.com'],
+          allowedOrigins: ['https://console.example.com'],
+          headersTimeoutMs: 5000,
+          requestTimeoutMs: 60000,
+          keepAliveTimeoutMs: 65000,
+          maxConnectionsPerIp: 32,
+        },
+        auth: { tokens: [TOKEN_ENTRY] },
       },
     });
+  });
+
+  it('reads the tokens from the file MMMQ_AUTH_TOKENS_FILE names', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmmq-tokens-'));
+    try {
+      const file = join(dir, 'tokens.json');
+      writeFileSync(file, JSON.stringify([TOKEN_ENTRY, { token: 'second-token-0123456789', roles: ['admin'] }]));
+      expect(readBrokerConfig({ MMMQ_AUTH_TOKENS_FILE: file }).broker.auth?.tokens).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each(['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]'])('binds the loopback host %s without tokens', (host) => {
+    expect(readBrokerConfig({ MMMQ_HOST: host }).host).toBe(host);
+  });
+
+  it.each(['0.0.0.0', '::', '192.0.2.2', 'broker.internal'])(
+    'refuses to bind %s, which other machines can reach, without tokens, naming the variables',
+    (host) => {
+      expect(() => readBrokerConfig({ MMMQ_HOST: host })).toThrow(
+        new RegExp(`^MMMQ_HOST=${host.replace(/\./g, '\\.')} lets other machines reach the broker, but no tokens are configured: set MMMQ_AUTH_TOKENS or MMMQ_AUTH_TOKENS_FILE`),
+      );
+    },
+  );
+
+  it.each([
+    [{ MMMQ_AUTH_TOKENS: '[]', MMMQ_AUTH_TOKENS_FILE: '/x' }, /^Set MMMQ_AUTH_TOKENS or MMMQ_AUTH_TOKENS_FILE, not both$/],
+    [{ MMMQ_AUTH_TOKENS: `[{"token":"${SECRET}",}]` }, /^MMMQ_AUTH_TOKENS is not valid JSON \(at position \d+\); expected an array/],
+    [{ MMMQ_AUTH_TOKENS: `[{"token":"${SECRET}","roles":["root"]}]` }, /^MMMQ_AUTH_TOKENS\[0\]\.roles holds "root"/],
+    [{ MMMQ_AUTH_TOKENS: `{"token":"${SECRET}"}` }, /^MMMQ_AUTH_TOKENS must be an array/],
+    [{ MMMQ_AUTH_TOKENS_FILE: '/nonexistent/tokens.json' }, /^MMMQ_AUTH_TOKENS_FILE names a file that cannot be read: ENOENT/],
+    [{ MMMQ_HTTP_HEADERS_TIMEOUT_MS: '0' }, /^MMMQ_HTTP_HEADERS_TIMEOUT_MS must be positive, got 0$/],
+    [{ MMMQ_HTTP_MAX_CONNECTIONS_PER_IP: 'many' }, /^MMMQ_HTTP_MAX_CONNECTIONS_PER_IP must be a non-negative integer, got "many"$/],
+  ])('refuses %j, naming the variable and quoting no token', (env, message) => {
+    expect(() => readBrokerConfig(env)).toThrow(message);
+    expect(() => readBrokerConfig(env)).not.toThrow(SECRET);
   });
 
   it.each([

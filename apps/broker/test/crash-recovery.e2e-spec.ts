@@ -50,6 +50,7 @@ describe('a broker killed with SIGKILL mid-stream loses no acknowledged message'
     for (const topic of TOPICS) {
       const response = await fetch(`${second.url}/mmmq/messages`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: `{"topic":"${topic}","id":"after-restart","content":{"after":"restart"}}`,
       });
       expect(response.status).toBe(200);

@@ -48,7 +48,11 @@ describe('a broker killed with SIGKILL while three consumers receive 5,000 messa
     for (let start = 0; start < PER_TOPIC; start += BATCH) {
       for (const topic of TOPICS) {
         const messages = Array.from({ length: BATCH }, (_, i) => ({ topic, content: { n: start + i } }));
-        const response = await fetch(`${first.url}/mmmq/messages/batch`, { method: 'POST', body: JSON.stringify({ messages }) });
+        const response = await fetch(`${first.url}/mmmq/messages/batch`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ messages }),
+        });
         expect(response.status).toBe(200);
       }
     }

@@ -19,6 +19,7 @@ describe('the standalone broker logs where it is and stops cleanly on SIGTERM an
 
     const response = await fetch(`${broker.url}/mmmq/messages`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: '{"topic":"orders","content":1}',
     });
     expect(response.status).toBe(200);

@@ -1,9 +1,13 @@
 export { MmmqBrokerModule } from './mmmq-broker.module';
 export { registerRawBodyParser } from './http/register-raw-body-parser';
 export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_BATCH_MESSAGES,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONNECTIONS_PER_IP,
   DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
@@ -22,14 +26,27 @@ export { PublishStreamServer, STREAM_SHUTDOWN_GRACE_MS } from './stream/publish-
 export { STREAM_MAX_UNANSWERED } from './stream/publish-stream.connection';
 export { StreamFencedError, StreamListenError } from './stream/stream.errors';
 export { MAX_BODY_BYTES_LIMIT } from './mmmq-broker-options.resolver';
+export { MIN_TOKEN_LENGTH, MAX_TOKEN_LENGTH, type AuthOptions, type AuthTokenOptions } from './security/auth.options';
+export { BROKER_ROLES, type BrokerRole } from './security/broker-role';
+export { resolveAuthTokens } from './security/auth-options.resolver';
+export { isLoopbackAddress, isLoopbackHost, isUnspecifiedAddress } from './security/loopback-address';
+export {
+  AccessDeniedError,
+  AuthenticationRequiredError,
+  CrossOriginRequestError,
+  HostNotAllowedError,
+} from './security/security.errors';
+export { ANY_HOST } from './security/host-policy';
 export { InvalidBrokerOptionsError } from './invalid-broker-options.error';
 export {
   IncompleteRequestBodyError,
   MalformedEnvelopeError,
+  MissingRequestBodyError,
   MixedTopicBatchError,
   PayloadTooLargeError,
   RequestBodyConsumedError,
   UnsupportedContentEncodingError,
+  UnsupportedContentTypeError,
 } from './publish/publish.errors';
 export { RETRY_AFTER_SECONDS } from './http/nack-response';
 export {

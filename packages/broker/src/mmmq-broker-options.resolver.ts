@@ -5,18 +5,26 @@ import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
 import { parseAllowedNetwork, PushTargetPolicy } from './dispatch/push-target-policy';
 import { InvalidBrokerOptionsError } from './invalid-broker-options.error';
 import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_BATCH_MESSAGES,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONNECTIONS_PER_IP,
   DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
+  HttpOptions,
   MmmqBrokerOptions,
   ResolvedHttpOptions,
   ResolvedPersistenceOptions,
   ResolvedStreamOptions,
   ResolvedTlsOptions,
 } from './mmmq-broker.options';
+import { ResolvedAuthOptions, resolveAuthOptions } from './security/auth-options.resolver';
+import { normaliseAllowedHost } from './security/host-policy';
+import { normaliseAllowedOrigin } from './security/origin-policy';
 
 /** The whole body is buffered in memory, and a stored entry's 32-bit length field caps it well above this. */
 export const MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024;
@@ -27,9 +35,23 @@ export interface ResolvedBrokerOptions {
   stream: ResolvedStreamOptions | undefined;
   dispatch: ResolvedDispatchOptions;
   tls: ResolvedTlsOptions | undefined;
+  auth: ResolvedAuthOptions;
 }
 
 const PORT_MAX = 65535;
+// Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const HTTP_OPTIONS: ReadonlySet<string> = new Set<keyof HttpOptions>([
+  'maxBodyBytes',
+  'maxJsonDepth',
+  'maxBatchMessages',
+  'allowedHosts',
+  'allowedOrigins',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'keepAliveTimeoutMs',
+  'maxConnectionsPerIp',
+]);
 
 /**
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
@@ -38,7 +60,7 @@ const PORT_MAX = 65535;
  * @throws InvalidBrokerOptionsError
  */
 export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedBrokerOptions {
-  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls } = options;
+  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls, auth } = options;
   const rootDir = persistence.rootDir ?? DEFAULT_ROOT_DIR;
   const segmentMaxBytes = persistence.segment?.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES;
   return {
@@ -46,18 +68,11 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
       rootDir: resolve(nonBlankString('persistence.rootDir', rootDir)),
       segmentMaxBytes: positiveInteger('persistence.segment.maxBytes', segmentMaxBytes),
     },
-    http: {
-      maxBodyBytes: positiveInteger(
-        'http.maxBodyBytes',
-        http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-        MAX_BODY_BYTES_LIMIT,
-      ),
-      maxJsonDepth: positiveInteger('http.maxJsonDepth', http.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
-      maxBatchMessages: positiveInteger('http.maxBatchMessages', http.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES),
-    },
+    http: resolveHttp(http),
     stream: resolveStream(stream),
     dispatch: resolveDispatch(dispatchers, delivery),
     tls: resolveTls(tls),
+    auth: resolveAuthOptions(auth),
   };
 }
 
@@ -81,6 +96,40 @@ function resolveDispatch(dispatchers: unknown, delivery: DeliveryOptions): Resol
     if (refusal) throw new InvalidBrokerOptionsError(`dispatchers[${i}] (${definition.consumerId}): host ${definition.host} is refused: ${refusal}`);
   });
   return resolved;
+}
+
+function resolveHttp(http: HttpOptions): ResolvedHttpOptions {
+  const unknown = Object.keys(http).find((key) => !HTTP_OPTIONS.has(key));
+  if (unknown !== undefined) {
+    throw new InvalidBrokerOptionsError(`Unknown option http.${unknown}; the http options are ${[...HTTP_OPTIONS].join(', ')}`);
+  }
+  const headersTimeoutMs = positiveInteger('http.headersTimeoutMs', http.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, MAX_TIMER_MS);
+  const requestTimeoutMs = positiveInteger('http.requestTimeoutMs', http.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS);
+  // Node refuses a headers timeout above the request timeout: the head is part of the request.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new InvalidBrokerOptionsError(
+      `http.headersTimeoutMs (${headersTimeoutMs}) must not exceed http.requestTimeoutMs (${requestTimeoutMs})`,
+    );
+  }
+  return {
+    maxBodyBytes: positiveInteger('http.maxBodyBytes', http.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, MAX_BODY_BYTES_LIMIT),
+    maxJsonDepth: positiveInteger('http.maxJsonDepth', http.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
+    maxBatchMessages: positiveInteger('http.maxBatchMessages', http.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES),
+    allowedHosts: list('http.allowedHosts', http.allowedHosts).map((host, i) => normaliseAllowedHost(host, `http.allowedHosts[${i}]`)),
+    allowedOrigins: list('http.allowedOrigins', http.allowedOrigins).map((origin, i) =>
+      normaliseAllowedOrigin(origin, `http.allowedOrigins[${i}]`),
+    ),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: positiveInteger('http.keepAliveTimeoutMs', http.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS, MAX_TIMER_MS),
+    maxConnectionsPerIp: positiveInteger('http.maxConnectionsPerIp', http.maxConnectionsPerIp ?? DEFAULT_MAX_CONNECTIONS_PER_IP),
+  };
+}
+
+function list(name: string, value: unknown): unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidBrokerOptionsError(`${name} must be an array, got ${describe(value)}`);
+  return value;
 }
 
 function resolveStream(stream: MmmqBrokerOptions['stream']): ResolvedStreamOptions | undefined {

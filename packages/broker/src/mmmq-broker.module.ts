@@ -10,6 +10,7 @@ import { PushTargetPolicy } from './dispatch/push-target-policy';
 import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { DispatchersController } from './http/dispatchers.controller';
+import { HttpServerLimits } from './http/http-server-limits';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { SubscriptionsController } from './http/subscriptions.controller';
@@ -24,6 +25,8 @@ import {
 import { FrontDispatcher } from './publish/front-dispatcher';
 import { PublishRequestParser } from './publish/publish-request.parser';
 import { RawBodyReader } from './publish/raw-body.reader';
+import { MMMQ_AUTH_OPTIONS } from './security/auth-options.resolver';
+import { Authenticator } from './security/authenticator';
 import { STORAGE_PROVIDERS, TopicQueueContainer } from './storage';
 import { PublishStreamServer } from './stream/publish-stream.server';
 import { TlsCertificates } from './tls/tls-certificates';
@@ -64,6 +67,11 @@ export class MmmqBrokerModule {
           inject: [MMMQ_BROKER_OPTIONS],
         },
         {
+          provide: MMMQ_AUTH_OPTIONS,
+          useFactory: (resolved: ResolvedBrokerOptions) => resolved.auth,
+          inject: [MMMQ_BROKER_OPTIONS],
+        },
+        {
           provide: MMMQ_DISPATCH_OPTIONS,
           useFactory: (resolved: ResolvedBrokerOptions) => resolved.dispatch,
           inject: [MMMQ_BROKER_OPTIONS],
@@ -99,6 +107,8 @@ export class MmmqBrokerModule {
         PublishRequestParser,
         FrontDispatcher,
         PublishStreamServer,
+        Authenticator,
+        HttpServerLimits,
       ],
       exports: [MMMQ_PERSISTENCE_OPTIONS, TopicQueueContainer, PublishStreamServer, TlsCertificates],
     };

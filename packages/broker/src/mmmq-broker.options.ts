@@ -1,4 +1,5 @@
 import type { DeliveryOptions } from './dispatch/delivery.options';
+import type { AuthOptions } from './security/auth.options';
 
 /** Where the broker keeps its data when no `persistence.rootDir` is given. */
 export const DEFAULT_ROOT_DIR = './mmmq';
@@ -10,6 +11,26 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 /** Most messages one `POST /mmmq/messages/batch` may carry. */
 export const DEFAULT_MAX_BATCH_MESSAGES = 1000;
+/**
+ * Time a client has to send a request's head (line and headers, a few hundred bytes) from its first byte: ample for
+ * any real client, and it frees a connection that trickles its headers (slowloris) after 10 s instead of Node's 60.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * Time a client has to send a whole request, head and body, from its first byte. 30 s carries a body of the
+ * default 1 MiB limit at 35 KB/s; raise it with `http.maxBodyBytes` for slow links.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * How long an idle keep-alive connection stays open after an answer: Node's default, long enough for a client
+ * publishing in a loop to reuse its connection, short enough that idle connections do not pile up.
+ */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * Open connections one client IP address may hold, per listener (HTTP, publish stream); more are closed at once.
+ * Well above what a producer or consumer process opens, far below what exhausts file descriptors.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
 
 export interface SegmentOptions {
   /** Rotate the tail segment once its data file reaches this many bytes. Default {@link DEFAULT_SEGMENT_MAX_BYTES}. */
@@ -35,6 +56,24 @@ export interface HttpOptions {
   maxJsonDepth?: number;
   /** Most messages in one batch publish; more get 400. Default {@link DEFAULT_MAX_BATCH_MESSAGES}. */
   maxBatchMessages?: number;
+  /**
+   * Host names, besides IP addresses, `localhost` and `*.localhost`, that clients may send as `Host` (no port):
+   * others get 421, which stops DNS rebinding. `*` accepts any. Default none.
+   */
+  allowedHosts?: string[];
+  /**
+   * Origins (`https://console.example.com`) whose web pages may send state-changing requests; a POST, PUT, PATCH or
+   * DELETE with any other `Origin`, or with `Sec-Fetch-Site: cross-site`/`same-site`, gets 403. Default none.
+   */
+  allowedOrigins?: string[];
+  /** See {@link DEFAULT_HEADERS_TIMEOUT_MS}; a late client gets 408 and its connection is closed. */
+  headersTimeoutMs?: number;
+  /** See {@link DEFAULT_REQUEST_TIMEOUT_MS}; at least `headersTimeoutMs`. */
+  requestTimeoutMs?: number;
+  /** See {@link DEFAULT_KEEP_ALIVE_TIMEOUT_MS}. */
+  keepAliveTimeoutMs?: number;
+  /** See {@link DEFAULT_MAX_CONNECTIONS_PER_IP}. */
+  maxConnectionsPerIp?: number;
 }
 
 /** Interface the publish stream binds when `stream.host` is not given; loopback, so nothing is exposed by accident. */
@@ -76,6 +115,8 @@ export interface MmmqBrokerOptions {
    * broker does). Default: off.
    */
   tls?: TlsOptions;
+  /** Bearer tokens and their roles (docs/security.md). Default none: authentication off, loopback clients only. */
+  auth?: AuthOptions;
 }
 
 /** Persistence settings after defaults are applied and validation passed. */
@@ -90,6 +131,14 @@ export interface ResolvedHttpOptions {
   maxBodyBytes: number;
   maxJsonDepth: number;
   maxBatchMessages: number;
+  /** Lower case, without trailing dots. */
+  allowedHosts: string[];
+  /** As `URL.origin` gives them. */
+  allowedOrigins: string[];
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnectionsPerIp: number;
 }
 
 /** Publish stream settings after validation; undefined when the stream is off. */

@@ -2,9 +2,13 @@ import { resolve } from 'node:path';
 import { InvalidBrokerOptionsError } from '../src/invalid-broker-options.error';
 import { MAX_BODY_BYTES_LIMIT, resolveBrokerOptions } from '../src/mmmq-broker-options.resolver';
 import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_BATCH_MESSAGES,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONNECTIONS_PER_IP,
   DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
   DEFAULT_SEGMENT_MAX_BYTES,
   MmmqBrokerOptions,
@@ -19,9 +23,16 @@ describe('resolveBrokerOptions', () => {
         maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
         maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
         maxBatchMessages: DEFAULT_MAX_BATCH_MESSAGES,
+        allowedHosts: [],
+        allowedOrigins: [],
+        headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+        keepAliveTimeoutMs: DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+        maxConnectionsPerIp: DEFAULT_MAX_CONNECTIONS_PER_IP,
       },
       stream: undefined,
       dispatch: { dispatchers: [], delivery: DEFAULT_DELIVERY_OPTIONS },
+      auth: { tokens: [] },
     });
   });
 
@@ -63,7 +74,39 @@ describe('resolveBrokerOptions', () => {
     expect(resolved.dispatch.dispatchers[0].host.address).toBe('10.0.0.1');
   });
 
+  it('normalises allowed hosts and origins, and keeps the timeouts and the connection cap given', () => {
+    const { http } = resolveBrokerOptions({
+      http: {
+        allowedHosts: ['Broker.Internal.', '*'],
+        allowedOrigins: ['https://Console.example.com:443/', 'http://127.0.0.1:3000'],
+        headersTimeoutMs: 1000,
+        requestTimeoutMs: 2000,
+        keepAliveTimeoutMs: 3000,
+        maxConnectionsPerIp: 4,
+      },
+    });
+    expect(http).toMatchObject({
+      allowedHosts: ['broker.internal', '*'],
+      allowedOrigins: ['https://console.example.com', 'http://127.0.0.1:3000'],
+      headersTimeoutMs: 1000,
+      requestTimeoutMs: 2000,
+      keepAliveTimeoutMs: 3000,
+      maxConnectionsPerIp: 4,
+    });
+  });
+
   it.each<[MmmqBrokerOptions, RegExp]>([
+    [{ http: { maxBodySize: 1 } as never }, /^Unknown option http\.maxBodySize; the http options are maxBodyBytes, /],
+    [{ http: { allowedHosts: 'localhost' as never } }, /^http\.allowedHosts must be an array, got "localhost"$/],
+    [{ http: { allowedHosts: ['broker:8080'] } }, /^http\.allowedHosts\[0\] must be a host name without scheme or port/],
+    [{ http: { allowedHosts: ['http://broker'] } }, /^http\.allowedHosts\[0\] must be a host name/],
+    [{ http: { allowedOrigins: ['https://console.example.com/app'] } }, /^http\.allowedOrigins\[0\] must be an origin/],
+    [{ http: { allowedOrigins: ['null'] } }, /^http\.allowedOrigins\[0\] must be an origin/],
+    [{ http: { allowedOrigins: ['*'] } }, /^http\.allowedOrigins\[0\] must be an origin/],
+    [{ http: { headersTimeoutMs: 0 } }, /^http\.headersTimeoutMs must be a positive integer, got 0$/],
+    [{ http: { headersTimeoutMs: 20_000, requestTimeoutMs: 10_000 } }, /^http\.headersTimeoutMs \(20000\) must not exceed http\.requestTimeoutMs \(10000\)$/],
+    [{ http: { keepAliveTimeoutMs: 2 ** 31 } }, /^http\.keepAliveTimeoutMs must be at most 2147483647/],
+    [{ http: { maxConnectionsPerIp: 0 } }, /^http\.maxConnectionsPerIp must be a positive integer, got 0$/],
     [
       { persistence: { segment: { maxBytes: 0 } } },
       /^persistence\.segment\.maxBytes must be a positive integer, got 0$/,

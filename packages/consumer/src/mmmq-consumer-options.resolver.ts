@@ -1,4 +1,4 @@
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, explainInvalidTlsClientOptions, Host, MmmqError, SigningSecret, TlsClientOptions } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, explainInvalidTlsClientOptions, Host, isBearerTokenText, MmmqError, SigningSecret, TlsClientOptions } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import {
@@ -34,6 +34,8 @@ export interface ResolvedRegistration {
   batchSize: number;
   /** The `maxInFlight` asked of the broker. */
   maxInFlight: number;
+  /** Sent as a bearer token with every request to the dispatcher API; absent when none is configured. */
+  token: string | undefined;
   tls: TlsClientOptions | undefined;
 }
 
@@ -66,6 +68,8 @@ const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest
  */
 export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): ResolvedConsumerOptions {
   const app = options.app === undefined ? undefined : validId('app', options.app);
+  // Checked even when nothing registers, so that a broken token fails at bootstrap whatever else is set.
+  const token = bearerToken(options.token);
   // A default never contradicts the one bound that was given: `{ max: 1 }` alone is a valid pool.
   const givenMin = options.workers?.min === undefined ? undefined : positiveInteger('workers.min', options.workers.min);
   const givenMax = options.workers?.max === undefined ? undefined : positiveInteger('workers.max', options.workers.max);
@@ -78,13 +82,17 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     workers: { min, max },
     shutdownTimeoutMs: nonNegativeInteger('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
-    registration: resolveRegistration(options, app),
+    registration: resolveRegistration(options, app, token),
     signing: resolveSigning(options),
     listeners: resolveListenerConfigs(options.listeners ?? {}),
   };
 }
 
-function resolveRegistration(options: MmmqConsumerOptions, app: string | undefined): ResolvedRegistration | undefined {
+function resolveRegistration(
+  options: MmmqConsumerOptions,
+  app: string | undefined,
+  token: string | undefined,
+): ResolvedRegistration | undefined {
   const { broker, advertisedUrl, autoRegister } = options;
   if (autoRegister !== undefined && typeof autoRegister !== 'boolean') {
     throw new InvalidConsumerOptionsError(`autoRegister must be true or false, got ${describe(autoRegister)}`);
@@ -121,6 +129,7 @@ function resolveRegistration(options: MmmqConsumerOptions, app: string | undefin
       MAX_DELIVERY_MAX_IN_FLIGHT,
     ),
     tls: tlsOptions(options.tls),
+    token,
   };
 }
 
@@ -147,6 +156,15 @@ function resolveSigning({ signingSecrets, signatureToleranceSeconds }: MmmqConsu
     }
   });
   return { secrets, toleranceSeconds };
+}
+
+/** Never quoted in the error: it is a secret. */
+function bearerToken(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isBearerTokenText(value)) {
+    throw new InvalidConsumerOptionsError('token must be a non-empty string of printable ASCII characters without spaces');
+  }
+  return value;
 }
 
 function atMost(name: string, value: number, max: number): number {

@@ -82,6 +82,11 @@ export interface MmmqConsumerOptions {
   /** The URL at which the broker reaches this application, e.g. `http://billing:3000` (no path). */
   advertisedUrl?: string;
   /**
+   * A token of the broker's `auth.tokens` with the `consume` role, sent as `Authorization: Bearer <token>` when
+   * registering dispatchers (docs/security.md). Needed by a broker with tokens; one without ignores it. Default none.
+   */
+  token?: string;
+  /**
    * Register one dispatcher per listener with the broker at bootstrap. Default: on when `broker` and
    * `advertisedUrl` are both set; `false` turns it off.
    */

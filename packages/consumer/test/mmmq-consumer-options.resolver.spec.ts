@@ -57,7 +57,18 @@ describe('resolveConsumerOptions', () => {
       timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
       batchSize: 500,
       maxInFlight: 4,
+      token: undefined,
     });
+  });
+
+  it('sends a token on registration, and refuses one that cannot travel in a header without quoting it', () => {
+    const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
+    expect(resolveConsumerOptions({ ...base, token: 'billing-token-0123456789' }).registration?.token).toBe('billing-token-0123456789');
+    for (const token of ['', 'billing token', 'line\nbreak']) {
+      expect(() => resolveConsumerOptions({ ...base, token })).toThrow(
+        /^token must be a non-empty string of printable ASCII characters without spaces$/,
+      );
+    }
   });
 
   it('asks the broker for the configured pushes in flight, at most 16', () => {

@@ -17,6 +17,7 @@ export {
   HOST_LABEL_MAX_LENGTH,
 } from './host';
 export { assertConsumerId, CONSUMER_ID_PATTERN, CONSUMER_ID_MAX_LENGTH } from './consumer-id';
+export { isBearerTokenText, bearerAuthorization } from './bearer-token';
 export {
   Acknowledgement,
   type BrokerAcknowledgement,

@@ -43,6 +43,8 @@ describe('@mmmq/core public API', () => {
         'assertConsumerId',
         'assertHeaders',
         'assertMessageId',
+        'bearerAuthorization',
+        'isBearerTokenText',
         'isAcknowledgement',
         'isBrokerAcknowledgement',
         'isConsumerAcknowledgement',

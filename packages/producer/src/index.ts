@@ -9,6 +9,7 @@ export {
 } from './mmmq-producer.options';
 export { RETRY_BACKOFF_MULTIPLIER, RETRY_JITTER } from './retry/retry-policy';
 export { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
+export { HTTP_MAX_SOCKETS } from './gateway/http-broker-gateway';
 export { Producer } from './producer';
 export type { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
 export { ProduceError, type ProduceFailure } from './errors/produce.error';

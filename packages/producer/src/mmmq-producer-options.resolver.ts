@@ -1,4 +1,4 @@
-import { explainInvalidTlsClientOptions, SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL, TlsClientOptions } from '@mmmq/core';
+import { explainInvalidTlsClientOptions, isBearerTokenText, SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL, TlsClientOptions } from '@mmmq/core';
 import {
   BatchingLimits,
   DEFAULT_BATCH_MAX_BYTES,
@@ -30,6 +30,8 @@ export interface ResolvedProducerOptions extends RetryOptions {
   timeoutMs: number;
   /** Absent when batching is off. */
   batching: BatchingLimits | undefined;
+  /** Absent when none is configured. */
+  token: string | undefined;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
@@ -40,6 +42,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'timeoutMs',
   'batching',
   'tls',
+  'token',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
 // Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
@@ -81,6 +84,7 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
     batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker)),
     tls: tlsOptions(given.tls),
+    token: token(given.token),
   };
 }
 
@@ -93,6 +97,15 @@ function tlsOptions(tls: unknown): TlsClientOptions | undefined {
   const problem = explainInvalidTlsClientOptions(tls, 'tls');
   if (problem !== undefined) throw new InvalidProducerOptionsError(problem);
   return tls as TlsClientOptions | undefined;
+}
+
+/** Never quoted in the error: it is a secret. */
+function token(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isBearerTokenText(value)) {
+    throw new InvalidProducerOptionsError('token must be a non-empty string of printable ASCII characters without spaces');
+  }
+  return value;
 }
 
 function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boolean): BatchingLimits | undefined {

@@ -55,4 +55,10 @@ export interface MmmqProducerOptions {
    * every message in a request of its own.
    */
   batching?: false | { maxMessages?: number; maxBytes?: number; maxInFlight?: number };
+  /**
+   * A token of the broker's `auth.tokens` with the `publish` role, sent as `Authorization: Bearer <token>` over HTTP
+   * and as the connection's AUTH request over the publish stream (docs/security.md). Needed by a broker with tokens;
+   * one without ignores it. Default none.
+   */
+  token?: string;
 }

@@ -17,12 +17,24 @@ describe('resolveProducerOptions', () => {
       maxRetryDelayMs: DEFAULT_MAX_RETRY_DELAY_MS,
       timeoutMs: DEFAULT_TIMEOUT_MS,
       batching: { maxMessages: DEFAULT_BATCH_MAX_MESSAGES, maxBytes: DEFAULT_BATCH_MAX_BYTES, maxInFlight: 1 },
+      token: undefined,
     });
     expect(resolveProducerOptions({ broker: 'http://localhost:8080', batching: false }, false).batching).toBeUndefined();
     expect(() => resolveProducerOptions({ broker: 'http://h:1', batching: { maxMessages: 0 } }, false)).toThrow(
       /batching\.maxMessages/,
     );
     expect([DEFAULT_MAX_RETRY_COUNT, DEFAULT_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS]).toEqual([3, 100, 10_000]);
+  });
+
+  it('keeps a token, and refuses one that cannot travel in a header without quoting it', () => {
+    expect(resolveProducerOptions({ broker: 'http://b:1', token: 'secret-token-0123456789' }, false).token).toBe(
+      'secret-token-0123456789',
+    );
+    for (const token of ['', 'secret token 0123456789', 'secret-token\n0123456789', 42]) {
+      expect(() => resolveProducerOptions({ broker: 'http://b:1', token }, false)).toThrow(
+        /^token must be a non-empty string of printable ASCII characters without spaces$/,
+      );
+    }
   });
 
   it('keeps a path prefix without its trailing slash, and accepts https and IPv6', () => {

@@ -1,14 +1,19 @@
 import { MmmqValidationError } from '@mmmq/core';
-import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, UseFilters } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, UseFilters, UseGuards } from '@nestjs/common';
 import { DeadLetterPage, DeadLetterService, DEFAULT_DEAD_LETTER_PAGE_SIZE } from '../dispatch/dead-letter-service';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
+import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { RequiresRole } from '../security/requires-role.decorator';
 import { JsonBodyReader } from './json-body.reader';
 import { NackExceptionFilter } from './nack-exception.filter';
+import { ReadsRawBody } from './reads-raw-body.decorator';
 
 /** Dead letters of a push consumer: list them, hand them back. */
 @Controller('mmmq/dead-letters')
 @UseFilters(NackExceptionFilter)
+@UseGuards(BrokerAccessGuard)
+@RequiresRole('admin')
 export class DeadLettersController {
   constructor(
     private readonly deadLetters: DeadLetterService,
@@ -28,12 +33,13 @@ export class DeadLettersController {
     );
   }
 
-  /** Body `{}` redrives all dead letters, `{"ids":["…"]}` only those. */
+  /** No body or `{}` redrives all dead letters, `{"ids":["…"]}` only those. */
   @Post(':consumerId/redrive')
   @HttpCode(HttpStatus.OK)
+  @ReadsRawBody()
   async redrive(@Param('consumerId') consumerId: string, @Req() request: RequestWithRawBody): Promise<{ redriven: number }> {
     const id = parseConsumerId(consumerId);
-    const body = request.headers['content-length'] === '0' ? {} : await this.body.read(request);
+    const body = await this.body.readIfPresent(request, {});
     const ids = (body as { ids?: unknown } | null)?.ids;
     if (ids !== undefined && !(Array.isArray(ids) && ids.every((value) => typeof value === 'string'))) {
       throw new MmmqValidationError('ids must be an array of message ids');

@@ -1,5 +1,5 @@
 import { MmmqValidationError } from '@mmmq/core';
-import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, UseFilters } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, UseFilters, UseGuards } from '@nestjs/common';
 import {
   DispatcherDefinitionJson,
   parseConsumerId,
@@ -9,12 +9,17 @@ import {
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
+import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { RequiresRole } from '../security/requires-role.decorator';
 import { JsonBodyReader } from './json-body.reader';
 import { NackExceptionFilter } from './nack-exception.filter';
+import { ReadsRawBody } from './reads-raw-body.decorator';
 
 /** Runtime management of push consumers; every change is in `dispatchers.json` before it takes effect. */
 @Controller('mmmq/dispatchers')
 @UseFilters(NackExceptionFilter)
+@UseGuards(BrokerAccessGuard)
+@RequiresRole('consume')
 export class DispatchersController {
   constructor(
     private readonly registry: DispatcherRegistry,
@@ -34,6 +39,7 @@ export class DispatchersController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
+  @ReadsRawBody()
   async create(@Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
     const definition = parseDispatcherDefinition(await this.body.read(request), 'dispatcher');
     await this.subscriptions.addDispatcher(definition);
@@ -42,6 +48,7 @@ export class DispatchersController {
 
   /** The body holds `host` and `pattern` (and optionally `startFrom`); a `consumerId` in it must match the path. */
   @Put(':consumerId')
+  @ReadsRawBody()
   async replace(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
     const consumerId = parseConsumerId(id);
     const body = await this.body.read(request);

@@ -1,9 +1,14 @@
 import { Acknowledgement, MESSAGES_PATH, PublishBatchResponse, PublishResponse } from '@mmmq/core';
-import { Controller, HttpCode, HttpStatus, Post, Req, UseFilters } from '@nestjs/common';
+import { Controller, HttpCode, HttpStatus, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
 import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { RawBodyReader, RequestWithRawBody } from '../publish/raw-body.reader';
+import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { Caller } from '../security/caller.decorator';
+import { Principal } from '../security/principal';
+import { RequiresRole } from '../security/requires-role.decorator';
 import { NackExceptionFilter } from './nack-exception.filter';
+import { ReadsRawBody } from './reads-raw-body.decorator';
 
 /** Path of the batch endpoint, relative to {@link MESSAGES_PATH}. */
 const BATCH_PATH = 'batch';
@@ -11,6 +16,8 @@ const BATCH_PATH = 'batch';
 /** The publish endpoints. Both answer only once every message they accepted is durable. */
 @Controller(MESSAGES_PATH)
 @UseFilters(NackExceptionFilter)
+@UseGuards(BrokerAccessGuard)
+@RequiresRole('publish')
 export class MessagesController {
   constructor(
     private readonly reader: RawBodyReader,
@@ -20,16 +27,20 @@ export class MessagesController {
 
   @Post()
   @HttpCode(HttpStatus.OK)
-  async publish(@Req() request: RequestWithRawBody): Promise<PublishResponse> {
+  @ReadsRawBody()
+  async publish(@Req() request: RequestWithRawBody, @Caller() caller: Principal): Promise<PublishResponse> {
     const message = this.parser.parseSingle(await this.reader.read(request));
+    caller.assertMayPublish([message.topic]);
     const published = await this.dispatcher.publish(message);
     return { acknowledgement: Acknowledgement.ACK, ...published };
   }
 
   @Post(BATCH_PATH)
   @HttpCode(HttpStatus.OK)
-  async publishBatch(@Req() request: RequestWithRawBody): Promise<PublishBatchResponse> {
+  @ReadsRawBody()
+  async publishBatch(@Req() request: RequestWithRawBody, @Caller() caller: Principal): Promise<PublishBatchResponse> {
     const messages = this.parser.parseBatch(await this.reader.read(request));
+    caller.assertMayPublish(messages.map((message) => message.topic));
     return { acknowledgement: Acknowledgement.ACK, messages: await this.dispatcher.publishBatch(messages) };
   }
 }

@@ -27,6 +27,7 @@ export class NackExceptionFilter implements ExceptionFilter {
     if (nack.retryAfterSeconds !== undefined && !hasHeader(response, RETRY_AFTER_HEADER)) {
       adapter.setHeader(response, RETRY_AFTER_HEADER, String(nack.retryAfterSeconds));
     }
+    for (const [name, value] of Object.entries(nack.headers ?? {})) adapter.setHeader(response, name, value);
     const body: BrokerAcknowledgement = { acknowledgement: Acknowledgement.NACK, message: nack.message };
     adapter.reply(response, body, nack.status);
   }

@@ -4,7 +4,13 @@ import {
   PayloadTooLargeError,
   RequestBodyConsumedError,
   UnsupportedContentEncodingError,
+  UnsupportedContentTypeError,
 } from '../publish/publish.errors';
+import {
+  AccessDeniedError,
+  AuthenticationRequiredError,
+  HostNotAllowedError,
+} from '../security/security.errors';
 import { DispatcherNotFoundError, DuplicateConsumerIdError } from '../dispatch/dispatcher.errors';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 import { StreamFencedError } from '../stream/stream.errors';
@@ -21,7 +27,12 @@ export interface NackResponse {
   retryAfterSeconds?: number;
   /** True for bugs and misconfiguration, which are logged with their stack. */
   unexpected: boolean;
+  /** Headers the answer needs besides `Retry-After`: `WWW-Authenticate` with a 401. */
+  headers?: Record<string, string>;
 }
+
+/** RFC 9110: a request sent to a server that does not serve its `Host`. */
+const MISDIRECTED_REQUEST = 421;
 
 const INTERNAL_ERROR_MESSAGE = 'Internal broker error; the message was not stored';
 
@@ -34,12 +45,19 @@ export function toNackResponse(error: unknown): NackResponse {
     unexpected: false,
   });
   if (error instanceof MmmqValidationError) return expected(HttpStatus.BAD_REQUEST);
+  if (error instanceof AuthenticationRequiredError) {
+    return { ...expected(HttpStatus.UNAUTHORIZED), headers: { 'WWW-Authenticate': error.challenge } };
+  }
+  if (error instanceof AccessDeniedError) return expected(HttpStatus.FORBIDDEN);
+  if (error instanceof HostNotAllowedError) return expected(MISDIRECTED_REQUEST);
   if (error instanceof TopicNameConflictError || error instanceof DuplicateConsumerIdError) {
     return expected(HttpStatus.CONFLICT);
   }
   if (error instanceof DispatcherNotFoundError) return expected(HttpStatus.NOT_FOUND);
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
-  if (error instanceof UnsupportedContentEncodingError) return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+  if (error instanceof UnsupportedContentEncodingError || error instanceof UnsupportedContentTypeError) {
+    return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+  }
   if (error instanceof StorageUnavailableError) {
     return expected(HttpStatus.SERVICE_UNAVAILABLE, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   }

@@ -20,3 +20,12 @@ export class UnsupportedContentEncodingError extends MmmqError {}
 
 /** The connection failed or closed before the whole body arrived. */
 export class IncompleteRequestBodyError extends MmmqValidationError {}
+
+/** A request that needs a JSON body came without one (no `Content-Length`, or `Content-Length: 0`); answered 400. */
+export class MissingRequestBodyError extends MmmqValidationError {}
+
+/**
+ * The body is not declared as JSON (`Content-Type: application/json`, or `application/…+json`, in UTF-8). Browsers
+ * send `text/plain` and form bodies to other origins without asking, so only JSON is accepted; answered 415.
+ */
+export class UnsupportedContentTypeError extends MmmqError {}

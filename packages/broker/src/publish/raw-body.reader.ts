@@ -1,5 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
+import { assertJsonRequest } from '../http/json-request';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
 import {
   IncompleteRequestBodyError,
@@ -9,49 +10,64 @@ import {
 } from './publish.errors';
 
 /**
- * The request as a controller sees it: Node's IncomingMessage on express, where Nest leaves `rawBody` when the
- * app was created with `rawBody: true`; on fastify, `body` is the raw Buffer that `registerRawBodyParser` set.
+ * The request as a controller sees it. On express it is Node's IncomingMessage, with `rawBody` when the app was
+ * created with `rawBody: true`; on fastify it is fastify's request, whose IncomingMessage is `raw` (and whose body
+ * `registerRawBodyParser` leaves unread for the broker's routes).
  */
-export interface RequestWithRawBody extends IncomingMessage {
+export interface RequestWithRawBody {
+  headers: IncomingHttpHeaders;
+  raw?: IncomingMessage;
   rawBody?: Buffer;
   body?: unknown;
 }
 
+/** The Node request underneath, whichever HTTP platform the application runs on. */
+export function incomingMessageOf(request: RequestWithRawBody): IncomingMessage {
+  return request.raw ?? (request as unknown as IncomingMessage);
+}
+
 const IDENTITY_ENCODING = 'identity';
 
-/** Reads a publish request's body as bytes, refusing bodies over `http.maxBodyBytes`. */
+/**
+ * Reads the JSON body of a broker request as bytes, the same way on every HTTP platform: refusing a missing body
+ * (400), a type other than JSON or a compressed body (415), and bodies over `http.maxBodyBytes` (413) as soon as
+ * the declared or the received size passes the limit, without buffering more than the limit.
+ */
 @Injectable()
 export class RawBodyReader {
   constructor(@Inject(MMMQ_HTTP_OPTIONS) private readonly options: ResolvedHttpOptions) {}
 
   /**
+   * @throws MissingRequestBodyError, UnsupportedContentTypeError, UnsupportedContentEncodingError
    * @throws PayloadTooLargeError once the declared or received size passes the limit
    * @throws RequestBodyConsumedError when a body parser already read the stream and kept no raw copy
    */
   async read(request: RequestWithRawBody): Promise<Buffer> {
+    const message = incomingMessageOf(request);
+    assertJsonRequest(message.headers);
     const limit = this.options.maxBodyBytes;
+    const encoding = message.headers['content-encoding']?.toLowerCase() ?? IDENTITY_ENCODING;
+    if (encoding !== IDENTITY_ENCODING) {
+      return discardThenReject(
+        message,
+        new UnsupportedContentEncodingError(`Content-Encoding ${encoding} is not supported; send the body as is`),
+      );
+    }
     const buffered = Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.isBuffer(request.body) ? request.body : undefined;
     if (buffered) {
       if (buffered.length > limit) throw tooLarge(buffered.length, limit);
       return buffered;
     }
-    if (request.readableEnded) {
+    if (message.readableEnded) {
       throw new RequestBodyConsumedError(
         'The request body was already read by a body parser, so its exact bytes are lost. Create the Nest ' +
           'application with NestFactory.create(AppModule, { bodyParser: false }) or { rawBody: true } on ' +
           'express, or call registerRawBodyParser(app) on fastify.',
       );
     }
-    const encoding = request.headers['content-encoding']?.toLowerCase() ?? IDENTITY_ENCODING;
-    if (encoding !== IDENTITY_ENCODING) {
-      return discardThenReject(
-        request,
-        new UnsupportedContentEncodingError(`Content-Encoding ${encoding} is not supported; send the body as is`),
-      );
-    }
-    const declared = Number(request.headers['content-length']);
-    if (declared > limit) return discardThenReject(request, tooLarge(declared, limit));
-    return collect(request, limit);
+    const declared = Number(message.headers['content-length']);
+    if (declared > limit) return discardThenReject(message, tooLarge(declared, limit));
+    return collect(message, limit);
   }
 }
 

@@ -8,7 +8,6 @@ import {
   PublishBatchResponse,
   PublishedMessage,
   PublishResponse,
-  STREAM_PREAMBLE,
   StreamFrameReader,
   StreamFrameTooLargeError,
   StreamRequest,
@@ -19,6 +18,8 @@ import { toNackResponse } from '../http/nack-response';
 import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PayloadTooLargeError } from '../publish/publish.errors';
 import { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
+import { Authenticator } from '../security/authenticator';
+import { StreamHandshake } from './stream-handshake';
 import { StreamFencedError } from './stream.errors';
 
 /** Bytes of a request frame after its length prefix besides the body: request id and kind. */
@@ -38,24 +39,36 @@ const OK = 200;
  * Once a request fails for a reason a retry could fix (a storage failure, a 5xx), every later request on this
  * connection is refused with 503 without being stored: the producer resends the failed one and everything after
  * it, in order, and nothing it sent later can land in front of the resent one.
+ *
+ * Nothing is stored before the {@link StreamHandshake} knows who the connection speaks for; every publish is then
+ * checked against that token's role and topics.
  */
 export class PublishStreamConnection {
   private readonly logger = new Logger(PublishStreamConnection.name);
   private readonly reader: StreamFrameReader;
-  private preambleSeen = 0;
+  private readonly handshake: StreamHandshake;
   private ordering: Promise<void> = Promise.resolve();
   private fencedBy?: string;
   private unanswered = 0;
   private waitingForAnswers: Array<() => void> = [];
   private closing = false;
+  private refusing = false;
 
   constructor(
     private readonly socket: Socket,
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
     private readonly maxBodyBytes: number,
+    authenticator: Authenticator,
+    /** Time to send the preamble and, with tokens, to authenticate; `http.headersTimeoutMs`. */
+    handshakeTimeoutMs: number,
   ) {
     this.reader = new StreamFrameReader(maxBodyBytes + REQUEST_HEADER_BYTES);
+    this.handshake = new StreamHandshake(authenticator, socket.remoteAddress, handshakeTimeoutMs, (missing) => {
+      this.logger.debug(`Publish stream ${this.peer} sent no ${missing} within ${handshakeTimeoutMs} ms; closing it`);
+      socket.destroy();
+    });
+    socket.once('close', () => this.handshake.dispose());
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.logger.debug(`Publish stream ${this.peer}: ${error.message}`));
@@ -85,7 +98,8 @@ export class PublishStreamConnection {
   }
 
   private receive(chunk: Buffer): void {
-    const frames = this.readPreamble(chunk);
+    const frames = this.handshake.readPreamble(chunk);
+    if (frames === null) return this.protocolError('a connection that did not start with the MMMQ stream preamble (version 1)');
     if (frames === undefined) return;
     let received: Buffer[];
     try {
@@ -104,20 +118,10 @@ export class PublishStreamConnection {
     if (this.unanswered >= STREAM_MAX_UNANSWERED) this.socket.pause();
   }
 
-  /** The bytes after the preamble, or undefined while it is incomplete or after it was wrong. */
-  private readPreamble(chunk: Buffer): Buffer | undefined {
-    if (this.preambleSeen === STREAM_PREAMBLE.length) return chunk;
-    const take = Math.min(chunk.length, STREAM_PREAMBLE.length - this.preambleSeen);
-    if (!chunk.subarray(0, take).equals(STREAM_PREAMBLE.subarray(this.preambleSeen, this.preambleSeen + take))) {
-      this.protocolError('a connection that did not start with the MMMQ stream preamble (version 1)');
-      return undefined;
-    }
-    this.preambleSeen += take;
-    return this.preambleSeen === STREAM_PREAMBLE.length ? chunk.subarray(take) : undefined;
-  }
-
   /** Puts the request in its topic's order, then answers it when durable. Never rejects. */
   private async handle(request: StreamRequest): Promise<void> {
+    if (request.kind === StreamRequestKind.AUTH) return this.authenticate(request);
+    if (this.handshake.principal === undefined) return this.refuseUnauthenticated(request.requestId);
     if (this.fencedBy !== undefined) {
       this.answerError(request.requestId, new StreamFencedError(this.fencedBy));
       return;
@@ -135,10 +139,40 @@ export class PublishStreamConnection {
     );
   }
 
+  /** Nothing of a connection is stored before it authenticated; a refusal closes it once everything is answered. */
+  private authenticate(request: StreamRequest): void {
+    try {
+      this.handshake.authenticate(request.body.length === 0 ? undefined : request.body.toString('utf8'));
+    } catch (error) {
+      this.answerError(request.requestId, error);
+      this.closeOnceAnswered();
+      return;
+    }
+    this.answer(request.requestId, OK, { acknowledgement: Acknowledgement.ACK });
+  }
+
+  private refuseUnauthenticated(requestId: number): void {
+    this.answerError(requestId, this.handshake.refusal());
+    this.closeOnceAnswered();
+  }
+
+  private closeOnceAnswered(): void {
+    if (this.refusing) return;
+    this.refusing = true;
+    this.stopReading();
+    void this.whenAnswered().then(() => void this.socket.end());
+  }
+
   private parse(request: StreamRequest): PublishableMessage[] {
+    const messages = this.parseKind(request);
+    this.handshake.principal!.assertMayPublish(messages.map((message) => message.topic));
+    return messages;
+  }
+
+  private parseKind(request: StreamRequest): PublishableMessage[] {
     if (request.kind === StreamRequestKind.PUBLISH) return [this.parser.parseSingle(request.body)];
     if (request.kind === StreamRequestKind.PUBLISH_BATCH) return this.parser.parseBatch(request.body);
-    throw new InvalidMessageError(`Unknown request kind ${request.kind}; 1 is a publish, 2 a batch publish`);
+    throw new InvalidMessageError(`Unknown request kind ${request.kind}; 1 is a publish, 2 a batch publish, 3 an AUTH`);
   }
 
   private answerError(requestId: number, error: unknown): void {
@@ -153,7 +187,7 @@ export class PublishStreamConnection {
     this.answer(requestId, nack.status, body);
   }
 
-  private answer(requestId: number, status: number, body: BrokerAcknowledgement | PublishBatchResponse): void {
+  private answer(requestId: number, status: number, body: BrokerAcknowledgement | PublishResponse | PublishBatchResponse): void {
     if (!this.socket.destroyed) {
       this.socket.write(encodeStreamReply({ requestId, status, body: Buffer.from(JSON.stringify(body)) }));
     }

@@ -13,6 +13,8 @@ import { SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL } from '@mmmq/core';
 import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
 import { FrontDispatcher } from '../publish/front-dispatcher';
 import { PublishRequestParser } from '../publish/publish-request.parser';
+import { Authenticator } from '../security/authenticator';
+import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
 import { settleAll } from '../storage/settle-all';
 import { TopicQueueBootstrapper } from '../storage/topic-queue-bootstrapper';
 import { TlsCertificates } from '../tls/tls-certificates';
@@ -39,6 +41,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     private readonly parser: PublishRequestParser,
     private readonly dispatcher: FrontDispatcher,
     private readonly topics: TopicQueueBootstrapper,
+    private readonly authenticator: Authenticator,
     @Optional() private readonly tls?: TlsCertificates,
   ) {}
 
@@ -52,9 +55,14 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     if (!this.options) return;
     // Like HTTP, which Nest only opens after every bootstrap hook: no publish before the topics on disk are back.
     await this.topics.whenRestored();
-    const accept = (socket: Socket) => this.accept(socket);
-    const server = this.tls ? createTlsServer(this.tls.credentials, accept) : createServer(accept);
+    // A TLS handshake gets the time an HTTP request head gets.
+    const server = this.tls
+      ? createTlsServer({ ...this.tls.credentials, handshakeTimeout: this.http.headersTimeoutMs })
+      : createServer();
     if (this.tls) this.tls.attach(server as ReturnType<typeof createTlsServer>);
+    // First, so that a connection over the cap is gone before it is accepted.
+    new PerIpConnectionCap(this.http.maxConnectionsPerIp, 'publish stream').attach(server);
+    server.on(this.tls ? 'secureConnection' : 'connection', (socket: Socket) => this.accept(socket));
     this.server = server;
     const { port, host } = this.options;
     await new Promise<void>((resolve, reject) => {
@@ -77,7 +85,15 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
   }
 
   private accept(socket: Socket): void {
-    const connection = new PublishStreamConnection(socket, this.parser, this.dispatcher, this.http.maxBodyBytes);
+    if (socket.destroyed) return; // refused by the per-IP cap
+    const connection = new PublishStreamConnection(
+      socket,
+      this.parser,
+      this.dispatcher,
+      this.http.maxBodyBytes,
+      this.authenticator,
+      this.http.headersTimeoutMs,
+    );
     this.connections.add(connection);
     socket.once('close', () => this.connections.delete(connection));
   }

@@ -12,7 +12,7 @@ function bodyOf(bytes: number): Buffer {
 /** Sends `body` in chunks without a Content-Length, so only counting the stream can catch it. */
 function postChunked(url: string, body: Buffer, chunkBytes = 64 * 1024): Promise<JsonResponse> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(`${url}/mmmq/messages`, { method: 'POST' }, (response) => {
+    const outgoing = request(`${url}/mmmq/messages`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>

@@ -4,8 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MmmqBrokerModule, MmmqBrokerOptions } from '../../src';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { MmmqBrokerModule, MmmqBrokerOptions, registerRawBodyParser } from '../../src';
 import { TopicQueueContainer } from '../../src/storage';
+
+/** The HTTP platforms the broker runs on; both are tested. */
+export type HttpPlatform = 'express' | 'fastify';
+export const HTTP_PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 
 /** A real broker on a free port over a fresh temporary data directory. */
 export interface BrokerApp {
@@ -30,12 +35,21 @@ export interface JsonResponse {
 export async function startBroker(
   options: MmmqBrokerOptions = {},
   appOptions: NestApplicationOptions = { bodyParser: false },
+  platform: HttpPlatform = 'express',
+  /** Interface to listen on; `url` is on 127.0.0.1 either way. */
+  host = '127.0.0.1',
 ): Promise<BrokerApp> {
   const given = options.persistence?.rootDir;
   const rootDir = given ?? (await mkdtemp(join(tmpdir(), 'mmmq-e2e-')));
   const module = MmmqBrokerModule.forRoot({ ...options, persistence: { ...options.persistence, rootDir } });
-  const app = await NestFactory.create(module, { logger: false, ...appOptions });
-  await app.listen(0, '127.0.0.1');
+  let app: INestApplication;
+  if (platform === 'fastify') {
+    app = await NestFactory.create(module, new FastifyAdapter(), { logger: false, ...appOptions });
+    registerRawBodyParser(app);
+  } else {
+    app = await NestFactory.create(module, { logger: false, ...appOptions });
+  }
+  await app.listen(0, host);
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   return {

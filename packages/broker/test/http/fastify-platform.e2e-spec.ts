@@ -41,9 +41,13 @@ describe('the broker on @nestjs/platform-fastify', () => {
     expect(sha(stored.content)).toBe(sha(content));
   });
 
-  it('answers bad input, any content type and oversized bodies with its own NACK bodies', async () => {
-    expect(await post('/mmmq/messages', '{"topic":"..","content":1}', { 'content-type': 'text/plain' })).toMatchObject({
+  it('answers bad input, other content types and oversized bodies with its own NACK bodies', async () => {
+    expect(await post('/mmmq/messages', '{"topic":"..","content":1}')).toMatchObject({
       status: 400,
+      body: { acknowledgement: 'NACK' },
+    });
+    expect(await post('/mmmq/messages', '{"topic":"a","content":1}', { 'content-type': 'text/plain' })).toMatchObject({
+      status: 415,
       body: { acknowledgement: 'NACK' },
     });
     const tooLarge = await post('/mmmq/messages', JSON.stringify({ topic: 'a', content: 'x'.repeat(70 * 1024) }));

@@ -19,7 +19,7 @@ const SINGLE: [string, string | Buffer, RegExp][] = [
   ['missing topic', '{"content":1}', /"topic" is required/],
   ['missing content', '{"topic":"orders"}', /"content" is required/],
   ['malformed JSON', '{"topic":"orders","content":1', /not valid JSON/],
-  ['empty body', '', /not valid JSON/],
+  ['empty body', '', /has no body/],
   ['a body that is not an object', '["orders",1]', /JSON object/],
   ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), /UTF-8/],
   ['content nested too deep', `{"topic":"orders","content":${nested(65)}}`, /deeper than the limit of 64/],
@@ -70,7 +70,7 @@ describe('invalid publishes are refused with 400 and a NACK naming the problem, 
   });
 
   it('refuses a compressed body with 415', async () => {
-    const response = await broker.post('/mmmq/messages', 'x', { 'content-encoding': 'gzip' });
+    const response = await broker.post('/mmmq/messages', 'x', { 'content-type': 'application/json', 'content-encoding': 'gzip' });
     expect(response.status).toBe(415);
     expect(response.body).toEqual({ acknowledgement: 'NACK', message: expect.stringMatching(/gzip/) });
   });

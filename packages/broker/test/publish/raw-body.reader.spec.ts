@@ -1,14 +1,16 @@
 import { createServer, IncomingMessage, request, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolveBrokerOptions } from '../../src/mmmq-broker-options.resolver';
 import { RawBodyReader, RequestWithRawBody } from '../../src/publish/raw-body.reader';
 
 const LIMIT = 1000;
-const reader = new RawBodyReader({ maxBodyBytes: LIMIT, maxJsonDepth: 64, maxBatchMessages: 10 });
+const reader = new RawBodyReader(resolveBrokerOptions({ http: { maxBodyBytes: LIMIT } }).http);
+const JSON_TYPE = { 'content-type': 'application/json' };
 
 type Outcome = { read: string } | { error: string; message: string };
 
 /** A real server whose handler optionally touches the request, then runs the reader and reports the outcome. */
-async function serve(prepare: (request: RequestWithRawBody) => Promise<void> = async () => undefined) {
+async function serve(prepare: (request: IncomingMessage & RequestWithRawBody) => Promise<void> = async () => undefined) {
   const outcomes: Outcome[] = [];
   const server: Server = createServer(async (incoming, response) => {
     let outcome: Outcome;
@@ -26,8 +28,8 @@ async function serve(prepare: (request: RequestWithRawBody) => Promise<void> = a
   return { port, outcomes, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-/** Sends the chunks (no Content-Length unless given) and resolves with the parsed response. */
-function send(port: number, chunks: (string | Buffer)[], headers: Record<string, string | number> = {}) {
+/** Sends the chunks (no Content-Length unless given, JSON unless told) and resolves with the parsed response. */
+function send(port: number, chunks: (string | Buffer)[], headers: Record<string, string | number> = JSON_TYPE) {
   return new Promise<Outcome>((resolve, reject) => {
     const outgoing = request({ port, host: '127.0.0.1', method: 'POST', headers }, (response) => {
       let text = '';
@@ -55,7 +57,7 @@ describe('RawBodyReader', () => {
   it('refuses a declared Content-Length over the limit, and the client still gets the answer', async () => {
     server = await serve();
     const body = 'x'.repeat(LIMIT + 1);
-    expect(await send(server.port, [body], { 'content-length': body.length })).toMatchObject({
+    expect(await send(server.port, [body], { ...JSON_TYPE, 'content-length': body.length })).toMatchObject({
       error: 'PayloadTooLargeError',
     });
   });
@@ -84,14 +86,41 @@ describe('RawBodyReader', () => {
 
   it('refuses a compressed body', async () => {
     server = await serve();
-    expect(await send(server.port, ['x'], { 'content-encoding': 'gzip' })).toMatchObject({
+    expect(await send(server.port, ['x'], { ...JSON_TYPE, 'content-encoding': 'gzip' })).toMatchObject({
       error: 'UnsupportedContentEncodingError',
     });
   });
 
+  it.each(['application/json', 'application/json; charset=UTF-8', 'Application/JSON;charset="utf8"', 'application/vnd.api+json'])(
+    'reads a body of type %s',
+    async (type) => {
+      server = await serve();
+      expect(await send(server.port, ['{}'], { 'content-type': type })).toEqual({ read: '{}' });
+    },
+  );
+
+  it.each([
+    [{}, /Content-Type is missing/],
+    [{ 'content-type': 'text/plain' }, /"text\/plain" is not supported/],
+    [{ 'content-type': 'application/x-www-form-urlencoded' }, /not supported/],
+    [{ 'content-type': 'multipart/form-data; boundary=x' }, /not supported/],
+    [{ 'content-type': 'application/jsonp' }, /not supported/],
+    [{ 'content-type': 'application/json; charset=iso-8859-1' }, /must be UTF-8/],
+  ])('refuses a body sent with %j as an unsupported media type', async (headers, message) => {
+    server = await serve();
+    expect(await send(server.port, ['{}'], headers)).toEqual({ error: 'UnsupportedContentTypeError', message: expect.stringMatching(message) });
+  });
+
+  it('refuses a request without a body as a bad request, whatever its type', async () => {
+    server = await serve();
+    const noBody = { error: 'MissingRequestBodyError', message: expect.stringMatching(/no body/) };
+    expect(await send(server.port, [], { 'content-length': 0 })).toEqual(noBody);
+    expect(await send(server.port, [], { ...JSON_TYPE, 'content-length': 0 })).toEqual(noBody);
+  });
+
   it('fails cleanly when the client goes away mid-body', async () => {
     server = await serve();
-    const outgoing = request({ port: server.port, host: '127.0.0.1', method: 'POST' });
+    const outgoing = request({ port: server.port, host: '127.0.0.1', method: 'POST', headers: JSON_TYPE });
     outgoing.on('error', () => undefined);
     outgoing.write('partial');
     await new Promise((resolve) => setTimeout(resolve, 100));

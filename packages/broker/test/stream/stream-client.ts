@@ -23,8 +23,8 @@ export class StreamClient {
   private readonly waiters = new Map<number, (answer: StreamAnswer) => void>();
   readonly closed: Promise<void>;
 
-  private constructor(port: number, preamble: Buffer) {
-    this.socket = connect({ host: '127.0.0.1', port });
+  private constructor(port: number, preamble: Buffer, host: string) {
+    this.socket = connect({ host, port });
     this.socket.write(preamble);
     const reader = new StreamFrameReader(16 * 1024 * 1024);
     this.socket.on('data', (chunk: Buffer) => {
@@ -39,8 +39,8 @@ export class StreamClient {
     this.closed = new Promise((resolve) => this.socket.once('close', () => resolve()));
   }
 
-  static connect(broker: BrokerApp, preamble: Buffer = STREAM_PREAMBLE): StreamClient {
-    return new StreamClient(broker.app.get(PublishStreamServer).address()!.port, preamble);
+  static connect(broker: BrokerApp, preamble: Buffer = STREAM_PREAMBLE, host = '127.0.0.1'): StreamClient {
+    return new StreamClient(broker.app.get(PublishStreamServer).address()!.port, preamble, host);
   }
 
   send(requestId: number, body: unknown, kind: StreamRequestKind = StreamRequestKind.PUBLISH): void {

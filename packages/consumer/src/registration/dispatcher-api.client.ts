@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { TlsClientOptions } from '@mmmq/core';
+import { bearerAuthorization, TlsClientOptions } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { StartFrom } from '../mmmq-consumer.options';
@@ -35,7 +35,11 @@ export class DispatcherApiClient {
   private readonly httpsAgent: https.Agent;
   private readonly http: AxiosInstance;
 
-  constructor(private readonly brokerUrl: string, timeoutMs: number, tls?: TlsClientOptions) {
+  /**
+   * @param access.token sent as `Authorization: Bearer <token>` with every request
+   * @param access.tls certificates to trust for an `https://` broker
+   */
+  constructor(private readonly brokerUrl: string, timeoutMs: number, { token, tls }: { token?: string; tls?: TlsClientOptions } = {}) {
     this.httpsAgent = new https.Agent({ keepAlive: true, ca: tls?.ca });
     this.http = axios.create({
       baseURL: brokerUrl,
@@ -44,7 +48,7 @@ export class DispatcherApiClient {
       httpsAgent: this.httpsAgent,
       // Every status is inspected here, so that the error says what the broker answered.
       validateStatus: () => true,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) },
     });
   }
 
@@ -86,7 +90,8 @@ export class DispatcherApiClient {
 
   private expect(response: AxiosResponse, status: number, request: string): unknown {
     if (response.status === status) return response.data;
-    const detail = typeof response.data?.message === 'string' ? `: ${response.data.message}` : '';
+    const message = typeof response.data?.message === 'string' ? `: ${response.data.message}` : '';
+    const detail = response.status === 401 ? `${message} (the consumer option token)` : message;
     const retriable = response.status >= 500 || response.status === 429;
     throw new BrokerRequestError(`${request} on ${this.brokerUrl} answered HTTP ${response.status}${detail}`, retriable);
   }

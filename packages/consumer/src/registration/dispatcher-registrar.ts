@@ -23,7 +23,10 @@ export class DispatcherRegistrar {
   async registerAll(listeners: readonly ListenerDefinition[]): Promise<void> {
     const registration = this.options.registration;
     if (registration === undefined) return;
-    this.client ??= new DispatcherApiClient(registration.brokerUrl, registration.timeoutMs, registration.tls);
+    this.client ??= new DispatcherApiClient(registration.brokerUrl, registration.timeoutMs, {
+      token: registration.token,
+      tls: registration.tls,
+    });
     for (const listener of listeners) await this.register(this.client, registration, listener);
   }
 

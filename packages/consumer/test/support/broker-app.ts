@@ -29,23 +29,27 @@ export interface BrokerApp {
   close(): Promise<void>;
 }
 
-/** `delivery` replaces the quick retries; `logger` receives what the broker logs (default: nothing is logged). */
-export async function startBroker(options: { delivery?: MmmqBrokerOptions['delivery']; logger?: LoggerService } = {}): Promise<BrokerApp> {
+/** Quick retries unless `delivery` says otherwise; `logger` receives what the broker logs (default: nothing). */
+export async function startBroker(options: MmmqBrokerOptions & { logger?: LoggerService } = {}): Promise<BrokerApp> {
+  const { logger, ...brokerOptions } = options;
   const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-consumer-e2e-'));
   const module = MmmqBrokerModule.forRoot({
     persistence: { rootDir },
-    delivery: options.delivery ?? { backoff: { initialMs: 50, maxMs: 200 } },
+    delivery: { backoff: { initialMs: 50, maxMs: 200 } },
+    ...brokerOptions,
   });
-  const app = await NestFactory.create(module, { bodyParser: false, logger: options.logger ?? false });
+  const app = await NestFactory.create(module, { bodyParser: false, logger: logger ?? false });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
+  // With tokens configured, the test itself acts as the first admin token.
+  const admin = options.auth?.tokens?.find((token) => token.roles.includes('admin'))?.token;
   const request = async (method: string, path: string, body?: unknown): Promise<JsonResponse> => {
     const response = await fetch(url + path, {
       method,
       body: body === undefined ? undefined : JSON.stringify(body),
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(admin === undefined ? {} : { authorization: `Bearer ${admin}` }) },
     });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };

@@ -20,6 +20,12 @@ export enum StreamRequestKind {
   PUBLISH = 1,
   /** The body of `POST /mmmq/messages/batch`. */
   PUBLISH_BATCH = 2,
+  /**
+   * The body is a bearer token (UTF-8), what HTTP sends as `Authorization: Bearer <token>`; answered 200 with
+   * `{"acknowledgement":"ACK"}`, or 401 and the connection closed. A broker with tokens configured requires it before
+   * anything else; one without answers 200 whatever the token.
+   */
+  AUTH = 3,
 }
 
 /** `[u32 length of what follows][u32 requestId][u8 kind][body]`. */

@@ -13,8 +13,9 @@ export const BROKER_GATEWAY_PROVIDER: Provider = {
     if (inMemory !== undefined) return new InMemoryBrokerGateway(inMemory);
     // resolveProducerOptions already refused a missing `broker` when there is no in-memory broker.
     const broker = options.broker as string;
-    if (isStreamUrl(broker)) return new StreamBrokerGateway(broker, options.timeoutMs, options.tls);
-    return new HttpBrokerGateway(broker, options.timeoutMs, options.tls);
+    const access = { token: options.token, tls: options.tls };
+    if (isStreamUrl(broker)) return new StreamBrokerGateway(broker, options.timeoutMs, access);
+    return new HttpBrokerGateway(broker, options.timeoutMs, access);
   },
   inject: [RESOLVED_PRODUCER_OPTIONS, { token: InMemoryBroker, optional: true }],
 };

@@ -1,5 +1,13 @@
-import type { PublishedMessage } from '@mmmq/core';
+import type { PublishedMessage, TlsClientOptions } from '@mmmq/core';
 import type { OutgoingMessage } from '../outgoing-message';
+
+/** How a gateway proves who it is and whom it trusts. */
+export interface BrokerAccess {
+  /** Sent as `Authorization: Bearer <token>` over HTTP, as the AUTH request on the stream. */
+  token?: string;
+  /** Certificates to trust for an `https://` or `mmmqs://` broker. */
+  tls?: TlsClientOptions;
+}
 
 /**
  * Sends prepared messages to a broker. One call is one attempt: retrying is the producer's business, so a

@@ -1,15 +1,21 @@
 import http from 'node:http';
 import https from 'node:https';
-import { MESSAGES_PATH, PublishedMessage, TlsClientOptions } from '@mmmq/core';
+import { bearerAuthorization, MESSAGES_PATH, PublishedMessage } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
-import { BrokerGateway } from './broker-gateway';
+import { BrokerAccess, BrokerGateway } from './broker-gateway';
 import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
 import { publishBatchBody, publishBody } from './publish-body';
 
 const BATCH_PATH = `${MESSAGES_PATH}/batch`;
 /** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+/**
+ * Connections to the broker at once; more requests wait for a free one (within their `timeoutMs`). Without a bound,
+ * unbatched publishes to many topics open a connection each, and the broker closes those beyond its per-address
+ * cap (`http.maxConnectionsPerIp`, 256 by default).
+ */
+export const HTTP_MAX_SOCKETS = 64;
 
 /**
  * Publishes over HTTP with `node:http`, reusing keep-alive connections across publishes. Every publish is on the
@@ -19,22 +25,25 @@ const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 export class HttpBrokerGateway extends BrokerGateway {
   private readonly client: typeof http | typeof https;
   private readonly agent: http.Agent;
+  private readonly headers: Record<string, string>;
   private closed?: Promise<void>;
 
   /**
    * @param broker base URL without a trailing `/`
    * @param timeoutMs deadline of one attempt, from sending to reading the whole answer
-   * @param tls certificates to trust for an `https://` broker
+   * @param access the token to send and the certificates to trust for an `https://` broker
    */
   constructor(
     private readonly broker: string,
     private readonly timeoutMs: number,
-    tls?: TlsClientOptions,
+    { token, tls }: BrokerAccess = {},
   ) {
     super();
     const secure = broker.startsWith('https:');
     this.client = secure ? https : http;
-    this.agent = secure ? new https.Agent({ keepAlive: true, ca: tls?.ca }) : new http.Agent({ keepAlive: true });
+    const agentOptions = { keepAlive: true, maxSockets: HTTP_MAX_SOCKETS };
+    this.agent = secure ? new https.Agent({ ...agentOptions, ca: tls?.ca }) : new http.Agent(agentOptions);
+    this.headers = { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) };
   }
 
   async publish(message: OutgoingMessage): Promise<PublishedMessage> {
@@ -66,7 +75,7 @@ export class HttpBrokerGateway extends BrokerGateway {
           method: 'POST',
           agent: this.agent,
           signal: deadline,
-          headers: { 'content-type': 'application/json', 'content-length': byteLength(body) },
+          headers: { ...this.headers, 'content-length': byteLength(body) },
         },
         (response) => {
           const chunks: Buffer[] = [];

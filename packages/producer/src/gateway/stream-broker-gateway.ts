@@ -8,11 +8,10 @@ import {
   STREAM_PREAMBLE,
   StreamFrameReader,
   StreamRequestKind,
-  TlsClientOptions,
 } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
-import { BrokerGateway } from './broker-gateway';
+import { BrokerAccess, BrokerGateway } from './broker-gateway';
 import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
 import { publishBatchBody, publishBody } from './publish-body';
 
@@ -49,12 +48,13 @@ export class StreamBrokerGateway extends BrokerGateway {
   /**
    * @param broker `mmmq://host:port`, or `mmmqs://host:port` over TLS
    * @param timeoutMs deadline of one request, from writing it to reading its answer
-   * @param tls certificates to trust for an `mmmqs://` broker
+   * @param access the token sent as the first request of every connection (AUTH), and the certificates to trust
+   *   for an `mmmqs://` broker
    */
   constructor(
     private readonly broker: string,
     private readonly timeoutMs: number,
-    private readonly tls?: TlsClientOptions,
+    private readonly access: BrokerAccess = {},
   ) {
     super();
     const url = new URL(broker);
@@ -85,7 +85,10 @@ export class StreamBrokerGateway extends BrokerGateway {
   /** Sends the UTF-8 of `body` joined as one request. */
   private request(kind: StreamRequestKind, body: readonly string[]): Promise<BrokerReply> {
     if (this.closed) return Promise.reject(new BrokerUnreachableError(`The connection to ${this.broker} is closed`));
-    const socket = this.connection();
+    return this.send(this.connection(), kind, body);
+  }
+
+  private send(socket: Socket, kind: StreamRequestKind, body: readonly string[]): Promise<BrokerReply> {
     const requestId = this.nextRequestId;
     this.nextRequestId = (this.nextRequestId + 1) % REQUEST_ID_LIMIT;
     return new Promise((resolve, reject) => {
@@ -96,12 +99,20 @@ export class StreamBrokerGateway extends BrokerGateway {
     });
   }
 
+  /**
+   * Authenticates a new connection without waiting: the broker handles requests in the order written, so the
+   * publishes written right behind the AUTH are judged by it. A refused token fails them with the broker's 401.
+   */
+  private authenticate(socket: Socket, token: string): void {
+    this.send(socket, StreamRequestKind.AUTH, [token]).catch(() => undefined);
+  }
+
   private connection(): Socket {
     if (this.socket && !this.socket.destroyed) return this.socket;
     const { host, port } = this;
     // SNI takes a host name only; a certificate for an IP address is matched without it.
     const socket = this.secure
-      ? connectTls({ host, port, ca: this.tls?.ca, servername: isIP(host) ? undefined : host })
+      ? connectTls({ host, port, ca: this.access.tls?.ca, servername: isIP(host) ? undefined : host })
       : connect({ host, port });
     socket.setNoDelay(true);
     socket.write(STREAM_PREAMBLE);
@@ -116,6 +127,7 @@ export class StreamBrokerGateway extends BrokerGateway {
     socket.on('error', (error) => this.lose(socket, describeNetworkError(error)));
     socket.on('close', () => this.lose(socket, 'the broker closed the connection'));
     this.socket = socket;
+    if (this.access.token !== undefined) this.authenticate(socket, this.access.token);
     return socket;
   }
 

@@ -1,0 +1,48 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { incomingMessageOf, RequestWithRawBody } from '../publish/raw-body.reader';
+import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
+import { Authenticator } from './authenticator';
+import { bearerToken } from './bearer-token';
+import { rememberCaller } from './caller.decorator';
+import { HostPolicy } from './host-policy';
+import { OriginPolicy } from './origin-policy';
+import { RequiresRole } from './requires-role.decorator';
+
+const HOW_TO_SEND_A_TOKEN = 'send "Authorization: Bearer <token>"';
+
+/**
+ * Admits a request to a broker route, in this order: its `Host` is one the broker serves (421), it is not a
+ * state-changing request from a web page of another origin (403), its client is authenticated (401), and its
+ * token has the route's role (403). Topic limits of publish tokens are checked once the body is read.
+ */
+@Injectable()
+export class BrokerAccessGuard implements CanActivate {
+  private readonly hosts: HostPolicy;
+  private readonly origins: OriginPolicy;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: Authenticator,
+    @Inject(MMMQ_HTTP_OPTIONS) http: ResolvedHttpOptions,
+  ) {
+    this.hosts = new HostPolicy(http.allowedHosts);
+    this.origins = new OriginPolicy(http.allowedOrigins);
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<RequestWithRawBody>();
+    const message = incomingMessageOf(request);
+    this.hosts.check(message.headers.host);
+    this.origins.check(message.method, message.headers);
+    const token = bearerToken(message.headers.authorization);
+    const principal = this.authenticator.authenticate(token, message.socket?.remoteAddress, HOW_TO_SEND_A_TOKEN);
+    const role = this.reflector.getAllAndOverride(RequiresRole, [context.getHandler(), context.getClass()]);
+    if (role === undefined) {
+      throw new Error(`${context.getClass().name}.${context.getHandler().name} has no @RequiresRole; it stays closed`);
+    }
+    principal.assertHas(role);
+    rememberCaller(request, principal);
+    return true;
+  }
+}

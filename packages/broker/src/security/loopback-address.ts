@@ -1,0 +1,31 @@
+import { BlockList, isIP } from 'node:net';
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+const UNSPECIFIED = new BlockList();
+UNSPECIFIED.addAddress('0.0.0.0', 'ipv4');
+UNSPECIFIED.addAddress('::', 'ipv6');
+
+/** The name that resolves to loopback on every system. */
+const LOCALHOST = 'localhost';
+
+/** 127.0.0.0/8 or ::1 (also IPv4-mapped, as Node reports IPv4 peers of a dual-stack socket); false for names. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  const family = address === undefined ? 0 : isIP(address);
+  return family !== 0 && LOOPBACK.check(address!, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Whether binding `host` keeps a server on this machine: a loopback address or `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return bare.toLowerCase() === LOCALHOST || isLoopbackAddress(bare);
+}
+
+/** `0.0.0.0` or `::`: binding it listens on every interface. */
+export function isUnspecifiedAddress(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(bare);
+  return family !== 0 && UNSPECIFIED.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}

@@ -1,0 +1,61 @@
+import { TopicPattern } from '@mmmq/core';
+import { InvalidBrokerOptionsError } from '../../src/invalid-broker-options.error';
+import { resolveAuthOptions } from '../../src/security/auth-options.resolver';
+import { tokenDigest } from '../../src/security/token-digest';
+
+const TOKEN = 'a-token-of-24-characters';
+
+describe('resolveAuthOptions', () => {
+  it('turns authentication off without tokens', () => {
+    expect(resolveAuthOptions()).toEqual({ tokens: [] });
+    expect(resolveAuthOptions({ tokens: [] })).toEqual({ tokens: [] });
+  });
+
+  it('keeps each token only as its digest, with its roles, topic patterns and name', () => {
+    const { tokens } = resolveAuthOptions({
+      tokens: [
+        { token: TOKEN, roles: ['publish', 'publish'], topics: ['order.*'], name: 'orders' },
+        { token: `${TOKEN}-2`, roles: ['consume', 'admin'] },
+      ],
+    });
+    expect(tokens).toEqual([
+      { name: 'orders', digest: tokenDigest(TOKEN), roles: ['publish'], topics: [TopicPattern.of('order.*')] },
+      { name: 'auth.tokens[1]', digest: tokenDigest(`${TOKEN}-2`), roles: ['consume', 'admin'], topics: undefined },
+    ]);
+    expect(JSON.stringify(tokens)).not.toContain(TOKEN);
+  });
+
+  it.each<[unknown, RegExp]>([
+    ['tokens', /^auth must be an object \{ tokens \}$/],
+    [{ token: TOKEN }, /^auth has an unknown field "token"; the fields are tokens$/],
+    [{ tokens: {} }, /^auth\.tokens must be an array/],
+    [{ tokens: [TOKEN] }, /^auth\.tokens\[0\] must be an object/],
+    [{ tokens: [{ token: 'short-token', roles: ['admin'] }] }, /^auth\.tokens\[0\]\.token must be 16 to 4096 characters long, got 11$/],
+    [{ tokens: [{ token: `${TOKEN} x`, roles: ['admin'] }] }, /^auth\.tokens\[0\]\.token must be a string of printable ASCII/],
+    [{ tokens: [{ token: 42, roles: ['admin'] }] }, /^auth\.tokens\[0\]\.token must be a string/],
+    [{ tokens: [{ token: TOKEN }] }, /^auth\.tokens\[0\]\.roles must be a non-empty array of publish, consume, admin$/],
+    [{ tokens: [{ token: TOKEN, roles: [] }] }, /^auth\.tokens\[0\]\.roles must be a non-empty array/],
+    [{ tokens: [{ token: TOKEN, roles: ['root'] }] }, /^auth\.tokens\[0\]\.roles holds "root"; the roles are publish, consume, admin$/],
+    [{ tokens: [{ token: TOKEN, roles: ['consume'], topics: ['a'] }] }, /^auth\.tokens\[0\]\.topics limits publishing, but the token has neither/],
+    [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: [] }] }, /^auth\.tokens\[0\]\.topics must be a non-empty array/],
+    [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: ['a..b'] }] }, /^auth\.tokens\[0\]\.topics\[0\]: Topic pattern/],
+    [{ tokens: [{ token: TOKEN, roles: ['publish'], name: ' ' }] }, /^auth\.tokens\[0\]\.name must be a non-blank string$/],
+    [{ tokens: [{ token: TOKEN, roles: ['publish'], secret: 1 }] }, /^auth\.tokens\[0\] has an unknown field "secret"/],
+    [
+      { tokens: [{ token: TOKEN, roles: ['publish'] }, { token: 'another-token-0123', roles: ['admin'] }, { token: TOKEN, roles: ['admin'] }] },
+      /^auth\.tokens\[2\] repeats the token of auth\.tokens\[0\]$/,
+    ],
+  ])('refuses %j, naming the entry and never quoting a token', (auth, message) => {
+    const error = (() => {
+      try {
+        resolveAuthOptions(auth);
+      } catch (caught) {
+        return caught as Error;
+      }
+      throw new Error('accepted');
+    })();
+    expect(error).toBeInstanceOf(InvalidBrokerOptionsError);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain(TOKEN);
+  });
+});
