@@ -20,7 +20,7 @@ export interface DeliveryOptions {
    * Private and loopback networks pushes may go to: `"loopback"` (127.0.0.0/8, ::1), `"private"` (10/8,
    * 172.16/12, 192.168/16, 100.64/10, fc00::/7, fec0::/10), IP addresses and CIDRs such as `"10.1.0.0/16"`. Public
    * addresses are always allowed; link-local, cloud metadata, unspecified, multicast and broadcast addresses
-   * never are (docs/security-push.md). The list replaces the default, so keep `"loopback"` in it if needed.
+   * never are (docs/security.md). The list replaces the default, so keep `"loopback"` in it if needed.
    * Default {@link DEFAULT_PUSH_ALLOWED_NETWORKS} (`["loopback"]`).
    */
   allowedNetworks?: readonly string[];
