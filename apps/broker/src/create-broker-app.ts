@@ -15,7 +15,7 @@ const ABORT_ON_ERROR = false;
 export async function createBrokerApp(
   module: DynamicModule,
   adapter: HttpAdapterName,
-  tls?: TlsCredentials,
+  tls?: TlsCredentials & { handshakeTimeout: number },
 ): Promise<INestApplication> {
   if (adapter === 'fastify') {
     const platform = new FastifyAdapter(tls && { https: tls });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
-import { InvalidBrokerOptionsError, isUnspecifiedAddress, readTlsCredentials, TlsCertificateError, TlsCertificates } from '@mmmq/broker';
+import { DEFAULT_HEADERS_TIMEOUT_MS, InvalidBrokerOptionsError, isUnspecifiedAddress, readTlsCredentials, TlsCertificateError, TlsCertificates } from '@mmmq/broker';
 import { Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';
@@ -14,7 +14,9 @@ const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'];
 
 async function bootstrap(): Promise<void> {
   const config = readBrokerConfig(process.env);
-  const tls = config.broker.tls && readTlsCredentials(config.broker.tls, TLS_VARIABLES);
+  // A TLS handshake gets the time a request head gets, as on the publish stream.
+  const handshakeTimeout = config.broker.http?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const tls = config.broker.tls && { ...readTlsCredentials(config.broker.tls, TLS_VARIABLES), handshakeTimeout };
   const app = await createBrokerApp(BrokerAppModule.register(config.broker), config.httpAdapter, tls);
   const certificates = app.get(TlsCertificates);
   // With TLS, SIGHUP hands HTTPS and the publish stream a renewed certificate without a restart, as nginx does.

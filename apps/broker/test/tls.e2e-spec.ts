@@ -1,5 +1,6 @@
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, TLSSocket } from 'node:tls';
@@ -65,8 +66,9 @@ describe('the standalone broker over TLS (MMMQ_TLS_KEY_FILE, MMMQ_TLS_CERT_FILE)
     await rm(dir, { recursive: true, force: true });
   });
 
-  const start = async (adapter: string) => {
+  const start = async (adapter: string, env: Record<string, string> = {}) => {
     broker = await spawnBroker({
+      ...env,
       MMMQ_ROOT_DIR: join(dir, 'data'),
       MMMQ_HTTP_ADAPTER: adapter,
       MMMQ_TLS_KEY_FILE: join(dir, 'broker.key'),
@@ -123,6 +125,22 @@ describe('the standalone broker over TLS (MMMQ_TLS_KEY_FILE, MMMQ_TLS_CERT_FILE)
       await consumer.close();
     }
   }, 120_000);
+
+  it('closes a connection that never starts its TLS handshake once the headers timeout passes, on HTTPS and the stream', async () => {
+    await copyFile(first.keyFile, join(dir, 'broker.key'));
+    await copyFile(first.certFile, join(dir, 'broker.crt'));
+    const { streamPort, httpPort } = await start('fastify', { MMMQ_HTTP_HEADERS_TIMEOUT_MS: '300' });
+    const closedAfter = (port: number) =>
+      new Promise<number>((resolve, reject) => {
+        const opened = Date.now();
+        const socket = createConnection({ host: '127.0.0.1', port });
+        socket.once('error', reject).once('close', () => resolve(Date.now() - opened));
+        socket.resume();
+      });
+    // Closed by the broker, long before the 10 s default would have done it.
+    expect(await closedAfter(httpPort)).toBeLessThan(5_000);
+    expect(await closedAfter(streamPort)).toBeLessThan(5_000);
+  }, 60_000);
 
   it('takes a renewed certificate on SIGHUP for new connections, and keeps the old one when the new files are unusable', async () => {
     await copyFile(first.keyFile, join(dir, 'broker.key'));

@@ -61,9 +61,13 @@ export class TlsCertificates {
     return this.#credentials;
   }
 
-  /** Keeps `server` on the current pair across reloads until it closes. */
+  /**
+   * Keeps `server` on the current pair across reloads until it closes, and closes every connection whose handshake
+   * fails or runs out of `handshakeTimeout`: Node reports those (`tlsClientError`) but leaves the socket open.
+   */
   attach(server: TlsServer): void {
     this.servers.add(server);
+    server.on('tlsClientError', (_error, socket) => socket.destroy());
     server.once('close', () => this.servers.delete(server));
   }
 
