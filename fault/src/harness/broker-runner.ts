@@ -47,6 +47,26 @@ export class BrokerRunner {
     return started;
   }
 
+  /** Starts a broker; undefined (and the process killed) when it is not ready within `timeoutMs`. */
+  async startWithin(timeoutMs: number): Promise<BrokerProcess | undefined> {
+    if (this.process) throw new Error('A broker is already running');
+    const number = this.starts++;
+    let child: ChildProcess | undefined;
+    const starting = spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env }, (spawned) => (child = spawned));
+    const timer = setTimeout(() => child?.kill('SIGKILL'), timeoutMs);
+    try {
+      const started = await starting;
+      this.process = started;
+      void started.exited.then(() => this.writeLog(number, started.output()));
+      return started;
+    } catch (error) {
+      this.writeLog(number, (error as Error).message);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Starts a broker and SIGKILLs it `afterMs` after the spawn, ready or not. Resolves once it is gone. */
   async startAndKillAfter(afterMs: number): Promise<'before-ready' | 'after-ready'> {
     const number = this.starts++;
