@@ -30,7 +30,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     corruptionVariants: 2,
     corruptionMessagesPerTopic: 48,
     diskFullBytes: 8 * 1024 * 1024,
-    fuzzRuns: 300,
+    fuzzRuns: 1_000,
     recoveryFuzzRuns: 120,
   },
   long: {
@@ -39,7 +39,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     corruptionVariants: 10,
     corruptionMessagesPerTopic: 120,
     diskFullBytes: 32 * 1024 * 1024,
-    fuzzRuns: 5_000,
+    fuzzRuns: 20_000,
     recoveryFuzzRuns: 1_500,
   },
 };
