@@ -14,6 +14,9 @@ export async function checkProperty<T>(
   const details = await fc.check(property as fc.IAsyncProperty<T>, { seed: run.seed, numRuns: Math.ceil(numRuns) });
   run.figure(`${name}: runs / failed`, `${details.numRuns} / ${details.failed ? 1 : 0}`);
   if (details.failed) {
-    run.failWith(`${name} does not hold`, [fc.defaultReportMessage(details)?.slice(0, 3000) ?? 'no report']);
+    const why = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    run.failWith(`${name} does not hold: ${why.split('\n')[0].slice(0, 300)}`, [
+      fc.defaultReportMessage(details)?.slice(0, 3000) ?? 'no report',
+    ]);
   }
 }
