@@ -44,7 +44,10 @@ afterAll(() => {
   for (const damage of new Set(outcomes.map((outcome) => outcome.damage))) {
     const mine = outcomes.filter((outcome) => outcome.damage === damage);
     const sum = (key: keyof DamageOutcome) => mine.reduce((total, outcome) => total + (outcome[key] as number), 0);
-    run.figure(`${damage}: touched / intact lost / garbage served`, `${sum('touched')} / ${sum('intactLost') + sum('intactLostOnDisk')} / ${sum('garbageServed')}`);
+    run.figure(
+      `${damage}: touched / intact not served / intact gone from the files / garbage served`,
+      `${sum('touched')} / ${sum('intactLost')} / ${sum('intactLostOnDisk')} / ${sum('garbageServed')}`,
+    );
   }
   run.figure('damaged dispatchers.json refusing start-up with a clear message', clearRefusals.length, DISPATCHERS_FILE_DAMAGES.length);
   run.finish(failure);

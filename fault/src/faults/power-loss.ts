@@ -32,9 +32,16 @@ export function cutUnsyncedTails(rootDir: string, committed: Map<string, number>
     const floor = committed.get(topic.name) ?? -1;
     const keepEntries = Math.min(Math.max(0, floor - last.startOffset + 1), last.addresses.length);
     const data = readFileSync(last.dataPath);
-    const indexKept = cutFile(last.indexPath, last.indexBytes, keepEntries * INDEX_ENTRY_BYTES, random, data.length, cut);
+    // Garbage index entries point anywhere in the data, half of them into the frame before them (a torn entry).
+    const plausible = (kept: number) => {
+      const before = Math.floor(kept / INDEX_ENTRY_BYTES) - 1;
+      const frame = before >= 0 ? readFrameAt(data, last.addresses[before]) : undefined;
+      if (frame?.kind === 'ok' && random.chance(0.5)) return frame.address + random.int(1, frame.size - 1);
+      return random.int(0, data.length);
+    };
+    const indexKept = cutFile(last.indexPath, last.indexBytes, keepEntries * INDEX_ENTRY_BYTES, random, plausible, cut);
     const wholeEntries = Math.floor(indexKept / INDEX_ENTRY_BYTES);
-    cutFile(last.dataPath, data.length, frameEnd(last, wholeEntries, data), random, data.length, cut);
+    cutFile(last.dataPath, data.length, frameEnd(last, wholeEntries, data), random, () => random.int(0, data.length), cut);
   }
   return cut;
 }
@@ -52,7 +59,14 @@ function frameEnd(segment: StoredSegment, entries: number, data: Buffer): number
  * Keeps the first `kept` bytes (at least `minimum`; half the time exactly `minimum`), then makes the file any
  * length between that and its current size, the region past `kept` zero- or garbage-filled. Returns `kept`.
  */
-function cutFile(path: string, size: number, minimum: number, random: Random, dataBytes: number, cut: PowerLossCut): number {
+function cutFile(
+  path: string,
+  size: number,
+  minimum: number,
+  random: Random,
+  address: (kept: number) => number,
+  cut: PowerLossCut,
+): number {
   if (minimum >= size) return size;
   const kept = random.chance(0.5) ? minimum : random.int(minimum, size);
   const length = random.chance(0.5) ? kept : random.int(kept, size);
@@ -62,7 +76,7 @@ function cutFile(path: string, size: number, minimum: number, random: Random, da
   try {
     ftruncateSync(fd, kept);
     if (region > 0) {
-      writeSync(fd, filler(fill, region, random, dataBytes), 0, region, kept);
+      writeSync(fd, filler(fill, kept, length, random, () => address(kept)), 0, region, kept);
       if (fill === 'zero') cut.zeroFilled++;
       else cut.garbageFilled++;
     }
@@ -74,12 +88,16 @@ function cutFile(path: string, size: number, minimum: number, random: Random, da
   return kept;
 }
 
-/** Zeros, random bytes, or plausible index entries (addresses inside the data file, like a torn entry's). */
-function filler(fill: Fill, length: number, random: Random, dataBytes: number): Buffer {
-  if (fill === 'zero') return Buffer.alloc(length);
-  if (fill === 'garbage') return random.bytes(length);
-  const entries = Buffer.concat(
-    Array.from({ length: Math.ceil(length / INDEX_ENTRY_BYTES) }, () => encodeIndexEntry(random.int(0, dataBytes))),
-  );
-  return entries.subarray(0, length);
+/**
+ * The bytes of `[from, to)`: zeros, random bytes, or plausible index entries (addresses inside the data file, like
+ * a torn entry's) laid on the file's 8-byte slots.
+ */
+function filler(fill: Fill, from: number, to: number, random: Random, address: () => number): Buffer {
+  if (fill === 'zero') return Buffer.alloc(to - from);
+  if (fill === 'garbage') return random.bytes(to - from);
+  const firstSlot = Math.floor(from / INDEX_ENTRY_BYTES);
+  const slots = Math.ceil(to / INDEX_ENTRY_BYTES) - firstSlot;
+  const entries = Buffer.concat(Array.from({ length: slots }, () => encodeIndexEntry(address())));
+  const skip = from - firstSlot * INDEX_ENTRY_BYTES;
+  return entries.subarray(skip, skip + to - from);
 }
