@@ -7,7 +7,7 @@ import { CHECKPOINT_DAMAGES } from '../faults/state-file-damage';
 import type { SegmentDamage } from '../faults/segment-damage';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
-import { waitFor } from '../harness/wait-for';
+import { drained } from '../harness/drained';
 import { inspectDelivery } from '../history/delivery-checker';
 import { PublishHistory } from '../history/publish-history';
 import { fillTopics, publishOneEach } from '../load/fill-topics';
@@ -199,16 +199,9 @@ export class DamagedRoot {
     writeFileSync(join(this.rootDir, 'dispatchers.json'), JSON.stringify(dispatchers));
   }
 
+  /** Every topic the consumer is meant to read (the checkpoint consumer reads the `ckpt.` ones) fully pushed. */
   private drained(consumerId: string): Promise<void> {
-    return waitFor(
-      async () => {
-        const subscriptions = await this.runner.get<Array<{ consumerId: string; lag: number }>>('/mmmq/subscriptions');
-        // A negative lag (a checkpoint past the tail) is as far as that subscription will get.
-        return subscriptions.filter((s) => s.consumerId === consumerId).every((s) => s.lag <= 0);
-      },
-      DRAIN_TIMEOUT_MS,
-      `${consumerId} to receive every message of ${this.rootDir}`,
-    );
+    const topics = consumerId === CHECKER_ID ? [...this.damageOf.keys()] : this.checkpointTopics;
+    return drained(this.runner, consumerId, topics, DRAIN_TIMEOUT_MS);
   }
 }
-
