@@ -11,6 +11,8 @@ export interface TierSizes {
   crashCycles: number;
   /** SIGKILL + cut-unsynced-tails cycles. */
   powerLossCycles: number;
+  /** A kill cycle ends at its random moment or after this many acknowledgements, whichever comes first. */
+  acksPerCycle: number;
   /** Variants (different seeds) of every corruption case; each variant is its own topic. */
   corruptionVariants: number;
   /** Messages published to each corruption topic before it is damaged. */
@@ -27,6 +29,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
   ci: {
     crashCycles: 50,
     powerLossCycles: 25,
+    acksPerCycle: 6_000,
     corruptionVariants: 2,
     corruptionMessagesPerTopic: 48,
     diskFullBytes: 8 * 1024 * 1024,
@@ -36,6 +39,8 @@ const SIZES: Record<FaultTier, TierSizes> = {
   long: {
     crashCycles: 300,
     powerLossCycles: 150,
+    // Keeps the history (every message's bytes, in memory) within a few hundred MB over 300 cycles.
+    acksPerCycle: 1_500,
     corruptionVariants: 10,
     corruptionMessagesPerTopic: 120,
     diskFullBytes: 32 * 1024 * 1024,

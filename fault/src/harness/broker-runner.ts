@@ -33,11 +33,11 @@ export class BrokerRunner {
   }
 
   /** Starts a broker and resolves once it listens; rejects (with its output) when it exits first. */
-  async start(extraEnv: Record<string, string> = {}): Promise<BrokerProcess> {
+  async start(): Promise<BrokerProcess> {
     if (this.process) throw new Error('A broker is already running');
     const number = this.starts++;
     try {
-      this.process = await spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env, ...extraEnv });
+      this.process = await spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env });
     } catch (error) {
       this.writeLog(number, String((error as Error).message));
       throw error;

@@ -25,6 +25,7 @@ npx jest -c fault/jest.config.ts corruption          # one scenario (after a bui
 |---|---|---|
 | crash-loop cycles | ${ci.crashCycles} | ${long.crashCycles} |
 | power-loss cycles | ${ci.powerLossCycles} | ${long.powerLossCycles} |
+| acknowledgements per kill cycle, at most | ${ci.acksPerCycle} | ${long.acksPerCycle} |
 | corruption variants per damage (one topic each) | ${ci.corruptionVariants} | ${long.corruptionVariants} |
 | messages per corruption topic | ${ci.corruptionMessagesPerTopic} | ${long.corruptionMessagesPerTopic} |
 | disk-full file system | ${ci.diskFullBytes / 2 ** 20} MiB | ${long.diskFullBytes / 2 ** 20} MiB |
@@ -60,7 +61,8 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
 ## The scenarios
 
 - **Crash loop.** Start the broker, check the recovered files, publish under the mixed load, SIGKILL at a
-  random moment (30 ms to 1.5 s into the load; one cycle in ten is killed while starting up instead), repeat.
+  random moment (30 ms to 1.5 s into the load, or once the cycle's cap of acknowledgements is reached; one cycle
+  in ten is killed while starting up instead), repeat.
   Up to 25 unknown outcomes of a cycle are published again (same id and content) in the next, as a producer
   would. Segments of 256 KiB, so kills land around rotations. After the last cycle the consumer must have
   received everything and a SIGTERM must shut down cleanly.

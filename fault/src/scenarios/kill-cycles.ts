@@ -117,7 +117,8 @@ class KillCycles {
       maxBatch: MAX_BATCH,
       streamWindow: STREAM_WINDOW,
     });
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, faults.int(LOAD_MS.min, LOAD_MS.max))), load.done]);
+    const moment = new Promise((resolve) => setTimeout(resolve, faults.int(LOAD_MS.min, LOAD_MS.max)));
+    await Promise.race([moment, load.acknowledgedAtLeast(this.scenario.sizes.acksPerCycle), load.done]);
     killing = true;
     await runner.kill();
     await load.done;
