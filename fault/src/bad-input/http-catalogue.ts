@@ -257,6 +257,9 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
     add('content encoding', 'deflate', { method, path, headers: [JSON_TYPE, ['Content-Encoding', 'deflate']], body: deflateSync(body) });
     add('content encoding', 'br', { method, path, headers: [JSON_TYPE, ['Content-Encoding', 'br']], body: brotliCompressSync(body) });
     add('content encoding', 'unknown', { method, path, headers: [JSON_TYPE, ['Content-Encoding', 'x-unknown']], body });
+    for (const encoding of ['gzip', 'br', 'deflate']) {
+      add('content encoding', `${encoding} declared, body sent plain`, { method, path, headers: [JSON_TYPE, ['Content-Encoding', encoding]], body });
+    }
     add('cross origin', 'Origin of another site', { method, path, headers: [JSON_TYPE, ['Origin', 'http://evil.example']], body });
     add('cross origin', 'Origin null', { method, path, headers: [JSON_TYPE, ['Origin', 'null']], body });
     add('host', 'Host of another site (DNS rebinding)', { method, path, headers: [JSON_TYPE], body, host: 'evil.example' });
