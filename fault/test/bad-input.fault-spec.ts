@@ -21,7 +21,7 @@ afterAll(() => {
   run.figure(`hangs (no answer within ${ANSWER_DEADLINE_MS / 1000} s; ${SLOW_CLIENT_DEADLINE_MS / 1000} s for stalled clients)`, total('hangs'), 0);
   run.figure('connections closed without an answer (complete requests)', total('closedWithoutAnswer'), 0);
   run.figure('broker crashes', total('crashes'), 0);
-  run.figure('refused requests that changed the data root', total('changedDataRoot'), 0);
+  run.figure('hostile requests that changed the data root', total('changedDataRoot'), 0);
   run.figure('files created outside the data root', total('filesOutsideDataRoot'), 0);
   run.finish(failure);
 });

@@ -75,19 +75,29 @@ export const SEGMENT_DAMAGES: SegmentDamage[] = [
     },
   },
   {
-    name: 'flip-index-closed',
-    describe: 'one of the low 16 bits of an index entry of a closed segment flipped (data untouched)',
-    apply: (topic, random) => flipInIndex(random.pick(closed(topic)), random),
+    name: 'flip-index-closed-small-shift',
+    describe: 'one bit of the lowest byte of an index entry of a closed segment flipped: the address moves by 1–128 bytes',
+    apply: (topic, random) => flipInIndex(random.pick(closed(topic)), random, LOWEST_BYTE),
   },
   {
-    name: 'flip-index-open',
-    describe: 'one of the low 16 bits of an index entry of the open segment flipped (data untouched)',
-    apply: (topic, random) => flipInIndex(open(topic), random),
+    name: 'flip-index-closed-large-shift',
+    describe: 'one bit of the second-lowest byte of an index entry of a closed segment flipped: it moves by 256 bytes–32 KiB',
+    apply: (topic, random) => flipInIndex(random.pick(closed(topic)), random, SECOND_LOWEST_BYTE),
+  },
+  {
+    name: 'flip-index-open-small-shift',
+    describe: 'one bit of the lowest byte of an index entry of the open segment flipped',
+    apply: (topic, random) => flipInIndex(open(topic), random, LOWEST_BYTE),
+  },
+  {
+    name: 'flip-index-open-large-shift',
+    describe: 'one bit of the second-lowest byte of an index entry of the open segment flipped',
+    apply: (topic, random) => flipInIndex(open(topic), random, SECOND_LOWEST_BYTE),
   },
   {
     name: 'flip-index-open-last-entry',
-    describe: 'one of the low 16 bits of the last index entry of the open segment flipped (data untouched)',
-    apply: (topic, random) => flipInIndex(open(topic), random, open(topic).addresses.length - 1),
+    describe: 'one bit of the lowest byte of the last index entry of the open segment flipped',
+    apply: (topic, random) => flipInIndex(open(topic), random, LOWEST_BYTE, open(topic).addresses.length - 1),
   },
   {
     name: 'garbage-index-closed',
@@ -194,13 +204,18 @@ function flipInFrame(segment: StoredSegment, random: Random, part: 'payload' | '
   return new Set([segment.startOffset + i]);
 }
 
+/** Byte positions within an 8-byte big-endian index entry. */
+const LOWEST_BYTE = INDEX_ENTRY_BYTES - 1;
+const SECOND_LOWEST_BYTE = INDEX_ENTRY_BYTES - 2;
+
 /**
- * Flips one of the low 16 bits of an index entry, so the address moves by 1 byte to 32 KiB: a shift that stays
- * inside a small segment (a flip in the high bytes points far past the data and is easy to spot).
+ * Flips one bit of one byte of an index entry, so that its address moves by a little (the lowest byte) or by up to
+ * 32 KiB (the second-lowest): shifts that stay near the data, unlike a flip in the high bytes, which points far
+ * past it and is easy to spot.
  */
-function flipInIndex(segment: StoredSegment, random: Random, entry?: number): Set<number> {
+function flipInIndex(segment: StoredSegment, random: Random, byte: number, entry?: number): Set<number> {
   const i = entry ?? random.int(0, segment.addresses.length - 1);
-  flipBit(segment.indexPath, i * INDEX_ENTRY_BYTES + random.int(INDEX_ENTRY_BYTES - 2, INDEX_ENTRY_BYTES - 1), random.int(0, 7));
+  flipBit(segment.indexPath, i * INDEX_ENTRY_BYTES + byte, random.int(0, 7));
   return new Set();
 }
 
