@@ -69,7 +69,8 @@ export class ScenarioRun {
       `${message}\n` +
       problems.map((problem) => `  - ${problem}`).join('\n') +
       `\n  (replay: MMMQ_FAULT_SEED=${this.seed} MMMQ_FAULT_TIER=${this.tier}; files and broker logs kept in ${kept})`;
-    if (!this.failures.includes(message)) this.failures.push(message);
+    const summary = problems.length > 0 ? `${message}: ${problems.slice(0, 3).join('; ')}` : message;
+    if (!this.failures.includes(summary)) this.failures.push(summary.slice(0, 1200));
     throw new Error(text);
   }
 
