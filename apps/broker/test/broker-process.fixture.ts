@@ -6,20 +6,27 @@ import { resolve } from 'node:path';
 export const BROKER_MAIN = resolve(__dirname, '../dist/main.js');
 const REPOSITORY_ROOT = resolve(__dirname, '../../..');
 const LISTENING = /Listening on (https?:\/\/[^\s,]+), data in (\S+)/;
+/** Logged before LISTENING when the publish stream is on. */
+const STREAM_LISTENING = /Publish stream listening on (mmmqs?:\/\/\S+)/;
 /** Generous: a busy two-core machine may take a while to load Nest and recover every topic. */
 const STARTUP_TIMEOUT_MS = 60_000;
 
 export interface BrokerProcess {
   child: ChildProcess;
   url: string;
+  /** The publish stream's `mmmq://host:port` (`mmmqs://` with TLS), unless `MMMQ_STREAM_PORT=off`. */
+  streamUrl?: string;
   dataDir: string;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `node apps/broker/dist/main.js` and resolves once it logs where it listens. */
-export function spawnBroker(env: Record<string, string>): Promise<BrokerProcess> {
+/**
+ * Runs `node apps/broker/dist/main.js` and resolves once it logs where it listens. `onSpawn` gets the child at
+ * once, for tests that kill it before it is ready.
+ */
+export function spawnBroker(env: Record<string, string>, onSpawn?: (child: ChildProcess) => void): Promise<BrokerProcess> {
   if (!existsSync(BROKER_MAIN)) {
     throw new Error(`${BROKER_MAIN} is missing; build first with npx tsc -b tsconfig.build.json`);
   }
@@ -28,6 +35,7 @@ export function spawnBroker(env: Record<string, string>): Promise<BrokerProcess>
     env: { ...process.env, NO_COLOR: '1', MMMQ_HOST: '127.0.0.1', MMMQ_PORT: '0', MMMQ_STREAM_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  onSpawn?.(child);
   let output = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
@@ -45,7 +53,8 @@ export function spawnBroker(env: Record<string, string>): Promise<BrokerProcess>
       const listening = LISTENING.exec(output);
       if (!listening) return;
       clearTimeout(timer);
-      resolve({ child, url: listening[1], dataDir: listening[2], output: () => output, exited });
+      const streamUrl = STREAM_LISTENING.exec(output)?.[1];
+      resolve({ child, url: listening[1], streamUrl, dataDir: listening[2], output: () => output, exited });
     };
     child.stdout?.on('data', onOutput);
     child.stderr?.on('data', onOutput);

@@ -1,0 +1,21 @@
+import type { Config } from 'jest';
+
+/**
+ * The fault suite (`pnpm test:fault`, `pnpm test:fault:long`): spawns the built broker, so build first. Scenarios
+ * run one at a time (`maxWorkers: 1`): they measure a broker under load on a 2-core machine, and share none of it.
+ */
+const config: Config = {
+  rootDir: '..',
+  testEnvironment: 'node',
+  roots: ['<rootDir>/fault/test'],
+  testMatch: ['**/*.fault-spec.ts'],
+  maxWorkers: 1,
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/fault/tsconfig.json' }],
+  },
+  moduleNameMapper: { '^@mmmq/(.*)$': '<rootDir>/packages/$1/src' },
+  globalTeardown: '<rootDir>/fault/src/report/render-on-teardown.ts',
+  testTimeout: 600_000,
+};
+
+export default config;
