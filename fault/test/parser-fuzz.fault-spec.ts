@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { MmmqValidationError, StreamFrameReader, StreamFrameTooLargeError } from '@mmmq/core';
+import { resolveBrokerOptions } from '../../packages/broker/src/mmmq-broker-options.resolver';
 import { scanJson } from '../../packages/broker/src/publish/json-scanner';
 import { PublishRequestParser } from '../../packages/broker/src/publish/publish-request.parser';
 import { checkProperty } from '../src/fuzz/check-property';
@@ -9,7 +10,8 @@ import { ScenarioRun } from '../src/harness/scenario-run';
 const run = new ScenarioRun('fuzz-parsers', 6, 'Fuzzing: HTTP publish parser, JSON scanner, stream decoder');
 const runs = run.sizes.fuzzRuns;
 const MAX_DEPTH = 64;
-const parser = new PublishRequestParser({ maxBodyBytes: 2 ** 20, maxJsonDepth: MAX_DEPTH, maxBatchMessages: 1000 });
+const limits = { maxBodyBytes: 2 ** 20, maxJsonDepth: MAX_DEPTH, maxBatchMessages: 1000 };
+const parser = new PublishRequestParser(resolveBrokerOptions({ http: limits }).http);
 let failure: unknown;
 
 afterAll(() => run.finish(failure));
