@@ -247,7 +247,8 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
     const { method, path, valid } = route;
     const body = Buffer.from(valid);
     const redrive = path.endsWith('/redrive');
-    add('no body', 'no body, no Content-Length', { method, path, headers: [JSON_TYPE] });
+    // A redrive without a body redrives every dead letter (docs/delivery.md): only the other routes need one.
+    if (!redrive) add('no body', 'no body, no Content-Length', { method, path, headers: [JSON_TYPE] });
     if (!redrive) add('no body', 'Content-Length: 0, no Content-Type', { method, path, body: '' });
     add('content type', 'text/plain (a browser form)', { method, path, headers: [['Content-Type', 'text/plain']], body });
     add('content type', 'form-urlencoded', { method, path, headers: [['Content-Type', 'application/x-www-form-urlencoded']], body });

@@ -32,7 +32,8 @@ export function streamCatalogue(topic: string): StreamCase[] {
     ['frame length 0', [PREAMBLE, Buffer.from([0, 0, 0, 0, 0, 0, 0, 1])], 0],
     ['frame length 3', [PREAMBLE, Buffer.from([0, 0, 0, 3, 0, 0, 0, 1, 1, 1, 1])], 0],
     ['kind 0', [PREAMBLE, frame(1, 0, publish)], 1],
-    ['kind 3', [PREAMBLE, frame(1, 3, publish)], 1],
+    // Kind 3 is AUTH, answered 200 on loopback without tokens (docs/stream-protocol.md).
+    ['kind 4', [PREAMBLE, frame(1, 4, publish)], 1],
     ['kind 255', [PREAMBLE, frame(1, 255, publish)], 1],
     ['malformed JSON', [PREAMBLE, frame(1, 1, '{"topic":')], 1],
     ['invalid UTF-8', [PREAMBLE, frame(1, 1, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))], 1],

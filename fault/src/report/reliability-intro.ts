@@ -99,7 +99,7 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   request lines, bodies over 1 MiB, and stalled clients; plus hostile publish-stream connections (garbage
   preambles, bad kinds, short, oversized and truncated frames, 1,000 bad frames back to back). Each must be
   answered with a 4xx within ${ANSWER_DEADLINE_MS / 1000} s (a stalled client must be answered or cut off within
-  ${SLOW_CLIENT_DEADLINE_MS / 1000} s; an incomplete or unparseable request may be answered by closing the connection), must leave the
+  ${SLOW_CLIENT_DEADLINE_MS / 1000} s, with the broker's head and request timeouts set to 2 s and 5 s; an incomplete or unparseable request may be answered by closing the connection), must leave the
   data directory exactly as it was (compared file by file after every request), and must not crash the broker.
   After the catalogue, a publish to a topic the hostile patterns would be matched against must be answered,
   the broker must restart on the same data directory, and no file may exist outside the data directory

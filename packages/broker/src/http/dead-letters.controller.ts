@@ -39,11 +39,25 @@ export class DeadLettersController {
   @ReadsRawBody()
   async redrive(@Param('consumerId') consumerId: string, @Req() request: RequestWithRawBody): Promise<{ redriven: number }> {
     const id = parseConsumerId(consumerId);
-    const body = await this.body.readIfPresent(request, {});
-    const ids = (body as { ids?: unknown } | null)?.ids;
-    if (ids !== undefined && !(Array.isArray(ids) && ids.every((value) => typeof value === 'string'))) {
-      throw new MmmqValidationError('ids must be an array of message ids');
-    }
-    return { redriven: await this.deadLetters.redrive(id, ids) };
+    return { redriven: await this.deadLetters.redrive(id, redriveIds(await this.body.readIfPresent(request, {}))) };
   }
+}
+
+/**
+ * The `ids` of a redrive body, undefined for all. Anything but an object with at most `ids` is refused: a body
+ * meant for another route must not redrive everything by having no `ids`.
+ */
+function redriveIds(body: unknown): string[] | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new MmmqValidationError('The redrive body must be a JSON object: {} for all dead letters, or {"ids":["…"]}');
+  }
+  const unknown = Object.keys(body).find((key) => key !== 'ids');
+  if (unknown !== undefined) {
+    throw new MmmqValidationError(`Unknown field ${JSON.stringify(unknown)} in the redrive body; the only one is ids`);
+  }
+  const { ids } = body as { ids?: unknown };
+  if (ids !== undefined && !(Array.isArray(ids) && ids.every((value) => typeof value === 'string'))) {
+    throw new MmmqValidationError('ids must be an array of message ids');
+  }
+  return ids;
 }

@@ -3,6 +3,7 @@ import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/co
 import { HttpAdapterHost } from '@nestjs/core';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
 import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
+import { SERVER_MAX_HEADERS_COUNT } from './request-head';
 
 /** The timeouts of Node's HTTP server this sets; express's and fastify's servers are both Node's. */
 interface NodeHttpServerTimeouts {
@@ -11,6 +12,7 @@ interface NodeHttpServerTimeouts {
   keepAliveTimeout: number;
   /** How often Node looks for requests past their headers or request timeout; read when the server starts listening. */
   connectionsCheckingInterval: number;
+  maxHeadersCount: number | null;
 }
 
 /** Node checks every 30 s by default, which would let a late request live up to 30 s past its timeout. */
@@ -18,8 +20,8 @@ const MAX_CHECKING_INTERVAL_MS = 1_000;
 const MIN_CHECKING_INTERVAL_MS = 10;
 
 /**
- * Applies `http.headersTimeoutMs`, `http.requestTimeoutMs`, `http.keepAliveTimeoutMs` and
- * `http.maxConnectionsPerIp` to the application's HTTP server at bootstrap, before it listens: on express and
+ * Applies `http.headersTimeoutMs`, `http.requestTimeoutMs`, `http.keepAliveTimeoutMs`,
+ * `http.maxConnectionsPerIp` and the header-field cap (request-head.ts) to the application's HTTP server at bootstrap, before it listens: on express and
  * fastify alike, since both run on Node's server. A request not complete in time is answered 408 by Node and its
  * connection closed; a request whose body has arrived is never cut, however long the broker takes to answer.
  * These apply to every route of the application, the broker's and the host's.
@@ -44,6 +46,7 @@ export class HttpServerLimits implements OnApplicationBootstrap {
       MIN_CHECKING_INTERVAL_MS,
       Math.min(MAX_CHECKING_INTERVAL_MS, Math.floor(headersTimeoutMs / 4)),
     );
+    timeouts.maxHeadersCount = SERVER_MAX_HEADERS_COUNT;
     new PerIpConnectionCap(maxConnectionsPerIp, 'HTTP').attach(server);
   }
 }

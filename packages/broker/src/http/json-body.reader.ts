@@ -3,6 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { incomingMessageOf, RawBodyReader, RequestWithRawBody } from '../publish/raw-body.reader';
 import { assertJsonRequest, hasRequestBody } from './json-request';
 
+/** Refuses bytes that are not UTF-8 rather than reading them as U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Reads the JSON body of an admin request, whether or not the host application parsed it already. */
 @Injectable()
 export class JsonBodyReader {
@@ -18,9 +21,9 @@ export class JsonBodyReader {
     }
     const bytes = await this.raw.read(request);
     try {
-      return JSON.parse(bytes.toString('utf8'));
+      return JSON.parse(UTF8.decode(bytes));
     } catch (error) {
-      throw new MmmqValidationError(`The request body is not valid JSON: ${(error as Error).message}`, { cause: error });
+      throw new MmmqValidationError(`The request body is not valid UTF-8 JSON: ${(error as Error).message}`, { cause: error });
     }
   }
 

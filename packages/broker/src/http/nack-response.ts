@@ -3,6 +3,7 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import {
   PayloadTooLargeError,
   RequestBodyConsumedError,
+  TooManyHeaderFieldsError,
   UnsupportedContentEncodingError,
   UnsupportedContentTypeError,
 } from '../publish/publish.errors';
@@ -33,6 +34,8 @@ export interface NackResponse {
 
 /** RFC 9110: a request sent to a server that does not serve its `Host`. */
 const MISDIRECTED_REQUEST = 421;
+/** RFC 6585. */
+const REQUEST_HEADER_FIELDS_TOO_LARGE = 431;
 
 const INTERNAL_ERROR_MESSAGE = 'Internal broker error; the message was not stored';
 
@@ -55,6 +58,7 @@ export function toNackResponse(error: unknown): NackResponse {
   }
   if (error instanceof DispatcherNotFoundError) return expected(HttpStatus.NOT_FOUND);
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
+  if (error instanceof TooManyHeaderFieldsError) return expected(REQUEST_HEADER_FIELDS_TOO_LARGE);
   if (error instanceof UnsupportedContentEncodingError || error instanceof UnsupportedContentTypeError) {
     return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
   }

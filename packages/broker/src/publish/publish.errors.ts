@@ -29,3 +29,6 @@ export class MissingRequestBodyError extends MmmqValidationError {}
  * send `text/plain` and form bodies to other origins without asking, so only JSON is accepted; answered 415.
  */
 export class UnsupportedContentTypeError extends MmmqError {}
+
+/** More header fields than the broker reads (`MAX_REQUEST_HEADER_FIELDS`); answered 431. */
+export class TooManyHeaderFieldsError extends MmmqError {}

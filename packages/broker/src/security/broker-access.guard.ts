@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { incomingMessageOf, RequestWithRawBody } from '../publish/raw-body.reader';
+import { assertUnambiguousHead } from '../http/request-head';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
 import { Authenticator } from './authenticator';
 import { bearerToken } from './bearer-token';
@@ -12,7 +13,8 @@ import { RequiresRole } from './requires-role.decorator';
 const HOW_TO_SEND_A_TOKEN = 'send "Authorization: Bearer <token>"';
 
 /**
- * Admits a request to a broker route, in this order: its `Host` is one the broker serves (421), it is not a
+ * Admits a request to a broker route, in this order: its head reads one way only (400, 431), its `Host` is one
+ * the broker serves (421), it is not a
  * state-changing request from a web page of another origin (403), its client is authenticated (401), and its
  * token has the route's role (403). Topic limits of publish tokens are checked once the body is read.
  */
@@ -33,6 +35,7 @@ export class BrokerAccessGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<RequestWithRawBody>();
     const message = incomingMessageOf(request);
+    assertUnambiguousHead(message);
     this.hosts.check(message.headers.host);
     this.origins.check(message.method, message.headers);
     const token = bearerToken(message.headers.authorization);

@@ -74,10 +74,28 @@ const ROWS: Row[] = [
     expected: noBody,
   },
   {
-    name: 'more than 2,000 headers, which push Content-Type and Content-Length out',
+    name: 'more than 2,000 headers, which Node would otherwise cut off with Content-Type and Content-Length',
     request: (route) =>
       withBody(route, [...Array.from({ length: 2000 }, (_, i) => `X-${i}: 1`), JSON_TYPE], route.validBody()),
-    expected: noBody,
+    expected: () => ({ status: 431, message: /more than 2000 header fields/ }),
+  },
+  {
+    name: 'two Host headers',
+    request: (route) => withBody(route, ['Host: 127.0.0.1', 'Host: evil.example', JSON_TYPE], route.validBody()),
+    expected: () => ({ status: 400, message: /2 Host header fields; send exactly one/ }),
+  },
+  {
+    name: 'a JSON array where an object belongs',
+    request: (route) => withBody(route, [JSON_TYPE], '[]'),
+    expected: () => ({ status: 400, message: /./ }),
+  },
+  {
+    name: 'a body that is not UTF-8',
+    request: (route) => {
+      const body = Buffer.concat([Buffer.from('{"ids":["'), Buffer.from([0xc0, 0xae]), Buffer.from('"],"topic":"t","content":1}')]);
+      return httpRequest(route.method, route.path, [JSON_TYPE, `Content-Length: ${body.length}`], body);
+    },
+    expected: () => ({ status: 400, message: /./ }),
   },
   {
     name: 'a JSON body as text/plain',
@@ -118,7 +136,7 @@ const ROWS: Row[] = [
   {
     name: 'malformed JSON',
     request: (route) => withBody(route, [JSON_TYPE], '{"topic":'),
-    expected: () => ({ status: 400, message: /not valid JSON/ }),
+    expected: () => ({ status: 400, message: /not valid (UTF-8 )?JSON/ }),
   },
 ];
 
