@@ -4,6 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { TopicQueueInitializedEvent } from '../storage/topic-queue-initialized.event';
+import { AttachRetry } from './attach-retry';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { DispatcherDefinition, sameDefinition } from './dispatcher-definition';
 import { DispatcherRegistry } from './dispatcher-registry';
@@ -17,6 +18,8 @@ import { DeliveryContext, Subscription, SubscriptionState } from './subscription
 interface AttachedTopic {
   queue: TopicQueue;
   subscriptions: Map<string, Subscription>;
+  /** Subscriptions whose checkpoint could not be created yet (a full disk), by consumer id: retried with backoff. */
+  attaching: Map<string, AttachRetry>;
 }
 
 /** A row of `GET /mmmq/subscriptions`. */
@@ -102,10 +105,9 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         return;
       }
       for (const topic of this.topics.values()) {
-        const current = topic.subscriptions.get(definition.consumerId);
         const matches = this.matches(definition, topic.queue.topic);
-        if (current) await this.close(topic, current, !matches);
-        if (matches) await this.open(topic, definition, current !== undefined, topic.queue.tailOffset);
+        const existed = await this.detach(topic, definition.consumerId, !matches);
+        if (matches) await this.open(topic, definition, existed, topic.queue.tailOffset);
       }
     });
   }
@@ -114,10 +116,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   removeDispatcher(consumerId: string): Promise<void> {
     return this.exclusive(async () => {
       await this.registry.remove(consumerId);
-      for (const topic of this.topics.values()) {
-        const current = topic.subscriptions.get(consumerId);
-        if (current) await this.close(topic, current, true);
-      }
+      for (const topic of this.topics.values()) await this.detach(topic, consumerId, true);
     });
   }
 
@@ -137,7 +136,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   private async attach(queue: TopicQueue, tailAtOpen: number): Promise<void> {
     if (this.closing || this.topics.has(queue.topic.name)) return;
-    const topic: AttachedTopic = { queue, subscriptions: new Map() };
+    const topic: AttachedTopic = { queue, subscriptions: new Map(), attaching: new Map() };
     this.topics.set(queue.topic.name, topic);
     queue.subscribe(() => {
       for (const subscription of topic.subscriptions.values()) subscription.signal();
@@ -160,18 +159,47 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return definition.pattern.matches(topic) || topic.name === redriveTopicOf(definition.consumerId);
   }
 
+  /**
+   * Subscribes the consumer to the topic. If its checkpoint cannot be created or written (a full disk), the attach
+   * is retried with the delivery backoff until it succeeds, the dispatcher changes or the broker shuts down.
+   */
   private async open(topic: AttachedTopic, definition: DispatcherDefinition, resumed: boolean, tail: number) {
+    try {
+      await this.subscribe(topic, definition, resumed, tail);
+    } catch (failure) {
+      const attempt = (cancelled: AbortSignal) =>
+        this.exclusive(async () => {
+          if (cancelled.aborted || this.closing) return false;
+          await this.subscribe(topic, definition, resumed, tail);
+          topic.attaching.delete(definition.consumerId);
+          return true;
+        });
+      const label = `${topic.queue.topic.name} → ${definition.consumerId}`;
+      topic.attaching.set(definition.consumerId, new AttachRetry(label, this.options.delivery.backoff, attempt, failure));
+    }
+  }
+
+  private async subscribe(topic: AttachedTopic, definition: DispatcherDefinition, resumed: boolean, tail: number) {
     const initial = definition.startFrom === 'latest' ? tail : 0;
-    const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial);
+    const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
     const subscription = new Subscription(topic.queue, definition, checkpoint, resumed, this.context);
     topic.subscriptions.set(definition.consumerId, subscription);
     subscription.signal();
   }
 
-  private async close(topic: AttachedTopic, subscription: Subscription, deleteCheckpoint: boolean): Promise<void> {
-    await subscription.stop();
-    topic.subscriptions.delete(subscription.consumerId);
-    if (deleteCheckpoint) await topic.queue.checkpoints.delete(subscription.consumerId);
+  /** Ends the consumer's subscription to the topic, attached or still retrying to attach; true if it had one. */
+  private async detach(topic: AttachedTopic, consumerId: string, deleteCheckpoint: boolean): Promise<boolean> {
+    const subscription = topic.subscriptions.get(consumerId);
+    const retry = topic.attaching.get(consumerId);
+    retry?.cancel();
+    topic.attaching.delete(consumerId);
+    if (subscription) {
+      await subscription.stop();
+      topic.subscriptions.delete(consumerId);
+    }
+    if (!subscription && !retry) return false;
+    if (deleteCheckpoint) await topic.queue.checkpoints.delete(consumerId);
+    return true;
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -185,8 +213,13 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     if (this.closing) return;
     this.closing = true;
     await this.lock;
+    const retries = [...this.topics.values()].flatMap((topic) => [...topic.attaching.values()]);
+    for (const retry of retries) retry.cancel();
     const all = [...this.topics.values()].flatMap((topic) => [...topic.subscriptions.values()]);
-    await Promise.allSettled(all.map((subscription) => subscription.stop(this.options.delivery.shutdownGraceMs)));
+    await Promise.allSettled([
+      ...retries.map((retry) => retry.done),
+      ...all.map((subscription) => subscription.stop(this.options.delivery.shutdownGraceMs)),
+    ]);
     this.sender.close();
     this.logger.log(`Stopped ${all.length} subscriptions`);
   }

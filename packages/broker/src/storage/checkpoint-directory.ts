@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { assertConsumerId } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { CheckpointFile } from './checkpoint-file';
@@ -13,12 +13,15 @@ export class CheckpointDirectory {
   private readonly logger = new Logger(CheckpointDirectory.name);
   private readonly files = new Map<string, Promise<CheckpointFile>>();
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly topicName: string,
+  ) {}
 
   static async open(topicDir: string): Promise<CheckpointDirectory> {
     const path = join(topicDir, CHECKPOINTS_DIR);
     await fs.mkdir(path, { recursive: true });
-    return new CheckpointDirectory(path);
+    return new CheckpointDirectory(path, basename(topicDir));
   }
 
   /** Consumer ids that have a checkpoint file here. */
@@ -29,24 +32,35 @@ export class CheckpointDirectory {
       .map((name) => name.slice(0, -CHECKPOINT_EXTENSION.length));
   }
 
-  /** The consumer's checkpoint, created at `initial` if it has none yet. */
-  open(consumerId: string, initial: number): Promise<CheckpointFile> {
+  /**
+   * The consumer's checkpoint, created at `initial` if it has none yet. One that is damaged, or past `logEnd` (the
+   * topic's tail), restarts at 0 with a warning (see {@link CheckpointFile.open}).
+   */
+  open(consumerId: string, initial: number, logEnd: number): Promise<CheckpointFile> {
     const id = assertConsumerId(consumerId);
     let file = this.files.get(id);
     if (!file) {
-      file = this.create(id, initial);
+      file = this.create(id, initial, logEnd);
       this.files.set(id, file);
       file.catch(() => this.files.delete(id));
     }
     return file;
   }
 
-  private async create(consumerId: string, initial: number): Promise<CheckpointFile> {
-    const { checkpoint, reset } = await CheckpointFile.open(this.fileOf(consumerId), initial);
+  private async create(consumerId: string, initial: number, logEnd: number): Promise<CheckpointFile> {
+    const { checkpoint, reset } = await CheckpointFile.open(this.fileOf(consumerId), initial, logEnd);
     if (reset) {
-      this.logger.warn(`Checkpoint of ${consumerId} in ${this.path} was damaged; it restarts at offset 0 (redelivery)`);
+      this.logger.warn(
+        `Topic ${this.topicName}: the checkpoint of consumer ${consumerId} was damaged (${reset}); it restarts at ` +
+          `offset 0, the start of the log (redelivering rather than skipping)`,
+      );
     }
-    await syncDirectory(this.path);
+    try {
+      await syncDirectory(this.path);
+    } catch (error) {
+      await checkpoint.close().catch(() => undefined);
+      throw error;
+    }
     return checkpoint;
   }
 

@@ -17,20 +17,34 @@ export class CheckpointFile {
   ) {}
 
   /**
-   * Opens the checkpoint, creating it at `initial` when absent. A file of the wrong size (damaged) restarts at 0:
-   * redelivering is safe under at-least-once, skipping is not.
+   * Opens the checkpoint, creating it at `initial` when absent. A damaged one restarts at 0 and is rewritten so:
+   * redelivering is safe under at-least-once, skipping is not. Damaged means the wrong size, or an offset past
+   * `logEnd` (the broker never writes one; the true value, say before a bit flip, is unknown). `reset` says why.
    */
-  static async open(path: string, initial: number): Promise<{ checkpoint: CheckpointFile; reset: boolean }> {
+  static async open(path: string, initial: number, logEnd: number): Promise<{ checkpoint: CheckpointFile; reset?: string }> {
     const file = await FileHandle.open(path, true);
-    const created = file.size === 0;
-    const damaged = !created && file.size !== CHECKPOINT_BYTES;
-    const value = created ? initial : damaged ? 0 : Number((await file.read(0, CHECKPOINT_BYTES)).readBigUInt64BE(0));
-    const checkpoint = new CheckpointFile(file, value);
-    if (created || damaged) {
-      if (damaged) await file.truncate(0);
-      await checkpoint.write(value);
+    try {
+      const created = file.size === 0;
+      const stored = file.size === CHECKPOINT_BYTES ? (await file.read(0, CHECKPOINT_BYTES)).readBigUInt64BE(0) : undefined;
+      const reset = created
+        ? undefined
+        : stored === undefined
+          ? `${file.size} bytes instead of ${CHECKPOINT_BYTES}`
+          : stored > BigInt(logEnd)
+            ? `offset ${stored}, past the log end ${logEnd}`
+            : undefined;
+      const value = created ? initial : reset ? 0 : Number(stored);
+      const checkpoint = new CheckpointFile(file, value);
+      if (created || reset) {
+        if (file.size > CHECKPOINT_BYTES) await file.truncate(0);
+        await checkpoint.write(value);
+      }
+      return { checkpoint, reset };
+    } catch (error) {
+      // Not left open: opening is retried (a full disk), and each try would leak a descriptor.
+      await file.close().catch(() => undefined);
+      throw error;
     }
-    return { checkpoint, reset: damaged };
   }
 
   get offset(): number {

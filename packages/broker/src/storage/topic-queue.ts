@@ -74,7 +74,7 @@ export class TopicQueue {
 
   /** Durably records that `consumerId` should next receive `offset`. */
   async commit(consumerId: string, offset: number): Promise<void> {
-    const checkpoint = await this.checkpoints.open(consumerId, offset);
+    const checkpoint = await this.checkpoints.open(consumerId, offset, this.tailOffset);
     await checkpoint.write(offset);
   }
 

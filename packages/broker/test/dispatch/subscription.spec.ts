@@ -33,7 +33,7 @@ describe('Subscription', () => {
       maxInFlight: options.maxInFlight ?? 1,
     };
     sender = new PushSender(options.timeoutMs ?? 5000);
-    const subscription = new Subscription(queue, definition, await queue.checkpoints.open('billing', 0), options.resumed ?? false, {
+    const subscription = new Subscription(queue, definition, await queue.checkpoints.open('billing', 0, queue.tailOffset), options.resumed ?? false, {
       sender,
       deadLetters: new DeadLetterWriter(container),
       options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 20, maxMs: 100 } },
@@ -79,7 +79,7 @@ describe('Subscription', () => {
       publishedAt: expect.any(Number),
     });
     await consumer.waitFor(() => subscription.position === 3);
-    expect((await queue.checkpoints.open('billing', 0)).offset).toBe(3);
+    expect((await queue.checkpoints.open('billing', 0, queue.tailOffset)).offset).toBe(3);
   });
 
   it('dead-letters a message NACKed 4 times with its headers, then delivers the next one', async () => {
@@ -216,7 +216,7 @@ describe('Subscription', () => {
     await publish(queue, { n: 1 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(consumer.received).toHaveLength(1);
-    expect((await queue.checkpoints.open('billing', 0)).offset).toBe(0);
+    expect((await queue.checkpoints.open('billing', 0, queue.tailOffset)).offset).toBe(0);
   });
 
   it('stop with a grace period lets an in-flight push finish and checkpoints it', async () => {
@@ -226,7 +226,7 @@ describe('Subscription', () => {
     await consumer.waitFor(() => consumer.received.length === 1);
     await subscription.stop(10_000);
     expect(subscription.position).toBe(1);
-    expect((await queue.checkpoints.open('billing', 0)).offset).toBe(1);
+    expect((await queue.checkpoints.open('billing', 0, queue.tailOffset)).offset).toBe(1);
     expect(consumer.received).toHaveLength(1);
   });
 

@@ -8,7 +8,7 @@ describe('CheckpointFile', () => {
 
   it('creates the file at the initial offset as 8 big-endian bytes', async () => {
     const path = join(dir(), 'c.checkpoint');
-    const { checkpoint } = await CheckpointFile.open(path, 7);
+    const { checkpoint } = await CheckpointFile.open(path, 7, 10);
     expect(checkpoint.offset).toBe(7);
     expect(readFileSync(path).toString('hex')).toBe('0000000000000007');
     await checkpoint.close();
@@ -17,12 +17,12 @@ describe('CheckpointFile', () => {
   it('keeps an existing value and applies concurrent writes in call order', async () => {
     const path = join(dir(), 'c.checkpoint');
     writeFileSync(path, Buffer.from('0000000000000005', 'hex'));
-    const { checkpoint } = await CheckpointFile.open(path, 0);
+    const { checkpoint } = await CheckpointFile.open(path, 0, 10);
     expect(checkpoint.offset).toBe(5);
     await Promise.all([6, 7, 8, 9].map((offset) => checkpoint.write(offset)));
     expect(checkpoint.offset).toBe(9);
     await checkpoint.close();
-    const reopened = (await CheckpointFile.open(path, 0)).checkpoint;
+    const reopened = (await CheckpointFile.open(path, 0, 10)).checkpoint;
     expect(reopened.offset).toBe(9);
     await reopened.close();
   });
@@ -30,10 +30,32 @@ describe('CheckpointFile', () => {
   it('restarts a damaged checkpoint at 0 (redeliver rather than skip)', async () => {
     const path = join(dir(), 'c.checkpoint');
     writeFileSync(path, Buffer.from([0, 0, 5]));
-    const { checkpoint, reset } = await CheckpointFile.open(path, 42);
-    expect(reset).toBe(true);
+    const { checkpoint, reset } = await CheckpointFile.open(path, 42, 10);
+    expect(reset).toBe('3 bytes instead of 8');
     expect(checkpoint.offset).toBe(0);
     expect(readFileSync(path).length).toBe(8);
+    await checkpoint.close();
+  });
+
+  it('keeps a checkpoint at the log end (everything delivered)', async () => {
+    const path = join(dir(), 'c.checkpoint');
+    writeFileSync(path, Buffer.from('000000000000000a', 'hex'));
+    const { checkpoint, reset } = await CheckpointFile.open(path, 0, 10);
+    expect(reset).toBeUndefined();
+    expect(checkpoint.offset).toBe(10);
+    await checkpoint.close();
+  });
+
+  it.each([
+    ['1,000 past the log end', '00000000000003f2', 'offset 1010, past the log end 10'],
+    ['all ones', 'ffffffffffffffff', 'offset 18446744073709551615, past the log end 10'],
+  ])('restarts a checkpoint %s at 0 and rewrites it (its true value is unknown: redeliver, never skip)', async (_, hex, why) => {
+    const path = join(dir(), 'c.checkpoint');
+    writeFileSync(path, Buffer.from(hex, 'hex'));
+    const { checkpoint, reset } = await CheckpointFile.open(path, 42, 10);
+    expect(reset).toBe(why);
+    expect(checkpoint.offset).toBe(0);
+    expect(readFileSync(path).toString('hex')).toBe('0000000000000000');
     await checkpoint.close();
   });
 });
