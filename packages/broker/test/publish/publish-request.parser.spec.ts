@@ -1,7 +1,10 @@
 import { InvalidMessageError, InvalidTopicError } from '@mmmq/core';
+import { resolveBrokerOptions } from '../../src/mmmq-broker-options.resolver';
 import { PublishRequestParser } from '../../src/publish/publish-request.parser';
 
-const parser = new PublishRequestParser({ maxBodyBytes: 1024, maxJsonDepth: 3, maxBatchMessages: 2 });
+const parser = new PublishRequestParser(
+  resolveBrokerOptions({ http: { maxBodyBytes: 1024, maxJsonDepth: 3, maxBatchMessages: 2 } }).http,
+);
 const bytes = (text: string) => Buffer.from(text);
 const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 

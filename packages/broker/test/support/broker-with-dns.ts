@@ -31,7 +31,12 @@ export async function startBrokerWithDns(
   const app = moduleRef.createNestApplication({ bodyParser: false, logger });
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-  const send = async (method: string, path: string, body?: string | Buffer, headers = { 'content-type': 'application/json' }) => {
+  const send = async (
+    method: string,
+    path: string,
+    body?: string | Buffer,
+    headers: Record<string, string> = { 'content-type': 'application/json' },
+  ) => {
     const response = await fetch(url + path, { method, body, headers });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
