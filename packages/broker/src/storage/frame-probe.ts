@@ -5,6 +5,12 @@ import { FileHandle } from './file-handle';
 export const FRAME_PROBE_WINDOW_BYTES = 1024 * 1024;
 
 /**
+ * A scan for the next intact frame checksums at most this many times the data file's size plus the bytes it scanned:
+ * it keeps a scan through damage linear in the data's size.
+ */
+export const FRAME_SCAN_CHECKSUM_FACTOR = 4;
+
+/**
  * What the bytes at one address of a data file hold. `size` is the frame size its length field declares when
  * that frame fits inside the file (whether or not its checksum matches), else -1.
  */
@@ -51,6 +57,29 @@ export class FrameProbe {
     const size = frameSizeAt(await this.bytes(address, FRAME_HEADER_BYTES, readAhead), 0);
     if (size < 0 || address + size > this.dataSize) return NO_FRAME;
     return { valid: frameChecksumMatches(await this.bytes(address, size, readAhead), 0, size), size };
+  }
+
+  /**
+   * The first address at or after `from` that holds an intact frame, or undefined when none does: a byte-by-byte
+   * scan through the read window that computes a checksum only where the length field fits the file. Any byte can
+   * look like a length field (the bytes just after a real frame header read as a frame of kilobytes to megabytes),
+   * so checksums are bounded by {@link FRAME_SCAN_CHECKSUM_FACTOR}; a candidate larger than what is left is passed over
+   * unchecked.
+   */
+  async findIntactFrame(from: number): Promise<number | undefined> {
+    let allowance = FRAME_SCAN_CHECKSUM_FACTOR * this.dataSize;
+    for (let address = Math.max(from, 0); address + FRAME_HEADER_BYTES <= this.dataSize; address++) {
+      allowance += FRAME_SCAN_CHECKSUM_FACTOR;
+      const at = address - this.#windowStart;
+      const header =
+        at >= 0 && at + FRAME_HEADER_BYTES <= this.#window.length
+          ? frameSizeAt(this.#window, at)
+          : frameSizeAt(await this.bytes(address, FRAME_HEADER_BYTES, true), 0);
+      if (header < 0 || address + header > this.dataSize || header > allowance) continue;
+      allowance -= header;
+      if (frameChecksumMatches(await this.bytes(address, header, true), 0, header)) return address;
+    }
+    return undefined;
   }
 
   /** `length` bytes at `address` (inside the file), from the window when it holds them. */

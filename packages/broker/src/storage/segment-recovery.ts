@@ -1,7 +1,7 @@
 import { FileHandle } from './file-handle';
 import { FrameProbe } from './frame-probe';
 import { OffsetIndexFile } from './offset-index-file';
-import { IsolatedEntry, walkSegment } from './segment-walk';
+import { IsolatedEntry, ScannedDamage, walkSegment } from './segment-walk';
 
 /** What recovery found and did to one segment, in words an operator can act on. */
 export interface SegmentRecovery {
@@ -47,7 +47,11 @@ export async function recoverSegment(
   const walk = await walkSegment(new FrameProbe(data), recorded, limit);
 
   await rewriteIndex(index, recorded, walk.addresses);
-  repairs.push(...describeIndexRepairs(recorded, walk.addresses, limit), ...describeIsolated(walk.isolated));
+  repairs.push(
+    ...describeIndexRepairs(recorded, walk.addresses, limit),
+    ...describeIsolated(walk.isolated),
+    ...walk.scanned.map(describeScanned),
+  );
   if (data.size > walk.end && found.sealedEntries !== undefined) {
     // Nothing is ever appended to a closed segment, so bytes the walk could not place are left for forensics.
     repairs.push(`left ${data.size - walk.end} bytes past the last entry in place: they hold no entry`);
@@ -55,7 +59,8 @@ export async function recoverSegment(
     repairs.push(
       found.indexExisted
         ? `removed ${data.size - walk.end} bytes of unacknowledged data past the last indexed entry`
-        : `removed ${data.size - walk.end} bytes of data that hold no complete entry`,
+        : // without an index the walk scanned them byte by byte: no intact frame starts anywhere in them
+          `removed ${data.size - walk.end} bytes of data that hold no complete entry`,
     );
     await data.truncate(walk.end);
     await data.sync();
@@ -133,4 +138,8 @@ function describeIsolated(isolated: readonly IsolatedEntry[]): string[] {
     start = end + 1;
   }
   return repairs;
+}
+
+function describeScanned({ entry, from, to }: ScannedDamage): string {
+  return `found the next intact entry ${to - from} bytes after damaged data at byte ${from}; the damaged bytes keep one offset (entry ${entry})`;
 }

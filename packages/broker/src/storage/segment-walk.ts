@@ -7,11 +7,24 @@ export interface IsolatedEntry {
   checksumMismatch: boolean;
 }
 
+/**
+ * Damaged bytes, with no index entry to place them by, that the walk found an intact frame after by scanning byte by
+ * byte: they become one isolated entry.
+ */
+export interface ScannedDamage {
+  entry: number;
+  /** Where the damaged bytes start. */
+  from: number;
+  /** Where the next intact frame starts. */
+  to: number;
+}
+
 /** The entries a segment's data holds, as a walk over its frames found them. */
 export interface SegmentWalk {
   /** The data address of every entry the segment keeps, in offset order. */
   addresses: number[];
   isolated: IsolatedEntry[];
+  scanned: ScannedDamage[];
   /** Where the last kept entry ends: nothing past it was committed. */
   end: number;
 }
@@ -26,6 +39,9 @@ export interface SegmentWalk {
  *   successor or its own length field says; when nothing intact follows, it is kept only if the index points
  *   exactly at it (the index is only written after the data is durable, so a damaged frame the index vouches for
  *   is damage, while anything else past the last intact frame is a crash's unacknowledged tail);
+ * - a damaged frame past the index's last entry (a missing or short index) that neither evidence above places is
+ *   scanned past byte by byte: the bytes up to the next intact frame become one isolated entry; with no intact frame
+ *   after it, the walk ends there;
  * - at most `limit` entries are taken: the index's entry count for the tail segment (frames past it were never
  *   acknowledged), or the count the next segment's start offset implies for a closed one.
  *
@@ -35,6 +51,7 @@ export interface SegmentWalk {
 export async function walkSegment(probe: FrameProbe, recorded: readonly number[], limit: number): Promise<SegmentWalk> {
   const addresses: number[] = [];
   const isolated: IsolatedEntry[] = [];
+  const scanned: ScannedDamage[] = [];
   const resync = new Resync(probe, recorded, limit);
   let position = 0;
   while (addresses.length < limit && position < probe.dataSize) {
@@ -61,12 +78,22 @@ export async function walkSegment(probe: FrameProbe, recorded: readonly number[]
       position = next.address;
       continue;
     }
+    // Within the index's count its own entries were the evidence; past it (the walk is still under `limit`), the
+    // data is all there is.
+    const found = entry >= recorded.length ? await probe.findIntactFrame(position + 1) : undefined;
+    if (found !== undefined) {
+      isolated.push({ entry, checksumMismatch: frame.size > 0 });
+      scanned.push({ entry, from: position, to: found });
+      addresses.push(position);
+      position = found;
+      continue;
+    }
     if (recorded[entry] !== position) break;
     isolated.push({ entry, checksumMismatch: frame.size > 0 });
     addresses.push(position);
     position = frame.size > 0 ? position + frame.size : probe.dataSize;
   }
-  return { addresses, isolated, end: position };
+  return { addresses, isolated, scanned, end: position };
 }
 
 interface Landmark {

@@ -126,6 +126,25 @@ describe('segment recovery', () => {
     expect(repairs).toContain('removed 5 bytes of data that hold no complete entry');
   });
 
+  // Found by the fault suite's recovery fuzz: [[[1,1]],[flip-data segment 0 at 0 bit 0, delete-index segment 0]].
+  it('keeps the intact entry after a first frame whose length field is damaged when the index is missing', async () => {
+    writeSegment(dir(), ENTRIES.slice(0, 2));
+    flipBit(paths().data, 0);
+    rmSync(paths().index);
+
+    const { entries, repairs } = await readBack(dir());
+
+    expect(entries).toEqual(['CorruptionError', ENTRIES[1]]);
+    expect(repairs).toEqual([
+      'the index file was missing',
+      'rebuilt 2 index entries from the data',
+      'entry 0 is damaged; it keeps its offset and is skipped at delivery',
+      'found the next intact entry 15 bytes after damaged data at byte 0; the damaged bytes keep one offset (entry 0)',
+    ]);
+    expect(statSync(paths().data).size).toBe(2 * FRAME);
+    expect(readIndex(paths().index)).toEqual([0, FRAME]);
+  });
+
   it('corrects garbage index entries from the data', async () => {
     writeSegment(dir(), ENTRIES);
     const index = readFileSync(paths().index);
@@ -313,6 +332,75 @@ describe('segment recovery checks every index entry against the data', () => {
     expect(entries).toEqual([VARIED[0], 'CorruptionError', 'CorruptionError', VARIED[3], VARIED[4]]);
     expect(repairs).toEqual(['entries 1..2 are damaged; they keep their offsets and are skipped at delivery']);
     expect(readIndex(paths().index)).toEqual(addresses);
+  });
+
+  it.each([
+    ['beyond the data', (length: number) => (length ^ 0xff000000) >>> 0],
+    ['a few bytes short', (length: number) => length - 3],
+  ])('reads on past a middle frame whose length field points %s when the tail segment lost its index', async (_, damage) => {
+    writeSegment(dir(), VARIED);
+    const addresses = readIndex(paths().index);
+    const data = readFileSync(paths().data);
+    data.writeUInt32BE(damage(data.readUInt32BE(addresses[2])), addresses[2]);
+    writeFileSync(paths().data, data);
+    rmSync(paths().index);
+
+    const { entries, repairs } = await readBack(dir());
+
+    expect(entries).toEqual([VARIED[0], VARIED[1], expect.stringMatching(/Error$/), VARIED[3], VARIED[4]]);
+    expect(repairs).toContain(
+      `found the next intact entry ${addresses[3] - addresses[2]} bytes after damaged data at byte ${addresses[2]}; the damaged bytes keep one offset (entry 2)`,
+    );
+    expect(readIndex(paths().index)).toEqual(addresses);
+  });
+
+  it('reads on past a damaged frame to a frame larger than the read window when the index is missing', async () => {
+    const payloads = ['{"n":0}', '{"n":1}', JSON.stringify('x'.repeat(1536 * 1024)), '{"n":3}'];
+    writeSegment(dir(), payloads);
+    flipByte(paths().data, FRAME + 1);
+    rmSync(paths().index);
+
+    expect((await readBack(dir())).entries).toEqual([payloads[0], 'CorruptionError', payloads[2], payloads[3]]);
+  });
+
+  it('reads on past a damaged frame that a closed segment\'s short index has no entry for', async () => {
+    writeSegment(dir(), VARIED);
+    writeSegment(dir(), [], VARIED.length);
+    const addresses = readIndex(paths().index);
+    truncateSync(paths().index, 8);
+    flipByte(paths().data, addresses[1]);
+
+    const { entries } = await readBack(dir(), 0, VARIED.length);
+
+    expect(entries).toEqual([VARIED[0], 'CorruptionError', VARIED[2], VARIED[3], VARIED[4]]);
+    expect(readIndex(paths().index)).toEqual(addresses);
+  });
+
+  it('cuts damaged bytes of a tail segment without an index when no intact frame follows them', async () => {
+    writeSegment(dir(), VARIED);
+    const addresses = readIndex(paths().index);
+    const size = statSync(paths().data).size;
+    flipByte(paths().data, addresses[4]);
+    rmSync(paths().index);
+
+    const { entries, repairs } = await readBack(dir());
+
+    expect(entries).toEqual(VARIED.slice(0, 4));
+    expect(repairs).toContain(`removed ${size - addresses[4]} bytes of data that hold no complete entry`);
+    expect(statSync(paths().data).size).toBe(addresses[4]);
+  });
+
+  it('never scans past the entry count of a tail segment\'s index: later frames were never acknowledged', async () => {
+    writeSegment(dir(), VARIED);
+    const addresses = readIndex(paths().index);
+    const size = statSync(paths().data).size;
+    truncateSync(paths().index, 3 * 8);
+    flipByte(paths().data, addresses[3]);
+
+    const { entries, repairs } = await readBack(dir());
+
+    expect(entries).toEqual(VARIED.slice(0, 3));
+    expect(repairs).toEqual([`removed ${size - addresses[3]} bytes of unacknowledged data past the last indexed entry`]);
   });
 
   it('leaves bytes it cannot place in a closed segment in place (nothing is appended there)', async () => {
