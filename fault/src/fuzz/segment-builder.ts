@@ -140,6 +140,9 @@ export function applyDamage(topic: BuiltTopic, damage: Damage): Set<number> {
       return touched;
     }
     case 'append-index': {
+      // Appending to a deleted index would create one that holds only a torn entry: exactly what a crash during a
+      // new segment's first index write leaves, which tells recovery the data was never acknowledged.
+      if (!existsSync(segment.indexPath)) return new Set();
       const bytes = damage.plausible ? plausibleEntries(segment, damage.bytes) : Buffer.from(damage.bytes);
       appendFileSync(segment.indexPath, bytes);
       return new Set();
