@@ -14,6 +14,10 @@ import { flipByte, segmentPaths } from '../storage/segment-files';
 import { useTempDir } from '../storage/temp-dir';
 import { TestConsumer } from '../support/test-consumer';
 import { openContainer, publish, topicQueue } from '../support/topic-fixture';
+import { Logger } from '@nestjs/common';
+
+// These tests provoke failures on purpose; what the broker logs about them is expected, so it is not printed.
+Logger.overrideLogger(false);
 
 describe('Subscription', () => {
   const dir = useTempDir();

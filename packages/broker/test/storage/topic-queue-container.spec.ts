@@ -8,6 +8,10 @@ import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { TopicQueueInitializedEvent } from '../../src/storage/topic-queue-initialized.event';
 import { bytes, useTempDir } from './temp-dir';
 import { segmentPaths, writeSegment } from './segment-files';
+import { Logger } from '@nestjs/common';
+
+// These tests provoke failures on purpose; what the broker logs about them is expected, so it is not printed.
+Logger.overrideLogger(false);
 
 describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
   const dir = useTempDir();

@@ -7,6 +7,10 @@ import { StorageUnavailableError } from '../../src/storage/storage.errors';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { bytes, useTempDir } from './temp-dir';
 import { flipByte, segmentPaths } from './segment-files';
+import { Logger } from '@nestjs/common';
+
+// These tests provoke failures on purpose; what the broker logs about them is expected, so it is not printed.
+Logger.overrideLogger(false);
 
 describe('TopicQueue', () => {
   const dir = useTempDir();
