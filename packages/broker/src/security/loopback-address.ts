@@ -11,7 +11,11 @@ UNSPECIFIED.addAddress('::', 'ipv6');
 /** The name that resolves to loopback on every system. */
 const LOCALHOST = 'localhost';
 
-/** 127.0.0.0/8 or ::1 (also IPv4-mapped, as Node reports IPv4 peers of a dual-stack socket); false for names. */
+/**
+ * 127.0.0.0/8 or ::1 (also IPv4-mapped, as Node reports IPv4 peers of a dual-stack socket); false for names.
+ * Deliberately narrower than the push-target policy's `classifyAddress`, which reads NAT64 and 6to4 forms as the
+ * IPv4 address they carry: that is right for where a push may end up, wrong for trusting a peer as local.
+ */
 export function isLoopbackAddress(address: string | undefined): boolean {
   const family = address === undefined ? 0 : isIP(address);
   return family !== 0 && LOOPBACK.check(address!, family === 4 ? 'ipv4' : 'ipv6');
