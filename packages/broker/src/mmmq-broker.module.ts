@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { DeadLetterService } from './dispatch/dead-letter-service';
 import { MMMQ_DISPATCH_OPTIONS } from './dispatch/dispatch.options';
@@ -41,6 +41,11 @@ const MMMQ_BROKER_OPTIONS = Symbol('MMMQ_BROKER_OPTIONS');
  * The host application must not let a body parser consume these routes' bodies: create it with
  * `{ bodyParser: false }`, or with `{ rawBody: true }` if other routes need parsed bodies.
  */
+/** Provides one part of the resolved options under its own token, so each consumer injects only what it reads. */
+function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider {
+  return { provide: token, useFactory: (resolved: ResolvedBrokerOptions) => resolved[part], inject: [MMMQ_BROKER_OPTIONS] };
+}
+
 @Module({})
 export class MmmqBrokerModule {
   /** Options are validated when the application is created; an invalid one fails it, naming the option. */
@@ -51,31 +56,11 @@ export class MmmqBrokerModule {
       controllers: [MessagesController, DispatchersController, DeadLettersController, SubscriptionsController],
       providers: [
         { provide: MMMQ_BROKER_OPTIONS, useFactory: () => resolveBrokerOptions(options) },
-        {
-          provide: MMMQ_PERSISTENCE_OPTIONS,
-          useFactory: (resolved: ResolvedBrokerOptions) => resolved.persistence,
-          inject: [MMMQ_BROKER_OPTIONS],
-        },
-        {
-          provide: MMMQ_HTTP_OPTIONS,
-          useFactory: (resolved: ResolvedBrokerOptions) => resolved.http,
-          inject: [MMMQ_BROKER_OPTIONS],
-        },
-        {
-          provide: MMMQ_STREAM_OPTIONS,
-          useFactory: (resolved: ResolvedBrokerOptions) => resolved.stream,
-          inject: [MMMQ_BROKER_OPTIONS],
-        },
-        {
-          provide: MMMQ_AUTH_OPTIONS,
-          useFactory: (resolved: ResolvedBrokerOptions) => resolved.auth,
-          inject: [MMMQ_BROKER_OPTIONS],
-        },
-        {
-          provide: MMMQ_DISPATCH_OPTIONS,
-          useFactory: (resolved: ResolvedBrokerOptions) => resolved.dispatch,
-          inject: [MMMQ_BROKER_OPTIONS],
-        },
+        optionsPart(MMMQ_PERSISTENCE_OPTIONS, 'persistence'),
+        optionsPart(MMMQ_HTTP_OPTIONS, 'http'),
+        optionsPart(MMMQ_STREAM_OPTIONS, 'stream'),
+        optionsPart(MMMQ_AUTH_OPTIONS, 'auth'),
+        optionsPart(MMMQ_DISPATCH_OPTIONS, 'dispatch'),
         {
           provide: PushTargetPolicy,
           useFactory: (dispatch: ResolvedDispatchOptions) => new PushTargetPolicy(dispatch.delivery.allowedNetworks),
