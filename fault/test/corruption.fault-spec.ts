@@ -31,6 +31,16 @@ function expectIntact(damage: string): void {
   );
 }
 
+/** {@link expectIntact}, keeping the first failure for the report. */
+function expectIntactRemembered(damage: string): void {
+  try {
+    expectIntact(damage);
+  } catch (error) {
+    failure ??= error;
+    throw error;
+  }
+}
+
 afterAll(() => {
   const total = (key: keyof DamageOutcome) => outcomes.reduce((sum, outcome) => sum + (outcome[key] as number), 0);
   run.figure('damage kinds × variants (one topic each)', `${new Set(outcomes.map((o) => o.damage)).size} × ${variants.length}`);
@@ -77,26 +87,12 @@ describe('corruption: damage to closed and open segments, indexes, checkpoints',
 
   it.each(SEGMENT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
     '%s (%s): every intact entry is served at its offset, nothing else is',
-    (name) => {
-      try {
-        expectIntact(name);
-      } catch (error) {
-        failure ??= error;
-        throw error;
-      }
-    },
+    (name) => expectIntactRemembered(name),
   );
 
   it.each(CHECKPOINT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
     '%s (%s): the consumer still receives every message (redelivery allowed, skipping not)',
-    (name) => {
-      try {
-        expectIntact(name);
-      } catch (error) {
-        failure ??= error;
-        throw error;
-      }
-    },
+    (name) => expectIntactRemembered(name),
   );
 });
 
