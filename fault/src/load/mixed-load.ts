@@ -29,6 +29,9 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_STREAM_WINDOW = 32;
 const DEFAULT_MAX_BATCH = 20;
 
+/** How one request ended for the load: `gone` means the broker is down and the client stops. */
+type Settled = 'acked' | 'nacked' | 'unknown' | 'gone';
+
 interface Sent {
   attempts: Attempt[];
   /** Resolves with the HTTP-like answer, rejects when the outcome is unknown. */
@@ -78,45 +81,54 @@ export class MixedLoad {
     return `c${this.plan.cycle}-${client}-${this.sessions++}`;
   }
 
-  private async runHttp(client: string, retries?: readonly Attempt[]): Promise<void> {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    let session = this.newSession(client);
-    let sequence = 0;
+  private runHttp(client: string, retries?: readonly Attempt[]): Promise<void> {
     const queue = retries ? [...retries] : undefined;
-    try {
-      while (!this.stopped && (!queue || queue.length > 0)) {
+    return this.runSequential(
+      client,
+      () => !queue || queue.length > 0,
+      (agent, session, sequence) => {
         const original = queue?.shift();
         const topic = original?.topic ?? this.plan.random.pick(this.plan.topics);
-        const attempt = this.begin(topic, 'http', session, sequence++, original);
+        const attempt = this.begin(topic, 'http', session, sequence(), original);
         const sent = this.post('/mmmq/messages', messageJson(topic, attempt.id, attempt.content), [attempt], agent);
-        const settled = await this.settle(sent, (body) => [(body as { offset: number }).offset]);
-        if (settled === 'gone') return;
-        if (settled === 'unknown') {
-          session = this.newSession(client);
-          sequence = 0;
-        }
-      }
-    } finally {
-      agent.destroy();
-    }
+        return this.settle(sent, (body) => [(body as { offset: number }).offset]);
+      },
+    );
   }
 
-  private async runBatch(client: string): Promise<void> {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    let session = this.newSession(client);
-    let sequence = 0;
-    try {
-      while (!this.stopped) {
+  private runBatch(client: string): Promise<void> {
+    return this.runSequential(
+      client,
+      () => true,
+      (agent, session, sequence) => {
         const topic = this.plan.random.pick(this.plan.topics);
         const size = this.plan.random.int(1, this.plan.maxBatch ?? DEFAULT_MAX_BATCH);
-        const attempts = Array.from({ length: size }, () => this.begin(topic, 'http-batch', session, sequence++));
+        const attempts = Array.from({ length: size }, () => this.begin(topic, 'http-batch', session, sequence()));
         const body = `{"messages":[${attempts.map((a) => messageJson(topic, a.id, a.content)).join(',')}]}`;
-        const sent = this.post('/mmmq/messages/batch', body, attempts, agent);
-        const settled = await this.settle(sent, batchOffsets);
+        return this.settle(this.post('/mmmq/messages/batch', body, attempts, agent), batchOffsets);
+      },
+    );
+  }
+
+  /**
+   * One sequential HTTP client on one keep-alive connection: sends while `more()` and the load runs, and starts a
+   * new session (numbered from 0) after an unknown outcome, since what follows it is not ordered after it.
+   */
+  private async runSequential(
+    client: string,
+    more: () => boolean,
+    send: (agent: Agent, session: string, sequence: () => number) => Promise<Settled>,
+  ): Promise<void> {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let session = this.newSession(client);
+    let next = 0;
+    try {
+      while (!this.stopped && more()) {
+        const settled = await send(agent, session, () => next++);
         if (settled === 'gone') return;
         if (settled === 'unknown') {
           session = this.newSession(client);
-          sequence = 0;
+          next = 0;
         }
       }
     } finally {
@@ -177,7 +189,7 @@ export class MixedLoad {
    * Records the outcome of one request: `acked` / `nacked`, `unknown` (no answer, e.g. a timeout) or `gone`
    * (the connection failed: the broker is down, this client stops).
    */
-  private async settle(sent: Sent, offsetsOf: (body: unknown) => number[]): Promise<'acked' | 'nacked' | 'unknown' | 'gone'> {
+  private async settle(sent: Sent, offsetsOf: (body: unknown) => number[]): Promise<Settled> {
     const { history } = this.plan;
     let answer: { status: number; body: string };
     try {
