@@ -13,6 +13,8 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
+  DEFAULT_FLUSH_BYTES,
+  DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
   HttpOptions,
@@ -67,6 +69,8 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     persistence: {
       rootDir: resolve(nonBlankString('persistence.rootDir', rootDir)),
       segmentMaxBytes: positiveInteger('persistence.segment.maxBytes', segmentMaxBytes),
+      flushIntervalMs: positiveInteger('persistence.flush.intervalMs', persistence.flush?.intervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
+      flushBytes: positiveInteger('persistence.flush.bytes', persistence.flush?.bytes ?? DEFAULT_FLUSH_BYTES),
     },
     http: resolveHttp(http),
     stream: resolveStream(stream),

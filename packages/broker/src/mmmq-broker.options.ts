@@ -5,6 +5,14 @@ import type { AuthOptions } from './security/auth.options';
 export const DEFAULT_ROOT_DIR = './mmmq';
 /** Segment rotation threshold (soft cap: a message is never split across segments). */
 export const DEFAULT_SEGMENT_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * The journal's flush makes the topic files durable (fsyncing only the dirty ones) and lets the journal drop what
+ * they cover: at the latest this long after the previous flush, sooner when {@link DEFAULT_FLUSH_BYTES} of journal
+ * have been written. Longer means fewer fsyncs of topic files, a longer journal to replay after a crash.
+ */
+export const DEFAULT_FLUSH_INTERVAL_MS = 10_000;
+/** Journal bytes written since the last flush that start the next one; also bounds the journal's size on disk. */
+export const DEFAULT_FLUSH_BYTES = 64 * 1024 * 1024;
 /** Largest publish request body accepted before answering 413. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of objects and arrays accepted inside one message's `content`. */
@@ -37,10 +45,19 @@ export interface SegmentOptions {
   maxBytes?: number;
 }
 
+export interface FlushOptions {
+  /** Longest time between two flushes, in ms. Default {@link DEFAULT_FLUSH_INTERVAL_MS}. */
+  intervalMs?: number;
+  /** Journal bytes that start a flush early. Default {@link DEFAULT_FLUSH_BYTES}. */
+  bytes?: number;
+}
+
 export interface PersistenceOptions {
-  /** Directory holding `dispatchers.json` and `topics/`. Default {@link DEFAULT_ROOT_DIR}. */
+  /** Directory holding `dispatchers.json`, `journal/` and `topics/`. Default {@link DEFAULT_ROOT_DIR}. */
   rootDir?: string;
   segment?: SegmentOptions;
+  /** When the journal's flush makes the topic files durable. */
+  flush?: FlushOptions;
 }
 
 export interface HttpOptions {
@@ -124,6 +141,8 @@ export interface ResolvedPersistenceOptions {
   /** Absolute. */
   rootDir: string;
   segmentMaxBytes: number;
+  flushIntervalMs: number;
+  flushBytes: number;
 }
 
 /** HTTP limits after defaults are applied and validation passed. */

@@ -10,6 +10,8 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
+  DEFAULT_FLUSH_BYTES,
+  DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   MmmqBrokerOptions,
 } from '../src/mmmq-broker.options';
@@ -18,7 +20,12 @@ import { DEFAULT_DELIVERY_OPTIONS } from '../src/dispatch/delivery.options';
 describe('resolveBrokerOptions', () => {
   it('fills every default, with an absolute root directory', () => {
     expect(resolveBrokerOptions()).toEqual({
-      persistence: { rootDir: resolve(DEFAULT_ROOT_DIR), segmentMaxBytes: DEFAULT_SEGMENT_MAX_BYTES },
+      persistence: {
+        rootDir: resolve(DEFAULT_ROOT_DIR),
+        segmentMaxBytes: DEFAULT_SEGMENT_MAX_BYTES,
+        flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
+        flushBytes: DEFAULT_FLUSH_BYTES,
+      },
       http: {
         maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
         maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
@@ -49,7 +56,7 @@ describe('resolveBrokerOptions', () => {
       delivery: { maxNackRetries: 0, timeoutMs: 500, shutdownGraceMs: 0, backoff: { initialMs: 10, maxMs: 20 } },
     });
     expect(resolved).toMatchObject({
-      persistence: { rootDir: '/data/mmmq', segmentMaxBytes: 4096 },
+      persistence: { rootDir: '/data/mmmq', segmentMaxBytes: 4096, flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS, flushBytes: DEFAULT_FLUSH_BYTES },
       http: { maxBodyBytes: 10, maxJsonDepth: 2, maxBatchMessages: 3 },
       dispatch: {
         delivery: {

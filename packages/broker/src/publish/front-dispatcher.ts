@@ -1,16 +1,15 @@
 import type { PublishedMessage } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
-import { TopicQueueContainer } from '../storage';
+import { TopicQueue, TopicQueueContainer } from '../storage';
 import { encodeEnvelope } from './message-envelope';
 import { PublishableMessage } from './publish-request.parser';
-import { MixedTopicBatchError } from './publish.errors';
 
 /** Appends validated messages to their topic's log and says where they landed, once they are durable. */
 @Injectable()
 export class FrontDispatcher {
   constructor(private readonly queues: TopicQueueContainer) {}
 
-  /** Resolves after the message's index entry is fsync'd. */
+  /** Resolves once the journal record holding the message is fsync'd. */
   async publish(message: PublishableMessage): Promise<PublishedMessage> {
     const queue = await this.queues.getOrCreate(message.topic);
     const offset = await queue.offer(encode(message, Date.now()));
@@ -18,38 +17,42 @@ export class FrontDispatcher {
   }
 
   /**
-   * Appends every message in one commit: all are durable at consecutive offsets, or none is written.
-   * Each topic has its own log, so a commit cannot span topics; batches naming several are refused rather
-   * than half-applied.
-   *
-   * @throws MixedTopicBatchError before anything is written
+   * Appends every message in one commit — one journal record, whatever topics they name: all are durable and
+   * visible together (each topic's at consecutive offsets, in batch order), or none is written.
    */
   async publishBatch(messages: readonly PublishableMessage[]): Promise<PublishedMessage[]> {
     return (await this.enqueue(messages)).committed;
   }
 
   /**
-   * Gives the messages their place in their topic's log and resolves as soon as they have it, before they are
-   * durable: whatever is enqueued after this resolves is stored after these messages. `committed` resolves
-   * once they are durable (or rejects, and then nothing of them was stored). Checks as `publishBatch` does.
-   *
-   * @throws MixedTopicBatchError before anything is written
+   * Gives the messages their place in the broker's commit order and resolves as soon as they have it, before they
+   * are durable: whatever is enqueued after this resolves is stored after these messages. `committed` resolves
+   * once they are durable (or rejects, and then nothing of them was stored).
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<{ committed: Promise<PublishedMessage[]> }> {
-    const topic = messages[0].topic;
-    const stranger = messages.findIndex((message) => !message.topic.equals(topic));
-    if (stranger >= 0) {
-      throw new MixedTopicBatchError(
-        `All messages of a batch must share one topic: messages[0] is for ${topic.name}, ` +
-          `messages[${stranger}] for ${messages[stranger].topic.name}`,
-      );
-    }
-    const queue = await this.queues.getOrCreate(topic);
+    const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
     const publishedAt = Date.now();
-    const offered = queue.offerAll(messages.map((message) => encode(message, publishedAt)));
-    const committed = offered.then((first) =>
-      messages.map((message, index) => ({ id: message.id, topic: topic.name, offset: first + index })),
-    );
+    for (const [index, message] of messages.entries()) {
+      let part = byTopic.get(message.topic.name);
+      if (!part) {
+        part = { queue: await this.queues.getOrCreate(message.topic), payloads: [], indices: [] };
+        byTopic.set(message.topic.name, part);
+      }
+      part.payloads.push(encode(message, publishedAt));
+      part.indices.push(index);
+    }
+    const parts = [...byTopic.values()];
+    for (const { queue } of parts) if (!queue.writable) await queue.assertWritable();
+    const offered = this.queues.journal.commit(parts.map(({ queue, payloads }) => ({ topic: queue, payloads })));
+    const committed = offered.then((firstOffsets) => {
+      const published = new Array<PublishedMessage>(messages.length);
+      parts.forEach(({ queue, indices }, i) =>
+        indices.forEach((index, n) => {
+          published[index] = { id: messages[index].id, topic: queue.topic.name, offset: (firstOffsets[i] as number) + n };
+        }),
+      );
+      return published;
+    });
     return { committed };
   }
 }

@@ -9,8 +9,6 @@ export class PayloadTooLargeError extends MmmqError {}
  */
 export class RequestBodyConsumedError extends MmmqError {}
 
-/** A batch named more than one topic; each topic has its own log, so one commit cannot cover them all. */
-export class MixedTopicBatchError extends MmmqValidationError {}
 
 /** A stored payload is not a message envelope (neither this broker's format nor the original Java one). */
 export class MalformedEnvelopeError extends MmmqError {}

@@ -4,6 +4,8 @@ import { assertConsumerId } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { CheckpointFile } from './checkpoint-file';
 import { syncDirectory } from './file-handle';
+import type { Journal } from './journal/journal';
+import { JournalOpKind } from './journal/journal-record';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
 const CHECKPOINT_EXTENSION = '.checkpoint';
@@ -16,12 +18,13 @@ export class CheckpointDirectory {
   private constructor(
     readonly path: string,
     private readonly topicName: string,
+    private readonly journal: Journal,
   ) {}
 
-  static async open(topicDir: string): Promise<CheckpointDirectory> {
+  static async open(topicDir: string, journal: Journal): Promise<CheckpointDirectory> {
     const path = join(topicDir, CHECKPOINTS_DIR);
     await fs.mkdir(path, { recursive: true });
-    return new CheckpointDirectory(path, basename(topicDir));
+    return new CheckpointDirectory(path, basename(topicDir), journal);
   }
 
   /** Consumer ids that have a checkpoint file here. */
@@ -48,7 +51,8 @@ export class CheckpointDirectory {
   }
 
   private async create(consumerId: string, initial: number, logEnd: number): Promise<CheckpointFile> {
-    const { checkpoint, reset } = await CheckpointFile.open(this.fileOf(consumerId), initial, logEnd);
+    const owner = { journal: this.journal, topic: this.topicName, consumerId };
+    const { checkpoint, reset } = await CheckpointFile.open(this.fileOf(consumerId), initial, logEnd, owner);
     if (reset) {
       this.logger.warn(
         `Topic ${this.topicName}: the checkpoint of consumer ${consumerId} was damaged (${reset}); it restarts at ` +
@@ -64,8 +68,27 @@ export class CheckpointDirectory {
     return checkpoint;
   }
 
-  /** Removes the consumer's checkpoint (its subscription to this topic ended). */
+  /** Removes the consumer's checkpoint (its subscription to this topic ended), journaled first. */
   async delete(consumerId: string): Promise<void> {
+    const id = assertConsumerId(consumerId);
+    await this.journal.commit([{ op: { kind: JournalOpKind.CHECKPOINT_DELETE, topic: this.topicName, consumerId: id } }]);
+    await this.forget(id);
+  }
+
+  /** Sets the consumer's checkpoint without journaling it (the journal's replay); durable at `sync`. */
+  async restore(consumerId: string, offset: number, logEnd: number): Promise<void> {
+    (await this.open(consumerId, offset, logEnd)).restore(offset);
+  }
+
+  /** Writes every moved checkpoint of this topic and fsyncs it; returns the fsyncs it took. */
+  async sync(): Promise<number> {
+    let fsyncs = 0;
+    for (const file of this.files.values()) fsyncs += await (await file).sync();
+    return fsyncs;
+  }
+
+  /** Removes the consumer's checkpoint file without journaling it (the journal's replay, or after `delete`). */
+  async forget(consumerId: string): Promise<void> {
     const id = assertConsumerId(consumerId);
     const file = this.files.get(id);
     this.files.delete(id);

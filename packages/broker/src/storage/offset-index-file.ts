@@ -4,8 +4,8 @@ import { FileHandle } from './file-handle';
 export const INDEX_ENTRY_BYTES = 8;
 
 /**
- * The `.idx` file of a segment, mirrored in memory. Its fsync is the commit point of the log: an entry exists for
- * readers only once its address is durable here.
+ * The `.idx` file of a segment, mirrored in memory. Entries are written only once the journal holds them durably,
+ * so the index is fsync'd at the journal's flush, not per write.
  */
 export class OffsetIndexFile {
   private constructor(
@@ -23,6 +23,10 @@ export class OffsetIndexFile {
     return { index: new OffsetIndexFile(file, addresses), tornBytes: bytes.length - count * INDEX_ENTRY_BYTES };
   }
 
+  get path(): string {
+    return this.file.path;
+  }
+
   get count(): number {
     return this.addresses.length;
   }
@@ -31,11 +35,14 @@ export class OffsetIndexFile {
     return this.addresses[entry];
   }
 
-  /** Writes and fsyncs the addresses, then makes them visible. Nothing is visible if this throws. */
-  async appendDurably(addresses: readonly number[]): Promise<void> {
+  /** Writes the addresses after the last entry and makes them visible; durable at the next `sync`. */
+  async append(addresses: readonly number[]): Promise<void> {
     await this.file.append(encodeAddresses(addresses));
-    await this.file.sync();
     for (const address of addresses) this.addresses.push(address);
+  }
+
+  sync(): Promise<void> {
+    return this.file.sync();
   }
 
   /**
@@ -52,11 +59,11 @@ export class OffsetIndexFile {
     addresses.forEach((address, i) => (this.addresses[first + i] = address));
   }
 
-  /** Cuts the file (and the memory view) to `count` entries and makes that durable. */
-  async truncate(count: number): Promise<void> {
-    await this.file.truncate(count * INDEX_ENTRY_BYTES);
-    await this.file.sync();
+  /** Cuts the file (and the memory view) to `count` entries; `durably` fsyncs the cut before returning. */
+  async truncate(count: number, durably = false): Promise<void> {
     this.addresses.length = Math.min(this.addresses.length, count);
+    await this.file.truncate(count * INDEX_ENTRY_BYTES);
+    if (durably) await this.file.sync();
   }
 
   close(): Promise<void> {

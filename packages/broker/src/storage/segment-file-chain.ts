@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { syncDirectory } from './file-handle';
-import { parseSegmentFileName, SegmentFile, StagedAppend } from './segment-file';
+import { parseSegmentFileName, SegmentFile } from './segment-file';
 import { CorruptionError, StorageError } from './storage.errors';
 import { settleAll } from './settle-all';
 
@@ -12,9 +12,12 @@ export interface SegmentRepair {
 
 /**
  * The ordered segments of one topic. Offsets are absolute and dense; only the tail segment is written, and it
- * rotates once its data reaches `maxBytes` (a soft cap: a group is never split across segments).
+ * rotates once its data reaches `maxBytes` (a soft cap: a group is never split across segments). Writes reach
+ * the page cache only; `sync` (the journal's flush) makes them durable.
  */
 export class SegmentFileChain {
+  private directoryDirty = false;
+
   private constructor(
     private readonly dir: string,
     private readonly maxBytes: number,
@@ -68,39 +71,54 @@ export class SegmentFileChain {
     return this.segments.length;
   }
 
-  /** Appends the payloads as one durable unit and returns the offset of the first. */
-  async append(payloads: readonly Buffer[]): Promise<number> {
-    if (this.rotationDue) await this.rotate();
-    const first = this.tail.endOffset;
-    await this.tail.append(payloads);
-    return first;
+  /**
+   * Writes entry frames (encoded, `starts` relative to `frames`) at the tail, rotating first when the tail is
+   * full. Not durable until `sync`; the journal holds them until then.
+   */
+  async write(frames: Buffer, starts: readonly number[]): Promise<void> {
+    if (this.tail.size >= this.maxBytes && this.tail.count > 0) await this.rotate();
+    await this.tail.write(frames, starts);
+  }
+
+  /** True when something was written (or a segment created or removed) since the last `sync`. */
+  get needsSync(): boolean {
+    return this.directoryDirty || this.segments.some((segment) => segment.needsSync);
+  }
+
+  /** Makes everything written so far durable; returns the number of fsyncs it took. */
+  async sync(): Promise<number> {
+    let fsyncs = 0;
+    for (const segment of this.segments) {
+      if (!segment.needsSync) continue;
+      await segment.sync();
+      fsyncs += 2;
+    }
+    if (this.directoryDirty) {
+      this.directoryDirty = false;
+      try {
+        await syncDirectory(this.dir);
+      } catch (cause) {
+        this.directoryDirty = true;
+        throw new StorageError(`Cannot make the segments of ${this.dir} durable`, { cause });
+      }
+      fsyncs++;
+    }
+    return fsyncs;
   }
 
   /**
-   * True when the tail is full: the next group goes to a new segment, which may only be created once no group
-   * is staged in the old one (its start offset is the old one's end).
+   * Cuts the log back so that `offset` is the next entry appended: segments starting past it are removed, the one
+   * holding it is cut. Durable at the next `sync`. Only for what the journal still holds.
    */
-  get rotationDue(): boolean {
-    return this.tail.size >= this.maxBytes && this.tail.count > 0;
-  }
-
-  /** First phase of a commit (see SegmentFile.stage), rotating first when due; with nothing staged then. */
-  async stage(payloads: readonly Buffer[]): Promise<{ segment: SegmentFile; staged: StagedAppend }> {
-    if (this.rotationDue) await this.rotate();
-    const segment = this.tail;
-    return { segment, staged: await segment.stage(payloads) };
-  }
-
-  /** Second phase: makes a staged group visible and returns the offset of its first entry. In stage order. */
-  async commit({ segment, staged }: { segment: SegmentFile; staged: StagedAppend }): Promise<number> {
-    const first = segment.endOffset;
-    await segment.commit(staged);
-    return first;
-  }
-
-  /** Cuts the tail back to its last commit after a failed phase; call with no phase running. */
-  rollback(cause: unknown): Promise<void> {
-    return this.tail.rollback(cause);
+  async truncateTo(offset: number): Promise<void> {
+    while (this.segments.length > 1 && this.tail.startOffset >= offset) {
+      const removed = this.segments.pop() as SegmentFile;
+      await removed.close();
+      await fs.rm(removed.dataPath, { force: true });
+      await fs.rm(removed.indexPath, { force: true });
+      this.directoryDirty = true;
+    }
+    await this.tail.truncate(Math.max(0, offset - this.tail.startOffset));
   }
 
   /** Closes and reopens the tail segment so recovery re-reads what is really on disk after a write failure. */
@@ -113,13 +131,9 @@ export class SegmentFileChain {
 
   private async rotate(): Promise<void> {
     const { segment } = await SegmentFile.open(this.dir, this.tail.endOffset);
-    try {
-      await syncDirectory(this.dir);
-    } catch (cause) {
-      await segment.close();
-      throw new StorageError(`Cannot make the new segment ${segment.startOffset} in ${this.dir} durable`, { cause });
-    }
     this.segments.push(segment);
+    // The new files' directory entries reach the disk at the next sync; until then the journal holds their entries.
+    this.directoryDirty = true;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { decodeFrame, encodeFrames } from './entry-frame';
+import { decodeFrame } from './entry-frame';
 import { FileHandle, syncDirectory } from './file-handle';
 import { OffsetIndexFile } from './offset-index-file';
 import { recoverSegment, SegmentRecovery } from './segment-recovery';
@@ -24,32 +24,21 @@ export function parseSegmentFileName(name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** A group whose data is written and fsync'd, waiting for its index entries (the commit point). */
-export interface StagedAppend {
-  /** Byte address of each entry in the data file. */
-  addresses: number[];
-  /** Where the data file ends once this group is committed. */
-  end: number;
-}
-
 /**
- * One segment of a topic's log: a `.mmm` data file and its `.idx` offset index. Appends are two-phase
- * (data + fsync, then index + fsync); readers only ever see entries whose index entry is durable. The phases
- * of consecutive groups may overlap — the next group's data while this group's index is written — as long as
- * each group's index phase follows its own data phase and the index phases run in order.
+ * One segment of a topic's log: a `.mmm` data file and its `.idx` offset index. Entries are written here only
+ * once the journal has made them durable, so a write goes to the page cache without an fsync; `sync` (the
+ * journal's flush) makes the segment durable on its own, after which the journal may forget those entries.
  */
 export class SegmentFile {
-  /** End of the data written so far, committed or staged. */
-  private writtenEnd: number;
+  /** Written since the last `sync`. */
+  private dirty = false;
 
   private constructor(
     readonly startOffset: number,
     private readonly data: FileHandle,
     private readonly index: OffsetIndexFile,
     private dataEnd: number,
-  ) {
-    this.writtenEnd = dataEnd;
-  }
+  ) {}
 
   /**
    * Opens or creates the segment starting at `startOffset` in `dir`, recovering it first. `nextStartOffset` is
@@ -103,6 +92,14 @@ export class SegmentFile {
     return { index: (await OffsetIndexFile.open(indexPath)).index, recovery };
   }
 
+  get dataPath(): string {
+    return this.data.path;
+  }
+
+  get indexPath(): string {
+    return this.index.path;
+  }
+
   /** Committed entries in this segment. */
   get count(): number {
     return this.index.count;
@@ -118,60 +115,51 @@ export class SegmentFile {
     return this.dataEnd;
   }
 
-  /**
-   * Appends all payloads as one durable unit: one data write + fsync, then one index write + fsync. On any
-   * failure both files are cut back to the last committed entry, so a failed append leaves no trace.
-   */
-  async append(payloads: readonly Buffer[]): Promise<void> {
-    try {
-      await this.commit(await this.stage(payloads));
-    } catch (cause) {
-      await this.rollback(cause);
-      throw cause;
-    }
+  /** True when entries were written since the last `sync`. */
+  get needsSync(): boolean {
+    return this.dirty;
   }
 
   /**
-   * First phase: writes the payloads' frames after everything written so far and fsyncs the data file. Nothing
-   * is visible yet. On failure the caller rolls back once no other phase of this segment is running.
+   * Writes entry frames (already encoded, `starts` relative to `frames`) after the last entry and makes them
+   * readable. Not durable until `sync`: the journal is. On failure both files are cut back to where they were.
    */
-  async stage(payloads: readonly Buffer[]): Promise<StagedAppend> {
-    const { bytes, starts } = encodeFrames(payloads);
-    const base = this.writtenEnd;
-    // Claimed before the write, so the next group's data goes after this one's even while this one is written.
-    this.writtenEnd = base + bytes.length;
+  async write(frames: Buffer, starts: readonly number[]): Promise<void> {
+    const base = this.dataEnd;
+    const count = this.index.count;
+    this.dirty = true;
     try {
-      await this.data.writeAt(bytes, base);
-      await this.data.sync();
+      await this.data.writeAt(frames, base);
+      await this.index.append(starts.map((start) => base + start));
     } catch (cause) {
-      throw new StorageError(`Writing ${payloads.length} entries failed; nothing of them was committed`, { cause });
+      await this.index.truncate(count).catch(() => undefined);
+      await this.data.truncate(base).catch(() => undefined);
+      throw new StorageError(`Writing ${starts.length} entries to segment ${this.startOffset} failed`, { cause });
     }
-    return { addresses: starts.map((start) => base + start), end: base + bytes.length };
+    this.dataEnd = base + frames.length;
   }
 
-  /** Second phase, the commit point: appends the group's index entries and fsyncs the index. In stage order. */
-  async commit(staged: StagedAppend): Promise<void> {
+  /** Makes every entry written so far durable: the data first, then the index that points into it. */
+  async sync(): Promise<void> {
+    if (!this.dirty) return;
+    this.dirty = false;
     try {
-      await this.index.appendDurably(staged.addresses);
+      await this.data.sync();
+      await this.index.sync();
     } catch (cause) {
-      throw new StorageError(`Indexing ${staged.addresses.length} entries failed; nothing of them was committed`, { cause });
+      this.dirty = true;
+      throw new StorageError(`Syncing segment ${this.startOffset} failed`, { cause });
     }
-    this.dataEnd = staged.end;
   }
 
-  /** Cuts both files back to the last committed entry, dropping every staged group. */
-  async rollback(cause: unknown): Promise<void> {
-    const committed = this.index.count;
-    try {
-      await this.data.truncate(this.dataEnd);
-      this.writtenEnd = this.dataEnd;
-      await this.data.sync();
-      await this.index.truncate(committed);
-    } catch (rollbackError) {
-      throw new StorageError('Appending failed and cutting the segment back to its last commit failed too', {
-        cause: new AggregateError([cause, rollbackError]),
-      });
-    }
+  /** Cuts the segment back to its first `count` entries (data and index); durable at the next `sync`. */
+  async truncate(count: number): Promise<void> {
+    if (count >= this.index.count) return;
+    this.dirty = true;
+    const end = this.index.addressOf(count);
+    await this.index.truncate(count);
+    await this.data.truncate(end);
+    this.dataEnd = end;
   }
 
   /** Reads and verifies the payload of entry `relative` (0-based within this segment). */

@@ -38,7 +38,7 @@ export async function recoverSegment(
 ): Promise<SegmentRecovery> {
   const repairs: string[] = [];
   if (found.tornIndexBytes > 0) {
-    await index.truncate(index.count);
+    await index.truncate(index.count, true);
     repairs.push(`cut a torn index tail of ${found.tornIndexBytes} bytes (${index.count} entries kept)`);
   }
   if (!found.indexExisted && data.size > 0) repairs.push('the index file was missing');
@@ -81,7 +81,7 @@ async function rewriteIndex(
   let same = 0;
   while (same < recorded.length && same < addresses.length && recorded[same] === addresses[same]) same++;
   if (same < addresses.length) await index.replaceDurably(same, addresses.slice(same));
-  if (recorded.length > addresses.length) await index.truncate(addresses.length);
+  if (recorded.length > addresses.length) await index.truncate(addresses.length, true);
 }
 
 function describeIndexRepairs(recorded: readonly number[], addresses: readonly number[], limit: number): string[] {

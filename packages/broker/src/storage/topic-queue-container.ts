@@ -6,6 +6,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { MMMQ_PERSISTENCE_OPTIONS, ResolvedPersistenceOptions } from '../mmmq-broker.options';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { syncDirectory } from './file-handle';
+import { Journal } from './journal/journal';
+import { recoverJournal } from './journal/journal-recovery';
 import { SegmentFileChain } from './segment-file-chain';
 import { StorageUnavailableError, TopicNameConflictError } from './storage.errors';
 import { RecentEntriesBudget } from './recent-entries-budget';
@@ -13,8 +15,12 @@ import { TopicQueue } from './topic-queue';
 import { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
 
 export const TOPICS_DIR = 'topics';
+export const JOURNAL_DIR = 'journal';
 
-/** Owns every open topic queue; creates one on first use and announces it with a TopicQueueInitializedEvent. */
+/**
+ * Owns the broker-wide journal and every open topic queue. Before the first topic is used it replays the journal
+ * into the topic files; it creates a topic on first use and announces it with a TopicQueueInitializedEvent.
+ */
 @Injectable()
 export class TopicQueueContainer implements OnApplicationShutdown {
   private readonly logger = new Logger(TopicQueueContainer.name);
@@ -24,14 +30,19 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   private readonly recentEntries = new RecentEntriesBudget();
   /** Case-folded name → name, so `Order` cannot be created beside `order`. */
   private readonly names = new Map<string, string>();
+  private recovering?: Promise<void>;
   private closing?: Promise<void>;
   readonly topicsDir: string;
+  readonly journalDir: string;
+  readonly journal: Journal;
 
   constructor(
     @Inject(MMMQ_PERSISTENCE_OPTIONS) private readonly options: ResolvedPersistenceOptions,
     private readonly events: EventEmitter2,
   ) {
     this.topicsDir = join(resolve(options.rootDir), TOPICS_DIR);
+    this.journalDir = join(resolve(options.rootDir), JOURNAL_DIR);
+    this.journal = new Journal({ intervalMs: options.flushIntervalMs, bytes: options.flushBytes });
   }
 
   get(name: string): TopicQueue | undefined {
@@ -42,8 +53,25 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     return [...this.queues.values()];
   }
 
+  /** Resolves once the journal is replayed into the topic files and open for commits; whoever asks first starts it. */
+  whenRecovered(): Promise<void> {
+    this.recovering ??= (async () => {
+      await fs.mkdir(this.topicsDir, { recursive: true });
+      const start = await recoverJournal(this.journalDir, (name) => this.openTopic(Topic.of(name)), this.journal.stats);
+      await this.journal.open(start);
+    })();
+    return this.recovering;
+  }
+
   /** The open queue of `topic`, opening (and recovering) or creating it first. */
-  getOrCreate(topic: Topic): Promise<TopicQueue> {
+  async getOrCreate(topic: Topic): Promise<TopicQueue> {
+    const open = this.queues.get(topic.name);
+    if (open) return open;
+    await this.whenRecovered();
+    return this.openTopic(topic);
+  }
+
+  private openTopic(topic: Topic): Promise<TopicQueue> {
     const open = this.queues.get(topic.name);
     if (open) return Promise.resolve(open);
     if (this.closing) {
@@ -70,7 +98,8 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     try {
       const created = await this.ensureDirectory(dir);
       const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
-      queue = new TopicQueue(topic, dir, chain, await CheckpointDirectory.open(dir), this.recentEntries);
+      const checkpoints = await CheckpointDirectory.open(dir, this.journal);
+      queue = new TopicQueue(topic, dir, chain, checkpoints, this.recentEntries, this.journal);
       if (created) await syncDirectory(this.topicsDir);
       for (const { startOffset, repairs: done } of repairs) {
         this.logger.warn(`Topic ${topic.name}, segment ${startOffset} repaired: ${done.join('; ')}`);
@@ -89,10 +118,14 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     return created !== undefined;
   }
 
-  /** Closes every queue after its in-flight commits. Idempotent; every queue is closed even if one fails. */
+  /**
+   * Drains and flushes the journal, then closes every queue. Idempotent; every queue is closed even if one fails.
+   */
   onApplicationShutdown(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.allSettled(this.opening.values());
+      await this.recovering?.catch(() => undefined);
+      await this.journal.close().catch((error: unknown) => this.logger.error('Closing the journal failed', (error as Error).stack));
       const results = await Promise.allSettled(this.list().map((queue) => queue.close()));
       this.queues.clear();
       for (const result of results) {

@@ -1,41 +1,54 @@
+import { Logger } from '@nestjs/common';
 import { Topic } from '@mmmq/core';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { SegmentFileChain } from './segment-file-chain';
 import { RecentEntries } from './recent-entries';
 import { RecentEntriesBudget } from './recent-entries-budget';
 import { CorruptionError, StorageUnavailableError } from './storage.errors';
-import { GroupCommit } from './group-commit';
+import { Journal, WRITE_RECOVERY_DELAY_MS } from './journal/journal';
+import { Flushable, JournalTopic } from './journal/journal-commit';
+import { describeCause } from './journal/describe-cause';
 import { settleAll } from './settle-all';
 
 /** Called after entries are committed, with the new tail offset. */
 export type TopicQueueListener = (tailOffset: number) => void;
 
 /**
- * A topic's durable log and its consumers' checkpoints. Concurrent offers are group-committed; every offer
- * resolves with its offset only after the index fsync that covers it.
+ * A topic's log and its consumers' checkpoints. Offers are committed through the broker-wide journal; every offer
+ * resolves with its offset once the journal record holding it is fsync'd and its entries are readable here.
  */
-export class TopicQueue {
+export class TopicQueue implements JournalTopic, Flushable {
+  private readonly logger = new Logger(TopicQueue.name);
   private readonly listeners = new Set<TopicQueueListener>();
-  private readonly groupCommit: GroupCommit;
   private readonly recent: RecentEntries;
+  /** Everything below it is committed and readable; the files may hold more while a group is being applied. */
+  private visibleEnd: number;
+  private failure?: { cause: unknown; at: number };
+  private reopening?: Promise<void>;
   private closing?: Promise<void>;
 
   constructor(
     readonly topic: Topic,
     readonly dir: string,
-    private readonly chain: SegmentFileChain,
+    readonly chain: SegmentFileChain,
     readonly checkpoints: CheckpointDirectory,
     recentBudget: RecentEntriesBudget,
+    private readonly journal: Journal,
   ) {
+    this.visibleEnd = chain.tailOffset;
     this.recent = new RecentEntries(chain.tailOffset, undefined, recentBudget);
-    this.groupCommit = new GroupCommit(topic.name, chain, (first, payloads) => {
-      this.recent.append(first, payloads);
-      this.notify(first + payloads.length);
-    });
+  }
+
+  get name(): string {
+    return this.topic.name;
   }
 
   /** The offset the next committed entry gets; everything below it is readable. */
   get tailOffset(): number {
+    return this.visibleEnd;
+  }
+
+  get writtenEnd(): number {
     return this.chain.tailOffset;
   }
 
@@ -45,15 +58,79 @@ export class TopicQueue {
   }
 
   /** Durably appends all payloads as one unit (all committed or none) and resolves with the first offset. */
-  offerAll(payloads: readonly Buffer[]): Promise<number> {
+  async offerAll(payloads: readonly Buffer[]): Promise<number> {
+    // Checked without awaiting when writable, so a close() right after this call sees the commit in flight.
+    if (!this.writable) await this.assertWritable();
+    const [first] = await this.journal.commit([{ topic: this, payloads }]);
+    return first as number;
+  }
+
+  /** False while closed or recovering from a failed file write. */
+  get writable(): boolean {
+    return !this.closing && !this.failure;
+  }
+
+  /**
+   * Refuses a write while the topic is closed or recovering from a failed file write; after the refusal delay the
+   * tail segment is reopened (its recovery re-reads what is really on disk) and writes resume.
+   */
+  async assertWritable(): Promise<void> {
     if (this.closing) {
-      return Promise.reject(new StorageUnavailableError(`Topic ${this.topic.name} is closed; the publish was not stored`));
+      throw new StorageUnavailableError(`Topic ${this.topic.name} is closed; the publish was not stored`);
     }
-    return this.groupCommit.submit(payloads);
+    if (!this.failure) return;
+    const waitedMs = Date.now() - this.failure.at;
+    if (waitedMs < WRITE_RECOVERY_DELAY_MS) {
+      throw new StorageUnavailableError(
+        `Topic ${this.topic.name} could not store a message (${describeCause(this.failure.cause)}); nothing was written, retry later`,
+        { cause: this.failure.cause, retryAfterMs: WRITE_RECOVERY_DELAY_MS - waitedMs },
+      );
+    }
+    this.reopening ??= this.chain
+      .reopenTail()
+      .then(() => {
+        this.failure = undefined;
+        this.logger.log(`Topic ${this.topic.name}: tail segment reopened after a write failure; accepting writes again`);
+      })
+      .catch((cause: unknown) => {
+        this.failure = { cause, at: Date.now() };
+      })
+      .finally(() => (this.reopening = undefined));
+    await this.reopening;
+    if (this.failure) await this.assertWritable();
+  }
+
+  write(frames: Buffer, starts: readonly number[]): Promise<void> {
+    return this.chain.write(frames, starts);
+  }
+
+  publish(first: number, payloads: readonly Buffer[]): void {
+    this.visibleEnd = first + payloads.length;
+    this.recent.append(first, payloads);
+    for (const listener of this.listeners) listener(this.visibleEnd);
+  }
+
+  async cutBack(offset: number): Promise<void> {
+    await this.chain.truncateTo(offset);
+    await this.chain.sync();
+  }
+
+  writeFailed(cause: unknown): void {
+    this.failure = { cause, at: Date.now() };
+    this.logger.error(
+      `Topic ${this.topic.name}: writing its files failed (${describeCause(cause)}); the publishes being written are ` +
+        `NACKed, writes are refused for ${WRITE_RECOVERY_DELAY_MS} ms, then the tail segment is reopened`,
+    );
+  }
+
+  /** Makes the topic's files durable up to everything written (the journal's flush). */
+  sync(): Promise<number> {
+    return this.chain.sync();
   }
 
   /** The committed payload at `offset`, or null when `offset` is at or past the tail. */
   peek(offset: number): Promise<Buffer | null> {
+    if (offset >= this.visibleEnd) return Promise.resolve(null);
     const recent = this.recent.get(offset);
     return recent ? Promise.resolve(recent) : this.chain.read(offset);
   }
@@ -63,9 +140,9 @@ export class TopicQueue {
    * Recent ones come from memory, older ones from one disk read; a damaged entry is its CorruptionError.
    */
   async peekMany(offset: number, max: number): Promise<Array<Buffer | CorruptionError>> {
-    const end = Math.min(this.tailOffset, offset + max);
+    const end = Math.min(this.visibleEnd, offset + max);
+    if (offset >= end) return [];
     const { start, end: recentEnd } = this.recent;
-    // Past the memory run only between an index commit and its callback: a short window, served from disk.
     if (offset < start || offset >= recentEnd) return this.chain.readMany(offset, (offset < start ? Math.min(end, start) : end) - offset);
     const entries: Buffer[] = [];
     for (let at = offset; at < Math.min(end, recentEnd); at++) entries.push(this.recent.get(at) as Buffer);
@@ -84,15 +161,11 @@ export class TopicQueue {
     return () => this.listeners.delete(listener);
   }
 
-  private notify(tailOffset: number): void {
-    for (const listener of this.listeners) listener(tailOffset);
-  }
-
-  /** Waits for in-flight commits, then closes every file. Idempotent. */
+  /** Refuses new writes, waits for the commits in flight, then closes every file. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.journal.drain();
       this.listeners.clear();
-      await this.groupCommit.drain();
       this.recent.close();
       await settleAll([this.chain.close(), this.checkpoints.close()], `Closing topic ${this.topic.name} failed`);
     })();

@@ -3,7 +3,6 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { RETRY_AFTER_SECONDS, toNackResponse } from '../../src/http/nack-response';
 import {
   IncompleteRequestBodyError,
-  MixedTopicBatchError,
   PayloadTooLargeError,
   RequestBodyConsumedError,
   UnsupportedContentEncodingError,
@@ -14,7 +13,6 @@ describe('toNackResponse', () => {
   it.each<[Error, number]>([
     [new InvalidTopicError('bad topic'), 400],
     [new InvalidMessageError('bad message'), 400],
-    [new MixedTopicBatchError('two topics'), 400],
     [new IncompleteRequestBodyError('cut short'), 400],
     [new TopicNameConflictError('case'), 409],
     [new PayloadTooLargeError('big'), 413],

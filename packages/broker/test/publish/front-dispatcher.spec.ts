@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
@@ -6,8 +6,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FrontDispatcher } from '../../src/publish/front-dispatcher';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { PublishableMessage } from '../../src/publish/publish-request.parser';
-import { MixedTopicBatchError } from '../../src/publish/publish.errors';
 import { TopicQueueContainer } from '../../src/storage';
+import { persistenceOptions } from '../support/topic-fixture';
 
 const message = (topic: string, id: string, content = '{}'): PublishableMessage => ({
   topic: Topic.of(topic),
@@ -23,7 +23,7 @@ describe('FrontDispatcher', () => {
 
   beforeEach(async () => {
     rootDir = await mkdtemp(join(tmpdir(), 'mmmq-dispatcher-'));
-    queues = new TopicQueueContainer({ rootDir, segmentMaxBytes: 1024 * 1024 }, new EventEmitter2());
+    queues = new TopicQueueContainer(persistenceOptions(rootDir, { segmentMaxBytes: 1024 * 1024 }), new EventEmitter2());
     dispatcher = new FrontDispatcher(queues);
   });
 
@@ -51,11 +51,17 @@ describe('FrontDispatcher', () => {
     expect(second.id).toBe('y');
   });
 
-  it('refuses a batch spanning topics before opening any of them', async () => {
-    await expect(dispatcher.publishBatch([message('a', '1'), message('a', '2'), message('b', '3')])).rejects.toThrow(
-      MixedTopicBatchError,
-    );
-    expect(queues.list()).toEqual([]);
-    await expect(readdir(join(rootDir, 'topics'))).rejects.toMatchObject({ code: 'ENOENT' });
+  it('commits a batch spanning topics in one journal record: each topic at consecutive offsets, in batch order', async () => {
+    await dispatcher.publish(message('a', 'before'));
+    const commits = queues.journal.stats.commits;
+    const published = await dispatcher.publishBatch([message('a', '1'), message('b', '2'), message('a', '3')]);
+    expect(published).toEqual([
+      { id: '1', topic: 'a', offset: 1 },
+      { id: '2', topic: 'b', offset: 0 },
+      { id: '3', topic: 'a', offset: 2 },
+    ]);
+    expect(queues.journal.stats.commits - commits).toBe(1);
+    expect(decodeEnvelope((await queues.get('a')?.peek(2)) ?? Buffer.alloc(0)).id).toBe('3');
+    expect(decodeEnvelope((await queues.get('b')?.peek(0)) ?? Buffer.alloc(0)).id).toBe('2');
   });
 });

@@ -1,28 +1,43 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointFile } from '../../src/storage/checkpoint-file';
+import { Journal } from '../../src/storage/journal/journal';
+import { openJournal } from './journal-fixture';
 import { useTempDir } from './temp-dir';
 
 describe('CheckpointFile', () => {
   const dir = useTempDir();
+  let journal: Journal;
+  const owner = () => ({ journal, topic: 'orders', consumerId: 'billing' });
+
+  beforeEach(async () => {
+    journal = await openJournal(dir());
+  });
+
+  afterEach(() => journal.close());
 
   it('creates the file at the initial offset as 8 big-endian bytes', async () => {
     const path = join(dir(), 'c.checkpoint');
-    const { checkpoint } = await CheckpointFile.open(path, 7, 10);
+    const { checkpoint } = await CheckpointFile.open(path, 7, 10, owner());
     expect(checkpoint.offset).toBe(7);
     expect(readFileSync(path).toString('hex')).toBe('0000000000000007');
     await checkpoint.close();
   });
 
-  it('keeps an existing value and applies concurrent writes in call order', async () => {
+  it('keeps an existing value, applies concurrent writes in call order in one journal record, and writes the file at the flush', async () => {
     const path = join(dir(), 'c.checkpoint');
     writeFileSync(path, Buffer.from('0000000000000005', 'hex'));
-    const { checkpoint } = await CheckpointFile.open(path, 0, 10);
+    const { checkpoint } = await CheckpointFile.open(path, 0, 10, owner());
     expect(checkpoint.offset).toBe(5);
+    const before = { ...journal.stats };
     await Promise.all([6, 7, 8, 9].map((offset) => checkpoint.write(offset)));
     expect(checkpoint.offset).toBe(9);
+    expect(journal.stats.journalFsyncs - before.journalFsyncs).toBe(1);
+    expect(readFileSync(path).toString('hex')).toBe('0000000000000005');
+    await journal.flush();
+    expect(readFileSync(path).toString('hex')).toBe('0000000000000009');
     await checkpoint.close();
-    const reopened = (await CheckpointFile.open(path, 0, 10)).checkpoint;
+    const reopened = (await CheckpointFile.open(path, 0, 10, owner())).checkpoint;
     expect(reopened.offset).toBe(9);
     await reopened.close();
   });
@@ -30,7 +45,7 @@ describe('CheckpointFile', () => {
   it('restarts a damaged checkpoint at 0 (redeliver rather than skip)', async () => {
     const path = join(dir(), 'c.checkpoint');
     writeFileSync(path, Buffer.from([0, 0, 5]));
-    const { checkpoint, reset } = await CheckpointFile.open(path, 42, 10);
+    const { checkpoint, reset } = await CheckpointFile.open(path, 42, 10, owner());
     expect(reset).toBe('3 bytes instead of 8');
     expect(checkpoint.offset).toBe(0);
     expect(readFileSync(path).length).toBe(8);
@@ -40,7 +55,7 @@ describe('CheckpointFile', () => {
   it('keeps a checkpoint at the log end (everything delivered)', async () => {
     const path = join(dir(), 'c.checkpoint');
     writeFileSync(path, Buffer.from('000000000000000a', 'hex'));
-    const { checkpoint, reset } = await CheckpointFile.open(path, 0, 10);
+    const { checkpoint, reset } = await CheckpointFile.open(path, 0, 10, owner());
     expect(reset).toBeUndefined();
     expect(checkpoint.offset).toBe(10);
     await checkpoint.close();
@@ -52,7 +67,7 @@ describe('CheckpointFile', () => {
   ])('restarts a checkpoint %s at 0 and rewrites it (its true value is unknown: redeliver, never skip)', async (_, hex, why) => {
     const path = join(dir(), 'c.checkpoint');
     writeFileSync(path, Buffer.from(hex, 'hex'));
-    const { checkpoint, reset } = await CheckpointFile.open(path, 42, 10);
+    const { checkpoint, reset } = await CheckpointFile.open(path, 42, 10, owner());
     expect(reset).toBe(why);
     expect(checkpoint.offset).toBe(0);
     expect(readFileSync(path).toString('hex')).toBe('0000000000000000');

@@ -9,7 +9,7 @@ describe('OffsetIndexFile', () => {
   it('stores 8-byte big-endian addresses and reloads them', async () => {
     const path = join(dir(), 'i.idx');
     const { index } = await OffsetIndexFile.open(path);
-    await index.appendDurably([0, 61]);
+    await index.append([0, 61]);
     await index.close();
     expect(readFileSync(path).toString('hex')).toBe('0000000000000000000000000000003d');
     const reopened = await OffsetIndexFile.open(path);
@@ -22,7 +22,7 @@ describe('OffsetIndexFile', () => {
   it('reports a torn tail without loading it', async () => {
     const path = join(dir(), 'i.idx');
     const { index } = await OffsetIndexFile.open(path);
-    await index.appendDurably([0]);
+    await index.append([0]);
     await index.close();
     appendFileSync(path, Buffer.from([1, 2, 3]));
     const reopened = await OffsetIndexFile.open(path);
@@ -36,7 +36,7 @@ describe('OffsetIndexFile', () => {
   it('replaces entries in place and appends those past the end, keeping the ones before', async () => {
     const path = join(dir(), 'i.idx');
     const { index } = await OffsetIndexFile.open(path);
-    await index.appendDurably([0, 10, 999]);
+    await index.append([0, 10, 999]);
     await index.replaceDurably(2, [20, 30]);
     expect([0, 1, 2, 3].map((entry) => index.addressOf(entry))).toEqual([0, 10, 20, 30]);
     await index.close();

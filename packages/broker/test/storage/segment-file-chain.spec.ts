@@ -1,7 +1,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { SegmentFileChain } from '../../src/storage/segment-file-chain';
 import { bytes, useTempDir } from './temp-dir';
-import { segmentPaths } from './segment-files';
+import { segmentPaths, appendEntries } from './segment-files';
 
 async function readAll(chain: SegmentFileChain): Promise<string[]> {
   const out: string[] = [];
@@ -24,7 +24,7 @@ describe('SegmentFileChain', () => {
 
   it('rotates at maxBytes=1 so every message gets its own segment, and keeps offsets across a restart', async () => {
     const first = await SegmentFileChain.open(dir(), 1);
-    for (const text of ['m0', 'm1', 'm2']) await first.chain.append([bytes(text)]);
+    for (const text of ['m0', 'm1', 'm2']) await appendEntries(first.chain, [bytes(text)]);
     await first.chain.close();
     expect(readdirSync(dir()).filter((name) => name.endsWith('.mmm'))).toEqual([
       '0000000000000000000.mmm',
@@ -35,15 +35,15 @@ describe('SegmentFileChain', () => {
 
     const { chain } = await SegmentFileChain.open(dir(), 1);
     expect(await readAll(chain)).toEqual(['m0', 'm1', 'm2']);
-    expect(await chain.append([bytes('m3')])).toBe(3);
+    expect(await appendEntries(chain, [bytes('m3')])).toBe(3);
     expect(readdirSync(dir())).toContain('0000000000000000003.mmm');
     await chain.close();
   });
 
   it('treats maxBytes as a soft cap: a large message is never split', async () => {
     const { chain } = await SegmentFileChain.open(dir(), 100);
-    await chain.append([Buffer.alloc(500, 'x')]);
-    await chain.append([bytes('small')]);
+    await appendEntries(chain, [Buffer.alloc(500, 'x')]);
+    await appendEntries(chain, [bytes('small')]);
     expect(statSync(segmentPaths(dir(), 0).data).size).toBe(508);
     expect(statSync(segmentPaths(dir(), 1).data).size).toBe(13);
     expect(chain.segmentCount).toBe(2);
@@ -52,7 +52,7 @@ describe('SegmentFileChain', () => {
 
   it('skips offsets a damaged segment lost instead of stopping at the hole', async () => {
     const first = await SegmentFileChain.open(dir(), 1);
-    for (const text of ['m0', 'm1', 'm2']) await first.chain.append([bytes(text)]);
+    for (const text of ['m0', 'm1', 'm2']) await appendEntries(first.chain, [bytes(text)]);
     await first.chain.close();
     rmSync(segmentPaths(dir(), 1).data);
     const { chain, repairs } = await SegmentFileChain.open(dir(), 1);

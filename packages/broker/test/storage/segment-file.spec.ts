@@ -3,7 +3,8 @@ import { FileHandle } from '../../src/storage/file-handle';
 import { parseSegmentFileName, SegmentFile, segmentFileName } from '../../src/storage/segment-file';
 import { StorageError } from '../../src/storage/storage.errors';
 import { bytes, useTempDir } from './temp-dir';
-import { readBack, segmentPaths, writeSegment } from './segment-files';
+import { readBack, segmentPaths, writeSegment, appendEntries } from './segment-files';
+import { encodeFrames } from '../../src/storage/entry-frame';
 
 describe('SegmentFile', () => {
   const dir = useTempDir();
@@ -18,8 +19,8 @@ describe('SegmentFile', () => {
 
   it('appends a group as one unit and reads every entry back after a reopen', async () => {
     const { segment } = await SegmentFile.open(dir(), 0);
-    await segment.append([bytes('a'), bytes('bb')]);
-    await segment.append([bytes('ccc')]);
+    await appendEntries(segment, [bytes('a'), bytes('bb')]);
+    await appendEntries(segment, [bytes('ccc')]);
     expect(segment.count).toBe(3);
     expect((await segment.read(1)).toString()).toBe('bb');
     await segment.close();
@@ -30,9 +31,9 @@ describe('SegmentFile', () => {
   it('appends small and large groups alike (large writes leave the event loop) and reads them back intact', async () => {
     const { segment } = await SegmentFile.open(dir(), 0);
     const large = Array.from({ length: 40 }, (_, n) => Buffer.alloc(10_000, 97 + (n % 26)));
-    await segment.append([bytes('small')]);
-    await segment.append(large);
-    await segment.append([bytes('after')]);
+    await appendEntries(segment, [bytes('small')]);
+    await appendEntries(segment, large);
+    await appendEntries(segment, [bytes('after')]);
     await segment.close();
     const { entries } = await readBack(dir());
     expect(entries).toEqual(['small', ...large.map((payload) => payload.toString()), 'after']);
@@ -48,7 +49,7 @@ describe('SegmentFile', () => {
     expect((await readBack(dir())).entries).toEqual(java);
   });
 
-  it('commits at the index fsync: data is fsynced first, then the index', async () => {
+  it('syncs the data before the index that points into it, and only when something was written', async () => {
     const order: string[] = [];
     const sync = FileHandle.prototype.sync;
     jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
@@ -57,39 +58,51 @@ describe('SegmentFile', () => {
     });
     const { segment } = await SegmentFile.open(dir(), 0);
     order.length = 0;
-    await segment.append([bytes('x'), bytes('y')]);
+    await appendEntries(segment, [bytes('x'), bytes('y')]);
+    expect(order).toEqual(['.mmm', '.idx']);
+    await segment.sync();
     expect(order).toEqual(['.mmm', '.idx']);
     await segment.close();
   });
 
-  it.each(['.mmm', '.idx'])('cuts both files back when the %s fsync fails, leaving no trace', async (failing) => {
+  it('keeps the segment marked for the next sync when an fsync fails', async () => {
     const { segment } = await SegmentFile.open(dir(), 0);
-    await segment.append([bytes('committed')]);
-    const sync = FileHandle.prototype.sync;
-    jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
-      if (this.path.endsWith(failing)) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
-      return sync.call(this);
-    });
-    await expect(segment.append([bytes('lost-1'), bytes('lost-2')])).rejects.toThrow(StorageError);
+    await appendEntries(segment, [bytes('committed')]);
+    const encoded = encodeFrames([bytes('next')]);
+    await segment.write(encoded.bytes, encoded.starts);
+    jest.spyOn(FileHandle.prototype, 'sync').mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+    await expect(segment.sync()).rejects.toThrow(StorageError);
     jest.restoreAllMocks();
-    expect(segment.count).toBe(1);
-    await segment.append([bytes('next')]);
+    expect(segment.needsSync).toBe(true);
+    await segment.sync();
     await segment.close();
     expect((await readBack(dir())).entries).toEqual(['committed', 'next']);
   });
 
-  it('cuts back a short write (disk full mid-write)', async () => {
+  it('cuts back a short write (disk full mid-write), leaving no trace of it', async () => {
     const { segment } = await SegmentFile.open(dir(), 0);
-    await segment.append([bytes('committed')]);
+    await appendEntries(segment, [bytes('committed')]);
     const writeAt = FileHandle.prototype.writeAt;
     jest.spyOn(FileHandle.prototype, 'writeAt').mockImplementation(async function (this: FileHandle, buf, position) {
       await writeAt.call(this, buf.subarray(0, 5), position);
       throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     });
-    await expect(segment.append([bytes('a-longer-payload')])).rejects.toThrow(/nothing of them was committed/);
+    await expect(appendEntries(segment, [bytes('a-longer-payload')])).rejects.toThrow(/Writing 1 entries to segment 0 failed/);
     jest.restoreAllMocks();
+    expect(segment.count).toBe(1);
     await segment.close();
     expect(readFileSync(segmentPaths(dir()).data).length).toBe(8 + 'committed'.length);
     expect((await readBack(dir())).entries).toEqual(['committed']);
+  });
+
+  it('truncates to a given number of entries, data and index alike', async () => {
+    const { segment } = await SegmentFile.open(dir(), 0);
+    await appendEntries(segment, [bytes('a'), bytes('bb'), bytes('ccc')]);
+    await segment.truncate(1);
+    await segment.sync();
+    expect(segment.count).toBe(1);
+    await segment.close();
+    expect(readFileSync(segmentPaths(dir()).data).length).toBe(9);
+    expect((await readBack(dir())).entries).toEqual(['a']);
   });
 });

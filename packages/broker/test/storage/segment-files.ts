@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeFrames } from '../../src/storage/entry-frame';
 import { SegmentFile, segmentFileName } from '../../src/storage/segment-file';
+import { SegmentFileChain } from '../../src/storage/segment-file-chain';
 
 /** Paths of the two files of segment `start` in `dir`. */
 export function segmentPaths(dir: string, start = 0): { data: string; index: string } {
@@ -63,4 +64,13 @@ export function flipByte(path: string, position: number): void {
   const content = readFileSync(path);
   content[position] ^= 0xff;
   writeFileSync(path, content);
+}
+
+/** Writes payloads to a segment or chain and syncs it, as the journal's apply and flush do; returns the first offset. */
+export async function appendEntries(target: SegmentFile | SegmentFileChain, payloads: readonly Buffer[]): Promise<number> {
+  const first = target instanceof SegmentFile ? target.endOffset : target.tailOffset;
+  const { bytes, starts } = encodeFrames(payloads);
+  await target.write(bytes, starts);
+  await target.sync();
+  return first;
 }

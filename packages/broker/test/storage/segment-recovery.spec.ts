@@ -12,8 +12,7 @@ import {
   readIndex,
   segmentPaths,
   writeIndexEntry,
-  writeSegment,
-} from './segment-files';
+  writeSegment, appendEntries } from './segment-files';
 
 const ENTRIES = ['{"n":0}', '{"n":1}', '{"n":2}'];
 /** Each entry above is an 8-byte header + 7 payload bytes. */
@@ -50,7 +49,7 @@ describe('segment recovery', () => {
     const { segment, repairs } = await SegmentFile.open(dir(), 0);
     expect(repairs[0]).toMatch(/removed 15 bytes/);
     expect(segment.endOffset).toBe(2);
-    await segment.append([bytes('{"n":"new"}')]);
+    await appendEntries(segment, [bytes('{"n":"new"}')]);
     expect((await segment.read(2)).toString()).toBe('{"n":"new"}');
     await segment.close();
   });
@@ -99,7 +98,7 @@ describe('segment recovery', () => {
     truncateSync(paths().data, 2 * FRAME + 2);
     const { segment, repairs } = await SegmentFile.open(dir(), 0);
     expect(repairs).toEqual(['entry 2 is damaged; it keeps its offset and is skipped at delivery']);
-    await segment.append([bytes('{"n":3}')]);
+    await appendEntries(segment, [bytes('{"n":3}')]);
     await expect(segment.read(2)).rejects.toThrow(/offset 2/);
     expect((await segment.read(3)).toString()).toBe('{"n":3}');
     await segment.close();

@@ -9,6 +9,7 @@ import { TopicQueueInitializedEvent } from '../../src/storage/topic-queue-initia
 import { bytes, useTempDir } from './temp-dir';
 import { segmentPaths, writeSegment } from './segment-files';
 import { Logger } from '@nestjs/common';
+import { persistenceOptions } from '../support/topic-fixture';
 
 // These tests provoke failures on purpose; what the broker logs about them is expected, so it is not printed.
 Logger.overrideLogger(false);
@@ -18,7 +19,7 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
   const containers: TopicQueueContainer[] = [];
   const events = new EventEmitter2();
   const newContainer = () => {
-    const container = new TopicQueueContainer({ rootDir: dir(), segmentMaxBytes: 1024 * 1024 }, events);
+    const container = new TopicQueueContainer(persistenceOptions(dir(), { segmentMaxBytes: 1024 * 1024 }), events);
     containers.push(container);
     return container;
   };

@@ -2,12 +2,13 @@ import { statSync } from 'node:fs';
 import { Topic } from '@mmmq/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FileHandle } from '../../src/storage/file-handle';
-import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/group-commit';
+import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/journal/journal';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { bytes, useTempDir } from './temp-dir';
 import { flipByte, segmentPaths } from './segment-files';
 import { Logger } from '@nestjs/common';
+import { persistenceOptions } from '../support/topic-fixture';
 
 // These tests provoke failures on purpose; what the broker logs about them is expected, so it is not printed.
 Logger.overrideLogger(false);
@@ -16,7 +17,7 @@ describe('TopicQueue', () => {
   const dir = useTempDir();
   let container: TopicQueueContainer;
   const open = (maxBytes = 64 * 1024 * 1024) => {
-    container = new TopicQueueContainer({ rootDir: dir(), segmentMaxBytes: maxBytes }, new EventEmitter2());
+    container = new TopicQueueContainer(persistenceOptions(dir(), { segmentMaxBytes: maxBytes }), new EventEmitter2());
     return container.getOrCreate(Topic.of('order.created'));
   };
   afterEach(async () => {
@@ -25,28 +26,29 @@ describe('TopicQueue', () => {
     await container.onApplicationShutdown();
   });
 
-  it('group-commits a burst: far fewer fsyncs than messages, each ACK after the index fsync covering it', async () => {
+  it('group-commits a burst: one journal fsync per group, far fewer than messages, each ACK after a journal fsync', async () => {
     const queue = await open();
-    const indexPath = segmentPaths(queue.dir).index;
-    let syncs = 0;
-    let durableEntries = 0;
+    let journalSyncs = 0;
+    let topicSyncs = 0;
     const sync = FileHandle.prototype.sync;
     jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
-      syncs++;
       await sync.call(this);
-      if (this.path === indexPath) durableEntries = statSync(indexPath).size / 8;
+      if (this.path.endsWith('.journal')) journalSyncs++;
+      else topicSyncs++;
     });
     const offsets = await Promise.all(
-      Array.from({ length: 2000 }, (_, i) =>
-        queue.offer(bytes(`{"n":${i}}`)).then((offset) => {
-          expect(offset).toBeLessThan(durableEntries);
+      Array.from({ length: 2000 }, (_, i) => {
+        const syncsBefore = journalSyncs;
+        return queue.offer(bytes(`{"n":${i}}`)).then((offset) => {
+          expect(journalSyncs).toBeGreaterThan(syncsBefore);
           return offset;
-        }),
-      ),
+        });
+      }),
     );
     expect(new Set(offsets).size).toBe(2000);
     expect(Math.max(...offsets)).toBe(1999);
-    expect(syncs).toBeLessThan(2000 / 20);
+    expect(journalSyncs).toBeLessThan(2000 / 20);
+    expect(topicSyncs).toBe(0);
     for (let n = 0; n < 2000; n += 397) expect(String(await queue.peek(offsets[n]))).toBe(`{"n":${n}}`);
   });
 
@@ -69,17 +71,18 @@ describe('TopicQueue', () => {
     expect(await queue.peek(6)).toBeNull();
   });
 
-  it('NACKs the publishes a failed fsync covered, refuses writes for a while, then recovers without a hole', async () => {
+  it('NACKs the publishes a failed journal fsync covered, refuses writes for a while, then recovers without a hole', async () => {
     const queue = await open();
     await queue.offer(bytes('committed'));
     const sync = FileHandle.prototype.sync;
     const failing = jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
-      if (this.path.endsWith('.idx')) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      if (this.path.endsWith('.journal')) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
       return sync.call(this);
     });
     const failed = await Promise.allSettled([queue.offer(bytes('x')), queue.offer(bytes('y'))]);
     expect(failed.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     failing.mockRestore();
+    expect(queue.tailOffset).toBe(1);
 
     const refused = await queue.offer(bytes('too-soon')).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StorageUnavailableError);
@@ -89,90 +92,45 @@ describe('TopicQueue', () => {
     const now = Date.now();
     jest.spyOn(Date, 'now').mockReturnValue(now + WRITE_RECOVERY_DELAY_MS + 1);
     expect(await queue.offer(bytes('after'))).toBe(1);
-    expect(String(await queue.peek(0))).toBe('committed');
-    expect(String(await queue.peek(1))).toBe('after');
+    expect((await queue.peekMany(0, 10)).map(String)).toEqual(['committed', 'after']);
+    jest.restoreAllMocks();
+    await container.onApplicationShutdown();
+    const reopened = await open();
+    expect((await reopened.peekMany(0, 10)).map(String)).toEqual(['committed', 'after']);
   });
 
-  describe('with the next group written while one is being indexed', () => {
-    /** Records every fsync and holds the first index fsync until released, then lets it pass or fail. */
-    const holdFirstIndexSync = (outcome: 'pass' | 'fail') => {
-      const events: string[] = [];
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let held = false;
-      const sync = FileHandle.prototype.sync;
-      jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(async function (this: FileHandle) {
-        const file = this.path.slice(-4);
-        events.push(`${file} start`);
-        if (file === '.idx' && !held) {
-          held = true;
-          await released;
-          if (outcome === 'fail') throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
-        }
-        await sync.call(this);
-        events.push(`${file} end`);
-      });
-      return { events, release, isHeld: () => held };
-    };
-    const until = async (condition: () => boolean) => {
-      while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-    };
-
-    it('fsyncs the next group\'s data during the index fsync before it, and ACKs each after its own index fsync', async () => {
-      const queue = await open();
-      const fsyncs = holdFirstIndexSync('pass');
-      const acked = (offset: number) => {
-        fsyncs.events.push(`ack ${offset}`);
-        return offset;
-      };
-      const first = queue.offer(bytes('first')).then(acked);
-      await until(fsyncs.isHeld);
-      const second = queue.offer(bytes('second')).then(acked);
-      await until(() => fsyncs.events.filter((event) => event === '.mmm end').length === 2);
-      expect(fsyncs.events).not.toContain('ack 0');
-      fsyncs.release();
-      await expect(Promise.all([first, second])).resolves.toEqual([0, 1]);
-
-      const { events } = fsyncs;
-      const indexEnds = events.flatMap((event, i) => (event === '.idx end' ? [i] : []));
-      expect(indexEnds).toHaveLength(2);
-      expect(events.lastIndexOf('.mmm end')).toBeLessThan(indexEnds[0]);
-      expect(events.indexOf('ack 0')).toBeGreaterThan(indexEnds[0]);
-      expect(events.indexOf('ack 1')).toBeGreaterThan(indexEnds[1]);
-      expect((await queue.peekMany(0, 10)).map(String)).toEqual(['first', 'second']);
+  it('NACKs a group whose topic file write fails, leaves no trace of it, and never replays it', async () => {
+    const queue = await open();
+    await queue.offer(bytes('committed'));
+    const writeAt = FileHandle.prototype.writeAt;
+    const failing = jest.spyOn(FileHandle.prototype, 'writeAt').mockImplementation(async function (this: FileHandle, buf, position) {
+      if (this.path.endsWith('.mmm')) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return writeAt.call(this, buf, position);
     });
+    await expect(queue.offer(bytes('lost'))).rejects.toThrow(/ENOSPC/);
+    failing.mockRestore();
+    expect(queue.tailOffset).toBe(1);
+    expect(statSync(segmentPaths(queue.dir).data).size).toBe(8 + 'committed'.length);
+    await expect(queue.offer(bytes('too-soon'))).rejects.toThrow(StorageUnavailableError);
 
-    it('NACKs both groups when the index fsync fails with the next group staged, and leaves no trace of either', async () => {
-      const queue = await open();
-      await queue.offer(bytes('committed'));
-      const fsyncs = holdFirstIndexSync('fail');
-      const first = queue.offer(bytes('first')).catch((error: unknown) => error);
-      await until(fsyncs.isHeld);
-      const second = queue.offer(bytes('second')).catch((error: unknown) => error);
-      await until(() => fsyncs.events.filter((event) => event === '.mmm end').length === 2);
-      fsyncs.release();
-      expect(await first).toBeInstanceOf(StorageUnavailableError);
-      expect(await second).toBeInstanceOf(StorageUnavailableError);
-      jest.restoreAllMocks();
-      expect(statSync(segmentPaths(queue.dir).data).size).toBe(8 + 'committed'.length);
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now + WRITE_RECOVERY_DELAY_MS + 1);
+    expect(await queue.offer(bytes('after'))).toBe(1);
+    jest.restoreAllMocks();
+    await container.onApplicationShutdown();
+    const reopened = await open();
+    expect((await reopened.peekMany(0, 10)).map(String)).toEqual(['committed', 'after']);
+  });
 
-      const now = Date.now();
-      jest.spyOn(Date, 'now').mockReturnValue(now + WRITE_RECOVERY_DELAY_MS + 1);
-      expect(await queue.offer(bytes('after'))).toBe(1);
-      expect((await queue.peekMany(0, 10)).map(String)).toEqual(['committed', 'after']);
-    });
-
-    it('rotates segments between groups: a burst at maxBytes=1 stays dense and in order across a restart', async () => {
-      const queue = await open(1);
-      const offsets = await Promise.all(Array.from({ length: 50 }, (_, n) => queue.offer(bytes(`m${n}`))));
-      expect(offsets).toEqual([...Array(50).keys()]);
-      await container.onApplicationShutdown();
-      const reopened = await open(1);
-      expect((await reopened.peekMany(0, 100)).length).toBeGreaterThan(0);
-      const all: string[] = [];
-      for (let offset = 0; offset < 50; offset++) all.push(String(await reopened.peek(offset)));
-      expect(all).toEqual(Array.from({ length: 50 }, (_, n) => `m${n}`));
-    });
+  it('rotates segments between groups: a burst at maxBytes=1 stays dense and in order across a restart', async () => {
+    const queue = await open(1);
+    const offsets = await Promise.all(Array.from({ length: 50 }, (_, n) => queue.offer(bytes(`m${n}`))));
+    expect(offsets).toEqual([...Array(50).keys()]);
+    await container.onApplicationShutdown();
+    const reopened = await open(1);
+    const all: string[] = [];
+    for (let offset = 0; offset < 50; offset++) all.push(String(await reopened.peek(offset)));
+    expect(all).toEqual(Array.from({ length: 50 }, (_, n) => `m${n}`));
   });
 
   it('reads ranges from memory for recent entries and from disk for older ones, isolating corrupt entries', async () => {
@@ -206,10 +164,14 @@ describe('TopicQueue', () => {
     expect(tails).toEqual([1, 3]);
   });
 
-  it('records consumer checkpoints durably', async () => {
+  it('records consumer checkpoints durably: journaled at once, in the checkpoint file after the flush', async () => {
     const queue = await open();
+    await queue.offerAll(Array.from({ length: 6 }, (_, n) => bytes(`m${n}`)));
     await queue.commit('billing', 5);
     expect((await queue.checkpoints.open('billing', 0, queue.tailOffset)).offset).toBe(5);
+    await container.onApplicationShutdown();
+    const reopened = await open();
+    expect((await reopened.checkpoints.open('billing', 0, reopened.tailOffset)).offset).toBe(5);
   });
 
   it('waits for in-flight commits on close and then refuses publishes', async () => {

@@ -1,12 +1,29 @@
 import { Topic } from '@mmmq/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import {
+  DEFAULT_FLUSH_BYTES,
+  DEFAULT_FLUSH_INTERVAL_MS,
+  DEFAULT_SEGMENT_MAX_BYTES,
+  ResolvedPersistenceOptions,
+} from '../../src/mmmq-broker.options';
 import { encodeEnvelope } from '../../src/publish/message-envelope';
 import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 
+/** Persistence options with the defaults, for tests that build the storage by hand. */
+export function persistenceOptions(rootDir: string, overrides: Partial<ResolvedPersistenceOptions> = {}): ResolvedPersistenceOptions {
+  return {
+    rootDir,
+    segmentMaxBytes: DEFAULT_SEGMENT_MAX_BYTES,
+    flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
+    flushBytes: DEFAULT_FLUSH_BYTES,
+    ...overrides,
+  };
+}
+
 /** A real TopicQueueContainer over `rootDir`. */
 export function openContainer(rootDir: string, events = new EventEmitter2()): TopicQueueContainer {
-  return new TopicQueueContainer({ rootDir, segmentMaxBytes: 64 * 1024 * 1024 }, events);
+  return new TopicQueueContainer(persistenceOptions(rootDir), events);
 }
 
 /** Publishes JSON contents the way the HTTP endpoint stores them; resolves with their offsets. */

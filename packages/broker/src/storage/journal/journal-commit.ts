@@ -1,0 +1,35 @@
+import type { JournalOp } from './journal-record';
+
+/** Something the journal's flush makes durable: a topic's files or a checkpoint. Returns the fsyncs it took. */
+export interface Flushable {
+  sync(): Promise<number>;
+}
+
+/** A topic log as the journal writes it: entries reach it only after the journal record holding them is durable. */
+export interface JournalTopic extends Flushable {
+  readonly name: string;
+  /** Where the next entry written goes. */
+  readonly writtenEnd: number;
+  /** Writes encoded frames at `writtenEnd` (page cache); not visible yet. */
+  write(frames: Buffer, starts: readonly number[]): Promise<void>;
+  /** Makes entries written from `first` on visible to readers, and tells its listeners. */
+  publish(first: number, payloads: readonly Buffer[]): void;
+  /** Cuts what a failed group wrote, durably, so nothing of it can reappear after a crash. */
+  cutBack(offset: number): Promise<void>;
+  /** The topic's file write failed: it refuses writes until its files are reopened. */
+  writeFailed(cause: unknown): void;
+}
+
+/** One part of a commit: entries for a topic, or a consumer-state change applied once the record is durable. */
+export type CommitPart =
+  | { topic: JournalTopic; payloads: readonly Buffer[] }
+  | { op: Exclude<JournalOp, { kind: 1 }>; apply?: () => Flushable | void };
+
+/** A caller's commit: every part lands in one journal record, so all of them are durable together or none is. */
+export interface CommitRequest {
+  parts: readonly CommitPart[];
+  bytes: number;
+  /** Resolved with the first offset of each topic part (undefined for the others). */
+  resolve: (firstOffsets: Array<number | undefined>) => void;
+  reject: (error: Error) => void;
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { crc32c } from '@node-rs/crc32';
+import { FRAME_HEADER_BYTES } from '../entry-frame';
+import { FileHandle } from '../file-handle';
+import { StorageError } from '../storage.errors';
+
+export const JOURNAL_FILE_EXTENSION = '.journal';
+/** `MMMQJNL1`: what a journal file starts with. */
+export const JOURNAL_MAGIC = Buffer.from('MMMQJNL1', 'latin1');
+export const JOURNAL_SALT_BYTES = 8;
+export const JOURNAL_HEADER_BYTES = JOURNAL_MAGIC.length + JOURNAL_SALT_BYTES;
+const FILE_NAME_DIGITS = 19;
+
+export function journalFileName(firstSeq: number): string {
+  return String(firstSeq).padStart(FILE_NAME_DIGITS, '0') + JOURNAL_FILE_EXTENSION;
+}
+
+/** The first sequence number named by a journal file, or undefined for any other file. */
+export function parseJournalFileName(name: string): number | undefined {
+  const match = /^(\d{19})\.journal$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The checksum of a record: CRC32C over the file's salt followed by the payload. The salt is random per file, so a
+ * frame that a producer hides inside a message's content can never pass for a record when recovery scans for the
+ * next intact one.
+ */
+export function recordChecksum(salt: Buffer, payload: Buffer): number {
+  return crc32c(payload, crc32c(salt));
+}
+
+/** One file of the journal: a header with its salt, then records `[4 B L = 4 + n][4 B checksum][n payload bytes]`. */
+export class JournalFile {
+  private constructor(
+    readonly firstSeq: number,
+    private readonly file: FileHandle,
+    readonly salt: Buffer,
+  ) {}
+
+  /** Creates a new file whose first record will be `firstSeq`; its header is durable once this resolves. */
+  static async create(dir: string, firstSeq: number): Promise<JournalFile> {
+    const path = join(dir, journalFileName(firstSeq));
+    const file = await FileHandle.open(path, true);
+    try {
+      if (file.size > 0) await file.truncate(0);
+      const salt = randomBytes(JOURNAL_SALT_BYTES);
+      await file.append(Buffer.concat([JOURNAL_MAGIC, salt]));
+      await file.sync();
+      return new JournalFile(firstSeq, file, salt);
+    } catch (cause) {
+      await file.close().catch(() => undefined);
+      throw new StorageError(`Cannot create the journal file ${path}`, { cause });
+    }
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  /** Bytes in the file, header included. */
+  get size(): number {
+    return this.file.size;
+  }
+
+  /**
+   * Fills in the frame header of `record` (its first FRAME_HEADER_BYTES are reserved for it, the payload follows)
+   * and appends it. Not durable until `sync`.
+   */
+  async append(record: Buffer): Promise<void> {
+    const payload = record.subarray(FRAME_HEADER_BYTES);
+    record.writeUInt32BE(4 + payload.length, 0);
+    record.writeUInt32BE(recordChecksum(this.salt, payload), 4);
+    await this.file.append(record);
+  }
+
+  sync(): Promise<void> {
+    return this.file.sync();
+  }
+
+  /** Cuts the file back to `size` bytes and makes that durable. */
+  async truncate(size: number): Promise<void> {
+    await this.file.truncate(size);
+    await this.file.sync();
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}

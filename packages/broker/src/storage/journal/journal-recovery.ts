@@ -1,0 +1,91 @@
+import { promises as fs } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import type { CheckpointDirectory } from '../checkpoint-directory';
+import { FileHandle } from '../file-handle';
+import type { SegmentFileChain } from '../segment-file-chain';
+import { JournalStart } from './journal';
+import { JournalOpKind } from './journal-record';
+import { replayAppend } from './journal-replay';
+import { scanJournal } from './journal-scanner';
+import { StorageStats } from './storage-stats';
+
+/** What recovery needs of a topic: its log and its checkpoints, opened (and their own recovery run). */
+export interface RecoveredTopic {
+  chain: SegmentFileChain;
+  checkpoints: CheckpointDirectory;
+}
+
+/**
+ * Replays the journal into the topic and checkpoint files at boot: every intact record above the last FLUSHED op,
+ * in order and idempotently, then cuts every replayed topic back to the end of its last journaled append (nothing
+ * past it was ever acknowledged) and makes all of it durable. A torn tail is cut; damage in the middle is reported
+ * and the records after it are still replayed.
+ */
+export async function recoverJournal(
+  dir: string,
+  openTopic: (name: string) => Promise<RecoveredTopic>,
+  stats: StorageStats,
+): Promise<JournalStart> {
+  const logger = new Logger('JournalRecovery');
+  await fs.mkdir(dir, { recursive: true });
+  const scan = await scanJournal(dir);
+  for (const line of scan.damage) logger.warn(`Journal damaged: ${line}`);
+  if (scan.tornTail) {
+    logger.warn(`Journal: cut a torn tail of ${scan.tornTail.bytes} bytes at ${scan.tornTail.at} in ${scan.tornTail.path} (never acknowledged)`);
+    const file = await FileHandle.open(scan.tornTail.path, false);
+    await file.truncate(scan.tornTail.at);
+    await file.sync();
+    await file.close();
+    stats.otherFsyncs++;
+  }
+  let flushedSeq = 0;
+  let lastDataSeq = 0;
+  for (const record of scan.records) {
+    for (const op of record.ops) {
+      if (op.kind === JournalOpKind.FLUSHED) flushedSeq = Math.max(flushedSeq, op.seq);
+      else lastDataSeq = record.seq;
+    }
+  }
+  const ends = new Map<string, number>();
+  const touched = new Set<RecoveredTopic>();
+  let replayed = 0;
+  for (const record of scan.records) {
+    if (record.seq <= flushedSeq) continue;
+    replayed++;
+    for (const op of record.ops) {
+      if (op.kind === JournalOpKind.FLUSHED) continue;
+      const topic = await openTopic(op.topic);
+      touched.add(topic);
+      if (op.kind === JournalOpKind.APPEND) {
+        const repairs = await replayAppend(topic.chain, op);
+        for (const repair of repairs) logger.warn(`Topic ${op.topic}: ${repair}`);
+        ends.set(op.topic, op.firstOffset + op.entryCount);
+      } else if (op.kind === JournalOpKind.CHECKPOINT) {
+        await topic.checkpoints.restore(op.consumerId, op.offset, topic.chain.tailOffset);
+      } else {
+        await topic.checkpoints.forget(op.consumerId);
+      }
+    }
+  }
+  for (const [name, end] of ends) {
+    const { chain } = await openTopic(name);
+    if (chain.tailOffset > end) {
+      logger.warn(`Topic ${name}: removed entries ${end}..${chain.tailOffset - 1}, which the journal never committed`);
+      await chain.truncateTo(end);
+    }
+  }
+  for (const topic of touched) {
+    stats.otherFsyncs += await topic.chain.sync();
+    stats.otherFsyncs += await topic.checkpoints.sync();
+  }
+  const lastSeq = scan.records.length > 0 ? scan.records[scan.records.length - 1].seq : 0;
+  if (replayed > 0) logger.log(`Journal: replayed ${replayed} records above sequence number ${flushedSeq} into ${touched.size} topics`);
+  return {
+    dir,
+    nextSeq: lastSeq + 1,
+    files: scan.files,
+    // Everything replayed is durable in the topic files now; the journal's first flush records that.
+    flushedSeq: lastDataSeq > flushedSeq ? flushedSeq : lastSeq,
+    lastDataSeq,
+  };
+}

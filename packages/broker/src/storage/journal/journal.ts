@@ -1,0 +1,418 @@
+import { promises as fs } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { encodeFrames, FRAME_HEADER_BYTES } from '../entry-frame';
+import { syncDirectory } from '../file-handle';
+import { StorageUnavailableError } from '../storage.errors';
+import { CommitPart, CommitRequest, Flushable, JournalTopic } from './journal-commit';
+import { JournalFile } from './journal-file';
+import { AppendOp, encodedOpBytes, encodeRecordPayload, JournalOp, JournalOpKind, RECORD_HEADER_BYTES } from './journal-record';
+import { describeCause } from './describe-cause';
+import { StorageStats } from './storage-stats';
+
+/** Upper bound of the payload bytes of one commit group, so one huge burst cannot hold every publisher's ACK. */
+export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
+/** A journal file past this size is closed and the next record starts a new one (named by its sequence number). */
+export const JOURNAL_FILE_MAX_BYTES = 64 * 1024 * 1024;
+/** After a failed journal write the broker refuses writes this long before it reopens the journal and tries again. */
+export const WRITE_RECOVERY_DELAY_MS = 1000;
+
+interface AppendGroup {
+  topic: JournalTopic;
+  first: number;
+  payloads: Buffer[];
+}
+
+/** When the journal flushes: at the latest `intervalMs` after the last flush, sooner after `bytes` of records. */
+export interface FlushSchedule {
+  intervalMs: number;
+  bytes: number;
+}
+
+/** Where the journal stands when it opens, as recovery left it. */
+export interface JournalStart {
+  dir: string;
+  /** The sequence number the next record gets. */
+  nextSeq: number;
+  /** Files still holding records (oldest first); deleted once a flush covers them. */
+  files: Array<{ firstSeq: number; path: string }>;
+  /** Every record up to here is durable in the topic files. */
+  flushedSeq: number;
+  /** The last record holding more than a FLUSHED op. */
+  lastDataSeq: number;
+}
+
+/**
+ * The broker-wide write-ahead journal: the commit point of every topic. Commits queue while a record is written
+ * and fsync'd; the next record takes all of them at once, whatever topics they touch — one fdatasync for the whole
+ * group. Only after that fsync are the entries written to their topics' files (page cache) and made visible.
+ * Records are strictly sequential: record N+1 is written only once N is durable and applied.
+ */
+export class Journal {
+  private readonly logger = new Logger(Journal.name);
+  private pending: CommitRequest[] = [];
+  private running?: Promise<void>;
+  private failure?: { cause: unknown; at: number; permanent: boolean };
+  private readonly dirty = new Set<Flushable>();
+  private current!: JournalFile;
+  private dir = '';
+  private bytesSinceFlush = 0;
+  private files: Array<{ firstSeq: number; path: string }> = [];
+  private nextSeq = 1;
+  /** Last record written with more than a FLUSHED op: what a flush must cover. */
+  private lastDataSeq = 0;
+  private flushedSeq = 0;
+  private flushing?: Promise<void>;
+  private flushTimer?: NodeJS.Timeout;
+  private closing?: Promise<void>;
+  private closed = false;
+  /** Commits made before `open` (a subscription attached while recovery opened its topic) wait for it. */
+  private markOpen!: () => void;
+  private readonly opened = new Promise<void>((resolve) => (this.markOpen = resolve));
+
+  constructor(
+    private readonly schedule: FlushSchedule,
+    readonly stats: StorageStats = new StorageStats(),
+  ) {}
+
+  /**
+   * Opens the journal for writing where recovery left it: records go to a new file named by the next sequence
+   * number, and a first flush lets go of the files recovery replayed.
+   */
+  async open(start: JournalStart): Promise<void> {
+    this.dir = start.dir;
+    this.files = start.files;
+    this.nextSeq = start.nextSeq;
+    this.lastDataSeq = start.lastDataSeq;
+    this.flushedSeq = start.flushedSeq;
+    this.current = await JournalFile.create(this.dir, this.nextSeq);
+    await syncDirectory(this.dir);
+    this.stats.otherFsyncs += 2;
+    this.markOpen();
+    await this.flush();
+    this.flushTimer = setInterval(() => this.flushInBackground(), this.schedule.intervalMs).unref();
+  }
+
+  /** Sequence number of the last record written. */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Everything up to this sequence number is durable in the topic and checkpoint files. */
+  get flushed(): number {
+    return this.flushedSeq;
+  }
+
+  /** Journal bytes written since the last flush: the flush's size trigger. */
+  get unflushedBytes(): number {
+    return this.bytesSinceFlush;
+  }
+
+  /** True when a flush has something to make durable. */
+  get flushDue(): boolean {
+    return this.dirty.size > 0 || this.lastDataSeq > this.flushedSeq;
+  }
+
+  get fileCount(): number {
+    return this.files.length + 1;
+  }
+
+  /** Bytes of the journal files, the current one counted as written so far. */
+  async byteSize(): Promise<number> {
+    const sizes = await Promise.all(this.files.map((file) => fs.stat(file.path).then((stat) => stat.size, () => 0)));
+    return sizes.reduce((sum, size) => sum + size, this.current.size);
+  }
+
+  /**
+   * Makes every part durable in one record — all of them or none — and resolves with the first offset of each
+   * topic part once they are visible. Concurrent commits made in one turn of the event loop share the record.
+   */
+  commit(parts: readonly CommitPart[]): Promise<Array<number | undefined>> {
+    let bytes = 0;
+    for (const part of parts) if ('topic' in part) for (const payload of part.payloads) bytes += payload.length;
+    if (this.closed) {
+      return Promise.reject(new StorageUnavailableError('The broker is shutting down; the journal is closed, nothing was written'));
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ parts, bytes, resolve, reject });
+      // Starting at the end of this turn of the event loop lets every commit read in the same turn join.
+      this.running ??= this.opened.then(() => new Promise<void>((start) => setImmediate(start))).then(() => this.run());
+    });
+  }
+
+  /** Registers something written that the next flush must make durable. */
+  markDirty(target: Flushable): void {
+    this.dirty.add(target);
+  }
+
+  /** Resolves once every commit submitted so far is settled. */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /**
+   * Makes every record applied so far durable in the topic and checkpoint files, records that in the journal
+   * (a FLUSHED op), then deletes the journal files it covers. A failed fsync here cannot be retried (the kernel
+   * may have dropped the pages it failed to write): the journal stops accepting writes until the broker restarts
+   * and replays it.
+   */
+  flush(): Promise<void> {
+    this.flushing ??= this.flushNow().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private flushInBackground(): void {
+    // A failure is logged (and stops writes) where it happens; nothing else to do with it here.
+    this.flush().catch(() => undefined);
+  }
+
+  private async flushNow(): Promise<void> {
+    if (this.failure) return;
+    if (!this.flushDue) return this.deleteCoveredFiles();
+    const upTo = this.lastSeq;
+    const targets = [...this.dirty];
+    this.dirty.clear();
+    try {
+      for (const target of targets) this.stats.flushFsyncs += await target.sync();
+    } catch (cause) {
+      this.fail(cause, true);
+      throw cause;
+    }
+    this.bytesSinceFlush = 0;
+    await this.commit([{ op: { kind: JournalOpKind.FLUSHED, seq: upTo } }]);
+    this.flushedSeq = upTo;
+    this.stats.flushes++;
+    await this.deleteCoveredFiles();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const requests = this.takeGroup();
+        if (this.failure && !(await this.recover())) {
+          this.rejectAll(requests, this.failure?.cause);
+          continue;
+        }
+        await this.write(requests);
+      }
+    } finally {
+      // Same function as the emptiness check, so no commit can slip in between the check and this reset.
+      this.running = undefined;
+    }
+  }
+
+  private takeGroup(): CommitRequest[] {
+    let bytes = 0;
+    let count = 0;
+    while (count < this.pending.length && (count === 0 || bytes + this.pending[count].bytes <= GROUP_COMMIT_MAX_BYTES)) {
+      bytes += this.pending[count].bytes;
+      count++;
+    }
+    return this.pending.splice(0, count);
+  }
+
+  /** Writes one record for `requests`, fsyncs it, applies it to the topic files, then answers every request. */
+  private async write(requests: CommitRequest[]): Promise<void> {
+    const seq = this.nextSeq;
+    const { appends, ops, firstOffsets, applies } = this.assemble(requests);
+    const { record, frameStarts } = encodeRecord(seq, ops);
+    const recordStart = this.current.size;
+    try {
+      if (recordStart >= JOURNAL_FILE_MAX_BYTES) await this.rotate(seq);
+      await this.current.append(record);
+      await this.current.sync();
+      this.stats.journalFsyncs++;
+    } catch (cause) {
+      await this.cutBack(recordStart, cause);
+      this.fail(cause, false);
+      this.rejectAll(requests, cause);
+      return;
+    }
+    this.nextSeq = seq + 1;
+    this.stats.commits++;
+    this.bytesSinceFlush += record.length;
+    if (this.bytesSinceFlush >= this.schedule.bytes) this.flushInBackground();
+    if (ops.some((op) => op.kind !== JournalOpKind.FLUSHED)) this.lastDataSeq = seq;
+    const written: AppendGroup[] = [];
+    for (const [i, group] of appends.entries()) {
+      const op = ops[i] as AppendOp;
+      const frames = record.subarray(frameStarts[i], frameStarts[i] + op.frames.length);
+      try {
+        written.push(group);
+        await group.topic.write(frames, encodedStarts(group.payloads));
+      } catch (cause) {
+        group.topic.writeFailed(cause);
+        await this.undo(written, recordStart, cause);
+        this.rejectAll(requests, cause);
+        return;
+      }
+    }
+    for (const group of appends) {
+      this.markDirty(group.topic);
+      group.topic.publish(group.first, group.payloads);
+    }
+    for (const apply of applies) {
+      const target = apply();
+      if (target) this.markDirty(target);
+    }
+    for (const [i, request] of requests.entries()) request.resolve(firstOffsets[i]);
+  }
+
+  /** Gives every topic part its offsets (after what is already written) and merges each topic's parts into one op. */
+  private assemble(requests: CommitRequest[]) {
+    const byTopic = new Map<JournalTopic, AppendGroup>();
+    const others: JournalOp[] = [];
+    const applies: Array<() => Flushable | void> = [];
+    const firstOffsets = requests.map((request) =>
+      request.parts.map((part) => {
+        if ('op' in part) {
+          others.push(part.op);
+          if (part.apply) applies.push(part.apply);
+          return undefined;
+        }
+        let group = byTopic.get(part.topic);
+        if (!group) byTopic.set(part.topic, (group = { topic: part.topic, first: part.topic.writtenEnd, payloads: [] }));
+        const first = group.first + group.payloads.length;
+        for (const payload of part.payloads) group.payloads.push(payload);
+        return first;
+      }),
+    );
+    const appends = [...byTopic.values()];
+    const ops: JournalOp[] = appends.map((group) => ({
+      kind: JournalOpKind.APPEND,
+      topic: group.topic.name,
+      firstOffset: group.first,
+      entryCount: group.payloads.length,
+      frames: encodeFrames(group.payloads).bytes,
+    }));
+    ops.push(...others);
+    return { appends, ops, firstOffsets, applies };
+  }
+
+  /**
+   * A topic file write failed after the record was durable: cuts what the group wrote from every topic, then the
+   * record from the journal, both durably, so the NACK it gets is never contradicted by a later replay. If that
+   * fails too, the journal stops accepting writes (and the NACKed group may reappear after a crash: logged).
+   */
+  private async undo(written: AppendGroup[], recordStart: number, cause: unknown): Promise<void> {
+    try {
+      for (const group of written) await group.topic.cutBack(group.first);
+    } catch (error) {
+      this.logger.error(`Cutting a failed group back from its topics failed: ${describeCause(error)}`);
+    }
+    this.nextSeq--;
+    this.stats.commits--;
+    await this.cutBack(recordStart, cause);
+  }
+
+  /** Cuts the current journal file back to `size` (durably) after a failed group; failing that, stops writes. */
+  private async cutBack(size: number, cause: unknown): Promise<void> {
+    try {
+      await this.current.truncate(size);
+    } catch (error) {
+      this.fail(cause, false);
+      this.logger.error(
+        `The journal could not be cut back after a failed write (${describeCause(error)}); writes stop until it is ` +
+          'reopened, and the NACKed group could reappear if the broker crashes before that',
+      );
+    }
+  }
+
+  private fail(cause: unknown, permanent: boolean): void {
+    if (this.failure?.permanent) return;
+    const first = !this.failure;
+    this.failure = { cause, at: Date.now(), permanent };
+    if (!first) return;
+    this.logger.error(
+      permanent
+        ? `A flush could not make the topic files durable (${describeCause(cause)}); the broker refuses writes until ` +
+            'it is restarted, which replays the journal into the topic files'
+        : `A journal write failed (${describeCause(cause)}); the publishes being written are NACKed and writes are ` +
+            `refused for ${WRITE_RECOVERY_DELAY_MS} ms, then the journal is reopened`,
+    );
+  }
+
+  /** After the refusal delay: cuts the current file back to its last good record and starts a new one. */
+  private async recover(): Promise<boolean> {
+    const failure = this.failure!;
+    if (failure.permanent || Date.now() - failure.at < WRITE_RECOVERY_DELAY_MS) return false;
+    try {
+      await this.rotate(this.nextSeq);
+      this.logger.log('The journal was reopened after a write failure; accepting writes again');
+      this.failure = undefined;
+      return true;
+    } catch (cause) {
+      this.failure = { cause, at: Date.now(), permanent: false };
+      return false;
+    }
+  }
+
+  private rejectAll(requests: CommitRequest[], cause: unknown): void {
+    const retryAfterMs = Math.max(0, WRITE_RECOVERY_DELAY_MS - (Date.now() - (this.failure?.at ?? Date.now())));
+    for (const request of requests) {
+      request.reject(
+        new StorageUnavailableError(`The journal could not store the commit (${describeCause(cause)}); nothing was written, retry later`, {
+          cause,
+          retryAfterMs: this.failure?.permanent ? 60_000 : retryAfterMs || WRITE_RECOVERY_DELAY_MS,
+        }),
+      );
+    }
+  }
+
+  /** Closes the current file and starts the next one at `seq`. */
+  private async rotate(seq: number): Promise<void> {
+    const previous = this.current;
+    this.current = await JournalFile.create(this.dir, seq);
+    await syncDirectory(this.dir);
+    this.stats.otherFsyncs += 2;
+    this.files.push({ firstSeq: previous.firstSeq, path: previous.path });
+    await previous.close().catch(() => undefined);
+  }
+
+  /** Deletes the files whose every record is at or below the flushed sequence number. */
+  private async deleteCoveredFiles(): Promise<void> {
+    const boundaries = [...this.files.map((file) => file.firstSeq), this.current.firstSeq];
+    let covered = 0;
+    while (covered < this.files.length && boundaries[covered + 1] - 1 <= this.flushedSeq) covered++;
+    if (covered === 0) return;
+    for (const file of this.files.splice(0, covered)) await fs.rm(file.path, { force: true });
+    await syncDirectory(this.dir);
+    this.stats.otherFsyncs++;
+  }
+
+  /**
+   * Waits for pending commits, flushes (so a restart has nothing to replay), then closes the current file. The
+   * topics are closed after this. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.flushTimer);
+      if (!this.current) return;
+      await this.drain();
+      await this.flush().catch((error: unknown) => this.logger.error(`The last flush failed: ${describeCause(error)}`));
+      await this.drain();
+      this.closed = true;
+      await this.current.close();
+    })();
+    return this.closing;
+  }
+}
+
+/** A record with room for its frame header, and where each append op's frames start in it. */
+function encodeRecord(seq: number, ops: JournalOp[]): { record: Buffer; frameStarts: number[] } {
+  let size = FRAME_HEADER_BYTES + RECORD_HEADER_BYTES;
+  for (const op of ops) size += encodedOpBytes(op);
+  const record = Buffer.allocUnsafe(size);
+  const frameStarts = encodeRecordPayload({ seq, ops }, record, FRAME_HEADER_BYTES);
+  return { record, frameStarts };
+}
+
+/** Start of each payload's frame when the payloads are framed back to back. */
+function encodedStarts(payloads: readonly Buffer[]): number[] {
+  const starts = new Array<number>(payloads.length);
+  let position = 0;
+  for (let i = 0; i < payloads.length; i++) {
+    starts[i] = position;
+    position += FRAME_HEADER_BYTES + payloads[i].length;
+  }
+  return starts;
+}
