@@ -31,6 +31,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   /** Case-folded name → name, so `Order` cannot be created beside `order`. */
   private readonly names = new Map<string, string>();
   private recovering?: Promise<void>;
+  private recovered = false;
   private closing?: Promise<void>;
   readonly topicsDir: string;
   readonly journalDir: string;
@@ -59,6 +60,12 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       await fs.mkdir(this.topicsDir, { recursive: true });
       const start = await recoverJournal(this.journalDir, (name) => this.openTopic(Topic.of(name)), this.journal.stats);
       await this.journal.open(start);
+      this.recovered = true;
+      // Topics the replay opened are announced only now, with their replayed entries readable.
+      for (const queue of this.queues.values()) {
+        queue.resumeAfterReplay();
+        this.events.emit(TopicQueueInitializedEvent.eventName, new TopicQueueInitializedEvent(queue));
+      }
     })();
     return this.recovering;
   }
@@ -109,7 +116,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       throw new StorageUnavailableError(`Topic ${topic.name} cannot be opened; publishes to it are refused`, { cause });
     }
     this.queues.set(topic.name, queue);
-    this.events.emit(TopicQueueInitializedEvent.eventName, new TopicQueueInitializedEvent(queue));
+    if (this.recovered) this.events.emit(TopicQueueInitializedEvent.eventName, new TopicQueueInitializedEvent(queue));
     return queue;
   }
 

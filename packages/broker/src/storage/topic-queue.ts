@@ -20,7 +20,7 @@ export type TopicQueueListener = (tailOffset: number) => void;
 export class TopicQueue implements JournalTopic, Flushable {
   private readonly logger = new Logger(TopicQueue.name);
   private readonly listeners = new Set<TopicQueueListener>();
-  private readonly recent: RecentEntries;
+  private recent: RecentEntries;
   /** Everything below it is committed and readable; the files may hold more while a group is being applied. */
   private visibleEnd: number;
   private failure?: { cause: unknown; at: number };
@@ -32,7 +32,7 @@ export class TopicQueue implements JournalTopic, Flushable {
     readonly dir: string,
     readonly chain: SegmentFileChain,
     readonly checkpoints: CheckpointDirectory,
-    recentBudget: RecentEntriesBudget,
+    private readonly recentBudget: RecentEntriesBudget,
     private readonly journal: Journal,
   ) {
     this.visibleEnd = chain.tailOffset;
@@ -121,6 +121,14 @@ export class TopicQueue implements JournalTopic, Flushable {
       `Topic ${this.topic.name}: writing its files failed (${describeCause(cause)}); the publishes being written are ` +
         `NACKed, writes are refused for ${WRITE_RECOVERY_DELAY_MS} ms, then the tail segment is reopened`,
     );
+  }
+
+  /** After the journal's replay wrote to the files directly: everything in them is committed and readable. */
+  resumeAfterReplay(): void {
+    if (this.visibleEnd === this.chain.tailOffset) return;
+    this.visibleEnd = this.chain.tailOffset;
+    this.recent.close();
+    this.recent = new RecentEntries(this.visibleEnd, undefined, this.recentBudget);
   }
 
   /** Makes the topic's files durable up to everything written (the journal's flush). */

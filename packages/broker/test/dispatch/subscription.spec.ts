@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Host, TopicPattern } from '@mmmq/core';
 import { DEFAULT_BACKOFF } from '../../src/dispatch/backoff';
 import { DeadLetterHeaders, DeadLetterWriter } from '../../src/dispatch/dead-letter-writer';
@@ -8,6 +6,7 @@ import { DispatcherDefinition } from '../../src/dispatch/dispatcher-definition';
 import { PushSender } from '../../src/dispatch/push-sender';
 import { Subscription } from '../../src/dispatch/subscription';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { CheckpointFile } from '../../src/storage/checkpoint-file';
 import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { flipByte, segmentPaths } from '../storage/segment-files';
@@ -37,7 +36,8 @@ describe('Subscription', () => {
       maxInFlight: options.maxInFlight ?? 1,
     };
     sender = new PushSender(options.timeoutMs ?? 5000);
-    const subscription = new Subscription(queue, definition, await queue.checkpoints.open('billing', 0, queue.tailOffset), options.resumed ?? false, {
+    checkpoint = await queue.checkpoints.open('billing', 0, queue.tailOffset);
+    const subscription = new Subscription(queue, definition, checkpoint, options.resumed ?? false, {
       sender,
       deadLetters: new DeadLetterWriter(container),
       options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 20, maxMs: 100 } },
@@ -48,8 +48,9 @@ describe('Subscription', () => {
     return subscription;
   };
 
-  const checkpointOnDisk = () =>
-    Number(readFileSync(join(dir(), 'topics', 'order.created', 'checkpoints', 'billing.checkpoint')).readBigUInt64BE(0));
+  let checkpoint: CheckpointFile;
+  /** The checkpoint as far as it is durable: it moves only once the journal record holding the move is fsync'd. */
+  const checkpointOnDisk = () => checkpoint.offset;
 
   beforeEach(async () => {
     consumer = new TestConsumer();

@@ -1,6 +1,6 @@
 import { BrokerApp, startBroker } from './broker-app.fixture';
 
-describe('POST /mmmq/messages/batch commits all messages of one topic together', () => {
+describe('POST /mmmq/messages/batch commits all its messages together', () => {
   let broker: BrokerApp;
 
   beforeAll(async () => {
@@ -33,18 +33,21 @@ describe('POST /mmmq/messages/batch commits all messages of one topic together',
     expect(broker.topics.get('orders')?.tailOffset).toBe(4);
   });
 
-  it('refuses a batch spanning topics, naming them, and writes none of it', async () => {
+  it('commits a batch spanning topics atomically: each topic at consecutive offsets, in request order', async () => {
     const response = await broker.post(
       '/mmmq/messages/batch',
-      '{"messages":[{"topic":"orders","content":1},{"topic":"invoices","content":2}]}',
+      '{"messages":[{"topic":"orders","id":"o","content":1},{"topic":"invoices","id":"i","content":2}]}',
     );
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      acknowledgement: 'NACK',
-      message: expect.stringMatching(/one topic.*orders.*messages\[1\].*invoices/),
+      acknowledgement: 'ACK',
+      messages: [
+        { id: 'o', topic: 'orders', offset: 4 },
+        { id: 'i', topic: 'invoices', offset: 0 },
+      ],
     });
-    expect(broker.topics.get('orders')?.tailOffset).toBe(4);
-    expect(broker.topics.get('invoices')).toBeUndefined();
+    expect(broker.topics.get('orders')?.tailOffset).toBe(5);
+    expect(broker.topics.get('invoices')?.tailOffset).toBe(1);
   });
 
   it('refuses the whole batch when one message is invalid, saying which', async () => {
@@ -54,6 +57,6 @@ describe('POST /mmmq/messages/batch commits all messages of one topic together',
     );
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/^messages\[1\]: .*"content"/);
-    expect(broker.topics.get('orders')?.tailOffset).toBe(4);
+    expect(broker.topics.get('orders')?.tailOffset).toBe(5);
   });
 });
