@@ -8,7 +8,7 @@ import {
   MmmqValidationError,
   Topic,
 } from '@mmmq/core';
-import { MixedTopicBatchError } from './errors/mixed-topic-batch.error';
+import type { ProduceOptions } from './event-map';
 
 /**
  * A message ready to send: validated, its id fixed and its content serialised once, before the first attempt,
@@ -23,6 +23,13 @@ export interface OutgoingMessage {
 }
 
 const MESSAGE_SHAPE = '{ topic, content, id?, headers? }';
+
+/** The message of `produce(topic, content, options)` or `produce(message)`, not validated yet. */
+export function messageFromArguments(topicOrMessage: unknown, content: unknown, options?: ProduceOptions): unknown {
+  return typeof topicOrMessage === 'string'
+    ? { topic: topicOrMessage, content, id: options?.id, headers: options?.headers }
+    : topicOrMessage;
+}
 
 /**
  * Validates a message as the broker would and assigns a random UUID when it has no id.
@@ -43,29 +50,28 @@ export function prepareMessage(message: unknown): OutgoingMessage {
 }
 
 /**
- * Validates every message of a batch, with errors prefixed `messages[i]:` as the broker does, and checks that
- * they all name one topic.
- * @throws MmmqValidationError, MixedTopicBatchError
+ * Validates every message of a batch, with errors prefixed `messages[i]:` as the broker does. The messages may
+ * name any topics: the broker commits a batch as one journal record, whatever topics it spans.
+ * @throws MmmqValidationError naming the index of the first invalid message
  */
 export function prepareBatch(messages: unknown): OutgoingMessage[] {
   if (!Array.isArray(messages)) {
     throw new InvalidMessageError(`A batch must be an array of messages ${MESSAGE_SHAPE}, got ${typeof messages}`);
   }
-  const prepared = messages.map((message: unknown, index) => {
-    try {
-      return prepareMessage(message);
-    } catch (error) {
-      throw atIndex(error, index);
-    }
-  });
-  const other = prepared.findIndex((message) => message.topic !== prepared[0].topic);
-  if (other >= 0) {
-    throw new MixedTopicBatchError(
-      `A batch must name a single topic, but messages[0] names ${prepared[0].topic} and messages[${other}] ` +
-        `names ${prepared[other].topic}: the broker commits a batch to one topic's log. Send one batch per topic.`,
-    );
+  return messages.map((message: unknown, index) => prepareBatchMessage(message, index));
+}
+
+/**
+ * Validates the message that will be `messages[index]` of a batch, with an error prefixed `messages[index]:`
+ * that keeps its class, so `instanceof InvalidTopicError` still works.
+ * @throws MmmqValidationError
+ */
+export function prepareBatchMessage(message: unknown, index: number): OutgoingMessage {
+  try {
+    return prepareMessage(message);
+  } catch (error) {
+    throw atIndex(error, index);
   }
-  return prepared;
 }
 
 function publishableTopic(name: unknown): string {
@@ -94,7 +100,6 @@ function serialiseContent(content: unknown): string {
   return json;
 }
 
-/** Keeps the error's class, so `instanceof InvalidTopicError` still works for a message of a batch. */
 function atIndex(error: unknown, index: number): unknown {
   if (!(error instanceof MmmqValidationError)) return error;
   const ErrorClass = error.constructor as new (message: string, options?: { cause?: unknown }) => Error;

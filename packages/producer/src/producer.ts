@@ -4,16 +4,15 @@ import { PublishedMessage } from '@mmmq/core';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { BrokerResponseError } from './errors/broker-response.error';
 import { MessageRejectedError } from './errors/message-rejected.error';
-import { ProduceError, ProduceFailure, publishing } from './errors/produce.error';
+import { ProduceError, ProduceFailure, Publication, publicationOf, publishing } from './errors/produce.error';
 import { ProducerClosedError } from './errors/producer-closed.error';
 import { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
 import { BrokerGateway } from './gateway/broker-gateway';
 import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-producer-options.resolver';
-import { OutgoingMessage, prepareBatch, prepareMessage } from './outgoing-message';
+import { messageFromArguments, OutgoingMessage, prepareBatch, prepareMessage } from './outgoing-message';
+import { ProducerTransaction, TransactionCollector, TransactionResult } from './producer-transaction';
 import { PublishBatcher } from './publish-batcher';
 import { isTransient, RetryPolicy } from './retry/retry-policy';
-
-type Publication = Omit<ProduceFailure, 'attempts'>;
 
 /**
  * Publishes messages to the broker and resolves once the broker acknowledged them as durable. Failed attempts
@@ -59,19 +58,15 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   /** Publishes a message given as `{ topic, content, id?, headers? }`, the shape of the original producer. */
   produce(message: EventMessage<E>): Promise<PublishedMessage>;
   async produce(topicOrMessage: unknown, content?: unknown, options?: ProduceOptions): Promise<PublishedMessage> {
-    const message =
-      typeof topicOrMessage === 'string'
-        ? { topic: topicOrMessage, content, id: options?.id, headers: options?.headers }
-        : topicOrMessage;
-    const outgoing = prepareMessage(message);
-    if (this.closing.signal.aborted) throw new ProducerClosedError({ topic: outgoing.topic, ids: [outgoing.id] });
+    const outgoing = prepareMessage(messageFromArguments(topicOrMessage, content, options));
+    if (this.closing.signal.aborted) throw new ProducerClosedError(publicationOf([outgoing]));
     if (this.batcher) return this.batcher.add(outgoing);
-    return this.send({ topic: outgoing.topic, ids: [outgoing.id] }, () => this.gateway.publish(outgoing));
+    return this.send(publicationOf([outgoing]), () => this.gateway.publish(outgoing));
   }
 
   /** What the batcher sends: one message on its own, several as one atomic batch. */
   private async sendGrouped(messages: OutgoingMessage[], beforeRetry: () => Promise<void>): Promise<PublishedMessage[]> {
-    const publication = { topic: messages[0].topic, ids: messages.map((message) => message.id) };
+    const publication = publicationOf(messages);
     if (messages.length === 1) {
       return [await this.send(publication, () => this.gateway.publish(messages[0]), beforeRetry)];
     }
@@ -79,18 +74,43 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   }
 
   /**
-   * Publishes messages of one topic as one commit: they are stored at consecutive offsets in this order, or none
-   * is. An empty batch resolves to `[]` without a request. Split batches larger than the broker's
+   * Publishes messages, of one topic or several, as one request and one commit on the broker: all of them become
+   * durable and visible together, each topic's messages at consecutive offsets in this order, or none is stored.
+   * An empty batch resolves to `[]` without a request. Split batches larger than the broker's
    * `http.maxBatchMessages` (default 1000) yourself; the producer never splits one, which would break atomicity.
-   * @throws MixedTopicBatchError when the messages name more than one topic (nothing is sent)
+   * A retry resends the whole batch with the same ids.
    * @throws MmmqValidationError for an invalid message, prefixed `messages[i]:` (nothing is sent)
-   * @throws ProduceError when the broker did not acknowledge the batch
+   * @throws ProduceError when the broker did not acknowledge the batch (none of it was stored, or, after an
+   *   ambiguous failure such as a timeout, possibly all of it: publish it again with the same ids)
    */
   async produceBatch<K extends EventTopic<E>>(messages: readonly EventMessage<E, K>[]): Promise<PublishedMessage[]> {
     const outgoing = prepareBatch(messages);
     if (outgoing.length === 0) return [];
-    const publication = { topic: outgoing[0].topic, ids: outgoing.map((message) => message.id) };
-    return this.send(publication, () => this.gateway.publishBatch(outgoing));
+    return this.sendBatch(outgoing);
+  }
+
+  /**
+   * Runs `work` with a transaction `tx` and, once `work` resolves, publishes every message it added with
+   * `tx.produce()` as one batch (one request, one atomic commit, as {@link produceBatch}): all durable and visible
+   * together, or none. Resolves with `{ result, published }`: what `work` resolved with, and where each message was
+   * stored, in `tx.produce()` order. Nothing is sent while `work` runs; when it throws or rejects, nothing is sent
+   * and its error is rethrown as is. A transaction without messages sends nothing (`published` is `[]`).
+   * @throws ProducerClosedError before running `work` when the producer is closed, or at commit if it closed
+   *   meanwhile
+   * @throws ProduceError when the broker did not acknowledge the batch, as for {@link produceBatch}
+   */
+  async transaction<R>(work: (tx: ProducerTransaction<E>) => R | Promise<R>): Promise<TransactionResult<R>> {
+    if (this.closing.signal.aborted) throw new ProducerClosedError(publicationOf([]));
+    const tx = new TransactionCollector<E>();
+    let result: R;
+    try {
+      result = await work(tx);
+    } catch (error) {
+      tx.end('threw');
+      throw error;
+    }
+    const messages = tx.end('resolved');
+    return { result, published: messages.length === 0 ? [] : await this.sendBatch(messages) };
   }
 
   /**
@@ -111,6 +131,10 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     this.closing.abort();
     await Promise.allSettled(this.inFlight);
     await this.gateway.close();
+  }
+
+  private sendBatch(messages: OutgoingMessage[]): Promise<PublishedMessage[]> {
+    return this.send(publicationOf(messages), () => this.gateway.publishBatch(messages));
   }
 
   private send<T>(publication: Publication, attempt: () => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {

@@ -1,6 +1,5 @@
 import { InvalidMessageError, InvalidTopicError } from '@mmmq/core';
-import { MixedTopicBatchError } from '../src';
-import { prepareBatch, prepareMessage } from '../src/outgoing-message';
+import { prepareBatch, prepareBatchMessage, prepareMessage } from '../src/outgoing-message';
 
 describe('prepareMessage', () => {
   it('assigns a fresh UUID when no id is given, and keeps a given one', () => {
@@ -58,15 +57,19 @@ describe('prepareBatch', () => {
     expect(preparing).toThrow(/^messages\[1\]: Topic name "a\.\.b" has an empty segment/);
   });
 
-  it('refuses a batch naming two topics, saying which', () => {
-    const preparing = () =>
-      prepareBatch([
-        { topic: 'orders', content: 1 },
-        { topic: 'orders', content: 2 },
-        { topic: 'invoices', content: 3 },
-      ]);
-    expect(preparing).toThrow(MixedTopicBatchError);
-    expect(preparing).toThrow(/messages\[0\] names orders and messages\[2\] names invoices.*one batch per topic/);
+  it('accepts a batch naming several topics, keeping its order', () => {
+    const prepared = prepareBatch([
+      { topic: 'orders', content: 1 },
+      { topic: 'invoices', content: 2 },
+      { topic: 'orders', content: 3 },
+    ]);
+    expect(prepared.map(({ topic, content }) => `${topic}:${content}`)).toEqual(['orders:1', 'invoices:2', 'orders:3']);
+  });
+
+  it('names the index a single message will have in a batch', () => {
+    expect(() => prepareBatchMessage({ topic: 'orders', content: 1, id: 'has space' }, 4)).toThrow(
+      /^messages\[4\]: Message field "id"/,
+    );
   });
 
   it('gives every message of a batch its own id', () => {

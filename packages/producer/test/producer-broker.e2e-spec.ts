@@ -1,4 +1,4 @@
-import { MessageRejectedError, MixedTopicBatchError } from '../src';
+import { MessageRejectedError } from '../src';
 import { BrokerApp, startBroker } from './support/broker-app';
 import { ProducerApp, startProducer } from './support/producer-app';
 import { failure, nack, ScriptedBroker, startScriptedBroker } from './support/scripted-broker';
@@ -68,19 +68,6 @@ describe('Producer against the real broker', () => {
     const batch = [1, 2, 3, 4].map((content) => ({ topic: 'refunds', content }));
     await expect(app.producer.produceBatch(batch)).rejects.toMatchObject({ status: 400 });
     expect(await broker.stored('refunds')).toHaveLength(1);
-  });
-
-  it('refuses a batch spanning topics before sending anything', async () => {
-    const batch = [
-      { topic: 'refunds', content: 1 },
-      { topic: 'payouts', content: 2 },
-    ];
-    await expect(app.producer.produceBatch(batch)).rejects.toThrow(MixedTopicBatchError);
-    await expect(app.producer.produceBatch(batch)).rejects.toThrow(
-      /messages\[0\] names refunds and messages\[1\] names payouts/,
-    );
-    expect(await broker.stored('refunds')).toHaveLength(1);
-    expect(await broker.stored('payouts')).toHaveLength(0);
   });
 
   it('does not retry a topic whose name clashes with an existing one in letter case (409)', async () => {

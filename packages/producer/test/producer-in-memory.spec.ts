@@ -50,6 +50,30 @@ describe('Producer with MmmqTestingModule', () => {
     );
   });
 
+  it('publishes a batch spanning topics and a transaction as one commit there too', async () => {
+    await orders.producer.produce('order.created', { orderId: 0 });
+    const batch = await orders.producer.produceBatch([
+      { topic: 'order.created', content: { orderId: 1 } },
+      { topic: 'order.cancelled', content: { orderId: 1, reason: 'duplicate' } },
+    ]);
+    expect(batch.map(({ topic, offset }) => `${topic}@${offset}`)).toEqual(['order.created@1', 'order.cancelled@0']);
+    const { result, published } = await orders.producer.transaction((tx) => {
+      tx.produce('order.cancelled', { orderId: 2, reason: 'fraud' });
+      tx.produce({ topic: 'order.created', content: { orderId: 3 } });
+      return 'committed';
+    });
+    expect(result).toBe('committed');
+    expect(published.map(({ topic, offset }) => `${topic}@${offset}`)).toEqual(['order.cancelled@1', 'order.created@2']);
+    const ids = published.map((message) => message.id);
+    const committed = broker.published().filter((message) => ids.includes(message.id));
+    expect(committed.map((message) => message.content)).toEqual([
+      { orderId: 3 },
+      { orderId: 2, reason: 'fraud' },
+    ]);
+    // One commit, one publishing time.
+    expect(new Set(committed.map((message) => message.publishedAt)).size).toBe(1);
+  });
+
   it('works with no options at all', async () => {
     const bare = await Test.createTestingModule({
       imports: [MmmqTestingModule.forRoot(), MmmqProducerModule.forRoot()],
@@ -79,6 +103,20 @@ describe('Producer with MmmqTestingModule', () => {
     await typed.produce('order.created', { orderId: 6, reason: 'x' }).catch(() => undefined);
     // @ts-expect-error: order.cancelled needs a reason
     await typed.produceBatch([{ topic: 'order.cancelled', content: { orderId: 7 } }]).catch(() => undefined);
+    await typed.transaction((tx) => {
+      tx.produce('order.created', { orderId: 8 });
+      tx.produce({ topic: 'order.cancelled', content: { orderId: 8, reason: 'test' } });
+      // @ts-expect-error: not a topic of OrderEvents
+      tx.produce('order.shipped', { orderId: 9 });
+      // @ts-expect-error: order.cancelled needs a reason
+      tx.produce({ topic: 'order.cancelled', content: { orderId: 10 } });
+    });
+    await typed.produceBatch([
+      { topic: 'order.created', content: { orderId: 11 } },
+      { topic: 'order.cancelled', content: { orderId: 11, reason: 'mixed topics are typed per message' } },
+      // @ts-expect-error: order.created content has no reason
+      { topic: 'order.created', content: { orderId: 12, reason: 'x' } },
+    ]);
     const untyped: Producer = module.get(Producer);
     await untyped.produce('anything.goes', { any: 'content' });
     expect(broker.published().map((message) => message.topic)).toContain('anything.goes');

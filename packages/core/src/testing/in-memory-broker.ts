@@ -63,9 +63,14 @@ export class InMemoryBroker {
     return published;
   }
 
-  /** Stores all messages or, if one is invalid, none. */
+  /**
+   * Stores all messages, whatever topics they name, or, if one is invalid, none: one commit, as on the real
+   * broker. Every message is validated before any is stored, and subscribers see the batch only once all of it is
+   * stored, with one `publishedAt`. Each topic's messages get consecutive offsets, in request order.
+   */
   publishBatch(requests: readonly InMemoryPublishRequest[]): PublishedMessage[] {
-    const messages = requests.map((request) => this.validate(request));
+    const publishedAt = Date.now();
+    const messages = requests.map((request) => this.validate(request, publishedAt));
     const published = messages.map((message) => {
       const log = this.topics.get(message.topic) ?? [];
       this.topics.set(message.topic, log);
@@ -105,7 +110,7 @@ export class InMemoryBroker {
     for (const subscription of this.subscriptions.values()) subscription.positions.clear();
   }
 
-  private validate(request: InMemoryPublishRequest): Omit<InMemoryMessage, 'offset'> {
+  private validate(request: InMemoryPublishRequest, publishedAt: number): Omit<InMemoryMessage, 'offset'> {
     const topic = new Topic(request.topic);
     if (topic.isReserved) throw new InvalidTopicError(`Topic ${topic.name} is reserved for the broker`);
     if (request.content === undefined) throw new InvalidMessageError('content is missing');
@@ -114,7 +119,7 @@ export class InMemoryBroker {
       topic: topic.name,
       content: copy(request.content),
       headers: request.headers === undefined ? {} : { ...assertHeaders(request.headers) },
-      publishedAt: Date.now(),
+      publishedAt,
     };
   }
 

@@ -74,6 +74,43 @@ describe('InMemoryBroker', () => {
     expect(broker.published()).toEqual([]);
   });
 
+  it('commits a batch spanning topics as one: consecutive offsets per topic, delivered only once all is stored', async () => {
+    const broker = new InMemoryBroker();
+    broker.publish({ topic: 'order.created', content: 0 });
+    const seen: string[] = [];
+    broker.subscribe('audit', '**', async (delivery) => {
+      seen.push(`${delivery.topic}@${delivery.offset}:${broker.published().length}`);
+      return ack;
+    });
+    const published = broker.publishBatch([
+      { topic: 'order.created', content: 1 },
+      { topic: 'invoice.created', content: 2 },
+      { topic: 'order.created', content: 3 },
+    ]);
+    expect(published.map(({ topic, offset }) => `${topic}@${offset}`)).toEqual([
+      'order.created@1',
+      'invoice.created@0',
+      'order.created@2',
+    ]);
+    await broker.drain();
+    // Every delivery, the first one included, saw all four messages stored.
+    expect(seen.sort()).toEqual(['invoice.created@0:4', 'order.created@0:4', 'order.created@1:4', 'order.created@2:4']);
+    const batch = broker.published().filter((message) => published.some(({ id }) => id === message.id));
+    expect(new Set(batch.map((message) => message.publishedAt)).size).toBe(1);
+  });
+
+  it('stores nothing of a batch spanning topics when a message of any topic is invalid', () => {
+    const broker = new InMemoryBroker();
+    expect(() =>
+      broker.publishBatch([
+        { topic: 'order.created', content: 1 },
+        { topic: 'invoice.created', content: 2 },
+        { topic: 'refund.created', content: 3, id: 'has space' },
+      ]),
+    ).toThrow(InvalidMessageError);
+    expect(broker.published()).toEqual([]);
+  });
+
   it('hands each receiver its own copy, as the wire would', async () => {
     const broker = new InMemoryBroker();
     const content = { when: new Date(0) };

@@ -1,11 +1,14 @@
-import { ProduceError, ProduceFailure } from './produce.error';
+import { listTopics, ProduceError, Publication } from './produce.error';
 
-/** `produce()` was called after the producer closed (the application is shutting down); nothing was sent. */
+/**
+ * `produce()`, `produceBatch()` or `transaction()` was called after the producer closed (the application is
+ * shutting down), or a transaction's callback returned after it closed; nothing was sent.
+ */
 export class ProducerClosedError extends ProduceError {
-  constructor(failure: Omit<ProduceFailure, 'attempts'>) {
+  constructor(failure: Publication) {
+    const what = failure.topics.length === 0 ? 'a transaction' : `to ${listTopics(failure.topics)}`;
     super(
-      `Cannot publish to ${failure.topic}: the producer is closed because the application is shutting down. ` +
-        'Nothing was sent.',
+      `Cannot publish ${what}: the producer is closed because the application is shutting down. Nothing was sent.`,
       { ...failure, attempts: 0 },
     );
   }

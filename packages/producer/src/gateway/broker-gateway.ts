@@ -16,7 +16,7 @@ export interface BrokerAccess {
 export abstract class BrokerGateway {
   abstract publish(message: OutgoingMessage): Promise<PublishedMessage>;
 
-  /** Stores all messages (one topic) at consecutive offsets, or none. */
+  /** Stores all messages, of any topics, as one commit (each topic's at consecutive offsets), or none. */
   abstract publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]>;
 
   /**

@@ -1,0 +1,37 @@
+import * as producer from '../src';
+
+describe('@mmmq/producer public API', () => {
+  it('exports exactly the agreed runtime names', () => {
+    expect(Object.keys(producer).sort()).toEqual(
+      [
+        'BrokerResponseError',
+        'BrokerUnreachableError',
+        'DEFAULT_BATCH_MAX_BYTES',
+        'DEFAULT_BATCH_MAX_MESSAGES',
+        'DEFAULT_MAX_RETRY_COUNT',
+        'DEFAULT_MAX_RETRY_DELAY_MS',
+        'DEFAULT_RETRY_DELAY_MS',
+        'DEFAULT_STREAM_MAX_IN_FLIGHT',
+        'DEFAULT_TIMEOUT_MS',
+        'HTTP_MAX_SOCKETS',
+        'InvalidProducerOptionsError',
+        'MMMQ_PRODUCER_OPTIONS',
+        'MessageRejectedError',
+        'MmmqProducerModule',
+        'ProduceError',
+        'Producer',
+        'ProducerClosedError',
+        'RETRY_BACKOFF_MULTIPLIER',
+        'RETRY_JITTER',
+        'TransactionEndedError',
+      ].sort(),
+    );
+  });
+
+  it('roots every error in MmmqError, so one instanceof check tells ours from the rest', () => {
+    const { MmmqError } = jest.requireActual('@mmmq/core');
+    for (const [name, value] of Object.entries(producer)) {
+      if (name.endsWith('Error')) expect((value as Function).prototype).toBeInstanceOf(MmmqError);
+    }
+  });
+});

@@ -1,0 +1,58 @@
+import type { PublishedMessage } from '@mmmq/core';
+import { Test } from '@nestjs/testing';
+import { MmmqProducerModule, MmmqProducerOptions, Producer } from '../../src';
+import { BrokerGateway } from '../../src/gateway/broker-gateway';
+import type { OutgoingMessage } from '../../src/outgoing-message';
+import { ProducerApp, RecordingLogger } from './producer-app';
+
+/** What the recording gateway does with one request: acknowledge it, or fail the attempt with `error`. */
+export type GatewayReply = 'ack' | Error;
+
+/**
+ * A broker gateway in memory that records every request (one entry per attempt, the messages it carried) and
+ * answers it as scripted: the n-th request gets `replies[n]`, every request after the last gets the last again.
+ * Acknowledged messages get consecutive offsets per topic, as on the broker.
+ */
+export class RecordingGateway extends BrokerGateway {
+  readonly requests: OutgoingMessage[][] = [];
+  private readonly offsets = new Map<string, number>();
+
+  constructor(private readonly replies: GatewayReply[] = ['ack']) {
+    super();
+  }
+
+  async publish(message: OutgoingMessage): Promise<PublishedMessage> {
+    const [published] = await this.publishBatch([message]);
+    return published;
+  }
+
+  async publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
+    this.requests.push([...messages]);
+    const reply = this.replies[Math.min(this.requests.length, this.replies.length) - 1];
+    if (reply !== 'ack') throw reply;
+    return messages.map(({ id, topic }) => {
+      const offset = this.offsets.get(topic) ?? 0;
+      this.offsets.set(topic, offset + 1);
+      return { id, topic, offset };
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** A producer module whose gateway is `gateway`, logging into a {@link RecordingLogger}. */
+export async function startProducerWith(
+  gateway: BrokerGateway,
+  options: MmmqProducerOptions = {},
+): Promise<ProducerApp> {
+  const logger = new RecordingLogger();
+  const module = await Test.createTestingModule({
+    imports: [MmmqProducerModule.forRoot({ broker: 'http://127.0.0.1:1', retryDelayMs: 1, ...options })],
+  })
+    .overrideProvider(BrokerGateway)
+    .useValue(gateway)
+    .setLogger(logger)
+    .compile();
+  await module.init();
+  return { producer: module.get(Producer), logger, module, close: () => module.close() };
+}
