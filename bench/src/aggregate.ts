@@ -38,3 +38,5 @@ export function best(results: BenchResults, workload: string, metric: MetricDef,
 
 export const isDurablePeer = (s: SystemInfo) => s.kind === 'durable-peer';
 export const isPeer = (s: SystemInfo) => s.kind !== 'mmmq';
+
+export const mmmqOf = (results: BenchResults) => results.systems.find((s) => s.kind === 'mmmq');

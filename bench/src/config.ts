@@ -12,8 +12,11 @@ export interface BenchConfig {
   rateSeconds: number;
   ratePerSecond: number;
   fanout: number;
+  /** Messages per round of each many-topics workload (100 and 1,000 topics). */
   topicsMessages: number;
-  topicCount: number;
+  /** Messages per round of the plain-publishers workload, and how many publishers send them at once. */
+  httpMessages: number;
+  httpConnections: number;
   large: number;
   backlog: number;
   /** Longest a backlog drain is followed; the drain rate is measured over what arrived by then. */
@@ -39,7 +42,8 @@ export const FULL: Omit<BenchConfig, 'quick' | 'only' | 'systems' | 'out' | 'fro
   ratePerSecond: 5_000,
   fanout: 50_000,
   topicsMessages: 100_000,
-  topicCount: 100,
+  httpMessages: 100_000,
+  httpConnections: 64,
   large: 10_000,
   backlog: 1_000_000,
   drainCapSeconds: 120,
@@ -57,7 +61,8 @@ const QUICK: typeof FULL = {
   e2e: 1_000,
   rateSeconds: 1,
   fanout: 500,
-  topicsMessages: 1_000,
+  topicsMessages: 2_000,
+  httpMessages: 2_000,
   large: 100,
   backlog: 5_000,
   drainCapSeconds: 10,
@@ -74,7 +79,8 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
   rate: 'ratePerSecond',
   fanout: 'fanout',
   'topics-messages': 'topicsMessages',
-  topics: 'topicCount',
+  'http-messages': 'httpMessages',
+  'http-connections': 'httpConnections',
   large: 'large',
   backlog: 'backlog',
   'drain-cap-seconds': 'drainCapSeconds',
@@ -85,7 +91,7 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
 export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [--systems=system,…] [--out=docs/benchmarks.md]
            [--from=bench/results/….json (only re-render the report from a saved run)]
            [--messages=N (= --e2e)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
-           [--fanout=N] [--topics-messages=N] [--topics=N] [--large=N] [--backlog=N] [--drain-cap-seconds=S]
+           [--fanout=N] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N] [--backlog=N] [--drain-cap-seconds=S]
            [--window=N] [--round-timeout-seconds=S]`;
 
 export function parseArgs(argv: string[]): BenchConfig {

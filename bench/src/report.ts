@@ -1,7 +1,9 @@
 import { FULL } from './config';
-import { aggregate, best, isDurablePeer, isPeer, type Aggregate } from './aggregate';
-import type { BenchResults, SystemInfo, WorkloadInfo } from './runner';
+import { aggregate, best, isDurablePeer, isPeer, mmmqOf, type Aggregate } from './aggregate';
+import { fsyncSection } from './fsync-report';
+import type { BenchResults, WorkloadInfo } from './runner';
 import { format, USAGE_METRICS } from './runner';
+import { targets } from './targets';
 import type { MetricDef } from './workloads/workload';
 
 /** Units that go in the column header, so cells hold bare numbers. */
@@ -9,13 +11,12 @@ const HEADER_UNITS: Record<string, string> = { ms: 'ms', '%': '%', MiB: 'MiB' };
 
 const bare = (value: number, unit: string) => format(value, unit).replace(/ (%|MiB)$/, '');
 
-const cell = (a: Aggregate, unit: string) =>
-  !Number.isFinite(a.median) ? '–' : a.rounds > 1 ? `${bare(a.median, unit)} (${bare(a.min, unit)}–${bare(a.max, unit)})` : bare(a.median, unit);
+/** "n/a" where the system cannot give the figure at all (it does not count fsyncs), "–" where a round gave none. */
+const cell = (a: Aggregate, unit: string, unmeasured: boolean) =>
+  !Number.isFinite(a.median) ? (unmeasured ? 'n/a' : '–') : a.rounds > 1 ? `${bare(a.median, unit)} (${bare(a.min, unit)}–${bare(a.max, unit)})` : bare(a.median, unit);
 
 const ratio = (mmmq: number, peer: number | undefined) =>
   peer === undefined || !Number.isFinite(mmmq) || !Number.isFinite(peer) || peer === 0 ? '–' : `${(mmmq / peer).toFixed(2)}×`;
-
-const mmmqOf = (results: BenchResults) => results.systems.find((s) => s.kind === 'mmmq');
 
 function workloadSection(results: BenchResults, w: WorkloadInfo): string {
   const lines: string[] = [`## ${w.title}`, '', w.description, ''];
@@ -31,7 +32,9 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
       lines.push(`| ${name} | n/a: ${na} |${columns.slice(1).map(() => ' |').join('')}`);
       continue;
     }
-    lines.push(`| ${name} | ${columns.map((m) => cell(aggregate(results, w.id, s.id, m.key), m.unit)).join(' | ')} |`);
+    const runs = results.runs.filter((r) => r.workload === w.id && r.system === s.id);
+    const unmeasured = (key: string) => runs.length > 0 && runs.every((r) => r.error || r.unmeasured?.[key]);
+    lines.push(`| ${name} | ${columns.map((m) => cell(aggregate(results, w.id, s.id, m.key), m.unit, unmeasured(m.key))).join(' | ')} |`);
   }
   const mmmq = mmmqOf(results);
   if (mmmq && !w.notApplicable[mmmq.id]) {
@@ -56,59 +59,6 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
   return lines.join('\n');
 }
 
-const withUnit = (value: number, unit: string) => `${format(value, unit)}${unit === 'ms' ? ' ms' : unit === '/s' ? '/s' : ''}`;
-
-interface TargetRow {
-  target: string;
-  measured: string;
-  met: boolean | undefined;
-}
-
-function targets(results: BenchResults): TargetRow[] {
-  const mmmq = mmmqOf(results);
-  if (!mmmq) return [];
-  const rows: TargetRow[] = [];
-  const workload = (id: string) => results.workloads.find((w) => w.id === id);
-  const metric = (w: WorkloadInfo, key: string) => w.metrics.find((m) => m.key === key)!;
-  const mine = (w: WorkloadInfo, key: string) => aggregate(results, w.id, mmmq.id, key).median;
-  const peer = (id: string) => results.systems.find((s) => s.id === id);
-  const versus = (w: WorkloadInfo | undefined, key: string, need: number, target: string, include: (s: SystemInfo) => boolean) => {
-    if (!w) return;
-    const b = best(results, w.id, metric(w, key), include);
-    const m = mine(w, key);
-    if (!b || !Number.isFinite(m)) return rows.push({ target, measured: 'no result', met: undefined });
-    const higher = metric(w, key).better === 'higher';
-    const r = m / b.value;
-    rows.push({
-      target,
-      measured: `MMMQ ${withUnit(m, metric(w, key).unit)} vs ${b.system.label} ${withUnit(b.value, metric(w, key).unit)}: ${r.toFixed(2)}×`,
-      met: higher ? r >= need : r <= need,
-    });
-  };
-  const e2e = workload('e2e-saturation');
-  versus(e2e, 'rate', 1.5, 'end to end at saturation ≥ 1.5× the best durable peer', isDurablePeer);
-  const one = workload('publish-one');
-  versus(one, 'rate', 1.0, 'confirmed one-at-a-time publish ≥ 1.0× Redis always', (s) => s.id === 'redis-always' && !!peer('redis-always'));
-  versus(one, 'rate', 2.0, 'confirmed one-at-a-time publish ≥ 2× RabbitMQ (the faster queue type)', (s) => s.id.startsWith('rabbitmq'));
-  const fixed = workload('e2e-fixed-rate');
-  versus(fixed, 'p99', 1.0, 'end to end at 5,000 msg/s: p99 ≤ the best durable peer\'s p99', isDurablePeer);
-  if (fixed) {
-    const p50 = mine(fixed, 'p50');
-    rows.push({ target: 'end to end at 5,000 msg/s: p50 ≤ 0.65 ms', measured: `${format(p50, 'ms')} ms`, met: Number.isFinite(p50) ? p50 <= 0.65 : undefined });
-  }
-  versus(workload('fanout-3'), 'rate', 1.5, 'fan-out to 3 consumers ≥ 1.5× the best durable peer', isDurablePeer);
-  versus(workload('topics-100'), 'rate', 1.5, '100 topics ≥ 1.5× the best durable peer', isDurablePeer);
-  const backlog = workload('backlog-restart');
-  if (backlog) {
-    const n = results.config.backlog.toLocaleString('en');
-    const ttfd = mine(backlog, 'ttfd');
-    const rss = aggregate(results, backlog.id, mmmq.id, 'brokerRss').median;
-    rows.push({ target: `backlog after restart (${n} messages): first delivery within 2 s`, measured: `${format(ttfd, 'ms')} ms`, met: Number.isFinite(ttfd) ? ttfd <= 2000 : undefined });
-    rows.push({ target: `backlog after restart (${n} messages): broker RSS under 300 MB`, measured: format(rss, 'MiB'), met: Number.isFinite(rss) ? rss * 1.048576 < 300 : undefined });
-  }
-  return rows;
-}
-
 export function renderReport(results: BenchResults, chartFile: string): string {
   const c = results.config;
   const out: string[] = [];
@@ -119,7 +69,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
     '',
   );
   if (c.quick) out.push('> **QUICK MODE**: small message counts for a smoke test. The figures are noisy and say little; run `pnpm bench` for the real ones.', '');
-  const reduced = (Object.keys(FULL) as Array<keyof typeof FULL>).filter((key) => !c.quick && c[key] !== FULL[key]);
+  const reduced = (Object.keys(FULL) as Array<keyof typeof FULL>).filter((key) => !c.quick && c[key] !== undefined && c[key] !== FULL[key]);
   if (reduced.length > 0) {
     out.push(
       `> **Sizes differ from the full run**: ${reduced.map((key) => `${key} ${c[key].toLocaleString('en-US')} (full: ${FULL[key].toLocaleString('en-US')})`).join(', ')}.`,
@@ -132,7 +82,12 @@ export function renderReport(results: BenchResults, chartFile: string): string {
 
   const rows = targets(results);
   if (rows.length) {
-    out.push('## Targets (issue 5)', '', '"Durable peer" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.', '');
+    out.push(
+      '## Targets (issue 11)',
+      '',
+      'The targets of issue 11 (storage v2: one broker-wide journal), plus issue 5\'s fan-out target, which issue 11 does not replace. "Durable peer" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.',
+      '',
+    );
     out.push('| target | measured | met |', '|---|---|:---:|');
     for (const r of rows) out.push(`| ${r.target} | ${r.measured} | ${r.met === undefined ? '?' : r.met ? '✅' : '❌'} |`);
     out.push('');
@@ -140,6 +95,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
       out.push('Where a target is missed, [performance.md](performance.md) has the profile that shows where the time goes and what would close the gap.', '');
     }
   }
+  out.push(...fsyncSection(results));
 
   out.push('## Systems', '');
   out.push('| system | version | what an acknowledgement means | restart (backlog workload) |', '|---|---|---|---|');
@@ -156,7 +112,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   out.push('## How the figures are made', '');
   out.push(
     `- Each figure is the **median of ${c.rounds} round${c.rounds === 1 ? '' : 's'}**, with the smallest and largest round in brackets. Rounds alternate between systems (the order rotates each round), and each round uses new queues/streams/topics that are deleted afterwards.`,
-    '- One Node.js process (the bench) is both the publisher and the consumer, on one thread, as an application would be: for MMMQ it runs the project\'s own `Producer` and a consumer Nest app; for the peers amqplib, ioredis and @nats-io/jetstream. Messages are JSON (`{"seq","t","pad"}`), parsed by every consumer.',
+    '- One Node.js process (the bench) is both the publisher and the consumer, on one thread, as an application would be: for MMMQ it runs the project\'s own `Producer` and a consumer Nest app (and, for the plain HTTP publishers, bare `node:http` requests); for the peers amqplib, ioredis and @nats-io/jetstream. Messages are JSON (`{"seq","t","pad"}`), parsed by every consumer.',
     '- **broker CPU** is the broker process\'s CPU time (from `/proc/<pid>/stat`) over the measured phase divided by its wall time: 100 % = one core (the machine has ' +
       `${results.machine.cpu.split(' ×')[0]}). **broker RSS** is the peak \`VmRSS\` (\`/proc/<pid>/status\`, sampled every 100 ms). For RabbitMQ that is \`beam.smp\` (the whole node, not only the bench\'s queues), for Redis and NATS their server, for MMMQ the broker\'s node process. **client CPU** is the bench process (publisher + consumer).`,
     '- **MMMQ ÷ best durable peer** divides MMMQ\'s median by the best durable peer\'s median for the same column; **MMMQ ÷ best peer (any)** includes the non-durable ones. For rates above 1× means MMMQ is faster; for latencies and times below 1× means MMMQ is faster.',

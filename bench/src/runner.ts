@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { BenchConfig } from './config';
+import { FsyncMeter } from './fsync-meter';
 import { ProcessSampler } from './sampler';
 import { commandOutput, ensureNats, ensureRabbitMq, log, removeTempRoot, sleep, stopAll } from './services';
 import type { System, SystemKind } from './systems/system';
@@ -19,6 +20,8 @@ export interface RunRecord {
   metrics: Record<string, number>;
   note?: string;
   error?: string;
+  /** metric key → why this round has no such figure (the broker does not count fsyncs); shown as "n/a". */
+  unmeasured?: Record<string, string>;
 }
 
 export interface SystemInfo {
@@ -163,6 +166,7 @@ export async function runBench(
 
 async function runRound(config: BenchConfig, workload: Workload, system: System, round: number, runTag: string): Promise<RunRecord> {
   const sampler = new ProcessSampler(() => system.brokerPids());
+  const fsyncs = workload.countsFsyncs ? new FsyncMeter(system) : undefined;
   let sampling: 'before' | 'running' | 'done' = 'before';
   let usage: ReturnType<ProcessSampler['stop']> | undefined;
   const ctx: RoundContext = {
@@ -176,15 +180,17 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
         groups: Array.from({ length: groups }, (_, i) => `g${i}`),
       };
     },
-    startSampling: () => {
+    startSampling: async () => {
       if (sampling !== 'before') return;
       sampling = 'running';
+      await fsyncs?.start();
       sampler.start();
     },
-    stopSampling: () => {
+    stopSampling: async () => {
       if (sampling !== 'running') return;
       sampling = 'done';
       usage = sampler.stop();
+      await fsyncs?.stop();
     },
   };
   const record: RunRecord = { workload: workload.id, system: system.id, round, metrics: {} };
@@ -205,11 +211,16 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
   } finally {
     clearTimeout(timer);
   }
-  ctx.stopSampling();
+  await ctx.stopSampling().catch((error: Error) => log(`  ${system.label}: reading fsync counters: ${error.message}`));
   if (usage) {
     record.metrics.brokerCpu = usage.broker.cpuPct;
     record.metrics.brokerRss = usage.broker.rssPeakMiB;
     record.metrics.clientCpu = usage.clientCpuPct;
+  }
+  if (fsyncs && !record.error) {
+    const { metrics, unmeasured } = fsyncs.result();
+    Object.assign(record.metrics, metrics);
+    if (unmeasured) record.unmeasured = { fsyncRate: unmeasured };
   }
   return record;
 }

@@ -3,12 +3,13 @@ import { MmmqProducerModule, Producer } from '@mmmq/producer';
 import { Module, type DynamicModule, type INestApplication, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import http from 'node:http';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchContent } from '../payload';
 import { commandOutput, freePort, log, ManagedProcess, REPO_ROOT, tempDir, track, waitForPort } from '../services';
-import type { ConsumeHandle, OnMessage, RestartResult, System, TopicPlan } from './system';
+import { HttpPublishers } from './http-publishers';
+import { httpRequest, readFsyncCounters } from './mmmq-http';
+import type { ConsumeHandle, FsyncCounters, OnMessage, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
 
 const BROKER_MAIN = path.join(REPO_ROOT, 'apps', 'broker', 'dist', 'main.js');
 /** Nest's own start-up lines would drown the bench's output. */
@@ -55,20 +56,6 @@ class BenchProducerModule {
   static register(broker: string): DynamicModule {
     return { module: BenchProducerModule, imports: [MmmqProducerModule.forRoot({ broker })] };
   }
-}
-
-/** Bench housekeeping on the broker's dispatcher API (not measured): deleting a round's dispatchers. */
-function adminRequest(port: number, method: string, urlPath: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, path: urlPath, method }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end();
-  });
 }
 
 /**
@@ -166,6 +153,14 @@ export class MmmqSystem implements System {
     await this.producer!.produceBatch(contents.map((content) => ({ topic, content })));
   }
 
+  async openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers> {
+    return new HttpPublishers(this.port, topic, count);
+  }
+
+  fsyncCounters(): Promise<FsyncCounters | string> {
+    return readFsyncCounters(this.port);
+  }
+
   private consumerIds(plan: TopicPlan): string[] {
     return plan.groups.map((group) => `${plan.prefix}.${group}`);
   }
@@ -197,7 +192,7 @@ export class MmmqSystem implements System {
   async drop(plan: TopicPlan): Promise<void> {
     // MMMQ cannot delete a topic; its data stays in the temp dir. The dispatchers go, so nothing more is pushed.
     for (const consumerId of this.consumerIds(plan)) {
-      const answer = await adminRequest(this.port, 'DELETE', `/mmmq/dispatchers/${consumerId}`);
+      const answer = await httpRequest(this.port, 'DELETE', `/mmmq/dispatchers/${consumerId}`);
       if (answer.status !== 204 && answer.status !== 404) log(`MMMQ: DELETE dispatcher ${consumerId}: ${answer.status} ${answer.text}`);
     }
   }

@@ -15,7 +15,7 @@ import {
   track,
   waitForPort,
 } from '../services';
-import type { ConsumeHandle, OnMessage, RestartResult, System, TopicPlan } from './system';
+import type { ConsumeHandle, OnMessage, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
 
 /** Messages a pull consumer asks for at once. */
 type NatsConnection = Awaited<ReturnType<typeof connect>>;
@@ -94,6 +94,14 @@ export class NatsJetStreamSystem implements System {
 
   async publish(topic: string, content: BenchContent): Promise<void> {
     await this.js!.publish(topic, encode(content));
+  }
+
+  /** One connection for all: the NATS client multiplexes, and each publisher still awaits its PubAck. */
+  async openSequentialPublishers(topic: string): Promise<SequentialPublishers> {
+    return {
+      publish: (_c, content) => this.publish(topic, content),
+      close: async () => undefined,
+    };
   }
 
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {

@@ -2,7 +2,7 @@ import amqp from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
 import { decode, encode, type BenchContent } from '../payload';
 import { commandOutput, log, mustRun, portOpen, rabbitPids, sleep } from '../services';
-import type { ConsumeHandle, OnMessage, RestartResult, System, TopicPlan } from './system';
+import type { ConsumeHandle, OnMessage, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
 
 const URL = 'amqp://guest:guest@127.0.0.1:5672';
 const EXCHANGE = 'mmmq-bench';
@@ -81,11 +81,29 @@ export class RabbitMqSystem implements System {
   }
 
   publish(topic: string, content: BenchContent): Promise<void> {
+    return this.confirmedPublish(this.publisher!, topic, content);
+  }
+
+  private confirmedPublish(channel: ConfirmChannel, topic: string, content: BenchContent): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.publisher!.publish(EXCHANGE, topic, encode(content), { persistent: true, contentType: 'application/json' }, (error) =>
+      channel.publish(EXCHANGE, topic, encode(content), { persistent: true, contentType: 'application/json' }, (error) =>
         error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
       );
     });
+  }
+
+  async openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers> {
+    await this.ensureConnected();
+    const channels: ConfirmChannel[] = [];
+    for (let c = 0; c < count; c++) {
+      const channel = await this.connection!.createConfirmChannel();
+      channel.on('error', (error: Error) => log(`${this.label}: publisher channel error: ${error.message}`));
+      channels.push(channel);
+    }
+    return {
+      publish: (c, content) => this.confirmedPublish(channels[c], topic, content),
+      close: async () => void (await Promise.all(channels.map((c) => c.close().catch(() => undefined)))),
+    };
   }
 
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { decode, encode, type BenchContent } from '../payload';
 import { commandOutput, freePort, log, ManagedProcess, sleep, tempDir, track, waitForPort } from '../services';
-import type { ConsumeHandle, OnMessage, RestartResult, System, SystemKind, TopicPlan } from './system';
+import type { ConsumeHandle, OnMessage, RestartResult, SequentialPublishers, System, SystemKind, TopicPlan } from './system';
 
 /** Entries read per XREADGROUP (per stream). */
 const READ_COUNT = 1000;
@@ -44,8 +44,9 @@ export class RedisStreamsSystem implements System {
     await this.client.ping();
   }
 
-  private connect(): Redis {
-    const client = new Redis({ port: this.port, host: '127.0.0.1', enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: false });
+  /** Auto-pipelining on for the shared client; off for the sequential publishers, which await every XADD. */
+  private connect(enableAutoPipelining = true): Redis {
+    const client = new Redis({ port: this.port, host: '127.0.0.1', enableAutoPipelining, maxRetriesPerRequest: null, lazyConnect: false });
     client.on('error', (error: Error) => log(`${this.label}: ${error.message}`));
     return client;
   }
@@ -122,6 +123,15 @@ export class RedisStreamsSystem implements System {
 
   async publish(topic: string, content: BenchContent): Promise<void> {
     await this.client!.xadd(topic, '*', 'd', encode(content));
+  }
+
+  async openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers> {
+    const clients = Array.from({ length: count }, () => this.connect(false));
+    await Promise.all(clients.map((c) => c.ping()));
+    return {
+      publish: async (c, content) => void (await clients[c].xadd(topic, '*', 'd', encode(content))),
+      close: async () => clients.forEach((c) => c.disconnect()),
+    };
   }
 
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {

@@ -29,6 +29,24 @@ export interface RestartResult {
   note?: string;
 }
 
+/**
+ * Publishers that each send one message at a time: `publish(c, …)` is only called again for connection `c`
+ * once its previous call resolved. For the plain-publishers workload (no client batching, no pipelining).
+ */
+export interface SequentialPublishers {
+  /** Sends one message on publisher `c` and resolves once the broker acknowledged it as stored. */
+  publish(c: number, content: BenchContent): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The broker's own fsync counters since it started (MMMQ's `GET /mmmq/storage`, `fsyncs`). */
+export interface FsyncCounters {
+  total: number;
+  journal: number;
+  flush: number;
+  other: number;
+}
+
 export type SystemKind = 'mmmq' | 'durable-peer' | 'peer';
 
 export interface System {
@@ -56,8 +74,18 @@ export interface System {
    * are filled with pipelined `publish` calls.
    */
   publishBatch?(topic: string, contents: BenchContent[]): Promise<void>;
+  /**
+   * Opens `count` publishers to `topic`, each on its own connection (RabbitMQ: its own confirm channel; NATS:
+   * one connection shared, as its client multiplexes), none pipelining or batching.
+   */
+  openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers>;
   /** Starts one consumer per group; `onMessage` runs before the message is acknowledged. */
   consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle>;
+  /**
+   * The broker's fsync counters, or why they cannot be read (a broker without `GET /mmmq/storage`). Systems
+   * without it are not counted.
+   */
+  fsyncCounters?(): Promise<FsyncCounters | string>;
   /** Deletes what `declare` and the round created. */
   drop(plan: TopicPlan): Promise<void>;
 

@@ -49,11 +49,11 @@ export const backlogRestart: Workload = {
     log(`  ${system.label}: backlog of ${c.backlog} published in ${((performance.now() - fillStart) / 1000).toFixed(1)} s`);
 
     const tracker = new DeliveryTracker(c.backlog, 1, false);
-    ctx.startSampling();
+    await ctx.startSampling();
     const { restartAt, readyAt, handle, note: restartNote } = await restart.restartAndConsume(plan, tracker.onMessage);
     try {
       const note = await tracker.wait(c.drainCapSeconds * 1000);
-      ctx.stopSampling();
+      await ctx.stopSampling();
       const complete = tracker.delivered === tracker.expected;
       const drainSeconds = ((complete ? tracker.lastAt : performance.now()) - tracker.firstAt) / 1000;
       return {

@@ -20,11 +20,11 @@ export const e2eFixedRate: Workload = {
     const tracker = new DeliveryTracker(n, 1);
     const handle = await system.consume(plan, tracker.onMessage);
     try {
-      ctx.startSampling();
+      await ctx.startSampling();
       const start = performance.now();
       await paced(n, c.ratePerSecond, 10_000, (i, due) => system.publish(plan.topics[0], content(i, due, c.size)));
       const note = await tracker.wait(c.roundTimeoutSeconds * 1000);
-      ctx.stopSampling();
+      await ctx.stopSampling();
       const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
       const { p50, p99, max } = tracker.latencies.summary();
       return { metrics: { p50, p99, max, rate: tracker.delivered / ((end - start) / 1000) }, note };

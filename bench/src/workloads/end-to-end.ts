@@ -87,11 +87,11 @@ export async function endToEnd(system: System, ctx: RoundContext, o: EndToEndOpt
   const tracker = new DeliveryTracker(o.messages, o.groups);
   const handle = await system.consume(plan, tracker.onMessage);
   try {
-    ctx.startSampling();
+    await ctx.startSampling();
     const start = performance.now();
     await pump(o.messages, ctx.config.window, (i) => system.publish(plan.topics[i % o.topics], content(i, performance.now(), o.size)));
     const note = await tracker.wait(ctx.config.roundTimeoutSeconds * 1000);
-    ctx.stopSampling();
+    await ctx.stopSampling();
     const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
     const seconds = (end - start) / 1000;
     const { p50, p99, max } = tracker.latencies.summary();

@@ -3,10 +3,22 @@ import { e2eFixedRate } from './e2e-fixed-rate';
 import { e2eSaturation } from './e2e-saturation';
 import { fanout } from './fanout';
 import { largeMessages } from './large-messages';
+import { httpPublishers } from './http-publishers';
 import { manyTopics } from './many-topics';
 import { publishOne } from './publish-one';
 import { publishWindow } from './publish-window';
 import type { Workload } from './workload';
 
 /** In the order they run and appear in the report; the backlog comes last because it restarts brokers. */
-export const WORKLOADS: Workload[] = [publishOne, publishWindow, e2eSaturation, e2eFixedRate, fanout, manyTopics, largeMessages, backlogRestart];
+export const WORKLOADS: Workload[] = [
+  publishOne,
+  httpPublishers,
+  publishWindow,
+  e2eSaturation,
+  e2eFixedRate,
+  fanout,
+  manyTopics(100),
+  manyTopics(1000),
+  largeMessages,
+  backlogRestart,
+];

@@ -17,7 +17,7 @@ export const publishOne: Workload = {
     const n = ctx.config.publishOne;
     const latencies = new LatencyRecorder(n);
     try {
-      ctx.startSampling();
+      await ctx.startSampling();
       const start = performance.now();
       for (let i = 0; i < n; i++) {
         const t = performance.now();
@@ -25,7 +25,7 @@ export const publishOne: Workload = {
         latencies.record(performance.now() - t);
       }
       const seconds = (performance.now() - start) / 1000;
-      ctx.stopSampling();
+      await ctx.stopSampling();
       const { p50, p99 } = latencies.summary();
       return { metrics: { rate: n / seconds, p50, p99 } };
     } finally {

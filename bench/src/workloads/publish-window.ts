@@ -16,11 +16,11 @@ export const publishWindow: Workload = {
     await system.declare(plan);
     const n = ctx.config.publishWindow;
     try {
-      ctx.startSampling();
+      await ctx.startSampling();
       const start = performance.now();
       await pump(n, ctx.config.window, (i) => system.publish(plan.topics[0], content(i, performance.now(), ctx.config.size)));
       const seconds = (performance.now() - start) / 1000;
-      ctx.stopSampling();
+      await ctx.stopSampling();
       return { metrics: { rate: n / seconds } };
     } finally {
       await system.drop(plan);

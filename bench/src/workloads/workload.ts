@@ -15,9 +15,12 @@ export interface RoundContext {
   round: number;
   /** A topic plan whose names are unique to this round and system. */
   plan(topics: number, groups: number): TopicPlan;
-  /** Start and stop broker sampling around the measured phase (the runner samples the whole run otherwise). */
-  startSampling(): void;
-  stopSampling(): void;
+  /**
+   * Start and stop broker sampling around the measured phase (the runner samples the whole run otherwise).
+   * Await both: for a workload that counts fsyncs they read the broker's counters (one HTTP request each).
+   */
+  startSampling(): Promise<void>;
+  stopSampling(): Promise<void>;
 }
 
 export interface RoundOutcome {
@@ -38,6 +41,8 @@ export interface Workload {
   /** `true`, or why this system cannot run the workload. */
   applies(system: System): true | string;
   run(system: System, ctx: RoundContext): Promise<RoundOutcome>;
+  /** Read the broker's fsync counters before and after the measured phase (MMMQ only, see `FSYNCS`). */
+  countsFsyncs?: boolean;
   /** Longest a round may take before the runner gives up on it; default 3 × the round timeout. */
   hardLimitSeconds?(config: BenchConfig): number;
 }
@@ -46,3 +51,5 @@ export const RATE = (label = 'msgs/s'): MetricDef => ({ key: 'rate', label, unit
 export const P50: MetricDef = { key: 'p50', label: 'p50', unit: 'ms', better: 'lower' };
 export const P99: MetricDef = { key: 'p99', label: 'p99', unit: 'ms', better: 'lower' };
 export const MAX: MetricDef = { key: 'max', label: 'max', unit: 'ms', better: 'lower' };
+/** Broker fsyncs per second over the measured phase, from the broker's own counters; not a performance. */
+export const FSYNCS: MetricDef = { key: 'fsyncRate', label: 'broker fsyncs/s', unit: '/s', better: 'lower', ratio: false };

@@ -1,0 +1,71 @@
+import { aggregate, best, isDurablePeer, mmmqOf } from './aggregate';
+import { fsyncTarget } from './fsync-report';
+import type { BenchResults, SystemInfo, WorkloadInfo } from './runner';
+import { format } from './runner';
+
+export interface TargetRow {
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
+
+export const withUnit = (value: number, unit: string) => `${format(value, unit)}${unit === 'ms' ? ' ms' : unit === '/s' ? '/s' : ''}`;
+
+/** Backlog after a restart: the first message is delivered within this long. */
+const BACKLOG_FIRST_DELIVERY_MS = 2000;
+/** Backlog after a restart: the broker's peak RSS stays under this many MB (10^6 bytes). */
+const BACKLOG_RSS_MB = 300;
+
+/**
+ * The targets of issue 11 (storage v2, the broker-wide journal), and issue 5's fan-out target, which issue 11
+ * does not replace. Each row compares medians; a workload left out of the run gives no row.
+ */
+export function targets(results: BenchResults): TargetRow[] {
+  const mmmq = mmmqOf(results);
+  if (!mmmq) return [];
+  const rows: TargetRow[] = [];
+  const workload = (id: string) => results.workloads.find((w) => w.id === id);
+  const metric = (w: WorkloadInfo, key: string) => w.metrics.find((m) => m.key === key)!;
+  const mine = (w: WorkloadInfo, key: string) => aggregate(results, w.id, mmmq.id, key).median;
+  const versus = (id: string, key: string, need: number, target: string, include: (s: SystemInfo) => boolean = isDurablePeer) => {
+    const w = workload(id);
+    if (!w) return;
+    const b = best(results, w.id, metric(w, key), include);
+    const m = mine(w, key);
+    if (!b || !Number.isFinite(m)) return rows.push({ target, measured: 'no result', met: undefined });
+    const { unit, better } = metric(w, key);
+    const r = m / b.value;
+    rows.push({
+      target,
+      measured: `MMMQ ${withUnit(m, unit)} vs ${b.system.label} ${withUnit(b.value, unit)}: ${r.toFixed(2)}×`,
+      met: better === 'higher' ? r >= need : r <= need,
+    });
+  };
+  versus('publish-one', 'rate', 1.0, 'confirmed publish, one at a time ≥ 1.0× Redis Streams always', (s) => s.id === 'redis-always');
+  versus('topics-100', 'rate', 1.5, '100 topics × 1 consumer each ≥ 1.5× the best durable peer');
+  versus('topics-1000', 'rate', 1.5, '1,000 topics × 1 consumer each ≥ 1.5× the best durable peer');
+  const flat = fsyncTarget(results);
+  if (flat) rows.push(flat);
+  versus('e2e-fixed-rate', 'p50', 1.0, "end to end at 5,000 msg/s: p50 ≤ the best durable peer's p50");
+  versus('e2e-fixed-rate', 'p99', 1.0, "end to end at 5,000 msg/s: p99 ≤ the best durable peer's p99");
+  versus('http-publishers', 'rate', 1.5, 'plain HTTP publishers ≥ 1.5× the best durable peer (64 unpipelined confirmed publishers)');
+  versus('e2e-saturation', 'rate', 1.5, 'end to end at saturation ≥ 1.5× the best durable peer (no regression)');
+  const backlog = workload('backlog-restart');
+  if (backlog) {
+    const n = results.config.backlog.toLocaleString('en');
+    const ttfd = mine(backlog, 'ttfd');
+    const rss = aggregate(results, backlog.id, mmmq.id, 'brokerRss').median;
+    rows.push({
+      target: `backlog after restart (${n} messages): first delivery < ${BACKLOG_FIRST_DELIVERY_MS / 1000} s`,
+      measured: `${format(ttfd, 'ms')} ms`,
+      met: Number.isFinite(ttfd) ? ttfd < BACKLOG_FIRST_DELIVERY_MS : undefined,
+    });
+    rows.push({
+      target: `backlog after restart (${n} messages): broker RSS < ${BACKLOG_RSS_MB} MB`,
+      measured: format(rss, 'MiB'),
+      met: Number.isFinite(rss) ? rss * 1.048576 < BACKLOG_RSS_MB : undefined,
+    });
+  }
+  versus('fanout-3', 'rate', 1.5, 'fan-out to 3 consumers ≥ 1.5× the best durable peer (issue 5; issue 11 keeps it)');
+  return rows;
+}
