@@ -13,6 +13,7 @@ import { DispatchersController } from './http/dispatchers.controller';
 import { HttpServerLimits } from './http/http-server-limits';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
+import { StorageController } from './http/storage.controller';
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { ResolvedBrokerOptions, resolveBrokerOptions } from './mmmq-broker-options.resolver';
 import {
@@ -53,7 +54,7 @@ export class MmmqBrokerModule {
     return {
       module: MmmqBrokerModule,
       imports: [EventEmitterModule.forRoot()],
-      controllers: [MessagesController, DispatchersController, DeadLettersController, SubscriptionsController],
+      controllers: [MessagesController, DispatchersController, DeadLettersController, SubscriptionsController, StorageController],
       providers: [
         { provide: MMMQ_BROKER_OPTIONS, useFactory: () => resolveBrokerOptions(options) },
         optionsPart(MMMQ_PERSISTENCE_OPTIONS, 'persistence'),

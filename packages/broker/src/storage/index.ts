@@ -9,6 +9,9 @@ export { TopicQueue } from './topic-queue';
 export type { TopicQueueListener } from './topic-queue';
 export { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
 export { TopicQueueContainer } from './topic-queue-container';
+export type { StorageView } from './topic-queue-container';
+export { Journal } from './journal/journal';
+export { StorageStats } from './journal/storage-stats';
 export { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
 
 import { TopicQueueBootstrapper } from './topic-queue-bootstrapper';

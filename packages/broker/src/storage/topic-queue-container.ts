@@ -17,6 +17,17 @@ import { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
 export const TOPICS_DIR = 'topics';
 export const JOURNAL_DIR = 'journal';
 
+/** The journal's state and the storage layer's counters since the broker started. */
+export interface StorageView {
+  journal: { files: number; bytes: number; lastSeq: number; flushedSeq: number };
+  topics: number;
+  /** Journal records written: commit groups, whatever topics each touched. */
+  commits: number;
+  flushes: number;
+  /** fdatasync/fsync calls: for commits (journal), flushes, and the rest (new files, directories, recovery). */
+  fsyncs: { journal: number; flush: number; other: number; total: number };
+}
+
 /**
  * Owns the broker-wide journal and every open topic queue. Before the first topic is used it replays the journal
  * into the topic files; it creates a topic on first use and announces it with a TopicQueueInitializedEvent.
@@ -52,6 +63,19 @@ export class TopicQueueContainer implements OnApplicationShutdown {
 
   list(): TopicQueue[] {
     return [...this.queues.values()];
+  }
+
+  /** What `GET /mmmq/storage` shows. */
+  async view(): Promise<StorageView> {
+    await this.whenRecovered();
+    const { stats } = this.journal;
+    return {
+      journal: { files: this.journal.fileCount, bytes: await this.journal.byteSize(), lastSeq: this.journal.lastSeq, flushedSeq: this.journal.flushed },
+      topics: this.queues.size,
+      commits: stats.commits,
+      flushes: stats.flushes,
+      fsyncs: { journal: stats.journalFsyncs, flush: stats.flushFsyncs, other: stats.otherFsyncs, total: stats.totalFsyncs },
+    };
   }
 
   /** Resolves once the journal is replayed into the topic files and open for commits; whoever asks first starts it. */
