@@ -53,6 +53,9 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
   const segmentMaxBytes = integer(env, 'MMMQ_SEGMENT_MAX_BYTES');
   if (segmentMaxBytes === 0) throw new InvalidBrokerOptionsError('MMMQ_SEGMENT_MAX_BYTES must be positive, got 0');
   const allowedNetworks = pushAllowedNetworks(env);
+  const flushIntervalMs = integer(env, 'MMMQ_FLUSH_INTERVAL_MS');
+  const flushBytes = integer(env, 'MMMQ_FLUSH_BYTES');
+  const flush = flushIntervalMs === undefined && flushBytes === undefined ? undefined : { intervalMs: flushIntervalMs, bytes: flushBytes };
   return {
     port: port ?? DEFAULT_PORT,
     host,
@@ -61,6 +64,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       persistence: {
         rootDir: resolve(nonBlank(env, 'MMMQ_ROOT_DIR') ?? DEFAULT_ROOT_DIR),
         segment: segmentMaxBytes === undefined ? undefined : { maxBytes: segmentMaxBytes },
+        flush,
       },
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),

@@ -42,6 +42,8 @@ describe('readBrokerConfig', () => {
       MMMQ_HTTP_ADAPTER: 'express',
       MMMQ_ROOT_DIR: '/srv/q',
       MMMQ_SEGMENT_MAX_BYTES: '4096',
+      MMMQ_FLUSH_INTERVAL_MS: '2000',
+      MMMQ_FLUSH_BYTES: '1048576',
       MMMQ_AUTH_TOKENS: JSON.stringify([TOKEN_ENTRY]),
       MMMQ_HTTP_ALLOWED_HOSTS: 'broker.internal, mmmq.example.com,',
       MMMQ_HTTP_ALLOWED_ORIGINS: 'https://console.example.com',
@@ -55,7 +57,7 @@ describe('readBrokerConfig', () => {
       host: '0.0.0.0',
       httpAdapter: 'express',
       broker: {
-        persistence: { rootDir: '/srv/q', segment: { maxBytes: 4096 } },
+        persistence: { rootDir: '/srv/q', segment: { maxBytes: 4096 }, flush: { intervalMs: 2000, bytes: 1048576 } },
         stream: { port: 9091, host: '0.0.0.0' },
         http: {
           allowedHosts: ['broker.internal', 'mmmq.example.com'],

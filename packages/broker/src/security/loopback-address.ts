@@ -8,6 +8,10 @@ const UNSPECIFIED = new BlockList();
 UNSPECIFIED.addAddress('0.0.0.0', 'ipv4');
 UNSPECIFIED.addAddress('::', 'ipv6');
 
+/** Peer addresses whose answer is remembered; past that the memory starts over (bounded, never a leak). */
+const REMEMBERED_ADDRESSES = 1024;
+const recentAnswers = new Map<string, boolean>();
+
 /** The name that resolves to loopback on every system. */
 const LOCALHOST = 'localhost';
 
@@ -17,8 +21,16 @@ const LOCALHOST = 'localhost';
  * IPv4 address they carry: that is right for where a push may end up, wrong for trusting a peer as local.
  */
 export function isLoopbackAddress(address: string | undefined): boolean {
-  const family = address === undefined ? 0 : isIP(address);
-  return family !== 0 && LOOPBACK.check(address!, family === 4 ? 'ipv4' : 'ipv6');
+  if (address === undefined) return false;
+  // Asked for every request without a token; the few peer addresses a broker sees are remembered.
+  let loopback = recentAnswers.get(address);
+  if (loopback === undefined) {
+    const family = isIP(address);
+    loopback = family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+    if (recentAnswers.size >= REMEMBERED_ADDRESSES) recentAnswers.clear();
+    recentAnswers.set(address, loopback);
+  }
+  return loopback;
 }
 
 /** Whether binding `host` keeps a server on this machine: a loopback address or `localhost`. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { FRAME_HEADER_BYTES } from '../entry-frame';
@@ -6,6 +7,8 @@ import { FileHandle } from '../file-handle';
 import { StorageError } from '../storage.errors';
 
 export const JOURNAL_FILE_EXTENSION = '.journal';
+/** A journal file the flush no longer needs, kept to be renamed into the next one (not a journal file name). */
+export const SPARE_JOURNAL_FILE = 'spare.journal-recycled';
 /** `MMMQJNL1`: what a journal file starts with. */
 export const JOURNAL_MAGIC = Buffer.from('MMMQJNL1', 'latin1');
 export const JOURNAL_SALT_BYTES = 8;
@@ -31,24 +34,34 @@ export function recordChecksum(salt: Buffer, payload: Buffer): number {
   return crc32c(payload, crc32c(salt));
 }
 
-/** One file of the journal: a header with its salt, then records `[4 B L = 4 + n][4 B checksum][n payload bytes]`. */
+/**
+ * One file of the journal: a header with its salt, then records `[4 B L = 4 + n][4 B checksum][n payload bytes]`.
+ * A file may be a recycled one, longer than what was written to it: past `end` it holds an older file's records,
+ * whose checksums were computed with another salt, so they never read as records of this one.
+ */
 export class JournalFile {
   private constructor(
     readonly firstSeq: number,
     private readonly file: FileHandle,
     readonly salt: Buffer,
+    private position: number,
   ) {}
 
-  /** Creates a new file whose first record will be `firstSeq`; its header is durable once this resolves. */
-  static async create(dir: string, firstSeq: number): Promise<JournalFile> {
+  /**
+   * Creates the file whose first record will be `firstSeq` — from `recycled` (an older journal file, renamed, so
+   * its blocks are already allocated: appends then overwrite them and an fdatasync has no new file size to commit)
+   * or from nothing. Its header is durable once this resolves; the caller syncs the directory.
+   */
+  static async create(dir: string, firstSeq: number, recycled?: string): Promise<JournalFile> {
     const path = join(dir, journalFileName(firstSeq));
+    if (recycled) await fs.rename(recycled, path);
     const file = await FileHandle.open(path, true);
     try {
-      if (file.size > 0) await file.truncate(0);
+      if (!recycled && file.size > 0) await file.truncate(0);
       const salt = randomBytes(JOURNAL_SALT_BYTES);
-      await file.append(Buffer.concat([JOURNAL_MAGIC, salt]));
+      await file.writeAt(Buffer.concat([JOURNAL_MAGIC, salt]), 0);
       await file.sync();
-      return new JournalFile(firstSeq, file, salt);
+      return new JournalFile(firstSeq, file, salt, JOURNAL_HEADER_BYTES);
     } catch (cause) {
       await file.close().catch(() => undefined);
       throw new StorageError(`Cannot create the journal file ${path}`, { cause });
@@ -59,9 +72,9 @@ export class JournalFile {
     return this.file.path;
   }
 
-  /** Bytes in the file, header included. */
+  /** End of the last record written, header included. */
   get size(): number {
-    return this.file.size;
+    return this.position;
   }
 
   /**
@@ -72,17 +85,20 @@ export class JournalFile {
     const payload = record.subarray(FRAME_HEADER_BYTES);
     record.writeUInt32BE(4 + payload.length, 0);
     record.writeUInt32BE(recordChecksum(this.salt, payload), 4);
-    await this.file.append(record);
+    await this.file.writeAt(record, this.position);
+    this.position += record.length;
   }
 
-  sync(): Promise<void> {
-    return this.file.sync();
+  /** `onEventLoop` waits for the disk without a trip through libuv's thread pool (for a lone commit). */
+  sync(onEventLoop = false): Promise<void> {
+    return onEventLoop ? Promise.resolve(this.file.syncNow()) : this.file.sync();
   }
 
   /** Cuts the file back to `size` bytes and makes that durable. */
   async truncate(size: number): Promise<void> {
     await this.file.truncate(size);
     await this.file.sync();
+    this.position = size;
   }
 
   close(): Promise<void> {

@@ -31,7 +31,10 @@ export async function recoverJournal(
   const scan = await scanJournal(dir);
   for (const line of scan.damage) logger.warn(`Journal damaged: ${line}`);
   if (scan.tornTail) {
-    logger.warn(`Journal: cut a torn tail of ${scan.tornTail.bytes} bytes at ${scan.tornTail.at} in ${scan.tornTail.path} (never acknowledged)`);
+    logger.warn(
+      `Journal: cut ${scan.tornTail.bytes} bytes after the last record of ${scan.tornTail.path} (at ${scan.tornTail.at}): ` +
+        "a torn write that was never acknowledged, or a recycled file's leftovers",
+    );
     const file = await FileHandle.open(scan.tornTail.path, false);
     await file.truncate(scan.tornTail.at);
     await file.sync();
@@ -87,5 +90,6 @@ export async function recoverJournal(
     // Everything replayed is durable in the topic files now; the journal's first flush records that.
     flushedSeq: lastDataSeq > flushedSeq ? flushedSeq : lastSeq,
     lastDataSeq,
+    spare: scan.spare,
   };
 }

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { FRAME_HEADER_BYTES } from '../entry-frame';
-import { JOURNAL_HEADER_BYTES, JOURNAL_MAGIC, parseJournalFileName, recordChecksum } from './journal-file';
+import { JOURNAL_HEADER_BYTES, JOURNAL_MAGIC, parseJournalFileName, recordChecksum, SPARE_JOURNAL_FILE } from './journal-file';
 import { decodeRecordPayload, JournalRecord, RECORD_HEADER_BYTES } from './journal-record';
 
 /** What reading the journal directory found. */
@@ -14,6 +14,8 @@ export interface JournalScan {
   damage: string[];
   /** A torn tail of the last file (never acknowledged): where the file is cut. */
   tornTail?: { path: string; at: number; bytes: number };
+  /** A journal file kept for reuse, if there is one. */
+  spare?: string;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function scanJournal(dir: string): Promise<JournalScan> {
     .map((name) => ({ firstSeq: parseJournalFileName(name), path: join(dir, name) }))
     .filter((file): file is { firstSeq: number; path: string } => file.firstSeq !== undefined)
     .sort((a, b) => a.firstSeq - b.firstSeq);
-  const scan: JournalScan = { files, records: [], damage: [] };
+  const scan: JournalScan = { files, records: [], damage: [], spare: names.includes(SPARE_JOURNAL_FILE) ? join(dir, SPARE_JOURNAL_FILE) : undefined };
   let lastSeq = 0;
   for (const [i, file] of files.entries()) {
     const bytes = await fs.readFile(file.path);
@@ -43,6 +45,8 @@ export async function scanJournal(dir: string): Promise<JournalScan> {
     }
     const salt = bytes.subarray(JOURNAL_MAGIC.length, JOURNAL_HEADER_BYTES);
     let position = JOURNAL_HEADER_BYTES;
+    // A file holds no record older than its name; a recycled file's leftovers are older still (and another salt's).
+    lastSeq = Math.max(lastSeq, file.firstSeq - 1);
     while (position < bytes.length) {
       const record = readRecordAt(bytes, position, salt, lastSeq);
       if (record) {
@@ -68,23 +72,32 @@ export async function scanJournal(dir: string): Promise<JournalScan> {
   return scan;
 }
 
+/** The smallest record: a frame header, a record header and one FLUSHED op. */
+const MIN_RECORD_BYTES = FRAME_HEADER_BYTES + RECORD_HEADER_BYTES + 9;
+
+/**
+ * The record at `position` if it is intact and comes next: its sequence number must follow `lastSeq` within what
+ * the rest of the file could hold (checked before the checksum, so scanning garbage rarely computes one).
+ */
 function readRecordAt(bytes: Buffer, position: number, salt: Buffer, lastSeq: number): { record: JournalRecord; end: number } | undefined {
-  if (position + FRAME_HEADER_BYTES + RECORD_HEADER_BYTES > bytes.length) return undefined;
+  if (position + MIN_RECORD_BYTES > bytes.length) return undefined;
   const length = bytes.readUInt32BE(position);
   const end = position + 4 + length;
   if (length < 4 + RECORD_HEADER_BYTES || end > bytes.length) return undefined;
+  const seq = Number(bytes.readBigUInt64BE(position + FRAME_HEADER_BYTES));
+  if (seq <= lastSeq || seq > lastSeq + 1 + (bytes.length - position) / MIN_RECORD_BYTES) return undefined;
   const payload = bytes.subarray(position + FRAME_HEADER_BYTES, end);
   if (recordChecksum(salt, payload) !== bytes.readUInt32BE(position + 4)) return undefined;
   try {
     const record = decodeRecordPayload(payload);
-    return record.seq > lastSeq ? { record, end } : undefined;
+    return { record, end };
   } catch {
     return undefined;
   }
 }
 
 function findNextRecord(bytes: Buffer, from: number, salt: Buffer, lastSeq: number) {
-  for (let start = from; start + FRAME_HEADER_BYTES + RECORD_HEADER_BYTES <= bytes.length; start++) {
+  for (let start = from; start + MIN_RECORD_BYTES <= bytes.length; start++) {
     const length = bytes.readUInt32BE(start);
     if (length < 4 + RECORD_HEADER_BYTES || start + 4 + length > bytes.length) continue;
     const found = readRecordAt(bytes, start, salt, lastSeq);
