@@ -82,11 +82,14 @@ export async function recoverJournal(
     stats.otherFsyncs += await topic.checkpoints.sync();
   }
   const lastSeq = scan.records.length > 0 ? scan.records[scan.records.length - 1].seq : 0;
+  // A file named past the last record holds none (created just before a crash): the new file takes its name.
+  const files = scan.files.filter((file) => file.firstSeq <= lastSeq);
+  for (const file of scan.files) if (file.firstSeq > lastSeq) await fs.rm(file.path, { force: true });
   if (replayed > 0) logger.log(`Journal: replayed ${replayed} records above sequence number ${flushedSeq} into ${touched.size} topics`);
   return {
     dir,
     nextSeq: lastSeq + 1,
-    files: scan.files,
+    files,
     // Everything replayed is durable in the topic files now; the journal's first flush records that.
     flushedSeq: lastDataSeq > flushedSeq ? flushedSeq : lastSeq,
     lastDataSeq,

@@ -222,9 +222,12 @@ export class Journal {
     const seq = this.nextSeq;
     const { appends, ops, firstOffsets, applies } = this.assemble(requests);
     const { record, frameStarts } = encodeRecord(seq, ops);
-    const recordStart = this.current.size;
+    let recordStart = this.current.size;
     try {
-      if (recordStart >= JOURNAL_FILE_MAX_BYTES) await this.rotate(seq);
+      if (recordStart >= JOURNAL_FILE_MAX_BYTES) {
+        await this.rotate(seq);
+        recordStart = this.current.size;
+      }
       await this.current.append(record);
       // A lone commit has nothing to overlap with its fsync; a group's fsync leaves the event loop to the next one.
       await this.current.sync(requests.length === 1);
@@ -235,25 +238,21 @@ export class Journal {
       this.rejectAll(requests, cause);
       return;
     }
-    this.nextSeq = seq + 1;
-    this.stats.commits++;
-    this.bytesSinceFlush += record.length;
-    if (this.bytesSinceFlush >= this.schedule.bytes) this.flushInBackground();
-    if (ops.some((op) => op.kind !== JournalOpKind.FLUSHED)) this.lastDataSeq = seq;
-    const written: AppendGroup[] = [];
     for (const [i, group] of appends.entries()) {
-      const op = ops[i] as AppendOp;
-      const frames = record.subarray(frameStarts[i], frameStarts[i] + op.frames.length);
+      const frames = record.subarray(frameStarts[i], frameStarts[i] + (ops[i] as AppendOp).frames.length);
       try {
-        written.push(group);
         await group.topic.write(frames, encodedStarts(group.payloads));
       } catch (cause) {
         group.topic.writeFailed(cause);
-        await this.undo(written, recordStart, cause);
+        await this.undo(appends.slice(0, i + 1), recordStart);
         this.rejectAll(requests, cause);
         return;
       }
     }
+    // From here on nothing can fail: the record counts, and everything in it becomes visible in this one turn.
+    this.nextSeq = seq + 1;
+    this.stats.commits++;
+    if (ops.some((op) => op.kind !== JournalOpKind.FLUSHED)) this.lastDataSeq = seq;
     for (const group of appends) {
       this.markDirty(group.topic);
       group.topic.publish(group.first, group.payloads);
@@ -263,6 +262,8 @@ export class Journal {
       if (target) this.markDirty(target);
     }
     for (const [i, request] of requests.entries()) request.resolve(firstOffsets[i]);
+    this.bytesSinceFlush += record.length;
+    if (this.bytesSinceFlush >= this.schedule.bytes) this.flushInBackground();
   }
 
   /** Gives every topic part its offsets (after what is already written) and merges each topic's parts into one op. */
@@ -301,15 +302,13 @@ export class Journal {
    * record from the journal, both durably, so the NACK it gets is never contradicted by a later replay. If that
    * fails too, the journal stops accepting writes (and the NACKed group may reappear after a crash: logged).
    */
-  private async undo(written: AppendGroup[], recordStart: number, cause: unknown): Promise<void> {
+  private async undo(written: AppendGroup[], recordStart: number): Promise<void> {
     try {
       for (const group of written) await group.topic.cutBack(group.first);
     } catch (error) {
       this.logger.error(`Cutting a failed group back from its topics failed: ${describeCause(error)}`);
     }
-    this.nextSeq--;
-    this.stats.commits--;
-    await this.cutBack(recordStart, cause);
+    await this.cutBack(recordStart, new Error('a topic file write failed'));
   }
 
   /** Cuts the current journal file back to `size` (durably) after a failed group; failing that, stops writes. */
@@ -344,7 +343,16 @@ export class Journal {
     const failure = this.failure!;
     if (failure.permanent || Date.now() - failure.at < WRITE_RECOVERY_DELAY_MS) return false;
     try {
-      await this.rotate(this.nextSeq);
+      if (this.current.firstSeq === this.nextSeq) {
+        // The failure hit the file's first record: the file holds nothing, and its name is the one the new file needs.
+        await this.current.close().catch(() => undefined);
+        await fs.rm(this.current.path, { force: true });
+        this.current = await JournalFile.create(this.dir, this.nextSeq);
+        await syncDirectory(this.dir);
+        this.stats.otherFsyncs += 2;
+      } else {
+        await this.rotate(this.nextSeq);
+      }
       this.logger.log('The journal was reopened after a write failure; accepting writes again');
       this.failure = undefined;
       return true;
