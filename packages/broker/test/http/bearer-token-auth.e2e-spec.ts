@@ -71,6 +71,7 @@ describe.each(HTTP_PLATFORMS)('on %s, a broker with tokens serves only what each
       ['GET', '/mmmq/dispatchers', undefined],
       ['POST', '/mmmq/dispatchers', DISPATCHER],
       ['GET', '/mmmq/subscriptions', undefined],
+      ['GET', '/mmmq/storage', undefined],
       ['GET', '/mmmq/dead-letters/billing', undefined],
     ] as const) {
       const answer = await send(method, path, PUBLISHER, body);
@@ -91,6 +92,7 @@ describe.each(HTTP_PLATFORMS)('on %s, a broker with tokens serves only what each
   it('lets an admin token do everything', async () => {
     expect((await send('POST', '/mmmq/messages', ADMIN, { topic: 'audit.log', content: 1 })).status).toBe(200);
     expect((await send('GET', '/mmmq/subscriptions', ADMIN)).status).toBe(200);
+    expect((await send('GET', '/mmmq/storage', ADMIN)).status).toBe(200);
     expect((await send('GET', '/mmmq/dead-letters/billing', ADMIN)).status).toBe(200);
     expect((await send('POST', '/mmmq/dead-letters/billing/redrive', ADMIN)).status).toBe(200);
     expect((await send('DELETE', '/mmmq/dispatchers/billing', ADMIN)).status).toBe(204);
