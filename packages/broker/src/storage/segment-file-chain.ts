@@ -32,17 +32,18 @@ export class SegmentFileChain {
     if (starts.length === 0) starts.push(0);
     const segments: SegmentFile[] = [];
     const repairs: SegmentRepair[] = [];
+    let created = false;
     try {
       for (const [i, start] of starts.entries()) {
         const opened = await SegmentFile.open(dir, start, starts[i + 1]);
         segments.push(opened.segment);
+        created ||= opened.created === true;
         if (opened.repairs.length > 0) repairs.push({ startOffset: start, repairs: opened.repairs });
       }
     } catch (cause) {
       await Promise.allSettled(segments.map((segment) => segment.close()));
       throw cause;
     }
-    await syncDirectory(dir);
     for (let i = 1; i < segments.length; i++) {
       const previous = segments[i - 1];
       if (previous.endOffset !== segments[i].startOffset) {
@@ -55,7 +56,10 @@ export class SegmentFileChain {
         });
       }
     }
-    return { chain: new SegmentFileChain(dir, maxBytes, segments), repairs };
+    const chain = new SegmentFileChain(dir, maxBytes, segments);
+    // New files reach the directory durably at the first flush (the journal holds their entries until then).
+    chain.directoryDirty = created;
+    return { chain, repairs };
   }
 
   private get tail(): SegmentFile {

@@ -48,9 +48,17 @@ export class SegmentFile {
     dir: string,
     startOffset: number,
     nextStartOffset?: number,
-  ): Promise<{ segment: SegmentFile; repairs: string[] }> {
+  ): Promise<{ segment: SegmentFile; repairs: string[]; created?: boolean }> {
     const data = await FileHandle.open(join(dir, segmentFileName(startOffset, DATA_FILE_EXTENSION)), true);
     try {
+      if (data.size === 0 && nextStartOffset === undefined) {
+        // A new (or empty) tail segment: nothing to recover, and nothing to make durable yet — its entries are in
+        // the journal until a flush syncs the files and their directory.
+        const { index } = await OffsetIndexFile.open(join(dir, segmentFileName(startOffset, INDEX_FILE_EXTENSION)));
+        const repairs = index.count > 0 ? [`dropped index entries 0..${index.count - 1}: the data holds no frame for them`] : [];
+        if (index.count > 0) await index.truncate(0, true);
+        return { segment: new SegmentFile(startOffset, data, index, 0), repairs, created: true };
+      }
       const sealedEntries = nextStartOffset === undefined ? undefined : nextStartOffset - startOffset;
       const { index, recovery } = await SegmentFile.openIndexRecovering(dir, startOffset, data, sealedEntries);
       return { segment: new SegmentFile(startOffset, data, index, recovery.dataEnd), repairs: recovery.repairs };

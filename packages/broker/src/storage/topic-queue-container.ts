@@ -47,6 +47,8 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   readonly topicsDir: string;
   readonly journalDir: string;
   readonly journal: Journal;
+  /** `topics/` as the flush makes it durable once a topic was created in it. */
+  private readonly topicsDirectory = { sync: async () => (await syncDirectory(this.topicsDir), 1) };
 
   constructor(
     @Inject(MMMQ_PERSISTENCE_OPTIONS) private readonly options: ResolvedPersistenceOptions,
@@ -131,7 +133,8 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
       const checkpoints = await CheckpointDirectory.open(dir, this.journal);
       queue = new TopicQueue(topic, dir, chain, checkpoints, this.recentEntries, this.journal);
-      if (created) await syncDirectory(this.topicsDir);
+      // The new directory's entry is made durable by the next flush; until then the journal can recreate it.
+      if (created) this.journal.markDirty(this.topicsDirectory);
       for (const { startOffset, repairs: done } of repairs) {
         this.logger.warn(`Topic ${topic.name}, segment ${startOffset} repaired: ${done.join('; ')}`);
       }
