@@ -1,4 +1,5 @@
 import { constants, fdatasyncSync, promises as fs, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { StorageError } from './storage.errors';
 
 const FILE_MODE = 0o644;
@@ -109,5 +110,18 @@ export async function syncDirectory(path: string): Promise<void> {
     await dir.sync();
   } finally {
     await dir.close();
+  }
+}
+
+/**
+ * Creates `path` and any missing parents, and fsyncs every directory that got a new entry, so the new directories
+ * survive a power loss. Returns whether anything was created.
+ */
+export async function createDirectoryDurably(path: string): Promise<boolean> {
+  const first = await fs.mkdir(path, { recursive: true });
+  if (first === undefined) return false;
+  for (let dir = path; ; dir = dirname(dir)) {
+    await syncDirectory(dirname(dir));
+    if (dir === first) return true;
   }
 }

@@ -5,7 +5,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { MMMQ_PERSISTENCE_OPTIONS, ResolvedPersistenceOptions } from '../mmmq-broker.options';
 import { CheckpointDirectory } from './checkpoint-directory';
-import { syncDirectory } from './file-handle';
+import { createDirectoryDurably, syncDirectory } from './file-handle';
 import { Journal } from './journal/journal';
 import { recoverJournal } from './journal/journal-recovery';
 import { SegmentFileChain } from './segment-file-chain';
@@ -83,7 +83,8 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   /** Resolves once the journal is replayed into the topic files and open for commits; whoever asks first starts it. */
   whenRecovered(): Promise<void> {
     this.recovering ??= (async () => {
-      await fs.mkdir(this.topicsDir, { recursive: true });
+      await createDirectoryDurably(this.journalDir);
+      await createDirectoryDurably(this.topicsDir);
       const start = await recoverJournal(this.journalDir, (name) => this.openTopic(Topic.of(name)), this.journal.stats);
       await this.journal.open(start);
       this.recovered = true;
