@@ -1,0 +1,129 @@
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { Topic } from '@mmmq/core';
+import { Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { FileHandle } from '../../src/storage/file-handle';
+import { StorageStats } from '../../src/storage/journal/storage-stats';
+import type { TopicQueue } from '../../src/storage/topic-queue';
+import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
+import { persistenceOptions } from '../support/topic-fixture';
+import { NO_AUTOMATIC_FLUSH } from './recovered-state';
+import { useTempDir } from './temp-dir';
+
+// Opening and closing 1,000 topics is routine here: only problems are printed.
+Logger.overrideLogger(['error', 'warn']);
+
+const TOPIC_COUNT = 1000;
+/** "A few dozen fsyncs in total" for 1,000 concurrent publishes over 1,000 topics (issue 11). */
+const MAX_FSYNCS_FOR_1000_PUBLISHES = 40;
+/** Moving 1,000 checkpoints at once must cost a handful of journal fsyncs, not one per subscription. */
+const MAX_JOURNAL_FSYNCS_FOR_1000_CHECKPOINTS = 5;
+/** Creating a topic: its directory, its first segment's index, and the topics directory (measured: 3). */
+const MAX_FSYNCS_PER_TOPIC_CREATED = 3;
+
+/**
+ * Counts fsyncs three ways: the storage layer's own stats, the engine's one durability point (FileHandle.sync), and
+ * every fsync/fdatasync Node is asked for (node's FileHandle, which also catches the directory syncs).
+ */
+class FsyncCounter {
+  engine = 0;
+  node = 0;
+
+  static async install(dir: string): Promise<FsyncCounter> {
+    const counter = new FsyncCounter();
+    const sync = FileHandle.prototype.sync;
+    jest.spyOn(FileHandle.prototype, 'sync').mockImplementation(function (this: FileHandle) {
+      counter.engine++;
+      return sync.call(this);
+    });
+    const probe = await fsp.open(dir, 'r');
+    const nodeHandle = Object.getPrototypeOf(probe) as { sync: () => Promise<void>; datasync: () => Promise<void> };
+    await probe.close();
+    for (const method of ['sync', 'datasync'] as const) {
+      const original = nodeHandle[method];
+      jest.spyOn(nodeHandle, method).mockImplementation(function (this: unknown) {
+        counter.node++;
+        return original.call(this);
+      });
+    }
+    return counter;
+  }
+
+  /** The counts since `before` (the stats as they were then). */
+  since(before: { stats: StorageStats; engine: number; node: number }, stats: StorageStats) {
+    return {
+      stats: stats.totalFsyncs - before.stats.totalFsyncs,
+      journal: stats.journalFsyncs - before.stats.journalFsyncs,
+      engine: this.engine - before.engine,
+      node: this.node - before.node,
+    };
+  }
+
+  mark(stats: StorageStats) {
+    const copy = Object.assign(new StorageStats(), stats);
+    return { stats: copy, engine: this.engine, node: this.node };
+  }
+}
+
+describe('fsyncs per commit (the journal is shared by every topic)', () => {
+  const dir = useTempDir();
+  let container: TopicQueueContainer;
+  let counter: FsyncCounter;
+  let queues: TopicQueue[];
+  /** What creating the topics cost, measured by the test that creates them. */
+  let creation: ReturnType<FsyncCounter['since']>;
+
+  beforeEach(async () => {
+    counter = await FsyncCounter.install(dir());
+    container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH), new EventEmitter2());
+    await container.whenRecovered();
+    const before = counter.mark(container.journal.stats);
+    queues = await Promise.all(Array.from({ length: TOPIC_COUNT }, (_, i) => container.getOrCreate(Topic.of(`topic.${i}`))));
+    creation = counter.since(before, container.journal.stats);
+  });
+
+  afterEach(async () => {
+    await container.onApplicationShutdown();
+    jest.restoreAllMocks();
+  });
+
+  it('1,000 concurrent publishes over 1,000 topics take a few dozen fsyncs in all, counted by the storage layer and by spies', async () => {
+    // Creating a topic makes its directory and first segment durable: a cost paid once per topic, not per publish.
+    expect(creation.journal).toBe(0);
+    expect(creation.node).toBeLessThanOrEqual(MAX_FSYNCS_PER_TOPIC_CREATED * TOPIC_COUNT);
+    const before = counter.mark(container.journal.stats);
+    const offsets = await Promise.all(queues.map((queue, i) => queue.offer(Buffer.from(`message ${i}`))));
+    const spent = counter.since(before, container.journal.stats);
+    expect(offsets).toEqual(queues.map(() => 0));
+    expect(spent.stats).toBeLessThanOrEqual(MAX_FSYNCS_FOR_1000_PUBLISHES);
+    expect(spent.engine).toBeLessThanOrEqual(MAX_FSYNCS_FOR_1000_PUBLISHES);
+    expect(spent.node).toBeLessThanOrEqual(MAX_FSYNCS_FOR_1000_PUBLISHES);
+    // The storage layer's count is the truth the spies see.
+    expect(spent.stats).toBe(spent.node);
+    expect(String(await queues[TOPIC_COUNT - 1].peek(0))).toBe(`message ${TOPIC_COUNT - 1}`);
+  });
+
+  it('moving the checkpoints of 1,000 subscriptions at once costs a handful of journal fsyncs, not 1,000', async () => {
+    await Promise.all(queues.map((queue) => queue.offerAll([Buffer.from('a'), Buffer.from('b')])));
+    // Creating a checkpoint writes its file once; that is the subscription's start, not a move.
+    await Promise.all(queues.map((queue) => queue.checkpoints.open('billing', 0, queue.tailOffset)));
+    const before = counter.mark(container.journal.stats);
+    await Promise.all(queues.map((queue) => queue.commit('billing', 1)));
+    await Promise.all(queues.map((queue) => queue.commit('billing', 2)));
+    const spent = counter.since(before, container.journal.stats);
+    expect(spent.journal).toBeLessThanOrEqual(MAX_JOURNAL_FSYNCS_FOR_1000_CHECKPOINTS);
+    expect(spent.node).toBe(spent.journal);
+    for (const queue of [queues[0], queues[TOPIC_COUNT - 1]]) expect((await queue.checkpoints.open('billing', 0, 2)).offset).toBe(2);
+  });
+
+  it('a flush fsyncs only the dirty topics: after publishing to 3 of 1,000 topics it costs a handful of fsyncs', async () => {
+    await Promise.all(queues.slice(0, 3).map((queue) => queue.offer(Buffer.from('x'))));
+    const before = counter.mark(container.journal.stats);
+    await container.journal.flush();
+    const spent = counter.since(before, container.journal.stats);
+    // Data and index of each dirty topic, then the journal record saying so.
+    expect(spent.node).toBeLessThanOrEqual(3 * 2 + 1);
+    expect(spent.stats).toBe(spent.node);
+  });
+});
