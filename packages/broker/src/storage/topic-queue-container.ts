@@ -85,7 +85,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     this.recovering ??= (async () => {
       await createDirectoryDurably(this.journalDir);
       await createDirectoryDurably(this.topicsDir);
-      const start = await recoverJournal(this.journalDir, (name) => this.openTopic(Topic.of(name)), this.journal.stats);
+      const start = await recoverJournal(this.journalDir, (name) => this.openTopic(Topic.of(name)));
       await this.journal.open(start);
       this.recovered = true;
       // Topics the replay opened are announced only now, with their replayed entries readable.

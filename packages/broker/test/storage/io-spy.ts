@@ -62,6 +62,17 @@ export class IoSpy {
       }
       return proceed();
     });
+    // A covered journal file the journal recycles is renamed away instead of removed: the same moment for a crash.
+    const rename = fsp.rename;
+    jest.spyOn(fsp, 'rename').mockImplementation((from, to) => {
+      const proceed = () => rename(from, to);
+      if (!String(from).endsWith('.journal')) return proceed();
+      for (const hook of [...spy.rmHooks]) {
+        const handled = hook(String(from), proceed);
+        if (handled) return handled;
+      }
+      return proceed();
+    });
     return spy;
   }
 
@@ -79,6 +90,7 @@ export class IoSpy {
     return register(this.syncHooks, hook);
   }
 
+  /** Hooks fs.promises.rm, and fs.promises.rename of a journal file (the journal recycles it instead of removing). */
   onRm(hook: CallHook): () => void {
     return register(this.rmHooks, hook);
   }

@@ -8,6 +8,6 @@ export async function openJournal(
   openTopic: (name: string) => Promise<RecoveredTopic> = (name) => Promise.reject(new Error(`no topic ${name} here`)),
 ): Promise<Journal> {
   const journal = new Journal({ intervalMs: 3_600_000, bytes: Number.MAX_SAFE_INTEGER });
-  await journal.open(await recoverJournal(join(rootDir, 'journal'), openTopic, journal.stats));
+  await journal.open(await recoverJournal(join(rootDir, 'journal'), openTopic));
   return journal;
 }

@@ -91,7 +91,7 @@ export class JournalFile {
 
   /** `onEventLoop` waits for the disk without a trip through libuv's thread pool (for a lone commit). */
   sync(onEventLoop = false): Promise<void> {
-    return onEventLoop ? Promise.resolve(this.file.syncNow()) : this.file.sync();
+    return this.file.sync(onEventLoop);
   }
 
   /** Cuts the file back to `size` bytes and makes that durable. */

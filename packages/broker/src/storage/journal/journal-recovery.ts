@@ -7,7 +7,6 @@ import { JournalStart } from './journal';
 import { JournalOpKind } from './journal-record';
 import { replayAppend } from './journal-replay';
 import { scanJournal } from './journal-scanner';
-import { StorageStats } from './storage-stats';
 
 /** What recovery needs of a topic: its log and its checkpoints, opened (and their own recovery run). */
 export interface RecoveredTopic {
@@ -24,7 +23,6 @@ export interface RecoveredTopic {
 export async function recoverJournal(
   dir: string,
   openTopic: (name: string) => Promise<RecoveredTopic>,
-  stats: StorageStats,
 ): Promise<JournalStart> {
   const logger = new Logger('JournalRecovery');
   await fs.mkdir(dir, { recursive: true });
@@ -39,7 +37,6 @@ export async function recoverJournal(
     await file.truncate(scan.tornTail.at);
     await file.sync();
     await file.close();
-    stats.otherFsyncs++;
   }
   let flushedSeq = 0;
   let lastDataSeq = 0;
@@ -78,17 +75,19 @@ export async function recoverJournal(
     }
   }
   for (const topic of touched) {
-    stats.otherFsyncs += await topic.chain.sync();
-    stats.otherFsyncs += await topic.checkpoints.sync();
+    await topic.chain.sync();
+    await topic.checkpoints.sync();
   }
   const lastSeq = scan.records.length > 0 ? scan.records[scan.records.length - 1].seq : 0;
-  // A file named past the last record holds none (created just before a crash): the new file takes its name.
+  // Sequence numbers never restart, even when the newest file holds no record (its name says where they stand);
+  // a file named past the last record holds none, and the new file takes the next number.
+  const nextSeq = Math.max(lastSeq + 1, ...scan.files.map((file) => file.firstSeq));
   const files = scan.files.filter((file) => file.firstSeq <= lastSeq);
   for (const file of scan.files) if (file.firstSeq > lastSeq) await fs.rm(file.path, { force: true });
   if (replayed > 0) logger.log(`Journal: replayed ${replayed} records above sequence number ${flushedSeq} into ${touched.size} topics`);
   return {
     dir,
-    nextSeq: lastSeq + 1,
+    nextSeq,
     files,
     // Everything replayed is durable in the topic files now; the journal's first flush records that.
     flushedSeq: lastDataSeq > flushedSeq ? flushedSeq : lastSeq,

@@ -92,8 +92,8 @@ export class Journal {
     this.spare = start.spare;
     this.current = await JournalFile.create(this.dir, this.nextSeq, this.spare);
     this.spare = undefined;
+    this.files = this.files.filter((file) => file.path !== this.current.path);
     await syncDirectory(this.dir);
-    this.stats.otherFsyncs += 2;
     this.markOpen();
     await this.flush();
     this.flushTimer = setInterval(() => this.flushInBackground(), this.schedule.intervalMs).unref();
@@ -343,16 +343,7 @@ export class Journal {
     const failure = this.failure!;
     if (failure.permanent || Date.now() - failure.at < WRITE_RECOVERY_DELAY_MS) return false;
     try {
-      if (this.current.firstSeq === this.nextSeq) {
-        // The failure hit the file's first record: the file holds nothing, and its name is the one the new file needs.
-        await this.current.close().catch(() => undefined);
-        await fs.rm(this.current.path, { force: true });
-        this.current = await JournalFile.create(this.dir, this.nextSeq);
-        await syncDirectory(this.dir);
-        this.stats.otherFsyncs += 2;
-      } else {
-        await this.rotate(this.nextSeq);
-      }
+      await this.rotate(this.nextSeq);
       this.logger.log('The journal was reopened after a write failure; accepting writes again');
       this.failure = undefined;
       return true;
@@ -376,15 +367,22 @@ export class Journal {
 
   /** Closes the current file and starts the next one at `seq`, in the spare file when there is one. */
   private async rotate(seq: number): Promise<void> {
-    const previous = this.current;
     const spare = this.spare;
     this.spare = undefined;
-    this.current = await JournalFile.create(this.dir, seq, spare);
-    await syncDirectory(this.dir);
-    this.stats.otherFsyncs += 2;
-    this.files.push({ firstSeq: previous.firstSeq, path: previous.path });
+    const next = await JournalFile.create(this.dir, seq, spare);
+    try {
+      await syncDirectory(this.dir);
+    } catch (cause) {
+      await next.close().catch(() => undefined);
+      throw cause;
+    }
+    const previous = this.current;
+    this.current = next;
+    // A retried rotation (or one after a failure in a file's first record) re-creates the file it replaces.
+    if (previous.path !== next.path) this.files.push({ firstSeq: previous.firstSeq, path: previous.path });
     await previous.close().catch(() => undefined);
   }
+
 
   /** Deletes the files whose every record is at or below the flushed sequence number. */
   private async deleteCoveredFiles(): Promise<void> {
@@ -401,7 +399,6 @@ export class Journal {
       this.spare = join(this.dir, SPARE_JOURNAL_FILE);
     }
     await syncDirectory(this.dir);
-    this.stats.otherFsyncs++;
   }
 
   /**

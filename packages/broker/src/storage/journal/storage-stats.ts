@@ -1,14 +1,23 @@
+import { fsyncCount } from '../file-handle';
+
 /** What the storage layer did since the broker started, for `GET /mmmq/storage` and the tests that count fsyncs. */
 export class StorageStats {
   /** Journal records (commit groups) written. */
   commits = 0;
   flushes = 0;
+  /** One per journal record. */
   journalFsyncs = 0;
+  /** Topic and checkpoint files made durable by flushes. */
   flushFsyncs = 0;
-  /** Directory syncs, new journal files, recovery. */
-  otherFsyncs = 0;
+  private readonly fsyncsAtStart = fsyncCount();
 
+  /** Every fsync the storage layer made since this broker started (counted per process: one broker per process). */
   get totalFsyncs(): number {
-    return this.journalFsyncs + this.flushFsyncs + this.otherFsyncs;
+    return fsyncCount() - this.fsyncsAtStart;
+  }
+
+  /** New files, directories, recovery: the rest. */
+  get otherFsyncs(): number {
+    return Math.max(0, this.totalFsyncs - this.journalFsyncs - this.flushFsyncs);
   }
 }
