@@ -1,13 +1,10 @@
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { encodeFrames, FRAME_HEADER_BYTES } from '../entry-frame';
-import { syncDirectory } from '../file-handle';
 import { StorageUnavailableError } from '../storage.errors';
-import { CommitPart, CommitRequest, Flushable, JournalTopic } from './journal-commit';
-import { JournalFile, SPARE_JOURNAL_FILE } from './journal-file';
-import { AppendOp, encodedOpBytes, encodeRecordPayload, JournalOp, JournalOpKind, RECORD_HEADER_BYTES } from './journal-record';
 import { describeCause } from './describe-cause';
+import { CommitPart, CommitRequest, Flushable } from './journal-commit';
+import { JournalFileEntry, JournalFiles } from './journal-files';
+import { AppendGroup, assembleGroup, encodeRecord } from './journal-group';
+import { AppendOp, JournalOpKind } from './journal-record';
 import { StorageStats } from './storage-stats';
 
 /** Upper bound of the payload bytes of one commit group, so one huge burst cannot hold every publisher's ACK. */
@@ -16,12 +13,6 @@ export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
 export const JOURNAL_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** After a failed journal write the broker refuses writes this long before it reopens the journal and tries again. */
 export const WRITE_RECOVERY_DELAY_MS = 1000;
-
-interface AppendGroup {
-  topic: JournalTopic;
-  first: number;
-  payloads: Buffer[];
-}
 
 /** When the journal flushes: at the latest `intervalMs` after the last flush, sooner after `bytes` of records. */
 export interface FlushSchedule {
@@ -35,7 +26,7 @@ export interface JournalStart {
   /** The sequence number the next record gets. */
   nextSeq: number;
   /** Files still holding records (oldest first); deleted once a flush covers them. */
-  files: Array<{ firstSeq: number; path: string }>;
+  files: JournalFileEntry[];
   /** Every record up to here is durable in the topic files. */
   flushedSeq: number;
   /** The last record holding more than a FLUSHED op. */
@@ -56,12 +47,8 @@ export class Journal {
   private running?: Promise<void>;
   private failure?: { cause: unknown; at: number; permanent: boolean };
   private readonly dirty = new Set<Flushable>();
-  private current!: JournalFile;
-  private dir = '';
-  /** A covered journal file kept for reuse as the next one. */
-  private spare?: string;
+  private files!: JournalFiles;
   private bytesSinceFlush = 0;
-  private files: Array<{ firstSeq: number; path: string }> = [];
   private nextSeq = 1;
   /** Last record written with more than a FLUSHED op: what a flush must cover. */
   private lastDataSeq = 0;
@@ -84,16 +71,10 @@ export class Journal {
    * number, and a first flush lets go of the files recovery replayed.
    */
   async open(start: JournalStart): Promise<void> {
-    this.dir = start.dir;
-    this.files = start.files;
+    this.files = await JournalFiles.open(start.dir, start.nextSeq, start.files, start.spare);
     this.nextSeq = start.nextSeq;
     this.lastDataSeq = start.lastDataSeq;
     this.flushedSeq = start.flushedSeq;
-    this.spare = start.spare;
-    this.current = await JournalFile.create(this.dir, this.nextSeq, this.spare);
-    this.spare = undefined;
-    this.files = this.files.filter((file) => file.path !== this.current.path);
-    await syncDirectory(this.dir);
     this.markOpen();
     await this.flush();
     this.flushTimer = setInterval(() => this.flushInBackground(), this.schedule.intervalMs).unref();
@@ -120,13 +101,12 @@ export class Journal {
   }
 
   get fileCount(): number {
-    return this.files.length + 1;
+    return this.files.count;
   }
 
   /** Bytes of the journal files, the current one counted as written so far. */
-  async byteSize(): Promise<number> {
-    const sizes = await Promise.all(this.files.map((file) => fs.stat(file.path).then((stat) => stat.size, () => 0)));
-    return sizes.reduce((sum, size) => sum + size, this.current.size);
+  byteSize(): Promise<number> {
+    return this.files.byteSize();
   }
 
   /**
@@ -174,7 +154,7 @@ export class Journal {
 
   private async flushNow(): Promise<void> {
     if (this.failure) return;
-    if (!this.flushDue) return this.deleteCoveredFiles();
+    if (!this.flushDue) return this.files.deleteCovered(this.flushedSeq);
     const upTo = this.lastSeq;
     const targets = [...this.dirty];
     this.dirty.clear();
@@ -188,7 +168,7 @@ export class Journal {
     await this.commit([{ op: { kind: JournalOpKind.FLUSHED, seq: upTo } }]);
     this.flushedSeq = upTo;
     this.stats.flushes++;
-    await this.deleteCoveredFiles();
+    await this.files.deleteCovered(upTo);
   }
 
   private async run(): Promise<void> {
@@ -220,17 +200,17 @@ export class Journal {
   /** Writes one record for `requests`, fsyncs it, applies it to the topic files, then answers every request. */
   private async write(requests: CommitRequest[]): Promise<void> {
     const seq = this.nextSeq;
-    const { appends, ops, firstOffsets, applies } = this.assemble(requests);
+    const { appends, ops, firstOffsets, applies } = assembleGroup(requests);
     const { record, frameStarts } = encodeRecord(seq, ops);
-    let recordStart = this.current.size;
+    let recordStart = this.files.writing.size;
     try {
       if (recordStart >= JOURNAL_FILE_MAX_BYTES) {
-        await this.rotate(seq);
-        recordStart = this.current.size;
+        await this.files.rotate(seq);
+        recordStart = this.files.writing.size;
       }
-      await this.current.append(record);
+      await this.files.writing.append(record);
       // A lone commit has nothing to overlap with its fsync; a group's fsync leaves the event loop to the next one.
-      await this.current.sync(requests.length === 1);
+      await this.files.writing.sync(requests.length === 1);
       this.stats.journalFsyncs++;
     } catch (cause) {
       await this.cutBack(recordStart, cause);
@@ -241,7 +221,7 @@ export class Journal {
     for (const [i, group] of appends.entries()) {
       const frames = record.subarray(frameStarts[i], frameStarts[i] + (ops[i] as AppendOp).frames.length);
       try {
-        await group.topic.write(frames, encodedStarts(group.payloads));
+        await group.topic.write(frames, group.starts);
       } catch (cause) {
         group.topic.writeFailed(cause);
         await this.undo(appends.slice(0, i + 1), recordStart);
@@ -266,37 +246,6 @@ export class Journal {
     if (this.bytesSinceFlush >= this.schedule.bytes) this.flushInBackground();
   }
 
-  /** Gives every topic part its offsets (after what is already written) and merges each topic's parts into one op. */
-  private assemble(requests: CommitRequest[]) {
-    const byTopic = new Map<JournalTopic, AppendGroup>();
-    const others: JournalOp[] = [];
-    const applies: Array<() => Flushable | void> = [];
-    const firstOffsets = requests.map((request) =>
-      request.parts.map((part) => {
-        if ('op' in part) {
-          others.push(part.op);
-          if (part.apply) applies.push(part.apply);
-          return undefined;
-        }
-        let group = byTopic.get(part.topic);
-        if (!group) byTopic.set(part.topic, (group = { topic: part.topic, first: part.topic.writtenEnd, payloads: [] }));
-        const first = group.first + group.payloads.length;
-        for (const payload of part.payloads) group.payloads.push(payload);
-        return first;
-      }),
-    );
-    const appends = [...byTopic.values()];
-    const ops: JournalOp[] = appends.map((group) => ({
-      kind: JournalOpKind.APPEND,
-      topic: group.topic.name,
-      firstOffset: group.first,
-      entryCount: group.payloads.length,
-      frames: encodeFrames(group.payloads).bytes,
-    }));
-    ops.push(...others);
-    return { appends, ops, firstOffsets, applies };
-  }
-
   /**
    * A topic file write failed after the record was durable: cuts what the group wrote from every topic, then the
    * record from the journal, both durably, so the NACK it gets is never contradicted by a later replay. If that
@@ -314,7 +263,7 @@ export class Journal {
   /** Cuts the current journal file back to `size` (durably) after a failed group; failing that, stops writes. */
   private async cutBack(size: number, cause: unknown): Promise<void> {
     try {
-      await this.current.truncate(size);
+      await this.files.writing.truncate(size);
     } catch (error) {
       this.fail(cause, false);
       this.logger.error(
@@ -343,7 +292,7 @@ export class Journal {
     const failure = this.failure!;
     if (failure.permanent || Date.now() - failure.at < WRITE_RECOVERY_DELAY_MS) return false;
     try {
-      await this.rotate(this.nextSeq);
+      await this.files.rotate(this.nextSeq);
       this.logger.log('The journal was reopened after a write failure; accepting writes again');
       this.failure = undefined;
       return true;
@@ -365,42 +314,6 @@ export class Journal {
     }
   }
 
-  /** Closes the current file and starts the next one at `seq`, in the spare file when there is one. */
-  private async rotate(seq: number): Promise<void> {
-    const spare = this.spare;
-    this.spare = undefined;
-    const next = await JournalFile.create(this.dir, seq, spare);
-    try {
-      await syncDirectory(this.dir);
-    } catch (cause) {
-      await next.close().catch(() => undefined);
-      throw cause;
-    }
-    const previous = this.current;
-    this.current = next;
-    // A retried rotation (or one after a failure in a file's first record) re-creates the file it replaces.
-    if (previous.path !== next.path) this.files.push({ firstSeq: previous.firstSeq, path: previous.path });
-    await previous.close().catch(() => undefined);
-  }
-
-
-  /** Deletes the files whose every record is at or below the flushed sequence number. */
-  private async deleteCoveredFiles(): Promise<void> {
-    const boundaries = [...this.files.map((file) => file.firstSeq), this.current.firstSeq];
-    let covered = 0;
-    while (covered < this.files.length && boundaries[covered + 1] - 1 <= this.flushedSeq) covered++;
-    if (covered === 0) return;
-    const deleted = this.files.splice(0, covered);
-    // The newest one is kept, renamed, as the next file: its blocks are allocated, so writing it costs less.
-    const recycled = this.spare ? undefined : deleted.pop();
-    for (const file of deleted) await fs.rm(file.path, { force: true });
-    if (recycled) {
-      await fs.rename(recycled.path, join(this.dir, SPARE_JOURNAL_FILE));
-      this.spare = join(this.dir, SPARE_JOURNAL_FILE);
-    }
-    await syncDirectory(this.dir);
-  }
-
   /**
    * Waits for pending commits, flushes (so a restart has nothing to replay), then closes the current file. The
    * topics are closed after this. Idempotent.
@@ -408,36 +321,13 @@ export class Journal {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.flushTimer);
-      if (!this.current) return;
+      if (!this.files) return;
       await this.drain();
       await this.flush().catch((error: unknown) => this.logger.error(`The last flush failed: ${describeCause(error)}`));
       await this.drain();
       this.closed = true;
-      // A recycled file holds an older file's leftovers past the last record; without them the next boot has no
-      // tail to cut (and nothing to warn about).
-      await this.current.truncate(this.current.size).catch(() => undefined);
-      await this.current.close();
+      await this.files.close();
     })();
     return this.closing;
   }
-}
-
-/** A record with room for its frame header, and where each append op's frames start in it. */
-function encodeRecord(seq: number, ops: JournalOp[]): { record: Buffer; frameStarts: number[] } {
-  let size = FRAME_HEADER_BYTES + RECORD_HEADER_BYTES;
-  for (const op of ops) size += encodedOpBytes(op);
-  const record = Buffer.allocUnsafe(size);
-  const frameStarts = encodeRecordPayload({ seq, ops }, record, FRAME_HEADER_BYTES);
-  return { record, frameStarts };
-}
-
-/** Start of each payload's frame when the payloads are framed back to back. */
-function encodedStarts(payloads: readonly Buffer[]): number[] {
-  const starts = new Array<number>(payloads.length);
-  let position = 0;
-  for (let i = 0; i < payloads.length; i++) {
-    starts[i] = position;
-    position += FRAME_HEADER_BYTES + payloads[i].length;
-  }
-  return starts;
 }
