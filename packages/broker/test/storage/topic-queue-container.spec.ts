@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -66,6 +66,19 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     expect(container.list().map((restored) => restored.topic.name).sort()).toEqual(['a', 'b.c']);
     expect(container.get('a')?.tailOffset).toBe(2);
     expect(await container.get('a')?.offer(bytes('3'))).toBe(2);
+  });
+
+  it('recreates a topic whose directory a power loss took (it was never flushed) from the journal', async () => {
+    const container = newContainer();
+    const queue = await container.getOrCreate(Topic.of('order.created'));
+    await queue.offerAll([bytes('a'), bytes('b')]);
+    // A crash copy without the topic's directory: nothing made it durable yet, the journal holds its entries.
+    const crashed = join(dir(), 'crashed');
+    cpSync(join(dir(), 'journal'), join(crashed, 'journal'), { recursive: true });
+    const recovered = new TopicQueueContainer(persistenceOptions(crashed), events);
+    containers.push(recovered);
+    const restored = await recovered.getOrCreate(Topic.of('order.created'));
+    expect((await restored.peekMany(0, 10)).map(String)).toEqual(['a', 'b']);
   });
 
   it('boots without a topics directory', async () => {

@@ -3,6 +3,7 @@ import { StorageUnavailableError } from '../storage.errors';
 import { describeCause } from './describe-cause';
 import { CommitPart, CommitRequest, Flushable } from './journal-commit';
 import { JournalFileEntry, JournalFiles } from './journal-files';
+import { FlushedJournal, FlushSchedule, JournalFlush } from './journal-flush';
 import { AppendGroup, assembleGroup, encodeRecord } from './journal-group';
 import { AppendOp, JournalOpKind } from './journal-record';
 import { StorageStats } from './storage-stats';
@@ -13,12 +14,6 @@ export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
 export const JOURNAL_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** After a failed journal write the broker refuses writes this long before it reopens the journal and tries again. */
 export const WRITE_RECOVERY_DELAY_MS = 1000;
-
-/** When the journal flushes: at the latest `intervalMs` after the last flush, sooner after `bytes` of records. */
-export interface FlushSchedule {
-  intervalMs: number;
-  bytes: number;
-}
 
 /** Where the journal stands when it opens, as recovery left it. */
 export interface JournalStart {
@@ -41,20 +36,14 @@ export interface JournalStart {
  * group. Only after that fsync are the entries written to their topics' files (page cache) and made visible.
  * Records are strictly sequential: record N+1 is written only once N is durable and applied.
  */
-export class Journal {
+export class Journal implements FlushedJournal {
   private readonly logger = new Logger(Journal.name);
   private pending: CommitRequest[] = [];
   private running?: Promise<void>;
   private failure?: { cause: unknown; at: number; permanent: boolean };
-  private readonly dirty = new Set<Flushable>();
   private files!: JournalFiles;
-  private bytesSinceFlush = 0;
+  private readonly flusher: JournalFlush;
   private nextSeq = 1;
-  /** Last record written with more than a FLUSHED op: what a flush must cover. */
-  private lastDataSeq = 0;
-  private flushedSeq = 0;
-  private flushing?: Promise<void>;
-  private flushTimer?: NodeJS.Timeout;
   private closing?: Promise<void>;
   private closed = false;
   /** Commits made before `open` (a subscription attached while recovery opened its topic) wait for it. */
@@ -62,9 +51,11 @@ export class Journal {
   private readonly opened = new Promise<void>((resolve) => (this.markOpen = resolve));
 
   constructor(
-    private readonly schedule: FlushSchedule,
+    schedule: FlushSchedule,
     readonly stats: StorageStats = new StorageStats(),
-  ) {}
+  ) {
+    this.flusher = new JournalFlush(schedule, this);
+  }
 
   /**
    * Opens the journal for writing where recovery left it: records go to a new file named by the next sequence
@@ -73,11 +64,9 @@ export class Journal {
   async open(start: JournalStart): Promise<void> {
     this.files = await JournalFiles.open(start.dir, start.nextSeq, start.files, start.spare);
     this.nextSeq = start.nextSeq;
-    this.lastDataSeq = start.lastDataSeq;
-    this.flushedSeq = start.flushedSeq;
+    this.flusher.start(this.files, start);
     this.markOpen();
     await this.flush();
-    this.flushTimer = setInterval(() => this.flushInBackground(), this.schedule.intervalMs).unref();
   }
 
   /** Sequence number of the last record written. */
@@ -87,17 +76,12 @@ export class Journal {
 
   /** Everything up to this sequence number is durable in the topic and checkpoint files. */
   get flushed(): number {
-    return this.flushedSeq;
+    return this.flusher.flushed;
   }
 
-  /** Journal bytes written since the last flush: the flush's size trigger. */
-  get unflushedBytes(): number {
-    return this.bytesSinceFlush;
-  }
-
-  /** True when a flush has something to make durable. */
-  get flushDue(): boolean {
-    return this.dirty.size > 0 || this.lastDataSeq > this.flushedSeq;
+  /** True while writes are refused. */
+  get failed(): boolean {
+    return this.failure !== undefined;
   }
 
   get fileCount(): number {
@@ -128,7 +112,7 @@ export class Journal {
 
   /** Registers something written that the next flush must make durable. */
   markDirty(target: Flushable): void {
-    this.dirty.add(target);
+    this.flusher.markDirty(target);
   }
 
   /** Resolves once every commit submitted so far is settled. */
@@ -138,37 +122,14 @@ export class Journal {
 
   /**
    * Makes every record applied so far durable in the topic and checkpoint files, records that in the journal
-   * (a FLUSHED op), then deletes the journal files it covers. A failed fsync here cannot be retried (the kernel
-   * may have dropped the pages it failed to write): the journal stops accepting writes until the broker restarts
-   * and replays it.
+   * (a FLUSHED op), then deletes the journal files it covers (see JournalFlush).
    */
   flush(): Promise<void> {
-    this.flushing ??= this.flushNow().finally(() => (this.flushing = undefined));
-    return this.flushing;
+    return this.flusher.run();
   }
 
-  private flushInBackground(): void {
-    // A failure is logged (and stops writes) where it happens; nothing else to do with it here.
-    this.flush().catch(() => undefined);
-  }
-
-  private async flushNow(): Promise<void> {
-    if (this.failure) return;
-    if (!this.flushDue) return this.files.deleteCovered(this.flushedSeq);
-    const upTo = this.lastSeq;
-    const targets = [...this.dirty];
-    this.dirty.clear();
-    try {
-      for (const target of targets) this.stats.flushFsyncs += await target.sync();
-    } catch (cause) {
-      this.fail(cause, true);
-      throw cause;
-    }
-    this.bytesSinceFlush = 0;
-    await this.commit([{ op: { kind: JournalOpKind.FLUSHED, seq: upTo } }]);
-    this.flushedSeq = upTo;
-    this.stats.flushes++;
-    await this.files.deleteCovered(upTo);
+  stopWrites(cause: unknown): void {
+    this.fail(cause, true);
   }
 
   private async run(): Promise<void> {
@@ -232,7 +193,6 @@ export class Journal {
     // From here on nothing can fail: the record counts, and everything in it becomes visible in this one turn.
     this.nextSeq = seq + 1;
     this.stats.commits++;
-    if (ops.some((op) => op.kind !== JournalOpKind.FLUSHED)) this.lastDataSeq = seq;
     for (const group of appends) {
       this.markDirty(group.topic);
       group.topic.publish(group.first, group.payloads);
@@ -242,8 +202,7 @@ export class Journal {
       if (target) this.markDirty(target);
     }
     for (const [i, request] of requests.entries()) request.resolve(firstOffsets[i]);
-    this.bytesSinceFlush += record.length;
-    if (this.bytesSinceFlush >= this.schedule.bytes) this.flushInBackground();
+    this.flusher.recorded(seq, record.length, ops.some((op) => op.kind !== JournalOpKind.FLUSHED));
   }
 
   /**
@@ -320,7 +279,7 @@ export class Journal {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      clearInterval(this.flushTimer);
+      this.flusher.stop();
       if (!this.files) return;
       await this.drain();
       await this.flush().catch((error: unknown) => this.logger.error(`The last flush failed: ${describeCause(error)}`));
