@@ -70,7 +70,7 @@ export class MmmqSystem implements System {
   readonly label = 'MMMQ';
   readonly kind = 'mmmq' as const;
   readonly description =
-    'the standalone broker on a fresh data dir; ACK once the message\'s index entry is fsync\'d. Clients: `Producer` (@mmmq/producer) publishing over the broker\'s publish stream (`mmmq://`, default batching: 4 batches in flight per topic) and a Nest app on platform-fastify with `MmmqConsumerModule` (@mmmq/consumer), default options';
+    'the standalone broker on a fresh data dir; ACK once the journal record holding the message is fsync\'d (one fsync per commit group, shared by every topic). Clients: `Producer` (@mmmq/producer) publishing over the broker\'s publish stream (`mmmq://`, default batching: 4 batches in flight per topic) and a Nest app on platform-fastify with `MmmqConsumerModule` (@mmmq/consumer), default options';
   private broker?: ManagedProcess;
   private rootDir?: string;
   private port = 0;

@@ -53,7 +53,7 @@ export class FileHandle {
   /**
    * Writes the whole buffer at `position`, looping over short writes. A write only copies into the page cache (the
    * fsync after it is what waits for the disk), so a small one is done synchronously: a round trip through libuv's
-   * thread pool costs more than the copy (a commit's two writes + two fsyncs took 0.90 ms that way instead of
+   * thread pool costs more than the copy (a first-design commit's two writes + two fsyncs took 0.90 ms that way instead of
    * 0.65 ms, p50, 1 KiB, on the 2-core test machine). A large one still goes to the pool, where copying it does
    * not hold up the event loop.
    */
