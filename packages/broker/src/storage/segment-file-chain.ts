@@ -115,15 +115,25 @@ export class SegmentFileChain {
    * holding it is cut. Durable at the next `sync`. Only for what the journal still holds.
    */
   async truncateTo(offset: number): Promise<void> {
-    while (this.segments.length > 1 && this.tail.startOffset >= offset) {
-      const removed = this.segments.pop() as SegmentFile;
-      await removed.close();
-      await fs.rm(removed.dataPath, { force: true });
-      await fs.rm(removed.indexPath, { force: true });
-      this.directoryDirty = true;
+    while (this.segments.length > 1 && this.tail.startOffset >= offset) await this.removeTail();
+    if (this.tail.startOffset <= offset) {
+      await this.tail.truncate(offset - this.tail.startOffset);
+      return;
     }
-    await this.tail.truncate(Math.max(0, offset - this.tail.startOffset));
+    // Even the first segment starts past `offset` (the ones before it were lost): the log restarts at `offset`.
+    await this.removeTail();
+    this.segments.push((await SegmentFile.open(this.dir, offset)).segment);
+    this.directoryDirty = true;
   }
+
+  private async removeTail(): Promise<void> {
+    const removed = this.segments.pop() as SegmentFile;
+    await removed.close();
+    await fs.rm(removed.dataPath, { force: true });
+    await fs.rm(removed.indexPath, { force: true });
+    this.directoryDirty = true;
+  }
+
 
   /** Closes and reopens the tail segment so recovery re-reads what is really on disk after a write failure. */
   async reopenTail(): Promise<void> {

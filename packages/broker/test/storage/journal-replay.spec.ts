@@ -11,13 +11,15 @@ import { IoSpy } from './io-spy';
 import { appendOp, recordRegions } from './journal-bytes';
 import { Ledger } from './ledger';
 import { bootContainer, recoverTwice } from './recovered-state';
-import { appendEntries, flipByte, segmentPaths } from './segment-files';
+import { appendEntries, flipByte, segmentPaths, writeSegment } from './segment-files';
 import { useTempDir } from './temp-dir';
 
 // Recovery reports the damage these tests make on purpose; those warnings are expected here.
 Logger.overrideLogger(false);
 
 const texts = (...payloads: string[]) => payloads.map((payload) => Buffer.from(payload));
+/** A committed segment whose first entry is `start`, as the engine lays it out. */
+const writeSegmentAt = (dir: string, start: number, payloads: string[]) => writeSegment(dir, payloads, start);
 
 /** Every entry of the chain as text, a damaged one as its error's class name. */
 async function contents(chain: SegmentFileChain): Promise<string[]> {
@@ -85,6 +87,31 @@ describe('replayAppend', () => {
     await expect(chain.read(1)).rejects.toBeInstanceOf(ChecksumMismatchError);
     const entries = await chain.readMany(0, 10);
     expect(entries.map((entry) => (entry instanceof Error ? entry.name : String(entry)))).toEqual(['a', 'ChecksumMismatchError', 'ChecksumMismatchError', 'd', 'e']);
+  });
+
+  it('writes at the journal\'s offsets when a segment in the middle is missing: the gap before them keeps its places', async () => {
+    // Found by the fault suite: segment 0 held 1 entry, a later segment 12..16, the journal record for 1..3 was
+    // damaged; replaying 4..7 cut the later segment and must still land at 4, not at 1.
+    await open(40);
+    await appendEntries(chain, texts('v0'));
+    await chain.close();
+    const later = (await SegmentFileChain.open(dir(), 40)).chain;
+    await later.close();
+    writeSegmentAt(dir(), 12, ['v12', 'v13']);
+    await open(40);
+    const repairs = await replayAppend(chain, appendOp('t', 4, ['v4', 'v5', 'v6', 'v7']));
+    expect(repairs).toEqual([expect.stringContaining('rewritten'), expect.stringContaining('offsets 1..3 were lost')]);
+    expect(await contents(chain)).toEqual(['v0', ...Array(3).fill('ChecksumMismatchError'), 'v4', 'v5', 'v6', 'v7']);
+  });
+
+  it('restarts the log at the journal\'s first offset when every segment before a later one is missing', async () => {
+    writeSegmentAt(dir(), 3, ['x3', 'x4']);
+    await open(40);
+    await replayAppend(chain, appendOp('t', 0, ['m0', 'm1', 'm2', 'm3']));
+    expect(await contents(chain)).toEqual(['m0', 'm1', 'm2', 'm3']);
+    await chain.close();
+    await open(40);
+    expect(await contents(chain)).toEqual(['m0', 'm1', 'm2', 'm3']);
   });
 
   it.each(['cut', 'zeros', 'garbage'] as const)(

@@ -16,18 +16,20 @@ const LOST_ENTRY_PAYLOAD = Buffer.from([0]);
 export async function replayAppend(chain: SegmentFileChain, op: AppendOp): Promise<string[]> {
   const repairs: string[] = [];
   const starts = frameStarts(op.frames, op.entryCount);
-  if (op.firstOffset > chain.tailOffset) {
-    const missing = op.firstOffset - chain.tailOffset;
-    repairs.push(`offsets ${chain.tailOffset}..${op.firstOffset - 1} were lost with damaged journal records; they are skipped at delivery`);
-    const lost = encodeFrames(Array.from({ length: missing }, () => LOST_ENTRY_PAYLOAD));
-    for (const start of lost.starts) lost.bytes.writeUInt32BE(0, start + 4);
-    await chain.write(lost.bytes, lost.starts);
-  }
   const matching = await matchingPrefix(chain, op, starts);
   if (matching === op.entryCount) return repairs;
-  if (op.firstOffset + matching < chain.tailOffset) {
-    repairs.push(`entries from offset ${op.firstOffset + matching} differ from the journal and are rewritten from it`);
-    await chain.truncateTo(op.firstOffset + matching);
+  const at = op.firstOffset + matching;
+  if (chain.tailOffset > at) {
+    repairs.push(`entries from offset ${at} differ from the journal and are rewritten from it`);
+    await chain.truncateTo(at);
+  }
+  // The cut may leave the log shorter than `at` (a segment was missing or damaged): the offsets in between belong
+  // to journal records that were lost, and keep their places as entries that fail their checksum.
+  if (chain.tailOffset < at) {
+    repairs.push(`offsets ${chain.tailOffset}..${at - 1} were lost with damaged journal records; they are skipped at delivery`);
+    const lost = encodeFrames(Array.from({ length: at - chain.tailOffset }, () => LOST_ENTRY_PAYLOAD));
+    for (const start of lost.starts) lost.bytes.writeUInt32BE(0, start + 4);
+    await chain.write(lost.bytes, lost.starts);
   }
   const from = starts[matching];
   await chain.write(op.frames.subarray(from), starts.slice(matching).map((start) => start - from));
