@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrokerProcess, spawnBroker } from '../../../apps/broker/test/broker-process.fixture';
 import { httpRequest } from '../load/http-post';
+import { nextPort, portRange } from './port-range';
 
 /** A SIGTERM'd broker that has not exited after this long is a hang (and is killed). */
 export const STOP_TIMEOUT_MS = 30_000;
@@ -37,7 +38,7 @@ export class BrokerRunner {
     if (this.process) throw new Error('A broker is already running');
     const number = this.starts++;
     try {
-      this.process = await spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env });
+      this.process = await spawnBroker(await this.processEnv());
     } catch (error) {
       this.writeLog(number, String((error as Error).message));
       throw error;
@@ -52,7 +53,7 @@ export class BrokerRunner {
     if (this.process) throw new Error('A broker is already running');
     const number = this.starts++;
     let child: ChildProcess | undefined;
-    const starting = spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env }, (spawned) => (child = spawned));
+    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned));
     const timer = setTimeout(() => child?.kill('SIGKILL'), timeoutMs);
     try {
       const started = await starting;
@@ -71,7 +72,7 @@ export class BrokerRunner {
   async startAndKillAfter(afterMs: number): Promise<'before-ready' | 'after-ready'> {
     const number = this.starts++;
     let child: ChildProcess | undefined;
-    const starting = spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env }, (spawned) => (child = spawned));
+    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned));
     if (!child) throw new Error('spawnBroker did not hand over the child process');
     const spawned: ChildProcess = child;
     const exited = new Promise<void>((resolve) => spawned.once('exit', () => resolve()));
@@ -123,6 +124,12 @@ export class BrokerRunner {
     const answer = await httpRequest(`${this.current.url}${path}`, { method: 'GET', timeoutMs: 10_000 });
     if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
     return JSON.parse(answer.body) as T;
+  }
+
+  /** The broker's environment: its data root, ports from `MMMQ_FAULT_PORTS` when set, the runner's variables. */
+  private async processEnv(): Promise<Record<string, string>> {
+    const ports: Record<string, string> = portRange() ? { MMMQ_PORT: String(await nextPort()), MMMQ_STREAM_PORT: String(await nextPort()) } : {};
+    return { MMMQ_ROOT_DIR: this.rootDir, ...ports, ...this.env };
   }
 
   private writeLog(number: number, output: string): void {

@@ -1,5 +1,6 @@
 import { envelopeCarries, readEnvelope } from '../format/envelope';
 import type { StoredTopic } from '../format/data-root-reader';
+import { BatchCheck, checkBatches } from './batch-checker';
 import type { Attempt, PublishHistory } from './publish-history';
 
 /** What the files hold, compared with what the producers were told. Every count but the last three must be 0. */
@@ -19,6 +20,8 @@ export interface LogCheck {
   retryCopies: number;
   unknownRecovered: number;
   unknownAbsent: number;
+  /** Unacknowledged batches stored whole, not at all, or in part (must not be). */
+  batches: BatchCheck;
   problems: string[];
 }
 
@@ -26,7 +29,7 @@ const MAX_PROBLEMS = 25;
 
 /** Checks every topic the history published to against the files, as read by the checker's own decoder. */
 export function checkLog(history: PublishHistory, topics: Map<string, StoredTopic>): LogCheck {
-  const check: LogCheck = {
+  const check: Omit<LogCheck, 'batches'> = {
     storedEntries: 0,
     lost: 0,
     garbage: 0,
@@ -106,7 +109,7 @@ export function checkLog(history: PublishHistory, topics: Map<string, StoredTopi
       else check.unknownAbsent++;
     }
   }
-  return check;
+  return { ...check, batches: checkBatches(history, copies, problem) };
 }
 
 /** The attempt whose id, topic and exact content bytes a stored payload carries. */

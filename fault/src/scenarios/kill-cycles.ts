@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecordingConsumer } from '../consumer/recording-consumer';
 import { readDataRoot, SegmentCache, StoredTopic } from '../format/data-root-reader';
-import { cutUnsyncedTails, PowerLossCut } from '../faults/power-loss';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
@@ -11,17 +10,21 @@ import { checkLog, LogCheck } from '../history/log-checker';
 import { Attempt, PublishHistory } from '../history/publish-history';
 import { MixedLoad } from '../load/mixed-load';
 import type { Random } from '../random';
+import { PowerCuts } from './power-cuts';
 
 export interface KillCycleOptions {
+  /** SIGKILLs under load; SIGKILLs during start-up come on top. */
   cycles: number;
-  /** After each SIGKILL, also drop unsynced file tails (docs/reliability.md, "power loss"). */
+  /** After each SIGKILL, also cut everything past the durable floors (docs/reliability.md, "power loss"). */
   powerLoss: boolean;
+  /** The topics a cycle publishes to. */
+  topics(cycle: number): readonly string[];
+  /** Share of batches whose messages name several topics. */
+  multiTopicShare: number;
+  /** Small segments, so kills and cuts also land around rotations. */
+  segmentMaxBytes: number;
 }
 
-/** Small segments, so kills and cuts also land around rotations. */
-const SEGMENT_MAX_BYTES = 256 * 1024;
-const SINGLE_TOPIC = ['fault.solo'];
-const MULTI_TOPICS = ['fault.multi-0', 'fault.multi-1', 'fault.multi-2', 'fault.multi.nested_a-b', 'Fault.Mixed-Case'];
 const CLIENTS = { http: 3, batch: 1, stream: 1 };
 const MAX_BATCH = 10;
 const STREAM_WINDOW = 16;
@@ -38,8 +41,8 @@ const CONSUMER_ID = 'fault-checker';
 
 /**
  * The crash loop (and, with `powerLoss`, the power-loss loop): cycles of start → check the files → mixed HTTP /
- * batch / stream load on one topic (even cycles) or several (odd cycles) → SIGKILL at a random moment
- * [→ cut unsynced tails] → restart. A push consumer receives everything throughout. At the end the consumer
+ * batch / stream load on the cycle's topics (batches over several topics among them) → SIGKILL at a random
+ * moment [→ cut everything past the durable floors] → restart. A push consumer receives everything throughout. At the end the consumer
  * must have every acknowledged message, and the files and the pushes must agree with the history. The first
  * check that fails ends the run (its files are kept); the figures gathered so far are reported either way.
  */
@@ -62,7 +65,7 @@ class KillCycles {
   private readonly segments = new SegmentCache();
   private readonly retried = new Set<string>();
   private readonly restartMs: number[] = [];
-  private readonly cuts: PowerLossCut = { filesCut: 0, bytesDropped: 0, zeroFilled: 0, garbageFilled: 0 };
+  private readonly powerCuts: PowerCuts;
   private loadCycles = 0;
   private startupKills = 0;
   private retries = 0;
@@ -78,16 +81,17 @@ class KillCycles {
   ) {
     this.rootDir = join(scenario.workDir, 'data');
     this.runner = new BrokerRunner(this.rootDir, join(scenario.workDir, 'logs'), {
-      MMMQ_SEGMENT_MAX_BYTES: String(SEGMENT_MAX_BYTES),
+      MMMQ_SEGMENT_MAX_BYTES: String(options.segmentMaxBytes),
     });
     this.faults = scenario.random.fork('faults');
+    this.powerCuts = new PowerCuts(scenario, this.rootDir, this.segments);
   }
 
   async run(): Promise<void> {
     mkdirSync(this.rootDir, { recursive: true });
     await this.consumer.start();
     writeFileSync(join(this.rootDir, 'dispatchers.json'), JSON.stringify([this.consumer.dispatcher(CONSUMER_ID)]));
-    for (let cycle = 0; cycle < this.options.cycles; cycle++) await this.cycle(cycle);
+    for (let cycle = 0; this.loadCycles < this.options.cycles; cycle++) await this.cycle(cycle);
     await this.finalCheck();
   }
 
@@ -111,10 +115,11 @@ class KillCycles {
       history,
       random: this.scenario.random.fork(`load-${cycle}`),
       cycle,
-      topics: cycle % 2 === 0 ? SINGLE_TOPIC : MULTI_TOPICS,
+      topics: this.options.topics(cycle),
       clients: CLIENTS,
       retries: retry,
       maxBatch: MAX_BATCH,
+      multiTopicShare: this.options.multiTopicShare,
       streamWindow: STREAM_WINDOW,
     });
     const moment = new Promise((resolve) => setTimeout(resolve, faults.int(LOAD_MS.min, LOAD_MS.max)));
@@ -126,13 +131,7 @@ class KillCycles {
     if (await crashed) this.crashes++;
     this.scenario.expectThat(this.crashes === 0, `cycle ${cycle}: the broker exited by itself under load (see its log)`);
     this.loadCycles++;
-    if (this.options.powerLoss) {
-      const cut = cutUnsyncedTails(this.rootDir, this.committedFloors(), faults.fork(`cut-${cycle}`));
-      this.cuts.filesCut += cut.filesCut;
-      this.cuts.bytesDropped += cut.bytesDropped;
-      this.cuts.zeroFilled += cut.zeroFilled;
-      this.cuts.garbageFilled += cut.garbageFilled;
-    }
+    if (this.options.powerLoss) this.powerCuts.apply(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`));
   }
 
   /** Starts the broker and checks the recovered files before anything new is published. */
@@ -173,14 +172,11 @@ class KillCycles {
 
   /** The figures for docs/reliability.md, as far as the run got. */
   report(): void {
-    const { scenario, history, log, pushes, topics, cuts } = this;
+    const { scenario, history, log, pushes, topics } = this;
     const figure = scenario.figure.bind(scenario);
     figure(this.options.powerLoss ? 'SIGKILL + power-loss cycles under load' : 'SIGKILL cycles under load', this.loadCycles);
     figure('SIGKILLs during start-up (recovery)', this.startupKills);
-    if (this.options.powerLoss) {
-      figure('tail files cut / zero-filled / garbage-filled', `${cuts.filesCut} / ${cuts.zeroFilled} / ${cuts.garbageFilled}`);
-      figure('unsynced bytes dropped', cuts.bytesDropped);
-    }
+    if (this.options.powerLoss) this.powerCuts.report();
     figure('publishes acked', history.count('acked'));
     figure('publishes nacked', history.count('nacked'));
     figure('publishes unknown (connection lost at the kill)', history.count('unknown'));
@@ -198,6 +194,12 @@ class KillCycles {
       figure('duplicates not explained by a retry', log.duplicates, 0);
       figure('refused publishes stored', log.refusedStored, 0);
       figure('order violations (per producer session and topic)', log.orderViolations, 0);
+      const batches = log.batches;
+      figure('batches sent / naming several topics', `${batches.batches} / ${batches.multiTopic}`);
+      figure('unacknowledged batches stored whole / not at all', `${batches.storedWhole} / ${batches.storedNone}`);
+      figure('unacknowledged multi-topic batches', batches.unackedMultiTopic);
+      figure('unacknowledged batches stored in part (any topic)', batches.partial, 0);
+      figure('of which multi-topic (visible in one topic, not another)', batches.partialMultiTopic, 0);
     }
     if (pushes) {
       figure('pushes received (incl. redeliveries)', pushes.deliveries);
@@ -214,27 +216,24 @@ class KillCycles {
     if (this.shutdown) figure('final SIGTERM shut down cleanly', this.shutdown);
   }
 
-  /** Attempts whose outcome is unknown, never acknowledged under that id, and not retried yet. */
+  /**
+   * Single publishes whose outcome is unknown, never acknowledged under that id, and not retried yet. A batch's
+   * messages are never retried one by one: the all-or-nothing check of batches must see only the batch's own.
+   */
   private unknownOutcomes(): Attempt[] {
     return this.history.attempts.filter(
       (attempt) =>
         attempt.outcome === 'unknown' &&
+        attempt.batch === undefined &&
         !this.retried.has(attempt.id) &&
         this.history.attemptsOf(attempt.id).every((other) => other.outcome !== 'acked'),
     );
-  }
-
-  /** Per topic, the highest offset known to be committed: acknowledged, or pushed to the consumer. */
-  private committedFloors(): Map<string, number> {
-    const floors = this.history.highestAckedOffsets();
-    for (const [topic, offset] of this.consumer.highestOffset) floors.set(topic, Math.max(floors.get(topic) ?? -1, offset));
-    return floors;
   }
 }
 
 export function logFailures(log: LogCheck): Record<string, number> {
   const { lost, garbage, duplicates, refusedStored, orderViolations } = log;
-  return { lost, garbage, duplicates, refusedStored, orderViolations };
+  return { lost, garbage, duplicates, refusedStored, orderViolations, partialBatches: log.batches.partial };
 }
 
 export function deliveryFailures(pushes: DeliveryCheck): Record<string, number> {
