@@ -11,6 +11,8 @@ export interface TierSizes {
   crashCycles: number;
   /** SIGKILL + power-cut cycles under load (SIGKILLs during start-up come on top). */
   powerLossCycles: number;
+  /** Power-loss cycles (of the above) whose load spans the broker's periodic journal flush. */
+  powerLossFlushCycles: number;
   /** A kill cycle ends at its random moment or after this many acknowledgements, whichever comes first. */
   acksPerCycle: number;
   /** Variants (different seeds) of every corruption case; each variant is its own topic. */
@@ -29,6 +31,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
   ci: {
     crashCycles: 40,
     powerLossCycles: 50,
+    powerLossFlushCycles: 3,
     acksPerCycle: 6_000,
     corruptionVariants: 2,
     corruptionMessagesPerTopic: 48,
@@ -39,6 +42,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
   long: {
     crashCycles: 270,
     powerLossCycles: 150,
+    powerLossFlushCycles: 12,
     // Keeps the history (every message's bytes, in memory) within a few hundred MB over 300 cycles.
     acksPerCycle: 1_500,
     corruptionVariants: 10,

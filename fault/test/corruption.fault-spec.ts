@@ -10,6 +10,8 @@ const run = new ScenarioRun('corruption', 3, 'Corruption (bit flips, torn and ga
 const variants = Array.from({ length: run.sizes.corruptionVariants }, (_, i) => i);
 const perTopic = run.sizes.corruptionMessagesPerTopic;
 const outcomes: DamageOutcome[] = [];
+/** Appended to the damage names of the root whose journal still held the damaged entries. */
+const JOURNALED = ' (journal held it)';
 const clearRefusals: string[] = [];
 let failure: unknown;
 
@@ -22,6 +24,7 @@ function expectIntact(damage: string): void {
     `${damage}`,
     {
       intactEntriesLost: sum('intactLost'),
+      journaledEntriesNotRestored: sum('journaledLost'),
       intactEntriesGoneFromFiles: sum('intactLostOnDisk'),
       garbageServed: sum('garbageServed'),
       offsetsReused: sum('offsetsReused'),
@@ -46,6 +49,8 @@ afterAll(() => {
   run.figure('damage kinds × variants (one topic each)', `${new Set(outcomes.map((o) => o.damage)).size} × ${variants.length}`);
   run.figure('acknowledged entries in damaged topics', total('entries'));
   run.figure('entries whose bytes a damage touched', total('touched'));
+  run.figure('of those, entries the journal still held (above its last FLUSHED) when damaged', total('journaled'));
+  run.figure('journal-held entries not restored by the replay', total('journaledLost'), 0);
   run.figure('intact entries lost to corruption (not served at their offset)', total('intactLost'), 0);
   run.figure('intact entries gone from the files after recovery', total('intactLostOnDisk'), 0);
   run.figure('garbage served (anything but the acknowledged message at its offset)', total('garbageServed'), 0);
@@ -93,6 +98,32 @@ describe('corruption: damage to closed and open segments, indexes, checkpoints',
   it.each(CHECKPOINT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
     '%s (%s): the consumer still receives every message (redelivery allowed, skipping not)',
     (name) => expectIntactRemembered(name),
+  );
+});
+
+describe('corruption: damage to entries the journal still holds (the broker SIGKILLed after filling)', () => {
+  const root = new DamagedRoot(run, 'journaled', 'sigkill', JOURNALED);
+
+  beforeAll(async () => {
+    try {
+      for (const damage of SEGMENT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant, 'journaled');
+      await root.build(perTopic);
+      root.damage(SEGMENT_DAMAGES);
+      const start = await root.restart();
+      if (!start.started) run.failWith('The broker refused to start after damage the journal covers', [start.output.slice(-2000)]);
+      await root.exercise();
+      outcomes.push(...root.outcomes());
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      await root.close();
+    }
+  });
+
+  it.each(SEGMENT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
+    '%s (%s): every entry the journal held is restored, every intact entry is served, nothing else is',
+    (name) => expectIntactRemembered(`${name}${JOURNALED}`),
   );
 });
 

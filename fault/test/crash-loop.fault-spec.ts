@@ -17,6 +17,7 @@ describe('crash loop: the standalone broker SIGKILLed at random moments under mi
         topics: (cycle) => (cycle % 2 === 0 ? SINGLE_TOPIC : MULTI_TOPICS),
         multiTopicShare: 0.3,
         segmentMaxBytes: 256 * 1024,
+        flushCycles: 0,
       });
     } catch (error) {
       failure = error;

@@ -21,6 +21,7 @@ describe('power loss: after each SIGKILL, everything past what the journal prove
         topics: () => TOPICS,
         multiTopicShare: 0.6,
         segmentMaxBytes: 64 * 1024,
+        flushCycles: run.sizes.powerLossFlushCycles,
       });
     } catch (error) {
       failure = error;

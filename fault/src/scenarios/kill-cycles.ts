@@ -1,16 +1,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_FLUSH_INTERVAL_MS } from '@mmmq/broker';
 import { RecordingConsumer } from '../consumer/recording-consumer';
 import { readDataRoot, SegmentCache, StoredTopic } from '../format/data-root-reader';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
+import { DirMirror } from '../harness/mirror-dir';
 import { checkDeliveries, DeliveryCheck, inspectDelivery } from '../history/delivery-checker';
 import { checkLog, LogCheck } from '../history/log-checker';
 import { Attempt, PublishHistory } from '../history/publish-history';
 import { MixedLoad } from '../load/mixed-load';
+import { deliveryFailures, logFailures, reportDeliveryCheck, reportLogCheck } from '../report/check-figures';
 import type { Random } from '../random';
-import { PowerCuts } from './power-cuts';
+import { JournalAtKill } from './journal-at-kill';
 
 export interface KillCycleOptions {
   /** SIGKILLs under load; SIGKILLs during start-up come on top. */
@@ -23,6 +26,8 @@ export interface KillCycleOptions {
   multiTopicShare: number;
   /** Small segments, so kills and cuts also land around rotations. */
   segmentMaxBytes: number;
+  /** Cycles (spread evenly) whose load spans the broker's periodic flush, so that kills also land around flushes. */
+  flushCycles: number;
 }
 
 const CLIENTS = { http: 3, batch: 1, stream: 1 };
@@ -30,6 +35,12 @@ const MAX_BATCH = 10;
 const STREAM_WINDOW = 16;
 /** A cycle's load runs this long (uniformly drawn) before the SIGKILL. */
 const LOAD_MS = { min: 30, max: 1_500 };
+/**
+ * A flush cycle waits idle until this long before the broker's flush timer fires (DEFAULT_FLUSH_INTERVAL_MS after
+ * its journal opened, a little before it was ready), then loads it for {@link FLUSH_LOAD_MS}.
+ */
+const FLUSH_LEAD_MS = 1_000;
+const FLUSH_LOAD_MS = { min: 800, max: 4_000 };
 /** Share of cycles whose SIGKILL lands while the broker starts (recovering), with no load. */
 const STARTUP_KILL_SHARE = 0.1;
 const STARTUP_KILL_MS = { min: 0, max: 700 };
@@ -38,6 +49,8 @@ const RETRIES_PER_CYCLE = 25;
 /** Time for the consumer to receive everything after the last restart. */
 const DRAIN_TIMEOUT_MS = 180_000;
 const CONSUMER_ID = 'fault-checker';
+/** Beside `data/` in the work directory (kept with the artifacts of a failed run): the data root before the last start. */
+const BEFORE_START_DIR = 'data-before-last-start';
 
 /**
  * The crash loop (and, with `powerLoss`, the power-loss loop): cycles of start → check the files → mixed HTTP /
@@ -65,8 +78,10 @@ class KillCycles {
   private readonly segments = new SegmentCache();
   private readonly retried = new Set<string>();
   private readonly restartMs: number[] = [];
-  private readonly powerCuts: PowerCuts;
+  private readonly journal: JournalAtKill;
+  private readonly beforeStart: DirMirror;
   private loadCycles = 0;
+  private flushCycles = 0;
   private startupKills = 0;
   private retries = 0;
   private crashes = 0;
@@ -84,7 +99,8 @@ class KillCycles {
       MMMQ_SEGMENT_MAX_BYTES: String(options.segmentMaxBytes),
     });
     this.faults = scenario.random.fork('faults');
-    this.powerCuts = new PowerCuts(scenario, this.rootDir, this.segments);
+    this.journal = new JournalAtKill(scenario, this.rootDir, this.segments, options.powerLoss);
+    this.beforeStart = new DirMirror(this.rootDir, join(scenario.workDir, BEFORE_START_DIR));
   }
 
   async run(): Promise<void> {
@@ -99,11 +115,16 @@ class KillCycles {
     const { faults, history, runner } = this;
     this.consumer.epoch = cycle;
     if (cycle > 0 && faults.chance(STARTUP_KILL_SHARE)) {
+      this.keepBeforeStart();
       await runner.startAndKillAfter(faults.int(STARTUP_KILL_MS.min, STARTUP_KILL_MS.max));
       this.startupKills++;
       return;
     }
     const broker = await this.restart(`cycle ${cycle}, after the restart`);
+    const readyAt = Date.now();
+    await this.journal.afterStart(runner);
+    const aroundFlush = this.isFlushCycle();
+    if (aroundFlush) await sleep(DEFAULT_FLUSH_INTERVAL_MS - FLUSH_LEAD_MS - (Date.now() - readyAt));
     const retry = this.unknownOutcomes().slice(0, RETRIES_PER_CYCLE);
     retry.forEach((attempt) => this.retried.add(attempt.id));
     this.retries += retry.length;
@@ -122,8 +143,10 @@ class KillCycles {
       multiTopicShare: this.options.multiTopicShare,
       streamWindow: STREAM_WINDOW,
     });
-    const moment = new Promise((resolve) => setTimeout(resolve, faults.int(LOAD_MS.min, LOAD_MS.max)));
+    const { min, max } = aroundFlush ? FLUSH_LOAD_MS : LOAD_MS;
+    const moment = sleep(faults.int(min, max));
     await Promise.race([moment, load.acknowledgedAtLeast(this.scenario.sizes.acksPerCycle), load.done]);
+    await this.journal.beforeKill(runner);
     killing = true;
     await runner.kill();
     await load.done;
@@ -131,11 +154,21 @@ class KillCycles {
     if (await crashed) this.crashes++;
     this.scenario.expectThat(this.crashes === 0, `cycle ${cycle}: the broker exited by itself under load (see its log)`);
     this.loadCycles++;
-    if (this.options.powerLoss) this.powerCuts.apply(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`));
+    if (aroundFlush) this.flushCycles++;
+    this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`));
+  }
+
+  /** Whether the next load cycle is one of the `flushCycles`, spread evenly over the run. */
+  private isFlushCycle(): boolean {
+    const { cycles, flushCycles } = this.options;
+    if (flushCycles <= 0) return false;
+    const spacing = Math.max(1, Math.floor(cycles / flushCycles));
+    return this.loadCycles % spacing === Math.floor(spacing / 2) && this.flushCycles < flushCycles;
   }
 
   /** Starts the broker and checks the recovered files before anything new is published. */
   private async restart(where: string) {
+    this.keepBeforeStart();
     const started = Date.now();
     const broker = await this.runner.start();
     this.restartMs.push(Date.now() - started);
@@ -165,6 +198,11 @@ class KillCycles {
     scenario.expectThat(exit.clean, `the final SIGTERM ended the broker with code ${exit.code}, signal ${exit.signal}`);
   }
 
+  /** The data root as the next start finds it, for the post-mortem of a start that fails or a check after it. */
+  private keepBeforeStart(): void {
+    this.beforeStart.sync();
+  }
+
   async close(): Promise<void> {
     if (this.runner.running) await this.runner.kill();
     await this.consumer.stop();
@@ -176,7 +214,8 @@ class KillCycles {
     const figure = scenario.figure.bind(scenario);
     figure(this.options.powerLoss ? 'SIGKILL + power-loss cycles under load' : 'SIGKILL cycles under load', this.loadCycles);
     figure('SIGKILLs during start-up (recovery)', this.startupKills);
-    if (this.options.powerLoss) this.powerCuts.report();
+    if (this.options.flushCycles > 0) figure('cycles whose load spanned the broker’s periodic flush', this.flushCycles);
+    this.journal.report();
     figure('publishes acked', history.count('acked'));
     figure('publishes nacked', history.count('nacked'));
     figure('publishes unknown (connection lost at the kill)', history.count('unknown'));
@@ -185,31 +224,8 @@ class KillCycles {
       const segments = [...topics.values()].reduce((n, topic) => n + topic.segments.length, 0);
       figure('topics / segments at the end', `${topics.size} / ${segments}`);
     }
-    if (log) {
-      figure('unknown outcomes found stored / absent', `${log.unknownRecovered} / ${log.unknownAbsent}`);
-      figure('producer retries of unknown outcomes (same id)', this.retries);
-      figure('copies explained by a retry', log.retryCopies);
-      figure('lost (acked, not intact at its offset)', log.lost, 0);
-      figure('garbage in the files (unreadable or never published)', log.garbage, 0);
-      figure('duplicates not explained by a retry', log.duplicates, 0);
-      figure('refused publishes stored', log.refusedStored, 0);
-      figure('order violations (per producer session and topic)', log.orderViolations, 0);
-      const batches = log.batches;
-      figure('batches sent / naming several topics', `${batches.batches} / ${batches.multiTopic}`);
-      figure('unacknowledged batches stored whole / not at all', `${batches.storedWhole} / ${batches.storedNone}`);
-      figure('unacknowledged multi-topic batches', batches.unackedMultiTopic);
-      figure('unacknowledged batches stored in part (any topic)', batches.partial, 0);
-      figure('of which multi-topic (visible in one topic, not another)', batches.partialMultiTopic, 0);
-    }
-    if (pushes) {
-      figure('pushes received (incl. redeliveries)', pushes.deliveries);
-      figure('redeliveries after restarts', pushes.redeliveries);
-      figure('garbage served to the consumer', pushes.garbageServed, 0);
-      figure('acked but never pushed', pushes.ackedNotDelivered, 0);
-      figure('pushed, then replaced in the log', pushes.deliveredThenChanged, 0);
-      figure('readable entries skipped by delivery', pushes.skipped, 0);
-      figure('malformed pushes', this.consumer.malformed.length, 0);
-    }
+    if (log) reportLogCheck(scenario, log, this.retries);
+    if (pushes) reportDeliveryCheck(scenario, pushes, this.consumer.malformed.length);
     if (this.restartMs.length > 0) {
       figure('restart to ready, median / max (ms)', `${median(this.restartMs)} / ${Math.max(...this.restartMs)}`);
     }
@@ -231,14 +247,8 @@ class KillCycles {
   }
 }
 
-export function logFailures(log: LogCheck): Record<string, number> {
-  const { lost, garbage, duplicates, refusedStored, orderViolations } = log;
-  return { lost, garbage, duplicates, refusedStored, orderViolations, partialBatches: log.batches.partial };
-}
-
-export function deliveryFailures(pushes: DeliveryCheck): Record<string, number> {
-  const { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped } = pushes;
-  return { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped };
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
 function median(values: number[]): number {
