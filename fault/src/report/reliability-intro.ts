@@ -91,14 +91,19 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   and cuts also land around flushes. Any state produced is one a power cut could leave, given the format's
   invariants. After restart every acknowledged message must be there exactly once, in order, with its bytes,
   and no unacknowledged multi-topic batch may be visible in one topic but not another.
-- **Corruption.** Topics of 4 KiB segments are filled, the broker is stopped, and each topic gets one damage:
+- **Corruption.** Topics of 4 KiB segments are filled, the broker is stopped (SIGTERM: its last flush leaves
+  the journal nothing to replay), and each topic gets one damage:
   bit flips in the payload, length or CRC of entries of closed and open segments, a length of 0x7FFFFFFF,
   a data file cut mid-entry, flips in the low 16 bits of index entries (the address moves inside the segment),
   a whole index replaced by random bytes, torn, garbage, zero and plausible-address index tails, garbage and
   zero data tails, deleted index files, stray files; damaged consumer checkpoints (torn, empty, deleted, past
   the end of the log, random); then a fresh consumer subscribes and the broker restarts. **Intact entries
   lost to corruption** counts acknowledged entries whose bytes the damage did not touch but that are not
-  served at their offset (or are gone from the files) — it must be 0, as must **garbage served**. A deleted
+  served at their offset (or are gone from the files) — it must be 0, as must **garbage served**. The same
+  segment damages run once more on topics whose broker was SIGKILLed after filling them, so that the journal
+  still holds their entries (above its last FLUSHED, read by the checker's decoder at the time of the damage):
+  every damaged entry the journal held must be restored by the replay (**journal-held entries not restored**
+  must be 0), not merely isolated. A deleted
   data file (\`.mmm\`) runs on its own data directory: the broker may start and serve everything else, or refuse
   to start naming the damage; it must never serve garbage. Each damaged \`dispatchers.json\` (broken JSON, torn,
   empty, zero-filled, binary, wrong shape, duplicate ids, invalid fields, 100,000 levels deep) must stop
@@ -132,9 +137,13 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   checker's own encoder get random damage and are opened by the broker's storage (\`TopicQueueContainer\`, the
   boot-time recovery); every untouched entry must read back identical at its offset through \`peek\` and
   \`peekMany\`, nothing else may be served, and an append must not take an intact entry's offset.
+- **Journal flush** (whitebox). The power-loss scenario takes the journal's FLUSHED ops at their word, so this
+  checks the word where it is given: the broker's \`Journal\` over topics that log every write and sync (a slow
+  write among them), flushed by size and by timer; every FLUSHED(P) must be committed only after a sync of each
+  topic covered every entry of the records up to P (read back with the checker's journal decoder).
 
 Not covered here: a real power cut (the power-loss states are constructed from the journal's own record of
-what was flushed, not recorded from a kernel: a broker whose FLUSHED op claims more than its fsyncs covered
-would pass), fsync failures (EIO) injected into a running broker, and clock jumps.
+what was flushed, not recorded from a kernel; the journal-flush check covers that record only for the cases it
+builds), fsync failures (EIO) injected into a running broker, and clock jumps.
 `;
 }
