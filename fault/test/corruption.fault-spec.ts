@@ -4,6 +4,7 @@ import { CHECKPOINT_DAMAGES, DISPATCHERS_FILE_DAMAGES } from '../src/faults/stat
 import { DESTRUCTIVE_DAMAGES, SEGMENT_DAMAGES } from '../src/faults/segment-damage';
 import { BrokerRunner } from '../src/harness/broker-runner';
 import { ScenarioRun } from '../src/harness/scenario-run';
+import type { JournalDamageDone } from '../src/faults/journal-damage';
 import { DamagedRoot, DamageOutcome } from '../src/scenarios/corruption';
 
 const run = new ScenarioRun('corruption', 3, 'Corruption (bit flips, torn and garbage tails, deleted and damaged files)');
@@ -12,6 +13,10 @@ const perTopic = run.sizes.corruptionMessagesPerTopic;
 const outcomes: DamageOutcome[] = [];
 /** Appended to the damage names of the root whose journal still held the damaged entries. */
 const JOURNALED = ' (journal held it)';
+/** Topics filled before the journal damage, and records damaged (bit flips in the middle of the journal). */
+const JOURNAL_DAMAGE = 'journal-record-crc';
+const JOURNAL_DAMAGE_TOPICS = 6;
+const JOURNAL_DAMAGED_RECORDS = 2;
 const clearRefusals: string[] = [];
 let failure: unknown;
 
@@ -125,6 +130,42 @@ describe('corruption: damage to entries the journal still holds (the broker SIGK
     '%s (%s): every entry the journal held is restored, every intact entry is served, nothing else is',
     (name) => expectIntactRemembered(`${name}${JOURNALED}`),
   );
+});
+
+describe('corruption: bit rot in the middle of the journal, then the topic files cut back to what was flushed', () => {
+  const root = new DamagedRoot(run, 'journal-damage', 'sigkill');
+  let done: JournalDamageDone | undefined;
+
+  beforeAll(async () => {
+    try {
+      for (let topic = 0; topic < JOURNAL_DAMAGE_TOPICS; topic++) root.topicFor(JOURNAL_DAMAGE, topic, 'jdamage');
+      await root.build(perTopic);
+      done = root.damageJournal(JOURNAL_DAMAGED_RECORDS);
+      const start = await root.restart();
+      if (!start.started) run.failWith('The broker refused to start after damage in the middle of its journal', [start.output.slice(-2000)]);
+      await root.exercise();
+      outcomes.push(...root.outcomes());
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      await root.close();
+    }
+  });
+
+  it('every entry of an intact record is rebuilt from the journal; the damaged records’ entries are skipped, never garbage', () => {
+    try {
+      run.figure(
+        'journal damage: records above the last FLUSHED / records damaged / entries they held',
+        `${done?.unflushedRecords ?? 0} / ${done?.damaged.length ?? 0} / ${[...(done?.touched.values() ?? [])].reduce((n, set) => n + set.size, 0)}`,
+      );
+      run.expectThat((done?.damaged.length ?? 0) > 0, 'The journal held too few records above its last FLUSHED to damage one in the middle');
+    } catch (error) {
+      failure ??= error;
+      throw error;
+    }
+    expectIntactRemembered(JOURNAL_DAMAGE);
+  });
 });
 
 describe('corruption: a deleted data file', () => {

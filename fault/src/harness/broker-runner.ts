@@ -5,6 +5,13 @@ import { BrokerProcess, spawnBroker } from '../../../apps/broker/test/broker-pro
 import { httpRequest } from '../load/http-post';
 import { nextPort, portRange } from './port-range';
 
+/**
+ * Starts on ports of `MMMQ_FAULT_PORTS` (probed free, then bound by the broker) before giving up: in between, one
+ * of the suite's own client connections may take the port as its local port (the range lies among the ephemeral
+ * ones).
+ */
+const PORT_ATTEMPTS = 3;
+
 /** A SIGTERM'd broker that has not exited after this long is a hang (and is killed). */
 export const STOP_TIMEOUT_MS = 30_000;
 
@@ -36,12 +43,16 @@ export class BrokerRunner {
   /** Starts a broker and resolves once it listens; rejects (with its output) when it exits first. */
   async start(): Promise<BrokerProcess> {
     if (this.process) throw new Error('A broker is already running');
-    const number = this.starts++;
-    try {
-      this.process = await spawnBroker(await this.processEnv());
-    } catch (error) {
-      this.writeLog(number, String((error as Error).message));
-      throw error;
+    let number = this.starts++;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.process = await spawnBroker(await this.processEnv());
+        break;
+      } catch (error) {
+        this.writeLog(number, String((error as Error).message));
+        if (!portTaken(error) || attempt >= PORT_ATTEMPTS) throw error;
+        number = this.starts++;
+      }
     }
     const started = this.process;
     void started.exited.then(() => this.writeLog(number, started.output()));
@@ -135,4 +146,9 @@ export class BrokerRunner {
   private writeLog(number: number, output: string): void {
     writeFileSync(join(this.logDir, `broker-${number}.log`), output);
   }
+}
+
+/** Whether a start failed only because a port from `MMMQ_FAULT_PORTS` was taken meanwhile. */
+function portTaken(error: unknown): boolean {
+  return portRange() !== undefined && /EADDRINUSE/.test(String((error as Error)?.message));
 }

@@ -112,13 +112,23 @@ export function checkLog(history: PublishHistory, topics: Map<string, StoredTopi
   return { ...check, batches: checkBatches(history, copies, problem) };
 }
 
+/**
+ * Stored payloads already matched (a segment that did not change is read back as the same Buffers): the first
+ * matching attempt of a payload stays the first, since attempts are only ever added after it.
+ */
+const matched = new WeakMap<Buffer, { history: PublishHistory; topic: string; attempt: Attempt }>();
+
 /** The attempt whose id, topic and exact content bytes a stored payload carries. */
 export function matchingAttempt(history: PublishHistory, topic: string, payload: Buffer): Attempt | undefined {
+  const known = matched.get(payload);
+  if (known?.history === history && known.topic === topic) return known.attempt;
   const fields = readEnvelope(payload);
   if (!fields || fields.topic !== topic) return undefined;
-  return history
+  const attempt = history
     .attemptsOf(fields.id)
-    .find((attempt) => attempt.topic === topic && envelopeCarries(payload, attempt.content));
+    .find((candidate) => candidate.topic === topic && envelopeCarries(payload, candidate.content));
+  if (attempt) matched.set(payload, { history, topic, attempt });
+  return attempt;
 }
 
 export function preview(bytes: Buffer): string {

@@ -6,6 +6,7 @@ import { readEnvelope } from '../format/envelope';
 import { readJournal } from '../format/journal-reader';
 import { CHECKPOINT_DAMAGES } from '../faults/state-file-damage';
 import type { SegmentDamage } from '../faults/segment-damage';
+import { damageJournalRecords, JournalDamageDone } from '../faults/journal-damage';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
@@ -107,6 +108,13 @@ export class DamagedRoot {
       if (!topic || topic.segments.length < 2) throw new Error(`${name} needs at least two segments to be damaged`);
       this.touched.set(name, kind.apply(topic, this.run.random.fork(name)));
     }
+  }
+
+  /** Flips a bit in `count` journal records above the last FLUSHED and cuts the topic files back to their floors. */
+  damageJournal(count: number): JournalDamageDone {
+    const done = damageJournalRecords(this.rootDir, count, this.run.random.fork('journal'));
+    for (const topic of this.damageOf.keys()) this.touched.set(topic, done.touched.get(topic) ?? new Set());
+    return done;
   }
 
   /** Damages the checkpoint consumer's checkpoint in every checkpoint topic. */

@@ -7,6 +7,7 @@ import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
 import { DirMirror } from '../harness/mirror-dir';
+import { PhaseClock } from '../harness/phase-clock';
 import { checkDeliveries, DeliveryCheck, inspectDelivery } from '../history/delivery-checker';
 import { checkLog, LogCheck } from '../history/log-checker';
 import { Attempt, PublishHistory } from '../history/publish-history';
@@ -80,6 +81,7 @@ class KillCycles {
   private readonly restartMs: number[] = [];
   private readonly journal: JournalAtKill;
   private readonly beforeStart: DirMirror;
+  private readonly clock = new PhaseClock();
   private loadCycles = 0;
   private flushCycles = 0;
   private startupKills = 0;
@@ -116,7 +118,7 @@ class KillCycles {
     this.consumer.epoch = cycle;
     if (cycle > 0 && faults.chance(STARTUP_KILL_SHARE)) {
       this.keepBeforeStart();
-      await runner.startAndKillAfter(faults.int(STARTUP_KILL_MS.min, STARTUP_KILL_MS.max));
+      await this.clock.time('start-up kills', () => runner.startAndKillAfter(faults.int(STARTUP_KILL_MS.min, STARTUP_KILL_MS.max)));
       this.startupKills++;
       return;
     }
@@ -124,7 +126,7 @@ class KillCycles {
     const readyAt = Date.now();
     await this.journal.afterStart(runner);
     const aroundFlush = this.isFlushCycle();
-    if (aroundFlush) await sleep(DEFAULT_FLUSH_INTERVAL_MS - FLUSH_LEAD_MS - (Date.now() - readyAt));
+    if (aroundFlush) await this.clock.time('idle before a flush', () => sleep(DEFAULT_FLUSH_INTERVAL_MS - FLUSH_LEAD_MS - (Date.now() - readyAt)));
     const retry = this.unknownOutcomes().slice(0, RETRIES_PER_CYCLE);
     retry.forEach((attempt) => this.retried.add(attempt.id));
     this.retries += retry.length;
@@ -145,7 +147,7 @@ class KillCycles {
     });
     const { min, max } = aroundFlush ? FLUSH_LOAD_MS : LOAD_MS;
     const moment = sleep(faults.int(min, max));
-    await Promise.race([moment, load.acknowledgedAtLeast(this.scenario.sizes.acksPerCycle), load.done]);
+    await this.clock.time('load', () => Promise.race([moment, load.acknowledgedAtLeast(this.scenario.sizes.acksPerCycle), load.done]));
     await this.journal.beforeKill(runner);
     killing = true;
     await runner.kill();
@@ -155,7 +157,9 @@ class KillCycles {
     this.scenario.expectThat(this.crashes === 0, `cycle ${cycle}: the broker exited by itself under load (see its log)`);
     this.loadCycles++;
     if (aroundFlush) this.flushCycles++;
-    this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`));
+    this.clock.time(this.options.powerLoss ? 'journal audit and power cut' : 'journal audit', () =>
+      this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`)),
+    );
   }
 
   /** Whether the next load cycle is one of the `flushCycles`, spread evenly over the run. */
@@ -170,10 +174,10 @@ class KillCycles {
   private async restart(where: string) {
     this.keepBeforeStart();
     const started = Date.now();
-    const broker = await this.runner.start();
+    const broker = await this.clock.time('restarts', () => this.runner.start());
     this.restartMs.push(Date.now() - started);
-    this.topics = readDataRoot(this.rootDir, this.segments);
-    this.log = checkLog(this.history, this.topics);
+    this.topics = this.clock.time('checks', () => readDataRoot(this.rootDir, this.segments));
+    this.log = this.clock.time('checks', () => checkLog(this.history, this.topics!));
     this.scenario.expectZero(where, logFailures(this.log), this.log.problems);
     return broker;
   }
@@ -182,7 +186,8 @@ class KillCycles {
     this.consumer.epoch = this.options.cycles;
     await this.restart('after the last restart');
     // Topics with an acknowledged message exist; one whose every publish was cut short by a kill may not.
-    await drained(this.runner, CONSUMER_ID, new Set(this.history.acked().map((attempt) => attempt.topic)), DRAIN_TIMEOUT_MS);
+    const topics = new Set(this.history.acked().map((attempt) => attempt.topic));
+    await this.clock.time('final drain', () => drained(this.runner, CONSUMER_ID, topics, DRAIN_TIMEOUT_MS));
     const exit = await this.runner.stop();
     this.shutdown = exit.clean ? 'yes' : `no (code ${exit.code}, signal ${exit.signal})`;
     this.topics = readDataRoot(this.rootDir, this.segments);
@@ -230,6 +235,8 @@ class KillCycles {
       figure('restart to ready, median / max (ms)', `${median(this.restartMs)} / ${Math.max(...this.restartMs)}`);
     }
     if (this.shutdown) figure('final SIGTERM shut down cleanly', this.shutdown);
+    const time = this.clock.summary();
+    figure(`time: ${time.phases} (s)`, time.seconds);
   }
 
   /**
