@@ -1,4 +1,5 @@
 import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { encodeRecord, JOURNAL_SALT_BYTES } from '../format/journal-format';
 import { encodeFrame, encodeIndexEntry, INDEX_ENTRY_BYTES } from '../format/segment-format';
 import type { Random } from '../random';
@@ -38,13 +39,21 @@ const MAX_FORGED_RECORDS = 3;
  * old length with the lost region zero-filled, garbage-filled or filled with plausible-looking content: index
  * entries pointing at the next frame's address, into the data, or past it; intact entry frames of messages never
  * published; journal records of the right shape and sequence whose CRC is computed with another file's salt (a
- * stale block of an older journal file). Segments wholly past the durable point may be deleted instead.
+ * stale block of an older journal file). Segments wholly past the durable point may be deleted instead, always
+ * from one segment to the end of the topic: file creations reach the disk in the order they were made (as ext4's and
+ * XFS's metadata journals keep them), so a segment never survives one created before it.
  */
 export function cutToFloors(floors: DurableFloors, random: Random): PowerLossCut {
   const cut = emptyCut();
   const deleted = new Set<string>();
+  /** Topic directories losing their deletable segments from one on: later ones go too. */
+  const losing = new Set<string>();
   for (const file of floors.files) {
-    if (!file.deletable || !random.chance(DELETE_SHARE) || file.kind !== 'data') continue;
+    if (!file.deletable || file.kind !== 'data') continue;
+    if (!losing.has(dirname(file.path))) {
+      if (!random.chance(DELETE_SHARE)) continue;
+      losing.add(dirname(file.path));
+    }
     const index = floors.files.find((other) => other.kind === 'index' && other.path === indexPathOf(file.path));
     for (const gone of [file, index]) {
       if (!gone) continue;

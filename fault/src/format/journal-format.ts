@@ -18,7 +18,9 @@ export const JOURNAL_HEADER_BYTES = JOURNAL_MAGIC.length + JOURNAL_SALT_BYTES;
 export const RECORD_HEADER_BYTES = 8;
 const LENGTH_FIELD_BYTES = 4;
 /** seq + opCount: the smallest payload. */
-const PAYLOAD_HEADER_BYTES = 12;
+export const PAYLOAD_HEADER_BYTES = 12;
+/** The smallest op: FLUSHED, a kind byte and a seq. */
+export const MIN_OP_BYTES = 9;
 const JOURNAL_NAME = /^(\d{19})\.journal$/;
 
 export const OP_APPEND = 1;

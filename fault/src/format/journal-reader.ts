@@ -6,7 +6,10 @@ import {
   JOURNAL_MAGIC,
   JournalOp,
   parseJournalFileName,
+  MIN_OP_BYTES,
+  PAYLOAD_HEADER_BYTES,
   readRecordAt,
+  RECORD_HEADER_BYTES,
 } from './journal-format';
 
 /** One intact record: where it is and what it says. */
@@ -107,7 +110,8 @@ export function readJournalFile(path: string, firstSeq: number, problems: string
       continue;
     }
     if (read.kind === 'bad-payload') problems.push(`${path}@${at}: an intact frame whose payload does not decode: ${read.problem}`);
-    const resumesAt = nextIntactRecord(bytes, salt, at + 1);
+    const previous = file.records[file.records.length - 1]?.seq ?? firstSeq - 1;
+    const resumesAt = nextIntactRecord(bytes, salt, at + 1, previous);
     file.damage.push({ path, at, resumesAt, reason: read.kind });
     if (resumesAt === undefined) break;
     at = resumesAt;
@@ -117,9 +121,24 @@ export function readJournalFile(path: string, firstSeq: number, problems: string
   return file;
 }
 
-/** The next position from `from` where an intact record starts (scanning byte by byte), if any. */
-function nextIntactRecord(bytes: Buffer, salt: Buffer, from: number): number | undefined {
-  for (let at = from; at < bytes.length; at++) {
+/** Sequence numbers further than this past the last intact record cannot be the next one (a cheap pre-check). */
+const MAX_SEQ_JUMP = 2 ** 32;
+
+/**
+ * The next position from `from` where an intact record with a sequence number after `previousSeq` starts,
+ * scanning byte by byte, if any. Positions whose length, sequence number or op count cannot be a record's are
+ * passed over before any checksum is computed (a torn multi-megabyte group would otherwise cost seconds).
+ */
+function nextIntactRecord(bytes: Buffer, salt: Buffer, from: number, previousSeq: number): number | undefined {
+  const last = bytes.length - RECORD_HEADER_BYTES - PAYLOAD_HEADER_BYTES;
+  for (let at = from; at <= last; at++) {
+    const length = bytes.readUInt32BE(at);
+    if (length < 4 + PAYLOAD_HEADER_BYTES || at + 4 + length > bytes.length) continue;
+    const seqHigh = bytes.readUInt32BE(at + RECORD_HEADER_BYTES);
+    const seq = seqHigh * 2 ** 32 + bytes.readUInt32BE(at + RECORD_HEADER_BYTES + 4);
+    if (seqHigh >= 2 ** 21 || seq <= previousSeq || seq > previousSeq + MAX_SEQ_JUMP) continue;
+    const opCount = bytes.readUInt32BE(at + RECORD_HEADER_BYTES + 8);
+    if (opCount * MIN_OP_BYTES > length - 4 - PAYLOAD_HEADER_BYTES) continue;
     if (readRecordAt(bytes, salt, at).kind === 'ok') return at;
   }
   return undefined;

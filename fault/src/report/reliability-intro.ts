@@ -79,7 +79,8 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   not observable, so the suite derives it from the journal alone, as the format allows: with P the last intact
   FLUSHED seq and f_T the first offset of topic T's first APPEND in a record above P, T's files are durable up
   to entry f_T's byte address (whole when T has no APPEND above P; segments starting at or after f_T may vanish
-  entirely, and are deleted in a third of the cases); every journal record but the last was fsync'd (record
+  entirely: in a third of the topics they are deleted from a random one of them to the topic's end, as file
+  creations reach the disk in the order they were made); every journal record but the last was fsync'd (record
   N + 1 is written only after N's fsync), and the last one too when one of its messages was acknowledged or
   pushed, when its entries are already in a topic file (records are applied only after their fsync), when a
   later journal file exists, or when it holds a FLUSHED op whose loss would leave a sequence gap (older files
