@@ -71,7 +71,7 @@ afterEach(async () => {
 async function openLogged(schedule: { intervalMs: number; bytes: number }, events: string[]): Promise<Journal> {
   const journal = new Journal(schedule);
   opened.push(journal);
-  await journal.open(await recoverJournal(join(rootDir, 'journal'), () => Promise.reject(new Error('no topic to replay')), journal.stats));
+  await journal.open(await recoverJournal(join(rootDir, 'journal'), () => Promise.reject(new Error('no topic to replay'))));
   const commit = journal.commit.bind(journal);
   journal.commit = (parts: readonly CommitPart[]) => {
     const committed = commit(parts);
