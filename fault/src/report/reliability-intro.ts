@@ -7,10 +7,11 @@ export function reliabilityIntro(): string {
   const long = tierSizes('long');
   return `
 The fault suite (\`fault/\`) attacks the standalone broker (\`apps/broker/dist/main.js\`, spawned on a temporary
-data directory, ports chosen by the kernel) the way a crash, a power cut, a bad disk, a full disk or a hostile
-client would, and checks afterwards that everything the broker acknowledged is still there, byte for byte, at
-its offset. Every requirement below ("must be 0") is an assertion: when it does not hold, the test fails, and
-the figures, the seed and the data directory with the broker logs are kept (\`fault/artifacts/\`).
+data directory, ports chosen by the kernel or taken from \`MMMQ_FAULT_PORTS\`) the way a crash, a power cut, a
+bad disk, a full disk or a hostile client would, and checks afterwards that everything the broker acknowledged
+is still there, byte for byte, at its offset. Every requirement below ("must be 0") is an assertion: when it
+does not hold, the test fails, and the figures, the seed and the data directory with the broker logs are kept
+(\`fault/artifacts/\`).
 
 ## Running it
 
@@ -18,6 +19,7 @@ the figures, the seed and the data directory with the broker logs are kept (\`fa
 npx -y pnpm@12.4.2 test:fault        # CI tier (part of .ci/run); rewrites this file
 npx -y pnpm@12.4.2 test:fault:long   # long tier (MMMQ_FAULT_TIER=long); writes docs/reliability-long.md
 MMMQ_FAULT_SEED=1234 npx -y pnpm@12.4.2 test:fault   # replay a run: every random choice derives from the seed
+MMMQ_FAULT_PORTS=47200-47399 npx -y pnpm@12.4.2 test:fault   # listen only on ports of this range (default: any free port)
 npx jest -c fault/jest.config.ts corruption          # one scenario (after a build); updates its section only
 \`\`\`
 
