@@ -32,6 +32,16 @@ export class Random {
     return items[this.int(0, items.length - 1)];
   }
 
+  /** A copy of `items` in a random order (Fisher–Yates). */
+  shuffle<T>(items: readonly T[]): T[] {
+    const copy = [...items];
+    for (let i = copy.length - 1; i > 0; i--) {
+      const j = this.int(0, i);
+      [copy[i], copy[j]] = [copy[j], copy[i]];
+    }
+    return copy;
+  }
+
   bytes(length: number): Buffer {
     const bytes = Buffer.allocUnsafe(length);
     for (let i = 0; i < length; i++) bytes[i] = this.int(0, 255);

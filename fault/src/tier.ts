@@ -7,10 +7,12 @@ export const FAULT_TIER_VARIABLE = 'MMMQ_FAULT_TIER';
 export const FAULT_SEED_VARIABLE = 'MMMQ_FAULT_SEED';
 
 export interface TierSizes {
-  /** SIGKILL cycles of the crash loop. */
+  /** SIGKILLs under load of the crash loop (SIGKILLs during start-up come on top). */
   crashCycles: number;
-  /** SIGKILL + cut-unsynced-tails cycles. */
+  /** SIGKILL + power-cut cycles under load (SIGKILLs during start-up come on top). */
   powerLossCycles: number;
+  /** Power-loss cycles (of the above) whose load spans the broker's periodic journal flush. */
+  powerLossFlushCycles: number;
   /** A kill cycle ends at its random moment or after this many acknowledgements, whichever comes first. */
   acksPerCycle: number;
   /** Variants (different seeds) of every corruption case; each variant is its own topic. */
@@ -27,8 +29,9 @@ export interface TierSizes {
 
 const SIZES: Record<FaultTier, TierSizes> = {
   ci: {
-    crashCycles: 50,
-    powerLossCycles: 25,
+    crashCycles: 40,
+    powerLossCycles: 50,
+    powerLossFlushCycles: 3,
     acksPerCycle: 6_000,
     corruptionVariants: 2,
     corruptionMessagesPerTopic: 48,
@@ -37,8 +40,9 @@ const SIZES: Record<FaultTier, TierSizes> = {
     recoveryFuzzRuns: 120,
   },
   long: {
-    crashCycles: 300,
+    crashCycles: 270,
     powerLossCycles: 150,
+    powerLossFlushCycles: 12,
     // Keeps the history (every message's bytes, in memory) within a few hundred MB over 300 cycles.
     acksPerCycle: 1_500,
     corruptionVariants: 10,

@@ -4,12 +4,19 @@ import { CHECKPOINT_DAMAGES, DISPATCHERS_FILE_DAMAGES } from '../src/faults/stat
 import { DESTRUCTIVE_DAMAGES, SEGMENT_DAMAGES } from '../src/faults/segment-damage';
 import { BrokerRunner } from '../src/harness/broker-runner';
 import { ScenarioRun } from '../src/harness/scenario-run';
+import type { JournalDamageDone } from '../src/faults/journal-damage';
 import { DamagedRoot, DamageOutcome } from '../src/scenarios/corruption';
 
 const run = new ScenarioRun('corruption', 3, 'Corruption (bit flips, torn and garbage tails, deleted and damaged files)');
 const variants = Array.from({ length: run.sizes.corruptionVariants }, (_, i) => i);
 const perTopic = run.sizes.corruptionMessagesPerTopic;
 const outcomes: DamageOutcome[] = [];
+/** Appended to the damage names of the root whose journal still held the damaged entries. */
+const JOURNALED = ' (journal held it)';
+/** Topics filled before the journal damage, and records damaged (bit flips in the middle of the journal). */
+const JOURNAL_DAMAGE = 'journal-record-crc';
+const JOURNAL_DAMAGE_TOPICS = 6;
+const JOURNAL_DAMAGED_RECORDS = 2;
 const clearRefusals: string[] = [];
 let failure: unknown;
 
@@ -22,6 +29,7 @@ function expectIntact(damage: string): void {
     `${damage}`,
     {
       intactEntriesLost: sum('intactLost'),
+      journaledEntriesNotRestored: sum('journaledLost'),
       intactEntriesGoneFromFiles: sum('intactLostOnDisk'),
       garbageServed: sum('garbageServed'),
       offsetsReused: sum('offsetsReused'),
@@ -46,6 +54,8 @@ afterAll(() => {
   run.figure('damage kinds × variants (one topic each)', `${new Set(outcomes.map((o) => o.damage)).size} × ${variants.length}`);
   run.figure('acknowledged entries in damaged topics', total('entries'));
   run.figure('entries whose bytes a damage touched', total('touched'));
+  run.figure('of those, entries the journal still held (above its last FLUSHED) when damaged', total('journaled'));
+  run.figure('journal-held entries not restored by the replay', total('journaledLost'), 0);
   run.figure('intact entries lost to corruption (not served at their offset)', total('intactLost'), 0);
   run.figure('intact entries gone from the files after recovery', total('intactLostOnDisk'), 0);
   run.figure('garbage served (anything but the acknowledged message at its offset)', total('garbageServed'), 0);
@@ -94,6 +104,68 @@ describe('corruption: damage to closed and open segments, indexes, checkpoints',
     '%s (%s): the consumer still receives every message (redelivery allowed, skipping not)',
     (name) => expectIntactRemembered(name),
   );
+});
+
+describe('corruption: damage to entries the journal still holds (the broker SIGKILLed after filling)', () => {
+  const root = new DamagedRoot(run, 'journaled', 'sigkill', JOURNALED);
+
+  beforeAll(async () => {
+    try {
+      for (const damage of SEGMENT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant, 'journaled');
+      await root.build(perTopic);
+      root.damage(SEGMENT_DAMAGES);
+      const start = await root.restart();
+      if (!start.started) run.failWith('The broker refused to start after damage the journal covers', [start.output.slice(-2000)]);
+      await root.exercise();
+      outcomes.push(...root.outcomes());
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      await root.close();
+    }
+  });
+
+  it.each(SEGMENT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
+    '%s (%s): every entry the journal held is restored, every intact entry is served, nothing else is',
+    (name) => expectIntactRemembered(`${name}${JOURNALED}`),
+  );
+});
+
+describe('corruption: bit rot in the middle of the journal, then the topic files cut back to what was flushed', () => {
+  const root = new DamagedRoot(run, 'journal-damage', 'sigkill');
+  let done: JournalDamageDone | undefined;
+
+  beforeAll(async () => {
+    try {
+      for (let topic = 0; topic < JOURNAL_DAMAGE_TOPICS; topic++) root.topicFor(JOURNAL_DAMAGE, topic, 'jdamage');
+      await root.build(perTopic);
+      done = root.damageJournal(JOURNAL_DAMAGED_RECORDS);
+      const start = await root.restart();
+      if (!start.started) run.failWith('The broker refused to start after damage in the middle of its journal', [start.output.slice(-2000)]);
+      await root.exercise();
+      outcomes.push(...root.outcomes());
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      await root.close();
+    }
+  });
+
+  it('every entry of an intact record is rebuilt from the journal; the damaged records’ entries are skipped, never garbage', () => {
+    try {
+      run.figure(
+        'journal damage: records above the last FLUSHED / records damaged / entries they held',
+        `${done?.unflushedRecords ?? 0} / ${done?.damaged.length ?? 0} / ${[...(done?.touched.values() ?? [])].reduce((n, set) => n + set.size, 0)}`,
+      );
+      run.expectThat((done?.damaged.length ?? 0) > 0, 'The journal held too few records above its last FLUSHED to damage one in the middle');
+    } catch (error) {
+      failure ??= error;
+      throw error;
+    }
+    expectIntactRemembered(JOURNAL_DAMAGE);
+  });
 });
 
 describe('corruption: a deleted data file', () => {

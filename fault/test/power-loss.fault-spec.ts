@@ -1,13 +1,28 @@
 import { ScenarioRun } from '../src/harness/scenario-run';
 import { runKillCycles } from '../src/scenarios/kill-cycles';
 
-describe('power loss: after each SIGKILL, unsynced file tails are cut back and zero- or garbage-filled', () => {
-  const run = new ScenarioRun('power-loss', 2, 'Power loss (SIGKILL, then unsynced tails cut)');
+/** Many topics, odd names among them; segments of 64 KiB so that cuts land around rotations on every topic. */
+const TOPIC_COUNT = 32;
+const TOPICS = [
+  ...Array.from({ length: TOPIC_COUNT - 2 }, (_, i) => `fault.power-${String(i).padStart(2, '0')}`),
+  'fault.power.nested_a-b',
+  'Fault.Power-Mixed-Case',
+];
 
-  it(`keeps every acknowledged message across ${run.sizes.powerLossCycles} simulated power losses`, async () => {
+describe('power loss: after each SIGKILL, everything past what the journal proves durable is cut and zero- or garbage-filled', () => {
+  const run = new ScenarioRun('power-loss', 2, 'Power loss (SIGKILL, then everything past the durable floors cut)');
+
+  it(`keeps every acknowledged message, and every batch whole or absent, across ${run.sizes.powerLossCycles} power cuts`, async () => {
     let failure: unknown;
     try {
-      await runKillCycles(run, { cycles: run.sizes.powerLossCycles, powerLoss: true });
+      await runKillCycles(run, {
+        cycles: run.sizes.powerLossCycles,
+        powerLoss: true,
+        topics: () => TOPICS,
+        multiTopicShare: 0.6,
+        segmentMaxBytes: 64 * 1024,
+        flushCycles: run.sizes.powerLossFlushCycles,
+      });
     } catch (error) {
       failure = error;
       throw error;

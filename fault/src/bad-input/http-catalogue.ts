@@ -162,7 +162,8 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
     ['messages missing', '{}'],
     ['null message', '{"messages":[null]}'],
     ['number message', '{"messages":[1]}'],
-    ['two topics', `{"messages":[${publish(victimTopic)},${publish(`${victimTopic}-other`)}]}`],
+    // Batches may span topics (storage v2); one invalid topic among them refuses the whole batch.
+    ['two topics, the second invalid', `{"messages":[${publish(victimTopic)},{"topic":"${victimTopic}..other","content":1}]}`],
     ['1001 messages', `{"messages":[${Array.from({ length: 1001 }, () => publish(victimTopic)).join(',')}]}`],
   ];
   for (const [name, body] of badBatches) add('bad batch', name, json('POST', '/mmmq/messages/batch', body));

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { nextPort } from '../harness/port-range';
 
 /** One message a push brought. */
 export interface PushedMessage {
@@ -42,7 +43,8 @@ export class RecordingConsumer {
   constructor(private readonly inspect: DeliveryInspection = () => undefined) {}
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    const port = await nextPort();
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
   }
 
   get url(): string {

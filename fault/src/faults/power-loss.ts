@@ -1,7 +1,9 @@
-import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { readDataRoot, StoredSegment } from '../format/data-root-reader';
-import { encodeIndexEntry, INDEX_ENTRY_BYTES, readFrameAt } from '../format/segment-format';
+import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { encodeRecord, JOURNAL_SALT_BYTES } from '../format/journal-format';
+import { encodeFrame, encodeIndexEntry, INDEX_ENTRY_BYTES } from '../format/segment-format';
 import type { Random } from '../random';
+import type { DurableFloors, FileFloor } from './durable-floors';
 
 /** What one simulated power loss did to the files. */
 export interface PowerLossCut {
@@ -9,74 +11,87 @@ export interface PowerLossCut {
   bytesDropped: number;
   zeroFilled: number;
   garbageFilled: number;
+  /** Segments wholly past the durable point that were deleted (both files). */
+  segmentsDeleted: number;
+  /** Journals whose last record was cut into or dropped / kept because it was durable. */
+  lastRecordCut: number;
+  lastRecordKept: number;
 }
 
-type Fill = 'zero' | 'garbage' | 'addresses';
+export function emptyCut(): PowerLossCut {
+  return { filesCut: 0, bytesDropped: 0, zeroFilled: 0, garbageFilled: 0, segmentsDeleted: 0, lastRecordCut: 0, lastRecordKept: 0 };
+}
+
+export function addCut(total: PowerLossCut, cut: PowerLossCut): void {
+  for (const key of Object.keys(total) as Array<keyof PowerLossCut>) total[key] += cut[key];
+}
+
+type Fill = 'zero' | 'garbage' | 'plausible';
+
+/** Share of deletable segments (wholly past the durable point) deleted instead of cut. */
+const DELETE_SHARE = 0.3;
+/** Forged records at most, in a plausible journal fill. */
+const MAX_FORGED_RECORDS = 3;
 
 /**
- * Simulates a power loss after a SIGKILL: the tail segment of every topic loses part of what was written but not
- * yet known to be fsync'd, and the lost region may read back as zeros or garbage (a file whose size reached the
- * disk before its data, as ext4 can leave it).
- *
- * Nothing the broker acknowledged or delivered may go: `committed` gives per topic the highest offset known to
- * be fsync'd (acknowledged, or pushed to a consumer — pushes happen only after the commit). Only the last segment
- * is cut, because a segment rotates only once everything in it was committed. An index entry that survives
- * whole proves its frame was fsync'd first (the commit protocol), so the data file keeps every frame a surviving
- * index entry points to. Garbage in the index tail may point anywhere, including into the middle of a frame.
+ * Simulates a power cut after a SIGKILL, from the durable floors (durable-floors.ts): every file with bytes past
+ * its floor is cut back to a random length at or after it (half the time exactly to it), and may keep part of its
+ * old length with the lost region zero-filled, garbage-filled or filled with plausible-looking content: index
+ * entries pointing at the next frame's address, into the data, or past it; intact entry frames of messages never
+ * published; journal records of the right shape and sequence whose CRC is computed with another file's salt (a
+ * stale block of an older journal file). Segments wholly past the durable point may be deleted instead, always
+ * from one segment to the end of the topic: file creations reach the disk in the order they were made (as ext4's and
+ * XFS's metadata journals keep them), so a segment never survives one created before it.
  */
-export function cutUnsyncedTails(rootDir: string, committed: Map<string, number>, random: Random): PowerLossCut {
-  const cut: PowerLossCut = { filesCut: 0, bytesDropped: 0, zeroFilled: 0, garbageFilled: 0 };
-  for (const topic of readDataRoot(rootDir).values()) {
-    const last = topic.segments[topic.segments.length - 1];
-    if (!last) continue;
-    const floor = committed.get(topic.name) ?? -1;
-    const keepEntries = Math.min(Math.max(0, floor - last.startOffset + 1), last.addresses.length);
-    const data = readFileSync(last.dataPath);
-    // Garbage index entries point anywhere in the data, half of them into the frame before them (a torn entry).
-    const plausible = (kept: number) => {
-      const before = Math.floor(kept / INDEX_ENTRY_BYTES) - 1;
-      const frame = before >= 0 ? readFrameAt(data, last.addresses[before]) : undefined;
-      if (frame?.kind === 'ok' && random.chance(0.5)) return frame.address + random.int(1, frame.size - 1);
-      return random.int(0, data.length);
+export function cutToFloors(floors: DurableFloors, random: Random): PowerLossCut {
+  const cut = emptyCut();
+  const deleted = new Set<string>();
+  /** Topic directories losing their deletable segments from one on: later ones go too. */
+  const losing = new Set<string>();
+  for (const file of floors.files) {
+    if (!file.deletable || file.kind !== 'data') continue;
+    if (!losing.has(dirname(file.path))) {
+      if (!random.chance(DELETE_SHARE)) continue;
+      losing.add(dirname(file.path));
+    }
+    const index = floors.files.find((other) => other.kind === 'index' && other.path === indexPathOf(file.path));
+    for (const gone of [file, index]) {
+      if (!gone) continue;
+      rmSync(gone.path, { force: true });
+      deleted.add(gone.path);
+      cut.bytesDropped += gone.size;
+    }
+    cut.segmentsDeleted++;
+  }
+  for (const file of floors.files) {
+    if (deleted.has(file.path)) continue;
+    const data = file.kind === 'index' ? floors.files.find((other) => other.path === dataPathOf(file.path)) : undefined;
+    const plausible = (): Buffer[] => {
+      if (file.kind === 'journal') return forgedRecords(floors, random);
+      if (file.kind === 'index') return [encodeIndexEntry(plausibleAddress(data, random))];
+      return [forgedFrame(random)];
     };
-    const indexKept = cutFile(last.indexPath, last.indexBytes, keepEntries * INDEX_ENTRY_BYTES, random, plausible, cut);
-    const wholeEntries = Math.floor(indexKept / INDEX_ENTRY_BYTES);
-    cutFile(last.dataPath, data.length, frameEnd(last, wholeEntries, data), random, () => random.int(0, data.length), cut);
+    cutFile(file, random, plausible, cut);
+  }
+  if (floors.lastRecord) {
+    if (floors.lastRecordDurable) cut.lastRecordKept++;
+    else cut.lastRecordCut++;
   }
   return cut;
 }
 
-/** End of the frame of the last of the first `entries` index entries (0 when none). */
-function frameEnd(segment: StoredSegment, entries: number, data: Buffer): number {
-  if (entries === 0) return 0;
-  const address = segment.addresses[entries - 1];
-  const frame = readFrameAt(data, address);
-  // A frame that does not read after a mere SIGKILL is already damage; leave the whole file as it is.
-  return frame.kind === 'ok' ? address + frame.size : data.length;
-}
-
-/**
- * Keeps the first `kept` bytes (at least `minimum`; half the time exactly `minimum`), then makes the file any
- * length between that and its current size, the region past `kept` zero- or garbage-filled. Returns `kept`.
- */
-function cutFile(
-  path: string,
-  size: number,
-  minimum: number,
-  random: Random,
-  address: (kept: number) => number,
-  cut: PowerLossCut,
-): number {
-  if (minimum >= size) return size;
-  const kept = random.chance(0.5) ? minimum : random.int(minimum, size);
-  const length = random.chance(0.5) ? kept : random.int(kept, size);
-  const fill: Fill = random.pick(['zero', 'garbage', 'addresses'] as const);
+/** Keeps at least `floor` bytes, then makes the file any length between what it keeps and its old size. */
+function cutFile(file: FileFloor, random: Random, plausible: () => Buffer[], cut: PowerLossCut): void {
+  if (file.floor >= file.size) return;
+  const kept = random.chance(0.5) ? file.floor : random.int(file.floor, file.size);
+  const length = random.chance(0.5) ? kept : random.int(kept, file.size);
+  const fill: Fill = random.pick(['zero', 'garbage', 'plausible'] as const);
   const region = length - kept;
-  const fd = openSync(path, 'r+');
+  const fd = openSync(file.path, 'r+');
   try {
     ftruncateSync(fd, kept);
     if (region > 0) {
-      writeSync(fd, filler(fill, kept, length, random, () => address(kept)), 0, region, kept);
+      writeSync(fd, filler(fill, file, kept, length, random, plausible), 0, region, kept);
       if (fill === 'zero') cut.zeroFilled++;
       else cut.garbageFilled++;
     }
@@ -84,20 +99,49 @@ function cutFile(
     closeSync(fd);
   }
   cut.filesCut++;
-  cut.bytesDropped += size - kept;
-  return kept;
+  cut.bytesDropped += file.size - kept;
 }
 
-/**
- * The bytes of `[from, to)`: zeros, random bytes, or plausible index entries (addresses inside the data file, like
- * a torn entry's) laid on the file's 8-byte slots.
- */
-function filler(fill: Fill, from: number, to: number, random: Random, address: () => number): Buffer {
-  if (fill === 'zero') return Buffer.alloc(to - from);
-  if (fill === 'garbage') return random.bytes(to - from);
-  const firstSlot = Math.floor(from / INDEX_ENTRY_BYTES);
-  const slots = Math.ceil(to / INDEX_ENTRY_BYTES) - firstSlot;
-  const entries = Buffer.concat(Array.from({ length: slots }, () => encodeIndexEntry(address())));
-  const skip = from - firstSlot * INDEX_ENTRY_BYTES;
-  return entries.subarray(skip, skip + to - from);
+/** The `to - from` bytes of the lost region; plausible index content sits on the index's 8-byte slots. */
+function filler(fill: Fill, file: FileFloor, from: number, to: number, random: Random, plausible: () => Buffer[]): Buffer {
+  const size = to - from;
+  if (fill === 'zero') return Buffer.alloc(size);
+  if (fill === 'garbage') return random.bytes(size);
+  const skip = file.kind === 'index' ? from % INDEX_ENTRY_BYTES : 0;
+  const chunks: Buffer[] = [];
+  for (let length = 0; length < skip + size; ) {
+    const more = plausible();
+    chunks.push(...more);
+    length += more.reduce((sum, chunk) => sum + chunk.length, 0);
+  }
+  return Buffer.concat(chunks).subarray(skip, skip + size);
+}
+
+/** An address a torn index entry could hold: the data floor (where the next frame goes), inside the data, past it. */
+function plausibleAddress(data: FileFloor | undefined, random: Random): number {
+  if (!data) return random.int(0, 1 << 20);
+  return random.pick([data.floor, random.int(0, data.size), data.size + random.int(0, 64)]);
+}
+
+/** Records that continue the journal's sequence, CRC'd with a salt that is not this file's. */
+function forgedRecords(floors: DurableFloors, random: Random): Buffer[] {
+  const last = floors.lastRecord;
+  const seq = (last?.seq ?? 0) + (floors.lastRecordDurable ? 1 : 0);
+  const ops = last?.ops ?? [{ kind: 'flushed' as const, seq: 0 }];
+  const salt = random.bytes(JOURNAL_SALT_BYTES);
+  return Array.from({ length: random.int(1, MAX_FORGED_RECORDS) }, (_, i) => encodeRecord(salt, seq + i, ops));
+}
+
+/** An intact entry frame holding a message envelope that was never published. */
+function forgedFrame(random: Random): Buffer {
+  const id = `forged-${random.int(0, 2 ** 31)}`;
+  return encodeFrame(Buffer.from(`{"id":"${id}","topic":"forged","publishedAt":0,"headers":{},"content":"${'g'.repeat(random.int(0, 200))}"}`));
+}
+
+function indexPathOf(dataPath: string): string {
+  return dataPath.replace(/\.mmm$/, '.idx');
+}
+
+function dataPathOf(indexPath: string): string {
+  return indexPath.replace(/\.idx$/, '.mmm');
 }

@@ -14,8 +14,12 @@ const TABLE = (() => {
   return table;
 })();
 
-export function crc32c(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
+/**
+ * CRC32C of `bytes`; with `previous` (the CRC32C of some bytes A), the CRC32C of A followed by `bytes` — the same
+ * chaining as `crc32c(bytes, previous)` of @node-rs/crc32.
+ */
+export function crc32c(bytes: Uint8Array, previous = 0): number {
+  let crc = (previous ^ 0xffffffff) >>> 0;
   for (let i = 0; i < bytes.length; i++) crc = TABLE[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }

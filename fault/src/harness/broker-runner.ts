@@ -3,6 +3,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrokerProcess, spawnBroker } from '../../../apps/broker/test/broker-process.fixture';
 import { httpRequest } from '../load/http-post';
+import { nextPort, portRange } from './port-range';
+
+/**
+ * Starts on ports of `MMMQ_FAULT_PORTS` (probed free, then bound by the broker) before giving up: in between, one
+ * of the suite's own client connections may take the port as its local port (the range lies among the ephemeral
+ * ones).
+ */
+const PORT_ATTEMPTS = 3;
 
 /** A SIGTERM'd broker that has not exited after this long is a hang (and is killed). */
 export const STOP_TIMEOUT_MS = 30_000;
@@ -35,12 +43,16 @@ export class BrokerRunner {
   /** Starts a broker and resolves once it listens; rejects (with its output) when it exits first. */
   async start(): Promise<BrokerProcess> {
     if (this.process) throw new Error('A broker is already running');
-    const number = this.starts++;
-    try {
-      this.process = await spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env });
-    } catch (error) {
-      this.writeLog(number, String((error as Error).message));
-      throw error;
+    let number = this.starts++;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.process = await spawnBroker(await this.processEnv());
+        break;
+      } catch (error) {
+        this.writeLog(number, String((error as Error).message));
+        if (!portTaken(error) || attempt >= PORT_ATTEMPTS) throw error;
+        number = this.starts++;
+      }
     }
     const started = this.process;
     void started.exited.then(() => this.writeLog(number, started.output()));
@@ -52,7 +64,7 @@ export class BrokerRunner {
     if (this.process) throw new Error('A broker is already running');
     const number = this.starts++;
     let child: ChildProcess | undefined;
-    const starting = spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env }, (spawned) => (child = spawned));
+    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned));
     const timer = setTimeout(() => child?.kill('SIGKILL'), timeoutMs);
     try {
       const started = await starting;
@@ -71,7 +83,7 @@ export class BrokerRunner {
   async startAndKillAfter(afterMs: number): Promise<'before-ready' | 'after-ready'> {
     const number = this.starts++;
     let child: ChildProcess | undefined;
-    const starting = spawnBroker({ MMMQ_ROOT_DIR: this.rootDir, ...this.env }, (spawned) => (child = spawned));
+    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned));
     if (!child) throw new Error('spawnBroker did not hand over the child process');
     const spawned: ChildProcess = child;
     const exited = new Promise<void>((resolve) => spawned.once('exit', () => resolve()));
@@ -125,7 +137,18 @@ export class BrokerRunner {
     return JSON.parse(answer.body) as T;
   }
 
+  /** The broker's environment: its data root, ports from `MMMQ_FAULT_PORTS` when set, the runner's variables. */
+  private async processEnv(): Promise<Record<string, string>> {
+    const ports: Record<string, string> = portRange() ? { MMMQ_PORT: String(await nextPort()), MMMQ_STREAM_PORT: String(await nextPort()) } : {};
+    return { MMMQ_ROOT_DIR: this.rootDir, ...ports, ...this.env };
+  }
+
   private writeLog(number: number, output: string): void {
     writeFileSync(join(this.logDir, `broker-${number}.log`), output);
   }
+}
+
+/** Whether a start failed only because a port from `MMMQ_FAULT_PORTS` was taken meanwhile. */
+function portTaken(error: unknown): boolean {
+  return portRange() !== undefined && /EADDRINUSE/.test(String((error as Error)?.message));
 }

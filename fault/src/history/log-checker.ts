@@ -1,5 +1,6 @@
 import { envelopeCarries, readEnvelope } from '../format/envelope';
 import type { StoredTopic } from '../format/data-root-reader';
+import { BatchCheck, checkBatches } from './batch-checker';
 import type { Attempt, PublishHistory } from './publish-history';
 
 /** What the files hold, compared with what the producers were told. Every count but the last three must be 0. */
@@ -19,6 +20,8 @@ export interface LogCheck {
   retryCopies: number;
   unknownRecovered: number;
   unknownAbsent: number;
+  /** Unacknowledged batches stored whole, not at all, or in part (must not be). */
+  batches: BatchCheck;
   problems: string[];
 }
 
@@ -26,7 +29,7 @@ const MAX_PROBLEMS = 25;
 
 /** Checks every topic the history published to against the files, as read by the checker's own decoder. */
 export function checkLog(history: PublishHistory, topics: Map<string, StoredTopic>): LogCheck {
-  const check: LogCheck = {
+  const check: Omit<LogCheck, 'batches'> = {
     storedEntries: 0,
     lost: 0,
     garbage: 0,
@@ -106,16 +109,26 @@ export function checkLog(history: PublishHistory, topics: Map<string, StoredTopi
       else check.unknownAbsent++;
     }
   }
-  return check;
+  return { ...check, batches: checkBatches(history, copies, problem) };
 }
+
+/**
+ * Stored payloads already matched (a segment that did not change is read back as the same Buffers): the first
+ * matching attempt of a payload stays the first, since attempts are only ever added after it.
+ */
+const matched = new WeakMap<Buffer, { history: PublishHistory; topic: string; attempt: Attempt }>();
 
 /** The attempt whose id, topic and exact content bytes a stored payload carries. */
 export function matchingAttempt(history: PublishHistory, topic: string, payload: Buffer): Attempt | undefined {
+  const known = matched.get(payload);
+  if (known?.history === history && known.topic === topic) return known.attempt;
   const fields = readEnvelope(payload);
   if (!fields || fields.topic !== topic) return undefined;
-  return history
+  const attempt = history
     .attemptsOf(fields.id)
-    .find((attempt) => attempt.topic === topic && envelopeCarries(payload, attempt.content));
+    .find((candidate) => candidate.topic === topic && envelopeCarries(payload, candidate.content));
+  if (attempt) matched.set(payload, { history, topic, attempt });
+  return attempt;
 }
 
 export function preview(bytes: Buffer): string {

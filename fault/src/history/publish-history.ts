@@ -18,6 +18,8 @@ export interface Attempt {
   /** One producer connection or client run; `sequence` orders its sends. */
   session: string;
   sequence: number;
+  /** The request that carried it, when that was a batch: every message of one batch has the same key. */
+  batch?: string;
   cycle: number;
   outcome: Outcome;
   offset?: number;
@@ -67,6 +69,18 @@ export class PublishHistory {
 
   count(outcome: Outcome): number {
     return this.attempts.filter((attempt) => attempt.outcome === outcome).length;
+  }
+
+  /** Attempts per batch key, in the order they were sent. */
+  batches(): Map<string, Attempt[]> {
+    const batches = new Map<string, Attempt[]>();
+    for (const attempt of this.attempts) {
+      if (attempt.batch === undefined) continue;
+      const members = batches.get(attempt.batch);
+      if (members) members.push(attempt);
+      else batches.set(attempt.batch, [attempt]);
+    }
+    return batches;
   }
 
   acked(): Attempt[] {

@@ -19,6 +19,11 @@ export interface LoadPlan {
   streamWindow?: number;
   /** Longest batch (HTTP or stream). */
   maxBatch?: number;
+  /**
+   * Share of batches (HTTP and stream) whose messages name several topics (2 to {@link MAX_BATCH_TOPICS} of
+   * `topics`), committed atomically by a v2 broker; the others name one topic.
+   */
+  multiTopicShare?: number;
   /** A request without an answer after this long counts as unknown. */
   timeoutMs?: number;
   /** Pause after a refusal (a 503 of a full disk) before the next publish. */
@@ -28,6 +33,8 @@ export interface LoadPlan {
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_STREAM_WINDOW = 32;
 const DEFAULT_MAX_BATCH = 20;
+/** Topics one multi-topic batch spreads its messages over, at most. */
+export const MAX_BATCH_TOPICS = 5;
 
 /** How one request ended for the load: `gone` means the broker is down and the client stops. */
 type Settled = 'acked' | 'nacked' | 'unknown' | 'gone';
@@ -47,6 +54,7 @@ interface Sent {
 export class MixedLoad {
   private stopped = false;
   private sessions = 0;
+  private batchCount = 0;
   private acks = 0;
   private ackWaiters: Array<{ count: number; resolve(): void }> = [];
   readonly done: Promise<void>;
@@ -101,10 +109,9 @@ export class MixedLoad {
       client,
       () => true,
       (agent, session, sequence) => {
-        const topic = this.plan.random.pick(this.plan.topics);
-        const size = this.plan.random.int(1, this.plan.maxBatch ?? DEFAULT_MAX_BATCH);
-        const attempts = Array.from({ length: size }, () => this.begin(topic, 'http-batch', session, sequence()));
-        const body = `{"messages":[${attempts.map((a) => messageJson(topic, a.id, a.content)).join(',')}]}`;
+        const batch = this.newBatch();
+        const attempts = this.batchTopics().map((topic) => this.begin(topic, 'http-batch', session, sequence(), undefined, batch));
+        const body = `{"messages":[${attempts.map((a) => messageJson(a.topic, a.id, a.content)).join(',')}]}`;
         return this.settle(this.post('/mmmq/messages/batch', body, attempts, agent), batchOffsets);
       },
     );
@@ -153,13 +160,10 @@ export class MixedLoad {
         await Promise.race(inFlight);
         continue;
       }
-      const topic = random.pick(this.plan.topics);
-      const batch = random.chance(0.3);
-      const size = batch ? random.int(1, this.plan.maxBatch ?? DEFAULT_MAX_BATCH) : 1;
-      const attempts = Array.from({ length: size }, () =>
-        this.begin(topic, batch ? 'stream-batch' : 'stream', session, sequence++),
-      );
-      const messages = attempts.map((a) => messageJson(topic, a.id, a.content));
+      const batch = random.chance(0.3) ? this.newBatch() : undefined;
+      const topics = batch ? this.batchTopics() : [random.pick(this.plan.topics)];
+      const attempts = topics.map((topic) => this.begin(topic, batch ? 'stream-batch' : 'stream', session, sequence++, undefined, batch));
+      const messages = attempts.map((a) => messageJson(a.topic, a.id, a.content));
       const answer = batch
         ? connection.send(KIND_PUBLISH_BATCH, `{"messages":[${messages.join(',')}]}`)
         : connection.send(KIND_PUBLISH, messages[0]);
@@ -173,11 +177,27 @@ export class MixedLoad {
     connection.destroy();
   }
 
-  private begin(topic: string, route: PublishRoute, session: string, sequence: number, retry?: Attempt): Attempt {
+  private begin(topic: string, route: PublishRoute, session: string, sequence: number, retry?: Attempt, batch?: string): Attempt {
     const { history, random, cycle } = this.plan;
     const id = retry?.id ?? `${session}-${sequence}`;
     const content = retry?.content ?? messageContent(id, random);
-    return history.begin({ id, topic, content, route, session, sequence, cycle });
+    return history.begin({ id, topic, content, route, session, sequence, cycle, batch });
+  }
+
+  /** The topic of each message of a new batch: one topic, or (a `multiTopicShare` of the time) several. */
+  private batchTopics(): string[] {
+    const { random, topics } = this.plan;
+    const size = random.int(1, this.plan.maxBatch ?? DEFAULT_MAX_BATCH);
+    if (size < 2 || topics.length < 2 || !random.chance(this.plan.multiTopicShare ?? 0)) {
+      return new Array<string>(size).fill(random.pick(topics));
+    }
+    const spread = random.shuffle(topics).slice(0, random.int(2, Math.min(MAX_BATCH_TOPICS, size, topics.length)));
+    // Every chosen topic gets at least one message, the rest at random, in a random order.
+    return random.shuffle([...spread, ...Array.from({ length: size - spread.length }, () => random.pick(spread))]);
+  }
+
+  private newBatch(): string {
+    return `c${this.plan.cycle}-batch${this.batchCount++}`;
   }
 
   private post(path: string, body: string, attempts: Attempt[], agent: Agent): Sent {
@@ -203,9 +223,14 @@ export class MixedLoad {
       if (this.plan.pauseAfterNackMs) await new Promise((resolve) => setTimeout(resolve, this.plan.pauseAfterNackMs));
       return 'nacked';
     }
-    const offsets = offsetsOf(JSON.parse(answer.body));
+    const parsed: unknown = JSON.parse(answer.body);
+    const offsets = offsetsOf(parsed);
     if (offsets.length !== sent.attempts.length || offsets.some((offset) => !Number.isSafeInteger(offset))) {
       throw new Error(`An ACK without an offset for every message: ${answer.body.slice(0, 200)}`);
+    }
+    const topics = batchTopicsOf(parsed);
+    if (sent.attempts.some((attempt, i) => topics[i] !== undefined && topics[i] !== attempt.topic)) {
+      throw new Error(`A batch ACK naming other topics than were sent, in another order: ${answer.body.slice(0, 200)}`);
     }
     sent.attempts.forEach((attempt, i) => history.ack(attempt, offsets[i]));
     this.acks += sent.attempts.length;
@@ -220,6 +245,12 @@ export class MixedLoad {
   private releaseAckWaiters(): void {
     for (const waiter of this.ackWaiters.splice(0)) waiter.resolve();
   }
+}
+
+/** The topic each message of a batch answer names, where it names one. */
+function batchTopicsOf(body: unknown): Array<string | undefined> {
+  const messages = (body as { messages?: Array<{ topic?: unknown }> } | null)?.messages ?? [];
+  return messages.map((message) => (typeof message?.topic === 'string' ? message.topic : undefined));
 }
 
 function batchOffsets(body: unknown): number[] {

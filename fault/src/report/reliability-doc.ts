@@ -65,7 +65,9 @@ function renderScenario(report: ScenarioReport): string[] {
 }
 
 function seconds(ms: number): string {
-  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const whole = Math.round(ms / 1000);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
 
 function anchor(title: string): string {

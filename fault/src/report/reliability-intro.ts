@@ -7,10 +7,11 @@ export function reliabilityIntro(): string {
   const long = tierSizes('long');
   return `
 The fault suite (\`fault/\`) attacks the standalone broker (\`apps/broker/dist/main.js\`, spawned on a temporary
-data directory, ports chosen by the kernel) the way a crash, a power cut, a bad disk, a full disk or a hostile
-client would, and checks afterwards that everything the broker acknowledged is still there, byte for byte, at
-its offset. Every requirement below ("must be 0") is an assertion: when it does not hold, the test fails, and
-the figures, the seed and the data directory with the broker logs are kept (\`fault/artifacts/\`).
+data directory, ports chosen by the kernel or taken from \`MMMQ_FAULT_PORTS\`) the way a crash, a power cut, a
+bad disk, a full disk or a hostile client would, and checks afterwards that everything the broker acknowledged
+is still there, byte for byte, at its offset. Every requirement below ("must be 0") is an assertion: when it
+does not hold, the test fails, and the figures, the seed and the data directory with the broker logs are kept
+(\`fault/artifacts/\`).
 
 ## Running it
 
@@ -18,13 +19,14 @@ the figures, the seed and the data directory with the broker logs are kept (\`fa
 npx -y pnpm@12.4.2 test:fault        # CI tier (part of .ci/run); rewrites this file
 npx -y pnpm@12.4.2 test:fault:long   # long tier (MMMQ_FAULT_TIER=long); writes docs/reliability-long.md
 MMMQ_FAULT_SEED=1234 npx -y pnpm@12.4.2 test:fault   # replay a run: every random choice derives from the seed
+MMMQ_FAULT_PORTS=47200-47399 npx -y pnpm@12.4.2 test:fault   # listen only on ports of this range (default: any free port)
 npx jest -c fault/jest.config.ts corruption          # one scenario (after a build); updates its section only
 \`\`\`
 
 | size | CI tier | long tier |
 |---|---|---|
-| crash-loop cycles | ${ci.crashCycles} | ${long.crashCycles} |
-| power-loss cycles | ${ci.powerLossCycles} | ${long.powerLossCycles} |
+| crash-loop SIGKILLs under load | ${ci.crashCycles} | ${long.crashCycles} |
+| power-loss cycles under load (of which spanning a journal flush) | ${ci.powerLossCycles} (${ci.powerLossFlushCycles}) | ${long.powerLossCycles} (${long.powerLossFlushCycles}) |
 | acknowledgements per kill cycle, at most | ${ci.acksPerCycle} | ${long.acksPerCycle} |
 | corruption variants per damage (one topic each) | ${ci.corruptionVariants} | ${long.corruptionVariants} |
 | messages per corruption topic | ${ci.corruptionMessagesPerTopic} | ${long.corruptionMessagesPerTopic} |
@@ -47,40 +49,64 @@ kill). It then reads everything back two ways:
   that was published to that topic (**garbage**); a message may be stored more than once only if a producer
   retried an unknown outcome with the same id (**duplicates** beyond that); a refused publish must not be
   stored; the messages of one producer session (a sequential HTTP client, or one stream connection) must be
-  stored in the order they were sent, per topic (**order violations**);
+  stored in the order they were sent, per topic (**order violations**); a batch that was not acknowledged
+  must be stored whole or not at all, across every topic it names (**batches stored in part**; a batch's
+  messages are never retried one by one, so only the batch itself can have stored them);
+- **from the journal** (\`{rootDir}/journal/\`, storage v2), with its own decoder written from the format in
+  docs/storage.md (header and salt, records CRC32C'd over salt ‖ payload, APPEND / CHECKPOINT /
+  CHECKPOINT_DELETE / FLUSHED ops, sequence numbers): after every SIGKILL the journal must obey its format
+  (sequence numbers one apart across files, files named after their first record, every intact record's payload
+  decodable); the power-loss scenario derives from it what a power cut may take;
 - **through a push consumer**, a plain \`node:http\` server subscribed to \`**\`: every push must carry a
   message published to that topic with its exact content bytes (**garbage served**), every acked message must
   be pushed at its offset, an offset once pushed must keep its message, and delivery may skip only damaged
   entries.
 
 The load mixes sequential HTTP publishes, HTTP batches and a pipelining publish-stream connection (single and
-batch frames), on one topic or on five at once; contents mix whitespace, \`1.0\`, integers beyond 2^53,
+batch frames), on one topic, on five, or (power loss) on 32 at once; a share of the batches (HTTP and stream)
+spread their messages over 2 to 5 topics, which a v2 broker commits atomically (one journal record); contents mix whitespace, \`1.0\`, integers beyond 2^53,
 escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the checker means to succeed carries
 \`Content-Type: application/json\`.
 
 ## The scenarios
 
 - **Crash loop.** Start the broker, check the recovered files, publish under the mixed load, SIGKILL at a
-  random moment (30 ms to 1.5 s into the load, or once the cycle's cap of acknowledgements is reached; one cycle
-  in ten is killed while starting up instead), repeat.
+  random moment (30 ms to 1.5 s into the load, or once the cycle's cap of acknowledgements is reached; before
+  one cycle in ten the broker is also killed while starting up, 0 to 700 ms after the spawn), repeat.
   Up to 25 unknown outcomes of a cycle are published again (same id and content) in the next, as a producer
   would. Segments of 256 KiB, so kills land around rotations. After the last cycle the consumer must have
   received everything and a SIGTERM must shut down cleanly.
-- **Power loss.** The same cycles, but after each SIGKILL the tail segment of every topic loses part of what was
-  written after the last known fsync, as a power cut would: each file is cut back to any length at or after
-  the committed size and may keep its old length with the lost region zero- or garbage-filled (index garbage
-  includes addresses pointing into the middle of frames). The committed size is not observable, so the suite
-  uses a lower bound: everything acknowledged or pushed to the consumer was fsync'd; a whole index entry that
-  survives keeps its frame (the data is fsync'd before its index entry); earlier segments were complete before
-  the next one was created. Any state it produces is therefore one a power cut could leave.
-- **Corruption.** Topics of 4 KiB segments are filled, the broker is stopped, and each topic gets one damage:
+- **Power loss** (issue 11's test). The same cycles on 32 topics with segments of 64 KiB, 60 % of the batches
+  spanning several topics; after each SIGKILL, everything a power cut could take is taken. What was fsync'd is
+  not observable, so the suite derives it from the journal alone, as the format allows: with P the last intact
+  FLUSHED seq and f_T the first offset of topic T's first APPEND in a record above P, T's files are durable up
+  to entry f_T's byte address (whole when T has no APPEND above P; segments starting at or after f_T may vanish
+  entirely: in a third of the topics they are deleted from a random one of them to the topic's end, as file
+  creations reach the disk in the order they were made); every journal record but the last was fsync'd (record
+  N + 1 is written only after N's fsync), and the last one too when one of its messages was acknowledged or
+  pushed, when its entries are already in a topic file (records are applied only after their fsync), when a
+  later journal file exists, or when it holds a FLUSHED op whose loss would leave a sequence gap (older files
+  are deleted only after it). Every file is then cut to a random length at or after its floor (half the time
+  exactly to it) and may keep part of its old length with the lost region zeros, random bytes, or plausible
+  content: index entries pointing at the next frame's address, into the data or past it; intact frames of
+  messages never published; journal records continuing the sequence but CRC'd with another salt. A few cycles
+  (see the table) idle until a second before the broker's periodic flush and load it across it, so that kills
+  and cuts also land around flushes. Any state produced is one a power cut could leave, given the format's
+  invariants. After restart every acknowledged message must be there exactly once, in order, with its bytes,
+  and no unacknowledged multi-topic batch may be visible in one topic but not another.
+- **Corruption.** Topics of 4 KiB segments are filled, the broker is stopped (SIGTERM: its last flush leaves
+  the journal nothing to replay), and each topic gets one damage:
   bit flips in the payload, length or CRC of entries of closed and open segments, a length of 0x7FFFFFFF,
   a data file cut mid-entry, flips in the low 16 bits of index entries (the address moves inside the segment),
   a whole index replaced by random bytes, torn, garbage, zero and plausible-address index tails, garbage and
   zero data tails, deleted index files, stray files; damaged consumer checkpoints (torn, empty, deleted, past
   the end of the log, random); then a fresh consumer subscribes and the broker restarts. **Intact entries
   lost to corruption** counts acknowledged entries whose bytes the damage did not touch but that are not
-  served at their offset (or are gone from the files) — it must be 0, as must **garbage served**. A deleted
+  served at their offset (or are gone from the files) — it must be 0, as must **garbage served**. The same
+  segment damages run once more on topics whose broker was SIGKILLed after filling them, so that the journal
+  still holds their entries (above its last FLUSHED, read by the checker's decoder at the time of the damage):
+  every damaged entry the journal held must be restored by the replay (**journal-held entries not restored**
+  must be 0), not merely isolated. A deleted
   data file (\`.mmm\`) runs on its own data directory: the broker may start and serve everything else, or refuse
   to start naming the damage; it must never serve garbage. Each damaged \`dispatchers.json\` (broken JSON, torn,
   empty, zero-filled, binary, wrong shape, duplicate ids, invalid fields, 100,000 levels deep) must stop
@@ -114,8 +140,13 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   checker's own encoder get random damage and are opened by the broker's storage (\`TopicQueueContainer\`, the
   boot-time recovery); every untouched entry must read back identical at its offset through \`peek\` and
   \`peekMany\`, nothing else may be served, and an append must not take an intact entry's offset.
+- **Journal flush** (whitebox). The power-loss scenario takes the journal's FLUSHED ops at their word, so this
+  checks the word where it is given: the broker's \`Journal\` over topics that log every write and sync (a slow
+  write among them), flushed by size and by timer; every FLUSHED(P) must be committed only after a sync of each
+  topic covered every entry of the records up to P (read back with the checker's journal decoder).
 
-Not covered here: a real power cut (the power-loss states are constructed from what was acknowledged, not
-recorded from a kernel), fsync failures (EIO) injected into a running broker, and clock jumps.
+Not covered here: a real power cut (the power-loss states are constructed from the journal's own record of
+what was flushed, not recorded from a kernel; the journal-flush check covers that record only for the cases it
+builds), fsync failures (EIO) injected into a running broker, and clock jumps.
 `;
 }

@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { RecordingConsumer } from '../consumer/recording-consumer';
 import { readDataRoot, StoredTopic } from '../format/data-root-reader';
 import { readEnvelope } from '../format/envelope';
+import { readJournal } from '../format/journal-reader';
 import { CHECKPOINT_DAMAGES } from '../faults/state-file-damage';
 import type { SegmentDamage } from '../faults/segment-damage';
+import { damageJournalRecords, JournalDamageDone } from '../faults/journal-damage';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
@@ -26,6 +28,10 @@ export interface DamageOutcome {
   touched: number;
   /** Acknowledged entries whose bytes the damage did not touch, yet are not served at their offset. */
   intactLost: number;
+  /** Touched entries the journal still held (above its last FLUSHED): recovery replays them. */
+  journaled: number;
+  /** Of those, entries not served at their offset with their bytes: the replay must restore them. */
+  journaledLost: number;
   /** Same, read from the files after the broker stopped (recovery deleted or moved them). */
   intactLostOnDisk: number;
   /** Pushes of anything but the message acknowledged at that offset. */
@@ -49,12 +55,21 @@ export class DamagedRoot {
   readonly runner: BrokerRunner;
   readonly rootDir: string;
   private readonly touched = new Map<string, Set<number>>();
+  /** Per topic, the first offset the journal still held when the damage was done (f_T). */
+  private readonly journaledFrom = new Map<string, number>();
   private readonly damageOf = new Map<string, string>();
   private readonly checkpointTopics: string[] = [];
 
+  /**
+   * `end`: how the broker that filled the topics ends before the damage — SIGTERM (its last flush makes the topic
+   * files durable and the journal holds nothing to replay) or SIGKILL (the journal still holds what it wrote since
+   * its last flush, and recovery replays it over the damage). `label` is appended to the damage names reported.
+   */
   constructor(
     private readonly run: ScenarioRun,
     name: string,
+    private readonly end: 'sigterm' | 'sigkill' = 'sigterm',
+    private readonly label = '',
   ) {
     this.rootDir = join(run.workDir, name, 'data');
     this.runner = new BrokerRunner(this.rootDir, join(run.workDir, name, 'logs'), {
@@ -69,7 +84,7 @@ export class DamagedRoot {
     return topic;
   }
 
-  /** Starts the broker, fills every topic, lets the checkpoint consumer catch up, stops. */
+  /** Starts the broker, fills every topic, lets the checkpoint consumer catch up, stops (or kills) it. */
   async build(perTopic: number): Promise<void> {
     mkdirSync(this.rootDir, { recursive: true });
     await this.checker.start();
@@ -78,12 +93,14 @@ export class DamagedRoot {
     const broker = await this.runner.start();
     await fillTopics(broker.url, this.history, [...this.damageOf.keys()], perTopic, this.run.random.fork('fill'));
     await this.drained(CHECKPOINT_CONSUMER_ID);
-    await this.runner.stop();
+    if (this.end === 'sigkill') await this.runner.kill();
+    else await this.runner.stop();
   }
 
   /** Applies one segment damage per topic, with the variant's own random source. */
   damage(kinds: readonly SegmentDamage[]): void {
     const topics = readDataRoot(this.rootDir);
+    for (const [topic, offset] of readJournal(this.rootDir).firstUnflushedOffset) this.journaledFrom.set(topic, offset);
     for (const [name, damageName] of this.damageOf) {
       const kind = kinds.find((candidate) => candidate.name === damageName);
       if (!kind) continue;
@@ -91,6 +108,13 @@ export class DamagedRoot {
       if (!topic || topic.segments.length < 2) throw new Error(`${name} needs at least two segments to be damaged`);
       this.touched.set(name, kind.apply(topic, this.run.random.fork(name)));
     }
+  }
+
+  /** Flips a bit in `count` journal records above the last FLUSHED and cuts the topic files back to their floors. */
+  damageJournal(count: number): JournalDamageDone {
+    const done = damageJournalRecords(this.rootDir, count, this.run.random.fork('journal'));
+    for (const topic of this.damageOf.keys()) this.touched.set(topic, done.touched.get(topic) ?? new Set());
+    return done;
   }
 
   /** Damages the checkpoint consumer's checkpoint in every checkpoint topic. */
@@ -139,7 +163,7 @@ export class DamagedRoot {
   /** What became of every damaged topic. */
   outcomes(): DamageOutcome[] {
     const files = readDataRoot(this.rootDir);
-    return [...this.damageOf].map(([topic, damage]) => this.outcome(topic, damage, files.get(topic)));
+    return [...this.damageOf].map(([topic, damage]) => this.outcome(topic, `${damage}${this.label}`, files.get(topic)));
   }
 
   private outcome(topic: string, damage: string, stored: StoredTopic | undefined): DamageOutcome {
@@ -161,6 +185,10 @@ export class DamagedRoot {
     const intact = original.filter((attempt) => !touched.has(attempt.offset ?? -1));
     const lost = intact.filter((attempt) => !served.has(`${attempt.offset}#${attempt.id}`));
     problems.push(...lost.map((attempt) => `intact ${attempt.id} at ${topic}@${attempt.offset} was not served`));
+    const journaledFrom = this.journaledFrom.get(topic) ?? Infinity;
+    const journaled = original.filter((attempt) => touched.has(attempt.offset ?? -1) && (attempt.offset ?? -1) >= journaledFrom);
+    const journaledLost = journaled.filter((attempt) => !served.has(`${attempt.offset}#${attempt.id}`));
+    problems.push(...journaledLost.map((attempt) => `${attempt.id} at ${topic}@${attempt.offset} was damaged while the journal held it, and not restored`));
     const onDisk = intact.filter((attempt) => {
       const entry = stored?.entries.get(attempt.offset ?? -1);
       return !entry || !('payload' in entry) || readEnvelope(entry.payload)?.id !== attempt.id;
@@ -185,6 +213,8 @@ export class DamagedRoot {
       entries: original.length,
       touched: touched.size,
       intactLost,
+      journaled: journaled.length,
+      journaledLost: journaledLost.length,
       intactLostOnDisk: onDisk.length,
       garbageServed,
       offsetsReused: reused.length,

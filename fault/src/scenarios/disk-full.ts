@@ -12,7 +12,7 @@ import { checkLog } from '../history/log-checker';
 import { PublishHistory } from '../history/publish-history';
 import { publishOneEach } from '../load/fill-topics';
 import { MixedLoad } from '../load/mixed-load';
-import { deliveryFailures, logFailures } from './kill-cycles';
+import { deliveryFailures, logFailures } from '../report/check-figures';
 
 const TOPICS = ['disk.full-a', 'disk.full-b'];
 const NEW_TOPIC = 'disk.created-while-full';

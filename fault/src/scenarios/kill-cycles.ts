@@ -1,32 +1,47 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_FLUSH_INTERVAL_MS } from '@mmmq/broker';
 import { RecordingConsumer } from '../consumer/recording-consumer';
 import { readDataRoot, SegmentCache, StoredTopic } from '../format/data-root-reader';
-import { cutUnsyncedTails, PowerLossCut } from '../faults/power-loss';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
+import { DirMirror } from '../harness/mirror-dir';
+import { PhaseClock } from '../harness/phase-clock';
 import { checkDeliveries, DeliveryCheck, inspectDelivery } from '../history/delivery-checker';
 import { checkLog, LogCheck } from '../history/log-checker';
 import { Attempt, PublishHistory } from '../history/publish-history';
 import { MixedLoad } from '../load/mixed-load';
+import { deliveryFailures, logFailures, reportDeliveryCheck, reportLogCheck } from '../report/check-figures';
 import type { Random } from '../random';
+import { JournalAtKill } from './journal-at-kill';
 
 export interface KillCycleOptions {
+  /** SIGKILLs under load; SIGKILLs during start-up come on top. */
   cycles: number;
-  /** After each SIGKILL, also drop unsynced file tails (docs/reliability.md, "power loss"). */
+  /** After each SIGKILL, also cut everything past the durable floors (docs/reliability.md, "power loss"). */
   powerLoss: boolean;
+  /** The topics a cycle publishes to. */
+  topics(cycle: number): readonly string[];
+  /** Share of batches whose messages name several topics. */
+  multiTopicShare: number;
+  /** Small segments, so kills and cuts also land around rotations. */
+  segmentMaxBytes: number;
+  /** Cycles (spread evenly) whose load spans the broker's periodic flush, so that kills also land around flushes. */
+  flushCycles: number;
 }
 
-/** Small segments, so kills and cuts also land around rotations. */
-const SEGMENT_MAX_BYTES = 256 * 1024;
-const SINGLE_TOPIC = ['fault.solo'];
-const MULTI_TOPICS = ['fault.multi-0', 'fault.multi-1', 'fault.multi-2', 'fault.multi.nested_a-b', 'Fault.Mixed-Case'];
 const CLIENTS = { http: 3, batch: 1, stream: 1 };
 const MAX_BATCH = 10;
 const STREAM_WINDOW = 16;
 /** A cycle's load runs this long (uniformly drawn) before the SIGKILL. */
 const LOAD_MS = { min: 30, max: 1_500 };
+/**
+ * A flush cycle waits idle until this long before the broker's flush timer fires (DEFAULT_FLUSH_INTERVAL_MS after
+ * its journal opened, a little before it was ready), then loads it for {@link FLUSH_LOAD_MS}.
+ */
+const FLUSH_LEAD_MS = 1_000;
+const FLUSH_LOAD_MS = { min: 800, max: 4_000 };
 /** Share of cycles whose SIGKILL lands while the broker starts (recovering), with no load. */
 const STARTUP_KILL_SHARE = 0.1;
 const STARTUP_KILL_MS = { min: 0, max: 700 };
@@ -35,11 +50,13 @@ const RETRIES_PER_CYCLE = 25;
 /** Time for the consumer to receive everything after the last restart. */
 const DRAIN_TIMEOUT_MS = 180_000;
 const CONSUMER_ID = 'fault-checker';
+/** Beside `data/` in the work directory (kept with the artifacts of a failed run): the data root before the last start. */
+const BEFORE_START_DIR = 'data-before-last-start';
 
 /**
  * The crash loop (and, with `powerLoss`, the power-loss loop): cycles of start → check the files → mixed HTTP /
- * batch / stream load on one topic (even cycles) or several (odd cycles) → SIGKILL at a random moment
- * [→ cut unsynced tails] → restart. A push consumer receives everything throughout. At the end the consumer
+ * batch / stream load on the cycle's topics (batches over several topics among them) → SIGKILL at a random
+ * moment [→ cut everything past the durable floors] → restart. A push consumer receives everything throughout. At the end the consumer
  * must have every acknowledged message, and the files and the pushes must agree with the history. The first
  * check that fails ends the run (its files are kept); the figures gathered so far are reported either way.
  */
@@ -62,8 +79,11 @@ class KillCycles {
   private readonly segments = new SegmentCache();
   private readonly retried = new Set<string>();
   private readonly restartMs: number[] = [];
-  private readonly cuts: PowerLossCut = { filesCut: 0, bytesDropped: 0, zeroFilled: 0, garbageFilled: 0 };
+  private readonly journal: JournalAtKill;
+  private readonly beforeStart: DirMirror;
+  private readonly clock = new PhaseClock();
   private loadCycles = 0;
+  private flushCycles = 0;
   private startupKills = 0;
   private retries = 0;
   private crashes = 0;
@@ -78,16 +98,18 @@ class KillCycles {
   ) {
     this.rootDir = join(scenario.workDir, 'data');
     this.runner = new BrokerRunner(this.rootDir, join(scenario.workDir, 'logs'), {
-      MMMQ_SEGMENT_MAX_BYTES: String(SEGMENT_MAX_BYTES),
+      MMMQ_SEGMENT_MAX_BYTES: String(options.segmentMaxBytes),
     });
     this.faults = scenario.random.fork('faults');
+    this.journal = new JournalAtKill(scenario, this.rootDir, this.segments, options.powerLoss);
+    this.beforeStart = new DirMirror(this.rootDir, join(scenario.workDir, BEFORE_START_DIR));
   }
 
   async run(): Promise<void> {
     mkdirSync(this.rootDir, { recursive: true });
     await this.consumer.start();
     writeFileSync(join(this.rootDir, 'dispatchers.json'), JSON.stringify([this.consumer.dispatcher(CONSUMER_ID)]));
-    for (let cycle = 0; cycle < this.options.cycles; cycle++) await this.cycle(cycle);
+    for (let cycle = 0; this.loadCycles < this.options.cycles; cycle++) await this.cycle(cycle);
     await this.finalCheck();
   }
 
@@ -95,11 +117,16 @@ class KillCycles {
     const { faults, history, runner } = this;
     this.consumer.epoch = cycle;
     if (cycle > 0 && faults.chance(STARTUP_KILL_SHARE)) {
-      await runner.startAndKillAfter(faults.int(STARTUP_KILL_MS.min, STARTUP_KILL_MS.max));
+      this.keepBeforeStart();
+      await this.clock.time('start-up kills', () => runner.startAndKillAfter(faults.int(STARTUP_KILL_MS.min, STARTUP_KILL_MS.max)));
       this.startupKills++;
       return;
     }
     const broker = await this.restart(`cycle ${cycle}, after the restart`);
+    const readyAt = Date.now();
+    await this.journal.afterStart(runner);
+    const aroundFlush = this.isFlushCycle();
+    if (aroundFlush) await this.clock.time('idle before a flush', () => sleep(DEFAULT_FLUSH_INTERVAL_MS - FLUSH_LEAD_MS - (Date.now() - readyAt)));
     const retry = this.unknownOutcomes().slice(0, RETRIES_PER_CYCLE);
     retry.forEach((attempt) => this.retried.add(attempt.id));
     this.retries += retry.length;
@@ -111,14 +138,17 @@ class KillCycles {
       history,
       random: this.scenario.random.fork(`load-${cycle}`),
       cycle,
-      topics: cycle % 2 === 0 ? SINGLE_TOPIC : MULTI_TOPICS,
+      topics: this.options.topics(cycle),
       clients: CLIENTS,
       retries: retry,
       maxBatch: MAX_BATCH,
+      multiTopicShare: this.options.multiTopicShare,
       streamWindow: STREAM_WINDOW,
     });
-    const moment = new Promise((resolve) => setTimeout(resolve, faults.int(LOAD_MS.min, LOAD_MS.max)));
-    await Promise.race([moment, load.acknowledgedAtLeast(this.scenario.sizes.acksPerCycle), load.done]);
+    const { min, max } = aroundFlush ? FLUSH_LOAD_MS : LOAD_MS;
+    const moment = sleep(faults.int(min, max));
+    await this.clock.time('load', () => Promise.race([moment, load.acknowledgedAtLeast(this.scenario.sizes.acksPerCycle), load.done]));
+    await this.journal.beforeKill(runner);
     killing = true;
     await runner.kill();
     await load.done;
@@ -126,22 +156,28 @@ class KillCycles {
     if (await crashed) this.crashes++;
     this.scenario.expectThat(this.crashes === 0, `cycle ${cycle}: the broker exited by itself under load (see its log)`);
     this.loadCycles++;
-    if (this.options.powerLoss) {
-      const cut = cutUnsyncedTails(this.rootDir, this.committedFloors(), faults.fork(`cut-${cycle}`));
-      this.cuts.filesCut += cut.filesCut;
-      this.cuts.bytesDropped += cut.bytesDropped;
-      this.cuts.zeroFilled += cut.zeroFilled;
-      this.cuts.garbageFilled += cut.garbageFilled;
-    }
+    if (aroundFlush) this.flushCycles++;
+    this.clock.time(this.options.powerLoss ? 'journal audit and power cut' : 'journal audit', () =>
+      this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`)),
+    );
+  }
+
+  /** Whether the next load cycle is one of the `flushCycles`, spread evenly over the run. */
+  private isFlushCycle(): boolean {
+    const { cycles, flushCycles } = this.options;
+    if (flushCycles <= 0) return false;
+    const spacing = Math.max(1, Math.floor(cycles / flushCycles));
+    return this.loadCycles % spacing === Math.floor(spacing / 2) && this.flushCycles < flushCycles;
   }
 
   /** Starts the broker and checks the recovered files before anything new is published. */
   private async restart(where: string) {
+    this.keepBeforeStart();
     const started = Date.now();
-    const broker = await this.runner.start();
+    const broker = await this.clock.time('restarts', () => this.runner.start());
     this.restartMs.push(Date.now() - started);
-    this.topics = readDataRoot(this.rootDir, this.segments);
-    this.log = checkLog(this.history, this.topics);
+    this.topics = this.clock.time('checks', () => readDataRoot(this.rootDir, this.segments));
+    this.log = this.clock.time('checks', () => checkLog(this.history, this.topics!));
     this.scenario.expectZero(where, logFailures(this.log), this.log.problems);
     return broker;
   }
@@ -150,7 +186,8 @@ class KillCycles {
     this.consumer.epoch = this.options.cycles;
     await this.restart('after the last restart');
     // Topics with an acknowledged message exist; one whose every publish was cut short by a kill may not.
-    await drained(this.runner, CONSUMER_ID, new Set(this.history.acked().map((attempt) => attempt.topic)), DRAIN_TIMEOUT_MS);
+    const topics = new Set(this.history.acked().map((attempt) => attempt.topic));
+    await this.clock.time('final drain', () => drained(this.runner, CONSUMER_ID, topics, DRAIN_TIMEOUT_MS));
     const exit = await this.runner.stop();
     this.shutdown = exit.clean ? 'yes' : `no (code ${exit.code}, signal ${exit.signal})`;
     this.topics = readDataRoot(this.rootDir, this.segments);
@@ -166,6 +203,11 @@ class KillCycles {
     scenario.expectThat(exit.clean, `the final SIGTERM ended the broker with code ${exit.code}, signal ${exit.signal}`);
   }
 
+  /** The data root as the next start finds it, for the post-mortem of a start that fails or a check after it. */
+  private keepBeforeStart(): void {
+    this.beforeStart.sync();
+  }
+
   async close(): Promise<void> {
     if (this.runner.running) await this.runner.kill();
     await this.consumer.stop();
@@ -173,14 +215,12 @@ class KillCycles {
 
   /** The figures for docs/reliability.md, as far as the run got. */
   report(): void {
-    const { scenario, history, log, pushes, topics, cuts } = this;
+    const { scenario, history, log, pushes, topics } = this;
     const figure = scenario.figure.bind(scenario);
     figure(this.options.powerLoss ? 'SIGKILL + power-loss cycles under load' : 'SIGKILL cycles under load', this.loadCycles);
     figure('SIGKILLs during start-up (recovery)', this.startupKills);
-    if (this.options.powerLoss) {
-      figure('tail files cut / zero-filled / garbage-filled', `${cuts.filesCut} / ${cuts.zeroFilled} / ${cuts.garbageFilled}`);
-      figure('unsynced bytes dropped', cuts.bytesDropped);
-    }
+    if (this.options.flushCycles > 0) figure('cycles whose load spanned the broker’s periodic flush', this.flushCycles);
+    this.journal.report();
     figure('publishes acked', history.count('acked'));
     figure('publishes nacked', history.count('nacked'));
     figure('publishes unknown (connection lost at the kill)', history.count('unknown'));
@@ -189,57 +229,33 @@ class KillCycles {
       const segments = [...topics.values()].reduce((n, topic) => n + topic.segments.length, 0);
       figure('topics / segments at the end', `${topics.size} / ${segments}`);
     }
-    if (log) {
-      figure('unknown outcomes found stored / absent', `${log.unknownRecovered} / ${log.unknownAbsent}`);
-      figure('producer retries of unknown outcomes (same id)', this.retries);
-      figure('copies explained by a retry', log.retryCopies);
-      figure('lost (acked, not intact at its offset)', log.lost, 0);
-      figure('garbage in the files (unreadable or never published)', log.garbage, 0);
-      figure('duplicates not explained by a retry', log.duplicates, 0);
-      figure('refused publishes stored', log.refusedStored, 0);
-      figure('order violations (per producer session and topic)', log.orderViolations, 0);
-    }
-    if (pushes) {
-      figure('pushes received (incl. redeliveries)', pushes.deliveries);
-      figure('redeliveries after restarts', pushes.redeliveries);
-      figure('garbage served to the consumer', pushes.garbageServed, 0);
-      figure('acked but never pushed', pushes.ackedNotDelivered, 0);
-      figure('pushed, then replaced in the log', pushes.deliveredThenChanged, 0);
-      figure('readable entries skipped by delivery', pushes.skipped, 0);
-      figure('malformed pushes', this.consumer.malformed.length, 0);
-    }
+    if (log) reportLogCheck(scenario, log, this.retries);
+    if (pushes) reportDeliveryCheck(scenario, pushes, this.consumer.malformed.length);
     if (this.restartMs.length > 0) {
       figure('restart to ready, median / max (ms)', `${median(this.restartMs)} / ${Math.max(...this.restartMs)}`);
     }
     if (this.shutdown) figure('final SIGTERM shut down cleanly', this.shutdown);
+    const time = this.clock.summary();
+    figure(`time: ${time.phases} (s)`, time.seconds);
   }
 
-  /** Attempts whose outcome is unknown, never acknowledged under that id, and not retried yet. */
+  /**
+   * Single publishes whose outcome is unknown, never acknowledged under that id, and not retried yet. A batch's
+   * messages are never retried one by one: the all-or-nothing check of batches must see only the batch's own.
+   */
   private unknownOutcomes(): Attempt[] {
     return this.history.attempts.filter(
       (attempt) =>
         attempt.outcome === 'unknown' &&
+        attempt.batch === undefined &&
         !this.retried.has(attempt.id) &&
         this.history.attemptsOf(attempt.id).every((other) => other.outcome !== 'acked'),
     );
   }
-
-  /** Per topic, the highest offset known to be committed: acknowledged, or pushed to the consumer. */
-  private committedFloors(): Map<string, number> {
-    const floors = this.history.highestAckedOffsets();
-    for (const [topic, offset] of this.consumer.highestOffset) floors.set(topic, Math.max(floors.get(topic) ?? -1, offset));
-    return floors;
-  }
 }
 
-export function logFailures(log: LogCheck): Record<string, number> {
-  const { lost, garbage, duplicates, refusedStored, orderViolations } = log;
-  return { lost, garbage, duplicates, refusedStored, orderViolations };
-}
-
-export function deliveryFailures(pushes: DeliveryCheck): Record<string, number> {
-  const { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped } = pushes;
-  return { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped };
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
 function median(values: number[]): number {
