@@ -54,9 +54,13 @@ export class SegmentFile {
       if (data.size === 0 && nextStartOffset === undefined) {
         // A new (or empty) tail segment: nothing to recover, and nothing to make durable yet — its entries are in
         // the journal until a flush syncs the files and their directory.
-        const { index } = await OffsetIndexFile.open(join(dir, segmentFileName(startOffset, INDEX_FILE_EXTENSION)));
-        const repairs = index.count > 0 ? [`dropped index entries 0..${index.count - 1}: the data holds no frame for them`] : [];
-        if (index.count > 0) await index.truncate(0, true);
+        const { index, tornBytes } = await OffsetIndexFile.open(join(dir, segmentFileName(startOffset, INDEX_FILE_EXTENSION)));
+        const repairs = [
+          ...(index.count > 0 ? [`dropped index entries 0..${index.count - 1}: the data holds no frame for them`] : []),
+          ...(tornBytes > 0 ? [`cut a torn index tail of ${tornBytes} bytes (0 entries kept)`] : []),
+        ];
+        // Whatever the index holds without data is cut, a torn partial entry too: later entries must start at 0.
+        if (index.count > 0 || tornBytes > 0) await index.truncate(0, true);
         return { segment: new SegmentFile(startOffset, data, index, 0), repairs, created: true };
       }
       const sealedEntries = nextStartOffset === undefined ? undefined : nextStartOffset - startOffset;

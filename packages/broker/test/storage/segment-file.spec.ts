@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { FileHandle } from '../../src/storage/file-handle';
 import { parseSegmentFileName, SegmentFile, segmentFileName } from '../../src/storage/segment-file';
 import { StorageError } from '../../src/storage/storage.errors';
@@ -93,6 +93,19 @@ describe('SegmentFile', () => {
     await segment.close();
     expect(readFileSync(segmentPaths(dir()).data).length).toBe(8 + 'committed'.length);
     expect((await readBack(dir())).entries).toEqual(['committed']);
+  });
+
+  it('cuts a torn index tail beside empty data before writing, so later entries start at the index\'s first slot', async () => {
+    // Found by the fault suite: a power cut left a new segment with 0 data bytes and 2 index bytes; entries appended
+    // after them were read back from addresses shifted by 2 bytes.
+    writeFileSync(segmentPaths(dir()).data, Buffer.alloc(0));
+    writeFileSync(segmentPaths(dir()).index, Buffer.from([0x12, 0x34]));
+    const { segment, repairs } = await SegmentFile.open(dir(), 0);
+    expect(repairs).toEqual(['cut a torn index tail of 2 bytes (0 entries kept)']);
+    await appendEntries(segment, [bytes('a'), bytes('bb')]);
+    await segment.close();
+    expect(readFileSync(segmentPaths(dir()).index).length).toBe(16);
+    expect((await readBack(dir())).entries).toEqual(['a', 'bb']);
   });
 
   it('truncates to a given number of entries, data and index alike', async () => {
