@@ -73,27 +73,41 @@ afterAll(() => {
   run.finish(failure);
 });
 
+/**
+ * Fills `root`, damages it, restarts the broker, requires it to start (`refused` says what it must survive) and
+ * exercises it; the outcomes join the report. The root is closed whatever happens.
+ */
+async function damageAndRestart(root: DamagedRoot, fill: () => Promise<void>, refused: string): Promise<void> {
+  try {
+    await fill();
+    const start = await root.restart();
+    if (!start.started) run.failWith(`The broker refused to start after ${refused}`, [start.output.slice(-2000)]);
+    await root.exercise();
+    outcomes.push(...root.outcomes());
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    await root.close();
+  }
+}
+
 describe('corruption: damage to closed and open segments, indexes, checkpoints', () => {
   const root = new DamagedRoot(run, 'recoverable');
 
-  beforeAll(async () => {
-    try {
-      for (const damage of SEGMENT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant);
-      for (const damage of CHECKPOINT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant, 'ckpt');
-      await root.build(perTopic);
-      root.damage(SEGMENT_DAMAGES);
-      root.damageCheckpoints();
-      const start = await root.restart();
-      if (!start.started) run.failWith('The broker refused to start after recoverable damage', [start.output.slice(-2000)]);
-      await root.exercise();
-      outcomes.push(...root.outcomes());
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      await root.close();
-    }
-  });
+  beforeAll(() =>
+    damageAndRestart(
+      root,
+      async () => {
+        for (const damage of SEGMENT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant);
+        for (const damage of CHECKPOINT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant, 'ckpt');
+        await root.build(perTopic);
+        root.damage(SEGMENT_DAMAGES);
+        root.damageCheckpoints();
+      },
+      'recoverable damage',
+    ),
+  );
 
   it.each(SEGMENT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
     '%s (%s): every intact entry is served at its offset, nothing else is',
@@ -109,22 +123,17 @@ describe('corruption: damage to closed and open segments, indexes, checkpoints',
 describe('corruption: damage to entries the journal still holds (the broker SIGKILLed after filling)', () => {
   const root = new DamagedRoot(run, 'journaled', 'sigkill', JOURNALED);
 
-  beforeAll(async () => {
-    try {
-      for (const damage of SEGMENT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant, 'journaled');
-      await root.build(perTopic);
-      root.damage(SEGMENT_DAMAGES);
-      const start = await root.restart();
-      if (!start.started) run.failWith('The broker refused to start after damage the journal covers', [start.output.slice(-2000)]);
-      await root.exercise();
-      outcomes.push(...root.outcomes());
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      await root.close();
-    }
-  });
+  beforeAll(() =>
+    damageAndRestart(
+      root,
+      async () => {
+        for (const damage of SEGMENT_DAMAGES) for (const variant of variants) root.topicFor(damage.name, variant, 'journaled');
+        await root.build(perTopic);
+        root.damage(SEGMENT_DAMAGES);
+      },
+      'damage the journal covers',
+    ),
+  );
 
   it.each(SEGMENT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
     '%s (%s): every entry the journal held is restored, every intact entry is served, nothing else is',
@@ -136,22 +145,17 @@ describe('corruption: bit rot in the middle of the journal, then the topic files
   const root = new DamagedRoot(run, 'journal-damage', 'sigkill');
   let done: JournalDamageDone | undefined;
 
-  beforeAll(async () => {
-    try {
-      for (let topic = 0; topic < JOURNAL_DAMAGE_TOPICS; topic++) root.topicFor(JOURNAL_DAMAGE, topic, 'jdamage');
-      await root.build(perTopic);
-      done = root.damageJournal(JOURNAL_DAMAGED_RECORDS);
-      const start = await root.restart();
-      if (!start.started) run.failWith('The broker refused to start after damage in the middle of its journal', [start.output.slice(-2000)]);
-      await root.exercise();
-      outcomes.push(...root.outcomes());
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      await root.close();
-    }
-  });
+  beforeAll(() =>
+    damageAndRestart(
+      root,
+      async () => {
+        for (let topic = 0; topic < JOURNAL_DAMAGE_TOPICS; topic++) root.topicFor(JOURNAL_DAMAGE, topic, 'jdamage');
+        await root.build(perTopic);
+        done = root.damageJournal(JOURNAL_DAMAGED_RECORDS);
+      },
+      'damage in the middle of its journal',
+    ),
+  );
 
   it('every entry of an intact record is rebuilt from the journal; the damaged records’ entries are skipped, never garbage', () => {
     try {

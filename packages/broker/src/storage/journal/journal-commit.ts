@@ -1,4 +1,4 @@
-import type { JournalOp } from './journal-record';
+import type { JournalOp, JournalOpKind } from './journal-record';
 
 /** Something the journal's flush makes durable: a topic's files or a checkpoint. Returns the fsyncs it took. */
 export interface Flushable {
@@ -23,7 +23,7 @@ export interface JournalTopic extends Flushable {
 /** One part of a commit: entries for a topic, or a consumer-state change applied once the record is durable. */
 export type CommitPart =
   | { topic: JournalTopic; payloads: readonly Buffer[] }
-  | { op: Exclude<JournalOp, { kind: 1 }>; apply?: () => Flushable | void };
+  | { op: Exclude<JournalOp, { kind: JournalOpKind.APPEND }>; apply?: () => Flushable | void };
 
 /** A caller's commit: every part lands in one journal record, so all of them are durable together or none is. */
 export interface CommitRequest {
