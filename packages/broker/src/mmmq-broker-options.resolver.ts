@@ -96,8 +96,10 @@ function resolveDispatch(dispatchers: unknown, delivery: DeliveryOptions): Resol
   const resolved = { dispatchers: resolveDispatchers(dispatchers), delivery: resolveDelivery(delivery) };
   const policy = new PushTargetPolicy(resolved.delivery.allowedNetworks);
   resolved.dispatchers.forEach((definition, i) => {
-    const refusal = policy.refusalOfHost(definition.host);
-    if (refusal) throw new InvalidBrokerOptionsError(`dispatchers[${i}] (${definition.consumerId}): host ${definition.host} is refused: ${refusal}`);
+    for (const host of definition.hosts) {
+      const refusal = policy.refusalOfHost(host);
+      if (refusal) throw new InvalidBrokerOptionsError(`dispatchers[${i}] (${definition.consumerId}): host ${host} is refused: ${refusal}`);
+    }
   });
   return resolved;
 }

@@ -1,3 +1,5 @@
+import { ConsumersController } from './http/consumers.controller';
+import { PullService } from './pull/pull-service';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { DeadLetterService } from './dispatch/dead-letter-service';
@@ -54,7 +56,14 @@ export class MmmqBrokerModule {
     return {
       module: MmmqBrokerModule,
       imports: [EventEmitterModule.forRoot()],
-      controllers: [MessagesController, DispatchersController, DeadLettersController, SubscriptionsController, StorageController],
+      controllers: [
+        MessagesController,
+        DispatchersController,
+        ConsumersController,
+        DeadLettersController,
+        SubscriptionsController,
+        StorageController,
+      ],
       providers: [
         { provide: MMMQ_BROKER_OPTIONS, useFactory: () => resolveBrokerOptions(options) },
         optionsPart(MMMQ_PERSISTENCE_OPTIONS, 'persistence'),
@@ -88,6 +97,7 @@ export class MmmqBrokerModule {
         ...STORAGE_PROVIDERS,
         SubscriptionContainer,
         DeadLetterService,
+        PullService,
         JsonBodyReader,
         RawBodyReader,
         PublishRequestParser,

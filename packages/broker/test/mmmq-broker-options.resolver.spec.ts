@@ -78,7 +78,7 @@ describe('resolveBrokerOptions', () => {
       dispatchers: [{ consumerId: 'lan', host: 'http://10.0.0.1:80', pattern: '**' }],
     });
     expect(resolved.dispatch.delivery.allowedNetworks).toEqual(['private', '203.0.113.0/24', 'fd00::/8']);
-    expect(resolved.dispatch.dispatchers[0].host.address).toBe('10.0.0.1');
+    expect(resolved.dispatch.dispatchers[0].hosts[0].address).toBe('10.0.0.1');
   });
 
   it('normalises allowed hosts and origins, and keeps the timeouts and the connection cap given', () => {

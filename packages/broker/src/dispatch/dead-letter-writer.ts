@@ -1,6 +1,7 @@
 import { MessageHeaders, Topic } from '@mmmq/core';
 import { DecodedEnvelope, encodeEnvelope } from '../publish/message-envelope';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
+import type { DeliveryAttempt } from './ledger/slot';
 import { deadLetterTopicOf } from './reserved-topics';
 
 /** Headers a dead letter carries besides the original message's own. */
@@ -13,6 +14,8 @@ export const DeadLetterHeaders = {
   REASON: 'mmmq-dlq-reason',
   LAST_ERROR: 'mmmq-dlq-last-error',
   FAILED_AT: 'mmmq-dlq-failed-at',
+  /** JSON: the latest deliveries, `[{"member","at","outcome"}]`. */
+  DELIVERIES: 'mmmq-dlq-deliveries',
 } as const;
 
 export interface DeadLetter {
@@ -22,6 +25,7 @@ export interface DeadLetter {
   attempts: number;
   reason: string;
   lastError: string;
+  history: readonly DeliveryAttempt[];
 }
 
 /** The longest last-error text kept in a dead letter's headers. */
@@ -44,6 +48,7 @@ export class DeadLetterWriter {
       [DeadLetterHeaders.REASON]: letter.reason,
       [DeadLetterHeaders.LAST_ERROR]: letter.lastError.slice(0, LAST_ERROR_MAX_LENGTH),
       [DeadLetterHeaders.FAILED_AT]: new Date().toISOString(),
+      [DeadLetterHeaders.DELIVERIES]: JSON.stringify(letter.history),
     };
     const queue = await this.queues.getOrCreate(Topic.of(deadLetterTopicOf(letter.consumerId)));
     return queue.offer(

@@ -1,24 +1,26 @@
 import { DecodedEnvelope } from '../publish/message-envelope';
 
 /**
- * The push body of SPEC §3: `{"id","topic","content","headers","offset","deliveryCount","redelivered","publishedAt"}`.
- * The content bytes are copied from the stored payload, so the consumer gets exactly what the producer sent.
+ * The delivery body of SPEC §3: `{"id","topic","content","headers","offset","deliveryCount","redelivered",
+ * "publishedAt","lease"}` — pushed, or one of the messages a fetch answers. The content bytes are copied from the
+ * stored payload, so the consumer gets exactly what the producer sent.
  */
 export function encodeDelivery(
   envelope: DecodedEnvelope,
   offset: number,
   deliveryCount: number,
   redelivered: boolean,
+  lease: string,
 ): Buffer {
   const id = envelope.id ?? `${envelope.topic}@${offset}`;
   const head = `{"id":${JSON.stringify(id)},"topic":${JSON.stringify(envelope.topic)},"content":`;
   const tail =
     `,"headers":${JSON.stringify(envelope.headers)},"offset":${offset},"deliveryCount":${deliveryCount},` +
-    `"redelivered":${redelivered},"publishedAt":${envelope.publishedAt ?? null}}`;
+    `"redelivered":${redelivered},"publishedAt":${envelope.publishedAt ?? null},"lease":${JSON.stringify(lease)}}`;
   return Buffer.concat([Buffer.from(head), envelope.content, Buffer.from(tail)]);
 }
 
-/** `{"messages":[…]}` of delivery bodies, for consumers that asked for batches. */
+/** `{"messages":[…]}` of delivery bodies: a batched push, or a fetch's answer. */
 export function encodeDeliveryBatch(bodies: readonly Buffer[]): Buffer {
   const parts: Buffer[] = [BATCH_OPEN];
   bodies.forEach((body, i) => {

@@ -14,12 +14,28 @@ export const MAX_BATCH_SIZE = 1000;
 export const DEFAULT_MAX_IN_FLIGHT = 1;
 /** The most pushes of one subscription a consumer may ask to have in flight. */
 export const MAX_MAX_IN_FLIGHT = 16;
+/** Deliveries that may have reached a handler before a message is dead-lettered (seed 003's figure). */
+export const DEFAULT_MAX_DELIVERIES = 16;
+/** `maxDeliveries` that never dead-letters (a choice that can block a subscription for good). */
+export const UNLIMITED_DELIVERIES = -1;
+/** How long a pulled message stays leased to its member unless it asks for another time. */
+export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
+export const MIN_ACK_TIMEOUT_MS = 1000;
+/** 12 hours, SQS's longest visibility timeout. */
+export const MAX_ACK_TIMEOUT_MS = 12 * 60 * 60 * 1000;
+/** The most patterns and push hosts one dispatcher may have. */
+export const MAX_PATTERNS = 32;
+export const MAX_HOSTS = 64;
 
-/** One push consumer: every topic matching `pattern` is delivered, in order, to `host`. */
+/**
+ * One consumer (a consumer id): every topic matching one of its `patterns` is delivered to its members — the push
+ * `hosts`, and pull clients fetching under its id. Each message goes to one member.
+ */
 export interface DispatcherDefinition {
   consumerId: string;
-  host: Host;
-  pattern: TopicPattern;
+  /** Push members; none for a consumer that only pulls. Several share the messages (competing consumers). */
+  hosts: Host[];
+  patterns: TopicPattern[];
   startFrom: StartFrom;
   /**
    * Up to this many messages per push. Above 1 the consumer must serve `POST /mmmq/messages/batch`; it is
@@ -27,7 +43,7 @@ export interface DispatcherDefinition {
    */
   batchSize: number;
   /**
-   * Pushes of one subscription in flight at once. Above 1 every push carries `mmmq-push-session` and
+   * Pushes of one subscription in flight at once, per host. Above 1 every push carries `mmmq-push-session` and
    * `mmmq-push-sequence` and the consumer must handle the pushes of a session in sequence order; it is the
    * consumer's to ask for. Default {@link DEFAULT_MAX_IN_FLIGHT}.
    */
@@ -37,16 +53,30 @@ export interface DispatcherDefinition {
    * `webhook-signature`). Stored in `dispatchers.json`, never shown by the API or logged. Default none (unsigned).
    */
   signingSecret?: SigningSecret;
+  /** Deliveries that may have reached a handler before the message is dead-lettered. Default {@link DEFAULT_MAX_DELIVERIES}. */
+  maxDeliveries: number;
+  /** A pulled message's lease unless the fetch asks for another. Default {@link DEFAULT_ACK_TIMEOUT_MS}. */
+  ackTimeoutMs: number;
+  /** One member receives at a time; the others wait and take over, in order, when it fails. Default false. */
+  exclusive: boolean;
 }
 
 /** The JSON shape of a definition as the dispatcher API shows it: `signed` instead of the secret. */
+type HostJson = { protocol: string; address: string; port: number };
+
+/** One host is shown as `host`, several as `hosts`, none (pull only) as neither; patterns likewise. */
 export interface DispatcherDefinitionJson {
   consumerId: string;
-  host: { protocol: string; address: string; port: number };
-  pattern: string;
+  host?: HostJson;
+  hosts?: HostJson[];
+  pattern?: string;
+  patterns?: string[];
   startFrom: StartFrom;
   batchSize: number;
   maxInFlight: number;
+  maxDeliveries: number;
+  ackTimeoutMs: number;
+  exclusive: boolean;
   /** Present (true) when the pushes are signed. */
   signed?: true;
 }
@@ -56,28 +86,46 @@ export interface StoredDispatcherDefinitionJson extends Omit<DispatcherDefinitio
   signingSecret?: string;
 }
 
-const KNOWN_FIELDS = new Set(['consumerId', 'host', 'pattern', 'startFrom', 'batchSize', 'maxInFlight', 'signingSecret']);
+const KNOWN_FIELDS = new Set([
+  'consumerId',
+  'host',
+  'hosts',
+  'pattern',
+  'patterns',
+  'startFrom',
+  'batchSize',
+  'maxInFlight',
+  'signingSecret',
+  'maxDeliveries',
+  'ackTimeoutMs',
+  'exclusive',
+]);
 
 /** Validates a definition from JSON; `where` names it in the error (e.g. `dispatchers.json entry 2`). */
 export function parseDispatcherDefinition(input: unknown, where: string): DispatcherDefinition {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new MmmqValidationError(`${where}: a dispatcher must be a JSON object with consumerId, host and pattern`);
+    throw new MmmqValidationError(`${where}: a dispatcher must be a JSON object with consumerId and pattern (and host to be pushed to)`);
   }
   const record = input as Record<string, unknown>;
   const unknown = Object.keys(record).filter((key) => !KNOWN_FIELDS.has(key));
   if (unknown.length > 0) throw new MmmqValidationError(`${where}: unknown field(s) ${unknown.join(', ')}`);
-  for (const field of ['consumerId', 'host', 'pattern']) {
-    if (record[field] === undefined) throw new MmmqValidationError(`${where}: missing field ${field}`);
+  if (record.consumerId === undefined) throw new MmmqValidationError(`${where}: missing field consumerId`);
+  if (record.pattern === undefined && record.patterns === undefined) throw new MmmqValidationError(`${where}: missing field pattern`);
+  for (const [one, many] of [['host', 'hosts'], ['pattern', 'patterns']]) {
+    if (record[one] !== undefined && record[many] !== undefined) throw new MmmqValidationError(`${where}: give ${one} or ${many}, not both`);
   }
   try {
     return {
       consumerId: parseConsumerId(record.consumerId),
-      host: Host.parse(record.host),
-      pattern: new TopicPattern(record.pattern),
+      hosts: parseList('hosts', record.hosts ?? (record.host === undefined ? [] : [record.host]), 0, MAX_HOSTS, (host) => Host.parse(host)),
+      patterns: parseList('patterns', record.patterns ?? [record.pattern], 1, MAX_PATTERNS, (pattern) => new TopicPattern(pattern)),
       startFrom: parseStartFrom(record.startFrom),
       batchSize: parseBatchSize(record.batchSize),
       maxInFlight: parseMaxInFlight(record.maxInFlight),
       ...(record.signingSecret === undefined ? {} : { signingSecret: SigningSecret.parse(record.signingSecret) }),
+      maxDeliveries: parseMaxDeliveries(record.maxDeliveries),
+      ackTimeoutMs: parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs) ?? DEFAULT_ACK_TIMEOUT_MS,
+      exclusive: parseExclusive(record.exclusive),
     };
   } catch (error) {
     if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
@@ -102,6 +150,32 @@ function parseStartFrom(input: unknown): StartFrom {
   throw new MmmqValidationError(`startFrom must be "earliest" or "latest", got ${JSON.stringify(input)}`);
 }
 
+function parseList<T>(field: string, input: unknown, min: number, max: number, parse: (item: unknown) => T): T[] {
+  if (!Array.isArray(input) || input.length < min || input.length > max) {
+    throw new MmmqValidationError(`${field} must be an array of ${min} to ${max} entries`);
+  }
+  return input.map(parse);
+}
+
+function parseMaxDeliveries(input: unknown): number {
+  if (input === undefined) return DEFAULT_MAX_DELIVERIES;
+  if (input === UNLIMITED_DELIVERIES) return input;
+  if (typeof input === 'number' && Number.isSafeInteger(input) && input >= 1 && input <= 1_000_000) return input;
+  throw new MmmqValidationError(`maxDeliveries must be an integer from 1 to 1000000, or -1 (never dead-letter), got ${JSON.stringify(input)}`);
+}
+
+/** A lease length in ms, or undefined when not given. */
+export function parseAckTimeoutMs(field: string, input: unknown): number | undefined {
+  if (input === undefined) return undefined;
+  if (typeof input === 'number' && Number.isSafeInteger(input) && input >= MIN_ACK_TIMEOUT_MS && input <= MAX_ACK_TIMEOUT_MS) return input;
+  throw new MmmqValidationError(`${field} must be an integer from ${MIN_ACK_TIMEOUT_MS} to ${MAX_ACK_TIMEOUT_MS} (ms), got ${JSON.stringify(input)}`);
+}
+
+function parseExclusive(input: unknown): boolean {
+  if (input === undefined || typeof input === 'boolean') return input === true;
+  throw new MmmqValidationError(`exclusive must be true or false, got ${JSON.stringify(input)}`);
+}
+
 function parseBatchSize(input: unknown): number {
   return parseBoundedInteger('batchSize', input, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
 }
@@ -124,27 +198,48 @@ export function toDefinitionJson(definition: DispatcherDefinition): DispatcherDe
 
 /** What `dispatchers.json` holds, the signing secret included. */
 export function toStoredDefinitionJson(definition: DispatcherDefinition): StoredDispatcherDefinitionJson {
+  const { hosts, patterns } = definition;
   return {
     consumerId: definition.consumerId,
-    host: definition.host.toJSON(),
-    pattern: definition.pattern.value,
+    ...(hosts.length === 1 ? { host: hosts[0].toJSON() } : hosts.length > 1 ? { hosts: hosts.map((host) => host.toJSON()) } : {}),
+    ...(patterns.length === 1 ? { pattern: patterns[0].value } : { patterns: patterns.map((pattern) => pattern.value) }),
     startFrom: definition.startFrom,
     batchSize: definition.batchSize,
     maxInFlight: definition.maxInFlight,
+    maxDeliveries: definition.maxDeliveries,
+    ackTimeoutMs: definition.ackTimeoutMs,
+    exclusive: definition.exclusive,
     ...(definition.signingSecret === undefined ? {} : { signingSecret: definition.signingSecret.reveal() }),
   };
 }
 
 export function sameDefinition(a: DispatcherDefinition, b: DispatcherDefinition): boolean {
+  return sameHosts(a.hosts, b.hosts) && sameSettings(a, b);
+}
+
+/** The same except perhaps for the hosts: a host joining an existing consumer. */
+export function sameSettings(a: DispatcherDefinition, b: DispatcherDefinition): boolean {
   return (
     a.consumerId === b.consumerId &&
-    a.host.equals(b.host) &&
-    a.pattern.value === b.pattern.value &&
+    a.patterns.length === b.patterns.length &&
+    a.patterns.every((pattern, i) => pattern.value === b.patterns[i].value) &&
     a.startFrom === b.startFrom &&
     a.batchSize === b.batchSize &&
     a.maxInFlight === b.maxInFlight &&
+    a.maxDeliveries === b.maxDeliveries &&
+    a.ackTimeoutMs === b.ackTimeoutMs &&
+    a.exclusive === b.exclusive &&
     sameSecret(a.signingSecret, b.signingSecret)
   );
+}
+
+export function sameHosts(a: readonly Host[], b: readonly Host[]): boolean {
+  return a.length === b.length && a.every((host, i) => host.equals(b[i]));
+}
+
+/** Whether any of the dispatcher's patterns matches the topic (its redrive topic is matched by the container). */
+export function matchesAnyPattern(definition: DispatcherDefinition, topic: Topic): boolean {
+  return definition.patterns.some((pattern) => pattern.matches(topic));
 }
 
 function sameSecret(a: SigningSecret | undefined, b: SigningSecret | undefined): boolean {

@@ -23,11 +23,11 @@ export class DispatcherRegistry {
     const fromFile = await this.file.load();
     fromFile.forEach((definition, i) => {
       if (inCode.some((given) => given.consumerId === definition.consumerId)) return;
-      const refusal = this.targets.refusalOfHost(definition.host);
-      if (refusal) {
-        throw new InvalidDispatchersFileError(
-          `${this.file.path} entry ${i} (${definition.consumerId}): host ${definition.host} is refused: ${refusal}`,
-        );
+      for (const host of definition.hosts) {
+        const refusal = this.targets.refusalOfHost(host);
+        if (refusal) {
+          throw new InvalidDispatchersFileError(`${this.file.path} entry ${i} (${definition.consumerId}): host ${host} is refused: ${refusal}`);
+        }
       }
     });
     if (inCode.length === 0) {

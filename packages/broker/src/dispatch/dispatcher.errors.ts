@@ -1,4 +1,4 @@
-import { MmmqError } from '@mmmq/core';
+import { Host, MmmqError } from '@mmmq/core';
 
 export class DispatcherNotFoundError extends MmmqError {
   constructor(consumerId: string) {
@@ -7,7 +7,13 @@ export class DispatcherNotFoundError extends MmmqError {
 }
 
 export class DuplicateConsumerIdError extends MmmqError {
-  constructor(consumerId: string) {
-    super(`A dispatcher for consumerId '${consumerId}' already exists`);
+  constructor(consumerId: string, detail?: string) {
+    super(`A dispatcher for consumerId '${consumerId}' already exists${detail ? ` ${detail}` : ''}`);
+  }
+}
+
+export class PushHostNotFoundError extends MmmqError {
+  constructor(consumerId: string, host: Host) {
+    super(`Dispatcher '${consumerId}' has no push host ${host.toUrl()}`);
   }
 }

@@ -5,14 +5,15 @@ import {
   ConsumerAcknowledgement,
   isConsumerAcknowledgement,
   MESSAGES_PATH,
+  Host,
   MmmqError,
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
+  SigningSecret,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from '@mmmq/core';
-import type { DispatcherDefinition } from './dispatcher-definition';
 import { PushTargetGuard, PushTargetResolver } from './push-target-guard';
 import { PushTargetPolicy } from './push-target-policy';
 
@@ -32,16 +33,34 @@ export interface PushOrder {
   sequence: number;
 }
 
+/** Where a push goes, for which consumer, signed with what. */
+export interface PushTarget {
+  consumerId: string;
+  host: Host;
+  signingSecret?: SigningSecret;
+}
+
 /** One push: its body, its id (the same on every attempt of the same messages) and its place among the pushes in flight. */
 export interface Push {
   body: Buffer;
   /** Sent as `webhook-id` when the dispatcher signs its pushes (see push-id.ts). */
   id: string;
   order?: PushOrder;
+  /**
+   * When the consumer has asked for more time (an `extend` of the push's leases), on the monotonic clock: the reply
+   * timeout then runs to there instead.
+   */
+  extendedUntil?: () => number;
 }
 
 /** A push got no usable acknowledgement: connection error, timeout, HTTP status ≥ 400 or an unreadable reply. */
-export class DeliveryFailedError extends MmmqError {}
+export class DeliveryFailedError extends MmmqError {
+  /**
+   * False when the request never left whole (a refused connection, a refused target, DNS): no handler can have seen
+   * it, so it does not count as a delivery.
+   */
+  reachedConsumer = true;
+}
 
 /**
  * The consumer answered 401: it refused the push's signature, or its lack of one. Sending again will not help
@@ -68,7 +87,7 @@ export class PushSender {
   }
 
   /** Pushes one delivery body (SPEC §3) and returns the consumer's acknowledgement. */
-  async send(dispatcher: DispatcherDefinition, push: Push, signal: AbortSignal): Promise<ConsumerAcknowledgement> {
+  async send(dispatcher: PushTarget, push: Push, signal: AbortSignal): Promise<ConsumerAcknowledgement> {
     const reply = await this.post(dispatcher, MESSAGES_PATH, push, signal);
     if (!isConsumerAcknowledgement(reply)) {
       throw this.failure(dispatcher, MESSAGES_PATH, 'no {"acknowledgement":"ACK"|"NACK"} in the reply');
@@ -77,7 +96,7 @@ export class PushSender {
   }
 
   /** Pushes `{"messages":[…]}` and returns one acknowledgement per message, in order. */
-  async sendBatch(dispatcher: DispatcherDefinition, push: Push, count: number, signal: AbortSignal): Promise<ConsumerAcknowledgement[]> {
+  async sendBatch(dispatcher: PushTarget, push: Push, count: number, signal: AbortSignal): Promise<ConsumerAcknowledgement[]> {
     const reply = (await this.post(dispatcher, BATCH_MESSAGES_PATH, push, signal)) as { acknowledgements?: unknown };
     const acknowledgements = reply?.acknowledgements;
     if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
@@ -86,7 +105,7 @@ export class PushSender {
     return acknowledgements;
   }
 
-  private headersOf(dispatcher: DispatcherDefinition, { body, id, order }: Push): http.OutgoingHttpHeaders {
+  private headersOf(dispatcher: PushTarget, { body, id, order }: Push): http.OutgoingHttpHeaders {
     const headers: http.OutgoingHttpHeaders = {
       'content-type': 'application/json',
       'content-length': body.length,
@@ -105,13 +124,19 @@ export class PushSender {
     return headers;
   }
 
-  private post(dispatcher: DispatcherDefinition, path: string, push: Push, signal: AbortSignal): Promise<unknown> {
+  private post(dispatcher: PushTarget, path: string, push: Push, signal: AbortSignal): Promise<unknown> {
     const { host } = dispatcher;
     const client = host.protocol === 'HTTPS' ? https : http;
     const headers = this.headersOf(dispatcher, push);
     const { body } = push;
     return new Promise((resolve, reject) => {
-      const fail = (message: string, cause?: unknown) => reject(this.failure(dispatcher, path, message, cause));
+      // A request that was never sent whole cannot have reached a handler.
+      let sent = false;
+      const fail = (message: string, cause?: unknown) => {
+        const failure = this.failure(dispatcher, path, message, cause);
+        failure.reachedConsumer = sent;
+        reject(failure);
+      };
       const refusal = this.targets.refusalBeforePush(host);
       if (refusal !== undefined) return fail(`push target ${host.address} is refused: ${refusal}`);
       let timedOut = false;
@@ -145,13 +170,20 @@ export class PushSender {
           });
         },
       );
+      request.once('finish', () => (sent = true));
       // One timer and one listener per push, both released when it ends: `AbortSignal.timeout` + `AbortSignal.any`
       // cost ~25 µs a push and keep their timers alive for the whole timeout, which adds up at thousands of pushes
-      // a second.
-      const timer = setTimeout(() => {
+      // a second. A consumer that asked for more time (extendedUntil) gets it: the timer is armed again.
+      const expire = () => {
+        const more = (push.extendedUntil?.() ?? 0) - performance.now();
+        if (more > 0) {
+          timer = setTimeout(expire, more);
+          return;
+        }
         timedOut = true;
         request.destroy(new Error(`no reply within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
+      };
+      let timer = setTimeout(expire, this.timeoutMs);
       const abort = () => request.destroy(new Error('delivery aborted: the subscription is stopping'));
       signal.addEventListener('abort', abort, { once: true });
       request.once('close', () => {
@@ -164,11 +196,11 @@ export class PushSender {
     });
   }
 
-  private failure(dispatcher: DispatcherDefinition, path: string, message: string, cause?: unknown): DeliveryFailedError {
+  private failure(dispatcher: PushTarget, path: string, message: string, cause?: unknown): DeliveryFailedError {
     return new DeliveryFailedError(this.describe(dispatcher, path, message), { cause });
   }
 
-  private describe({ consumerId, host }: DispatcherDefinition, path: string, message: string): string {
+  private describe({ consumerId, host }: PushTarget, path: string, message: string): string {
     return `Delivery to ${consumerId} at ${host.toUrl()}${path} failed: ${message}`;
   }
 

@@ -5,14 +5,17 @@ import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { TopicQueueInitializedEvent } from '../storage/topic-queue-initialized.event';
 import { AttachRetry } from './attach-retry';
+import { Notifier } from './ledger/notifier';
 import { DeadLetterWriter } from './dead-letter-writer';
-import { DispatcherDefinition, sameDefinition } from './dispatcher-definition';
+import { DispatcherDefinition, matchesAnyPattern, sameDefinition, sameSettings } from './dispatcher-definition';
+import { DuplicateConsumerIdError, PushHostNotFoundError } from './dispatcher.errors';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
 import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
+import { Host } from '@mmmq/core';
 
 /** One open topic and its subscriptions by consumer id. */
 interface AttachedTopic {
@@ -29,8 +32,12 @@ export interface SubscriptionView {
   position: number;
   tail: number;
   lag: number;
-  /** `unauthorized` while the consumer refuses the pushes' signature (see Subscription). */
+  /** `unauthorized` while a push host refuses the pushes' signature (see PushMember). */
   state: SubscriptionState;
+  /** Messages leased to members now. */
+  leased: number;
+  /** For an exclusive dispatcher: the member receiving now. */
+  activeMember?: string;
   stats: Subscription['stats'];
 }
 
@@ -46,6 +53,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private readonly context: DeliveryContext;
   private readonly sender: PushSender;
   private lock: Promise<unknown> = Promise.resolve();
+  /** Notified when a subscription starts (a fetch waiting for a consumer with no topics yet wakes up). */
+  private readonly subscribed = new Notifier();
   private closing = false;
 
   constructor(
@@ -73,41 +82,71 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   /**
-   * Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`).
-   * Its host is checked first (and its name resolved, outside the lock): a refused one changes nothing.
+   * Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`). When
+   * the consumer exists with the same settings, its hosts join it as more members instead (competing consumers)
+   * and the answer is `joined`. Hosts are checked first (and names resolved, outside the lock): a refused one
+   * changes nothing.
    *
    * @throws PushTargetRefusedError
+   * @throws DuplicateConsumerIdError when the consumer exists with other settings (a PUT changes them)
    */
-  async addDispatcher(definition: DispatcherDefinition): Promise<void> {
-    await this.targets.checkRegistration(definition.host);
+  async addDispatcher(definition: DispatcherDefinition): Promise<{ stored: DispatcherDefinition; joined: boolean }> {
+    for (const host of definition.hosts) await this.targets.checkRegistration(host);
     return this.exclusive(async () => {
+      const existing = this.registry.find(definition.consumerId);
+      if (existing) {
+        if (!sameSettings(existing, definition)) {
+          throw new DuplicateConsumerIdError(definition.consumerId, 'with other settings; PUT /mmmq/dispatchers/{consumerId} changes them');
+        }
+        const hosts = [...existing.hosts, ...definition.hosts.filter((host) => !existing.hosts.some((known) => known.equals(host)))];
+        const stored = hosts.length === existing.hosts.length ? existing : { ...existing, hosts };
+        if (stored !== existing) await this.applyHosts(stored);
+        return { stored, joined: true };
+      }
       await this.registry.add(definition);
       for (const topic of this.topics.values()) {
-        if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, false, topic.queue.tailOffset);
+        if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, topic.queue.tailOffset);
       }
+      return { stored: definition, joined: false };
     });
   }
 
   /**
-   * Replaces a dispatcher. Where it still matches, the old subscription stops (an in-flight push is abandoned
-   * and redelivered) and the new one continues from the same checkpoint; topics it no longer matches lose
-   * their checkpoint; newly matched topics start fresh. Replacing with the same definition counts as the
-   * consumer registering again: its subscriptions retry at once (leaving the `unauthorized` state).
+   * Removes one push host from a consumer (a replica going away); its messages in flight go back to the other
+   * members. The consumer, its checkpoints and its pull members stay.
+   */
+  removeHost(consumerId: string, host: Host): Promise<void> {
+    return this.exclusive(async () => {
+      const existing = this.registry.get(consumerId);
+      if (!existing.hosts.some((known) => known.equals(host))) throw new PushHostNotFoundError(consumerId, host);
+      await this.applyHosts({ ...existing, hosts: existing.hosts.filter((known) => !known.equals(host)) });
+    });
+  }
+
+  /**
+   * Replaces a dispatcher. A change of hosts only adds or stops push members. Any other change: where it still
+   * matches, the old subscription stops (in-flight pushes are abandoned and redelivered) and the new one continues
+   * from the same checkpoint; topics it no longer matches lose their checkpoint; newly matched topics start fresh.
+   * Replacing with the same definition counts as the consumer registering again: its subscriptions retry at once
+   * (leaving the `unauthorized` state).
    *
    * @throws PushTargetRefusedError
    */
   async replaceDispatcher(definition: DispatcherDefinition): Promise<void> {
-    await this.targets.checkRegistration(definition.host);
+    for (const host of definition.hosts) await this.targets.checkRegistration(host);
     return this.exclusive(async () => {
-      const previous = await this.registry.replace(definition);
+      const previous = this.registry.get(definition.consumerId);
       if (sameDefinition(previous, definition)) {
-        for (const topic of this.topics.values()) topic.subscriptions.get(definition.consumerId)?.retryNow();
+        await this.registry.replace(definition);
+        for (const subscription of this.subscriptionsOf(definition.consumerId)) subscription.retryNow();
         return;
       }
+      if (sameSettings(previous, definition)) return this.applyHosts(definition);
+      await this.registry.replace(definition);
       for (const topic of this.topics.values()) {
         const matches = this.matches(definition, topic.queue.topic);
         const existed = await this.detach(topic, definition.consumerId, !matches);
-        if (matches) await this.open(topic, definition, existed, topic.queue.tailOffset);
+        if (matches) await this.open(topic, definition, existed ? undefined : topic.queue.tailOffset);
       }
     });
   }
@@ -120,6 +159,29 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     });
   }
 
+  /** The consumer's subscriptions, one per topic it reads (for fetches). */
+  subscriptionsOf(consumerId: string): Subscription[] {
+    return [...this.topics.values()].flatMap((topic) => {
+      const subscription = topic.subscriptions.get(consumerId);
+      return subscription ? [subscription] : [];
+    });
+  }
+
+  /** Resolves when a subscription starts, after `ms`, or when `signal` aborts. */
+  whenSubscribed(ms: number, signal: AbortSignal): Promise<void> {
+    return this.subscribed.wait(ms, signal);
+  }
+
+  /** The consumer's subscription to one topic. */
+  subscriptionOf(consumerId: string, topic: string): Subscription | undefined {
+    return this.topics.get(topic)?.subscriptions.get(consumerId);
+  }
+
+  private async applyHosts(definition: DispatcherDefinition): Promise<void> {
+    await this.registry.replace(definition);
+    for (const subscription of this.subscriptionsOf(definition.consumerId)) subscription.setHosts(definition);
+  }
+
   list(): SubscriptionView[] {
     return [...this.topics.values()].flatMap(({ queue, subscriptions }) =>
       [...subscriptions.values()].map((subscription) => ({
@@ -129,6 +191,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         tail: queue.tailOffset,
         lag: queue.tailOffset - subscription.position,
         state: subscription.state,
+        leased: subscription.leased,
+        ...(subscription.activeMember === undefined ? {} : { activeMember: subscription.activeMember }),
         stats: subscription.stats,
       })),
     );
@@ -144,7 +208,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     const withCheckpoint = new Set(await queue.checkpoints.consumerIds());
     for (const definition of this.registry.list()) {
       if (this.matches(definition, queue.topic)) {
-        await this.open(topic, definition, withCheckpoint.has(definition.consumerId), tailAtOpen);
+        await this.open(topic, definition, withCheckpoint.has(definition.consumerId) ? undefined : tailAtOpen);
       }
     }
     for (const consumerId of withCheckpoint) {
@@ -156,21 +220,22 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   private matches(definition: DispatcherDefinition, topic: Topic): boolean {
-    return definition.pattern.matches(topic) || topic.name === redriveTopicOf(definition.consumerId);
+    return matchesAnyPattern(definition, topic) || topic.name === redriveTopicOf(definition.consumerId);
   }
 
   /**
-   * Subscribes the consumer to the topic. If its checkpoint cannot be created or written (a full disk), the attach
-   * is retried with the delivery backoff until it succeeds, the dispatcher changes or the broker shuts down.
+   * Subscribes the consumer to the topic: from its checkpoint, or — a new subscription — from `tail` for
+   * `startFrom: latest` (else 0). If its checkpoint cannot be created or written (a full disk), the attach is
+   * retried with the delivery backoff until it succeeds, the dispatcher changes or the broker shuts down.
    */
-  private async open(topic: AttachedTopic, definition: DispatcherDefinition, resumed: boolean, tail: number) {
+  private async open(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
     try {
-      await this.subscribe(topic, definition, resumed, tail);
+      await this.subscribe(topic, definition, tail);
     } catch (failure) {
       const attempt = (cancelled: AbortSignal) =>
         this.exclusive(async () => {
           if (cancelled.aborted || this.closing) return false;
-          await this.subscribe(topic, definition, resumed, tail);
+          await this.subscribe(topic, definition, tail);
           topic.attaching.delete(definition.consumerId);
           return true;
         });
@@ -179,12 +244,13 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     }
   }
 
-  private async subscribe(topic: AttachedTopic, definition: DispatcherDefinition, resumed: boolean, tail: number) {
-    const initial = definition.startFrom === 'latest' ? tail : 0;
+  private async subscribe(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
+    const initial = definition.startFrom === 'latest' && tail !== undefined ? tail : 0;
     const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
-    const subscription = new Subscription(topic.queue, definition, checkpoint, resumed, this.context);
+    const subscription = new Subscription(topic.queue, definition, checkpoint, this.context);
     topic.subscriptions.set(definition.consumerId, subscription);
     subscription.signal();
+    this.subscribed.notify();
   }
 
   /** Ends the consumer's subscription to the topic, attached or still retrying to attach; true if it had one. */

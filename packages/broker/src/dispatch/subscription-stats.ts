@@ -1,6 +1,12 @@
 /** Counters of one subscription, shown by `GET /mmmq/subscriptions`. */
 export class SubscriptionStats {
+  /** Messages settled by an ACK (or on send, for fetches that ask so). */
   delivered = 0;
+  /** Deliveries of a message that may have been delivered before. */
+  redelivered = 0;
+  /** Leases that ended without a settlement. */
+  expired = 0;
+  nacked = 0;
   deadLettered = 0;
   corruptSkipped = 0;
   failures = 0;

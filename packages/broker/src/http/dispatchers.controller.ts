@@ -1,5 +1,5 @@
-import { MmmqValidationError } from '@mmmq/core';
-import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, UseFilters, UseGuards } from '@nestjs/common';
+import { Host, MmmqValidationError } from '@mmmq/core';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import {
   DispatcherDefinitionJson,
   parseConsumerId,
@@ -15,7 +15,12 @@ import { JsonBodyReader } from './json-body.reader';
 import { NackExceptionFilter } from './nack-exception.filter';
 import { ReadsRawBody } from './reads-raw-body.decorator';
 
-/** Runtime management of push consumers; every change is in `dispatchers.json` before it takes effect. */
+/** Express' and fastify's replies both set their status so. */
+interface StatusSetter {
+  status(code: number): unknown;
+}
+
+/** Runtime management of consumers; every change is in `dispatchers.json` before it takes effect. */
 @Controller('mmmq/dispatchers')
 @UseFilters(NackExceptionFilter)
 @UseGuards(BrokerAccessGuard)
@@ -37,13 +42,25 @@ export class DispatchersController {
     return toDefinitionJson(this.registry.get(parseConsumerId(consumerId)));
   }
 
+  /**
+   * `201` a new consumer; `200` when it exists with the same settings and the body's hosts joined it (competing
+   * consumers: replicas of one service register the same consumerId); `409` when it exists with other settings.
+   */
   @Post()
   @HttpCode(HttpStatus.CREATED)
   @ReadsRawBody()
-  async create(@Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
+  async create(@Req() request: RequestWithRawBody, @Res({ passthrough: true }) response: StatusSetter): Promise<DispatcherDefinitionJson> {
     const definition = parseDispatcherDefinition(await this.body.read(request), 'dispatcher');
-    await this.subscriptions.addDispatcher(definition);
-    return toDefinitionJson(definition);
+    const { stored, joined } = await this.subscriptions.addDispatcher(definition);
+    if (joined) response.status(HttpStatus.OK);
+    return toDefinitionJson(stored);
+  }
+
+  /** Removes one push host (`{host}` is its URL, encoded: `http%3A%2F%2Fbilling-2%3A8080`); the consumer stays. */
+  @Delete(':consumerId/hosts/:host')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  async removeHost(@Param('consumerId') consumerId: string, @Param('host') host: string): Promise<void> {
+    await this.subscriptions.removeHost(parseConsumerId(consumerId), Host.parse(host));
   }
 
   /** The body holds `host` and `pattern` (and optionally `startFrom`); a `consumerId` in it must match the path. */

@@ -12,9 +12,10 @@ import {
   AuthenticationRequiredError,
   HostNotAllowedError,
 } from '../security/security.errors';
-import { DispatcherNotFoundError, DuplicateConsumerIdError } from '../dispatch/dispatcher.errors';
+import { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from '../dispatch/dispatcher.errors';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 import { StreamFencedError } from '../stream/stream.errors';
+import { TooManyFetchesError } from '../pull/pull.errors';
 
 /** How long a producer is asked to wait before retrying a 429 or 503 that did not say otherwise. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -56,8 +57,9 @@ export function toNackResponse(error: unknown): NackResponse {
   if (error instanceof TopicNameConflictError || error instanceof DuplicateConsumerIdError) {
     return expected(HttpStatus.CONFLICT);
   }
-  if (error instanceof DispatcherNotFoundError) return expected(HttpStatus.NOT_FOUND);
+  if (error instanceof DispatcherNotFoundError || error instanceof PushHostNotFoundError) return expected(HttpStatus.NOT_FOUND);
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
+  if (error instanceof TooManyFetchesError) return expected(HttpStatus.TOO_MANY_REQUESTS, RETRY_AFTER_SECONDS);
   if (error instanceof TooManyHeaderFieldsError) return expected(REQUEST_HEADER_FIELDS_TOO_LARGE);
   if (error instanceof UnsupportedContentEncodingError || error instanceof UnsupportedContentTypeError) {
     return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);

@@ -6,6 +6,7 @@ import { CheckpointFile } from './checkpoint-file';
 import { syncDirectory } from './file-handle';
 import type { Journal } from './journal/journal';
 import { JournalOpKind } from './journal/journal-record';
+import type { SubscriptionSnapshot } from './subscription-snapshot';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
 const CHECKPOINT_EXTENSION = '.checkpoint';
@@ -76,8 +77,9 @@ export class CheckpointDirectory {
   }
 
   /** Sets the consumer's checkpoint without journaling it (the journal's replay); durable at `sync`. */
-  async restore(consumerId: string, offset: number, logEnd: number): Promise<void> {
-    (await this.open(consumerId, offset, logEnd)).restore(offset);
+  async restore(consumerId: string, state: number | SubscriptionSnapshot, logEnd: number): Promise<void> {
+    const cursor = typeof state === 'number' ? state : state.cursor;
+    (await this.open(consumerId, cursor, logEnd)).restore(state);
   }
 
   /** Writes every moved checkpoint of this topic and fsyncs it; returns the fsyncs it took. */

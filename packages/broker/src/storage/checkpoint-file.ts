@@ -3,9 +3,17 @@ import type { Journal } from './journal/journal';
 import type { Flushable } from './journal/journal-commit';
 import { JournalOpKind } from './journal/journal-record';
 import { StorageError } from './storage.errors';
+import {
+  cursorOnly,
+  decodeSnapshot,
+  encodeSnapshot,
+  LEGACY_CHECKPOINT_BYTES,
+  snapshotEnd,
+  SubscriptionSnapshot,
+} from './subscription-snapshot';
 
-/** A checkpoint is one 8-byte big-endian integer: the next offset to deliver. */
-export const CHECKPOINT_BYTES = 8;
+/** The largest checkpoint file read back: a snapshot of a full window with every offset counted. */
+const MAX_CHECKPOINT_FILE_BYTES = 16 * 1024 * 1024;
 
 /** Whose checkpoint a file is, and the journal that makes its moves durable. */
 export interface CheckpointOwner {
@@ -15,7 +23,8 @@ export interface CheckpointOwner {
 }
 
 /**
- * `checkpoints/{consumerId}.checkpoint`. A move is durable once the journal record holding it is fsync'd — shared
+ * `checkpoints/{consumerId}.checkpoint`: the subscription's durable state (see {@link SubscriptionSnapshot}) — an
+ * 8-byte cursor while there is nothing else to keep, else a checksummed snapshot. A move is durable once the journal record holding it is fsync'd — shared
  * with every publish and checkpoint of that commit group, so its cost does not grow with the number of
  * subscriptions; the value only moves then, so a crash can make a consumer see a message again but never skip
  * one. The file itself is written and fsync'd by the journal's flush, with the value of that moment.
@@ -27,14 +36,15 @@ export class CheckpointFile implements Flushable {
 
   private constructor(
     private readonly file: FileHandle,
-    private current: number,
+    private current: SubscriptionSnapshot,
     private readonly owner: CheckpointOwner,
   ) {}
 
   /**
    * Opens the checkpoint, creating it at `initial` when absent. A damaged one restarts at 0 and is rewritten so:
-   * redelivering is safe under at-least-once, skipping is not. Damaged means the wrong size, or an offset past
-   * `logEnd` (the broker never writes one; the true value, say before a bit flip, is unknown). `reset` says why.
+   * redelivering is safe under at-least-once, skipping is not. Damaged means unreadable (wrong size, checksum), or
+   * an offset past `logEnd` (the broker never writes one; the true value, say before a bit flip, is unknown).
+   * `reset` says why.
    */
   static async open(
     path: string,
@@ -45,18 +55,20 @@ export class CheckpointFile implements Flushable {
     const file = await FileHandle.open(path, true);
     try {
       const created = file.size === 0;
-      const stored = file.size === CHECKPOINT_BYTES ? (await file.read(0, CHECKPOINT_BYTES)).readBigUInt64BE(0) : undefined;
-      const reset = created
+      const stored = created
         ? undefined
-        : stored === undefined
-          ? `${file.size} bytes instead of ${CHECKPOINT_BYTES}`
-          : stored > BigInt(logEnd)
-            ? `offset ${stored}, past the log end ${logEnd}`
+        : file.size > MAX_CHECKPOINT_FILE_BYTES
+          ? `${file.size} bytes, more than a checkpoint can hold`
+          : decodeSnapshot(await file.read(0, file.size));
+      const reset =
+        typeof stored === 'string'
+          ? stored
+          : stored && snapshotEnd(stored) > logEnd
+            ? `offset ${snapshotEnd(stored)}, past the log end ${logEnd}`
             : undefined;
-      const value = created ? initial : reset ? 0 : Number(stored);
+      const value = stored === undefined ? cursorOnly(initial) : reset ? cursorOnly(0) : (stored as SubscriptionSnapshot);
       const checkpoint = new CheckpointFile(file, value, owner);
       if (created || reset) {
-        if (file.size > CHECKPOINT_BYTES) await file.truncate(0);
         checkpoint.dirty = true;
         await checkpoint.sync();
       }
@@ -68,23 +80,35 @@ export class CheckpointFile implements Flushable {
     }
   }
 
+  /** The cursor: every offset below it is settled. */
   get offset(): number {
+    return this.current.cursor;
+  }
+
+  get snapshot(): SubscriptionSnapshot {
     return this.current;
   }
 
-  /** Durably records `offset` as the next one to deliver (journaled). Concurrent calls are applied in call order. */
-  async write(offset: number): Promise<void> {
+  /**
+   * Durably records the subscription's state — or just its cursor, the next offset to deliver (journaled).
+   * Concurrent calls are applied in call order.
+   */
+  async write(state: number | SubscriptionSnapshot): Promise<void> {
+    const snapshot = typeof state === 'number' ? cursorOnly(state) : state;
     const { journal, topic, consumerId } = this.owner;
+    const op = isCursorOnly(snapshot)
+      ? { kind: JournalOpKind.CHECKPOINT as const, topic, consumerId, offset: snapshot.cursor }
+      : { kind: JournalOpKind.CHECKPOINT_STATE as const, topic, consumerId, state: encodeSnapshot(snapshot) };
     try {
-      await journal.commit([{ op: { kind: JournalOpKind.CHECKPOINT, topic, consumerId, offset }, apply: () => this.restore(offset) }]);
+      await journal.commit([{ op, apply: () => this.restore(snapshot) }]);
     } catch (cause) {
-      throw new StorageError(`Writing checkpoint ${this.file.path} failed; it still reads ${this.current}`, { cause });
+      throw new StorageError(`Writing checkpoint ${this.file.path} failed; it still reads ${this.current.cursor}`, { cause });
     }
   }
 
-  /** Moves the value without journaling it: for the journal's own replay, and as the apply step of `write`. */
-  restore(offset: number): this {
-    this.current = offset;
+  /** Sets the state without journaling it: for the journal's own replay, and as the apply step of `write`. */
+  restore(state: number | SubscriptionSnapshot): this {
+    this.current = typeof state === 'number' ? cursorOnly(state) : state;
     this.dirty = true;
     return this;
   }
@@ -93,10 +117,10 @@ export class CheckpointFile implements Flushable {
   async sync(): Promise<number> {
     if (!this.dirty || this.closed) return 0;
     this.dirty = false;
-    const bytes = Buffer.allocUnsafe(CHECKPOINT_BYTES);
-    bytes.writeBigUInt64BE(BigInt(this.current));
+    const bytes = isCursorOnly(this.current) ? legacyBytes(this.current.cursor) : encodeSnapshot(this.current);
     try {
       await this.file.writeAt(bytes, 0);
+      if (this.file.size > bytes.length) await this.file.truncate(bytes.length);
       await this.file.sync();
     } catch (cause) {
       this.dirty = true;
@@ -110,4 +134,15 @@ export class CheckpointFile implements Flushable {
     this.closed = true;
     await this.file.close();
   }
+}
+
+/** Nothing to keep but the cursor: written in the 8-byte v1 form (and journaled as a plain CHECKPOINT). */
+function isCursorOnly(snapshot: SubscriptionSnapshot): boolean {
+  return snapshot.settled.length === 0 && snapshot.counts.length === 0 && snapshot.deliveredMark <= snapshot.cursor;
+}
+
+function legacyBytes(cursor: number): Buffer {
+  const bytes = Buffer.allocUnsafe(LEGACY_CHECKPOINT_BYTES);
+  bytes.writeBigUInt64BE(BigInt(cursor));
+  return bytes;
 }

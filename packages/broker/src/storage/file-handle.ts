@@ -47,7 +47,6 @@ export class FileHandle {
   /** Appends the whole buffer, looping over short writes. Not durable until `sync`. */
   async append(bytes: Buffer): Promise<void> {
     await this.writeAt(bytes, this.end);
-    this.end += bytes.length;
   }
 
   /**
@@ -68,6 +67,7 @@ export class FileHandle {
       if (bytesWritten === 0) throw new StorageError(`Short write to ${this.path} at ${position + written}`);
       written += bytesWritten;
     }
+    this.end = Math.max(this.end, position + bytes.length);
   }
 
   /** Reads exactly `length` bytes at `position`, or fails: a short read means the file is not what the index says. */

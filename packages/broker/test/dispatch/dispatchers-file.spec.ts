@@ -30,8 +30,8 @@ describe('DispatchersFile', () => {
     expect(definitions.map((definition) => definition.consumerId)).toEqual(['b', 'a']);
     await file.save(definitions);
     expect(JSON.parse(readFileSync(path(), 'utf8'))).toEqual([
-      { consumerId: 'b', host: { protocol: 'HTTP', address: 'consumer-host', port: 8080 }, pattern: 'order.*', startFrom: 'earliest', batchSize: 1, maxInFlight: 1 },
-      { consumerId: 'a', host: { protocol: 'HTTPS', address: 'h', port: 8443 }, pattern: 'order.created', startFrom: 'earliest', batchSize: 1, maxInFlight: 1 },
+      { consumerId: 'b', host: { protocol: 'HTTP', address: 'consumer-host', port: 8080 }, pattern: 'order.*', startFrom: 'earliest', batchSize: 1, maxInFlight: 1, maxDeliveries: 16, ackTimeoutMs: 30000, exclusive: false },
+      { consumerId: 'a', host: { protocol: 'HTTPS', address: 'h', port: 8443 }, pattern: 'order.created', startFrom: 'earliest', batchSize: 1, maxInFlight: 1, maxDeliveries: 16, ackTimeoutMs: 30000, exclusive: false },
     ]);
   });
 

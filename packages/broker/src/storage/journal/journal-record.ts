@@ -10,6 +10,8 @@ export enum JournalOpKind {
   CHECKPOINT_DELETE = 3,
   /** Every record up to a sequence number is durable in the topic and checkpoint files. */
   FLUSHED = 4,
+  /** A consumer's subscription state moved: cursor, settled offsets above it, delivery counts (a snapshot). */
+  CHECKPOINT_STATE = 5,
 }
 
 export interface AppendOp {
@@ -28,6 +30,14 @@ export interface CheckpointOp {
   offset: number;
 }
 
+export interface CheckpointStateOp {
+  kind: JournalOpKind.CHECKPOINT_STATE;
+  topic: string;
+  consumerId: string;
+  /** An encoded SubscriptionSnapshot (subscription-snapshot.ts). */
+  state: Buffer;
+}
+
 export interface CheckpointDeleteOp {
   kind: JournalOpKind.CHECKPOINT_DELETE;
   topic: string;
@@ -39,7 +49,7 @@ export interface FlushedOp {
   seq: number;
 }
 
-export type JournalOp = AppendOp | CheckpointOp | CheckpointDeleteOp | FlushedOp;
+export type JournalOp = AppendOp | CheckpointOp | CheckpointStateOp | CheckpointDeleteOp | FlushedOp;
 
 /** A decoded record: one commit group of the broker. */
 export interface JournalRecord {
@@ -59,6 +69,8 @@ export function encodedOpBytes(op: JournalOp): number {
       return KIND_BYTES + NAME_LENGTH_BYTES + op.topic.length + 8 + 4 + 4 + op.frames.length;
     case JournalOpKind.CHECKPOINT:
       return KIND_BYTES + NAME_LENGTH_BYTES * 2 + op.topic.length + Buffer.byteLength(op.consumerId) + 8;
+    case JournalOpKind.CHECKPOINT_STATE:
+      return KIND_BYTES + NAME_LENGTH_BYTES * 2 + op.topic.length + Buffer.byteLength(op.consumerId) + 4 + op.state.length;
     case JournalOpKind.CHECKPOINT_DELETE:
       return KIND_BYTES + NAME_LENGTH_BYTES * 2 + op.topic.length + Buffer.byteLength(op.consumerId);
     case JournalOpKind.FLUSHED:
@@ -98,6 +110,9 @@ export function encodeRecordPayload(record: JournalRecord, target: Buffer, at: n
     if (op.kind === JournalOpKind.CHECKPOINT) {
       target.writeBigUInt64BE(BigInt(op.offset), position);
       position += 8;
+    } else if (op.kind === JournalOpKind.CHECKPOINT_STATE) {
+      target.writeUInt32BE(op.state.length, position);
+      position += 4 + op.state.copy(target, position + 4);
     }
   }
   return frameStarts;
@@ -141,6 +156,7 @@ class PayloadReader {
     }
     const consumerId = this.name('utf8');
     if (kind === JournalOpKind.CHECKPOINT) return { kind, topic, consumerId, offset: this.u64() };
+    if (kind === JournalOpKind.CHECKPOINT_STATE) return { kind, topic, consumerId, state: Buffer.from(this.take(this.u32())) };
     if (kind === JournalOpKind.CHECKPOINT_DELETE) return { kind, topic, consumerId };
     throw new CorruptionError(`Unknown journal op kind ${kind}`);
   }

@@ -4,6 +4,7 @@ import type { CheckpointDirectory } from '../checkpoint-directory';
 import { FileHandle } from '../file-handle';
 import type { SegmentFileChain } from '../segment-file-chain';
 import { JournalStart } from './journal';
+import { decodeSnapshot } from '../subscription-snapshot';
 import { JournalOpKind } from './journal-record';
 import { replayAppend } from './journal-replay';
 import { scanJournal } from './journal-scanner';
@@ -62,6 +63,11 @@ export async function recoverJournal(
         ends.set(op.topic, op.firstOffset + op.entryCount);
       } else if (op.kind === JournalOpKind.CHECKPOINT) {
         await topic.checkpoints.restore(op.consumerId, op.offset, topic.chain.tailOffset);
+      } else if (op.kind === JournalOpKind.CHECKPOINT_STATE) {
+        const snapshot = decodeSnapshot(op.state);
+        // Its record's checksum matched, so this is a bug, not damage: keep the older state (redeliver, never skip).
+        if (typeof snapshot === 'string') logger.warn(`Topic ${op.topic}: journal record ${record.seq} holds ${snapshot} for consumer ${op.consumerId}; kept its older state`);
+        else await topic.checkpoints.restore(op.consumerId, snapshot, topic.chain.tailOffset);
       } else {
         await topic.checkpoints.forget(op.consumerId);
       }

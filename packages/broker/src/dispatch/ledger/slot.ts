@@ -1,0 +1,72 @@
+import type { DecodedEnvelope } from '../../publish/message-envelope';
+
+/** The header whose value orders messages: two with the same value are never in flight at once. */
+export const ORDERING_KEY_HEADER = 'mmmq-ordering-key';
+
+export enum SlotState {
+  /** Ready to be handed out. */
+  AVAILABLE,
+  /** Handed out to a member until it settles it or its lease ends. */
+  LEASED,
+  /** NACKed with a delay: available again at `availableAt`. */
+  DELAYED,
+  /** Being dead-lettered: settled once the dead letter is durable. */
+  DEAD_LETTERING,
+  SETTLED,
+}
+
+/** One delivery of a message, for the dead letter's history. */
+export interface DeliveryAttempt {
+  member: string;
+  /** Wall-clock time, ISO 8601: for people reading the dead letter. */
+  at: string;
+  outcome: string;
+}
+
+/** The most attempts a dead letter's history names (the latest ones). */
+export const DELIVERY_HISTORY_MAX = 16;
+
+/** One offset of a subscription's window (cursor ≤ offset < read end) and what happened to it. */
+export interface Slot {
+  readonly offset: number;
+  /** The message; dropped once settled. */
+  envelope?: DecodedEnvelope;
+  /** Payload bytes, for fetches limited by size. */
+  readonly bytes: number;
+  readonly key?: string;
+  state: SlotState;
+  /** Deliveries that may have reached a handler (refused connections are taken back). */
+  deliveries: number;
+  nacks: number;
+  /** The member holding the lease. */
+  member?: string;
+  /** When the lease ends, on the monotonic clock; Infinity while the holder's own timer governs (a push). */
+  deadline: number;
+  /** When a DELAYED slot becomes available, on the monotonic clock. */
+  availableAt: number;
+  /** A push lease the consumer asked more time for (extend): its reply may take until then. */
+  extendedUntil: number;
+  history: DeliveryAttempt[];
+}
+
+export function newSlot(offset: number, envelope: DecodedEnvelope, bytes: number, deliveries: number, nacks: number): Slot {
+  const key = envelope.headers[ORDERING_KEY_HEADER];
+  return {
+    offset,
+    envelope,
+    bytes,
+    key: key === undefined ? undefined : String(key),
+    state: SlotState.AVAILABLE,
+    deliveries,
+    nacks,
+    deadline: Infinity,
+    availableAt: 0,
+    extendedUntil: 0,
+    history: [],
+  };
+}
+
+export function recordAttempt(slot: Slot, outcome: string): void {
+  slot.history.push({ member: slot.member ?? '?', at: new Date().toISOString(), outcome });
+  if (slot.history.length > DELIVERY_HISTORY_MAX) slot.history.shift();
+}

@@ -1,0 +1,245 @@
+import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { backoffDelay, maxBackoffDelay, sleep } from './backoff';
+import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
+import { DispatcherDefinition } from './dispatcher-definition';
+import { PUSH_BATCH_MAX_BYTES } from './ledger/entry-decoder';
+import { leaseToken } from './ledger/lease-token';
+import { Slot } from './ledger/slot';
+import { pushIdOf } from './push-id';
+import { DeliveryFailedError, PushOrder, PushTarget, PushUnauthorizedError } from './push-sender';
+import type { DeliveryContext, Subscription } from './subscription';
+
+/**
+ * `active`: delivering, or retrying after failures with the usual backoff. `unauthorized`: the consumer answered
+ * 401 (it refuses the pushes' signature): a misconfiguration, retried at the longest backoff until a push
+ * succeeds or the dispatcher is registered again.
+ */
+export type PushMemberState = 'active' | 'unauthorized';
+
+/** A push on its way: the messages it carries and, once back, the consumer's replies or why there are none. */
+interface SentPush {
+  slots: Slot[];
+  /** Each slot's delivery this push is: a reply only settles a slot still leased as that delivery. */
+  deliveries: number[];
+  reply: Promise<ConsumerAcknowledgement[] | Error>;
+}
+
+/**
+ * One push host of a subscription: takes windows of messages from the subscription (one message, or up to
+ * `batchSize`), with up to `maxInFlight` pushes on their way, and settles the replies in the order the pushes were
+ * sent. A NACKed message goes back to the subscription (the next window takes it first, lowest offset first); a
+ * failed push gives back its messages and those of the pushes behind it (cut off), and the member backs off.
+ * Signals while it drains are remembered: it looks for work again before it stops.
+ */
+export class PushMember {
+  private readonly logger = new Logger(PushMember.name);
+  private readonly stopSleeping = new AbortController();
+  private readonly abortSends = new AbortController();
+  /** End the backoffs under way early (see {@link retryNow}). */
+  private readonly wakers = new Set<AbortController>();
+  private definition: DispatcherDefinition;
+  private running?: Promise<void>;
+  private wanted = false;
+  private stopping?: Promise<void>;
+  private failedPushes = 0;
+  private currentState: PushMemberState = 'active';
+  readonly id: string;
+
+  constructor(
+    private readonly subscription: Subscription,
+    private target: PushTarget,
+    private readonly context: DeliveryContext,
+  ) {
+    this.definition = subscription.definition;
+    this.id = target.host.toUrl();
+  }
+
+  get state(): PushMemberState {
+    return this.currentState;
+  }
+
+  /** The dispatcher changed but kept this host: pushes from now on follow the new settings. */
+  retarget(definition: DispatcherDefinition): void {
+    this.definition = definition;
+    this.target = { ...this.target, signingSecret: definition.signingSecret };
+  }
+
+  /** Leaves the `unauthorized` state and ends the current backoff, so delivery is tried again at once. */
+  retryNow(): void {
+    this.currentState = 'active';
+    this.failedPushes = 0;
+    for (const waker of this.wakers) waker.abort();
+  }
+
+  signal(): void {
+    this.wanted = true;
+    if (this.stopping || this.running) return;
+    this.running = this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.wanted && !this.stopping) {
+        this.wanted = false;
+        const failure = await this.pushAll();
+        if (failure && !this.stopping) {
+          this.wanted = true;
+          this.subscription.failing(this.id);
+          if (failure instanceof PushUnauthorizedError) this.refusedByConsumer(failure);
+          await this.backoff(++this.failedPushes, failure);
+        }
+      }
+    } catch (error) {
+      this.logger.error(`${this.label()}: delivery stopped unexpectedly`, (error as Error).stack);
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /**
+   * Pushes windows, up to `maxInFlight` at once, and settles their replies in the order they were sent, until
+   * nothing is left to take or the member stops (undefined), or a push fails: then the pushes behind it are cut
+   * off, all their messages go back, and the failure is returned for the caller to back off.
+   */
+  private async pushAll(): Promise<Error | undefined> {
+    const { maxInFlight, batchSize } = this.definition;
+    // A consumer that asked for several pushes in flight orders them by session and sequence; a new session
+    // after a failure means it never waits for a push that was cut off.
+    const session = maxInFlight > 1 ? { id: randomUUID(), next: 0 } : undefined;
+    const cutOff = new AbortController();
+    const stop = () => cutOff.abort();
+    this.abortSends.signal.addEventListener('abort', stop, { once: true });
+    const inFlight: SentPush[] = [];
+    try {
+      for (;;) {
+        while (inFlight.length < maxInFlight && !this.stopping) {
+          const slots = await this.subscription.acquire(this.id, batchSize, PUSH_BATCH_MAX_BYTES, Infinity);
+          if (slots.length === 0) break;
+          const order = session && { session: session.id, sequence: session.next++ };
+          const deliveries = slots.map((slot) => slot.deliveries);
+          inFlight.push({ slots, deliveries, reply: this.push(slots, cutOff.signal, order).catch((error: Error) => error) });
+        }
+        const sent = inFlight.shift();
+        if (!sent) return undefined;
+        const replies = await sent.reply;
+        if (replies instanceof Error) {
+          cutOff.abort();
+          this.giveBack(sent, replies);
+          for (const behind of inFlight) {
+            const reply = await behind.reply;
+            this.giveBack(behind, reply instanceof Error ? reply : undefined);
+          }
+          return this.abortSends.signal.aborted ? undefined : replies;
+        }
+        this.answered();
+        this.applyReplies(sent, replies);
+      }
+    } finally {
+      this.abortSends.signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /** Messages of a push that failed (or was cut off) go back; they count unless the push never left whole. */
+  private giveBack({ slots, deliveries }: SentPush, error: Error | undefined): void {
+    const counted = !(error instanceof DeliveryFailedError) || error.reachedConsumer;
+    const outcome = error ? shortOutcome(error) : 'cut off behind a failed push';
+    slots.forEach((slot, i) => this.subscription.release(slot, { outcome, counted }, deliveries[i]));
+  }
+
+  /** ACKs settle; a NACK that says retrying cannot help is dead-lettered at once; other NACKs go back. */
+  private applyReplies({ slots, deliveries }: SentPush, replies: ConsumerAcknowledgement[]): void {
+    slots.forEach((slot, i) => {
+      const reply = replies[i];
+      const delivery = deliveries[i];
+      if (reply.acknowledgement === Acknowledgement.ACK) this.subscription.ack(slot, delivery);
+      else if (slot.deliveries !== delivery) return;
+      else if (reply.retry === false) void this.subscription.terminate(slot, 'REJECTED', reply.message ?? 'NACK without a message');
+      else this.subscription.release(slot, { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) }, delivery);
+    });
+  }
+
+  private push(slots: Slot[], signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement[]> {
+    const topic = this.subscription.queue.topic.name;
+    const bodies = slots.map((slot) =>
+      encodeDelivery(slot.envelope!, slot.offset, slot.deliveries, slot.deliveries > 1, leaseToken(topic, slot.offset, slot.deliveries)),
+    );
+    const id = pushIdOf(this.target.consumerId, topic, slots.map((slot) => slot.offset));
+    const extendedUntil = () => Math.max(...slots.map((slot) => slot.extendedUntil));
+    const { sender } = this.context;
+    return this.definition.batchSize === 1
+      ? sender.send(this.target, { body: bodies[0], id, order, extendedUntil }, signal).then((reply) => [reply])
+      : sender.sendBatch(this.target, { body: encodeDeliveryBatch(bodies), id, order, extendedUntil }, bodies.length, signal);
+  }
+
+  /** A 401: counted every time, logged once when the member enters the `unauthorized` state. */
+  private refusedByConsumer(error: PushUnauthorizedError): void {
+    this.subscription.stats.unauthorized++;
+    if (this.currentState === 'unauthorized') return;
+    this.currentState = 'unauthorized';
+    this.logger.error(
+      `${this.label()}: the consumer refuses the pushes as unauthorized (${error.message}). The dispatcher's ` +
+        `signingSecret and the consumer's signing secrets do not match. Retrying every ` +
+        `${this.context.options.backoff.maxMs} ms until a push succeeds or the dispatcher is registered again ` +
+        `(PUT /mmmq/dispatchers/${this.target.consumerId})`,
+    );
+  }
+
+  /** The consumer answered a push. */
+  private answered(): void {
+    this.failedPushes = 0;
+    this.subscription.seen(this.id);
+    if (this.currentState !== 'unauthorized') return;
+    this.currentState = 'active';
+    this.logger.log(`${this.label()}: the consumer accepts the pushes again`);
+  }
+
+  /** Waits before a retry; while `unauthorized` at the longest backoff and without a warning each time (it was logged once). */
+  private async backoff(failures: number, error: Error): Promise<void> {
+    const { backoff } = this.context.options;
+    const unauthorized = this.currentState === 'unauthorized';
+    const wait = unauthorized ? maxBackoffDelay(backoff) : backoffDelay(failures, backoff);
+    this.subscription.stats.recordFailure(error.message);
+    if (!unauthorized) this.logger.warn(`${this.label()}: delivery failed (${error.message}); retry ${failures} in ${wait} ms`);
+    const waker = new AbortController();
+    this.wakers.add(waker);
+    await sleep(wait, AbortSignal.any([this.stopSleeping.signal, waker.signal]));
+    this.wakers.delete(waker);
+  }
+
+  /**
+   * Stops for good: no new push starts, a backoff ends at once, pushes in flight get `graceMs` to finish before they
+   * are abandoned (their messages go back). Idempotent.
+   */
+  stop(graceMs = 0): Promise<void> {
+    this.stopping ??= (async () => {
+      this.stopSleeping.abort();
+      const running = this.running;
+      if (running && graceMs > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        clearTimeout(timer);
+      }
+      this.abortSends.abort();
+      await running;
+    })();
+    return this.stopping;
+  }
+
+  private label(): string {
+    return `${this.subscription.label()} (${this.id})`;
+  }
+}
+
+/** A NACK's `delayMs`, when it is a sensible one (at most an hour). */
+function delayOf(reply: ConsumerAcknowledgement): number | undefined {
+  const delayMs = (reply as { delayMs?: unknown }).delayMs;
+  return typeof delayMs === 'number' && delayMs > 0 && delayMs <= 3_600_000 ? delayMs : undefined;
+}
+
+/** What a failed delivery's history says: the reason after the consumer's URL. */
+function shortOutcome(error: Error): string {
+  const at = error.message.indexOf(' failed: ');
+  return at >= 0 ? error.message.slice(at + ' failed: '.length) : error.message;
+}

@@ -1,0 +1,76 @@
+import { Controller, Header, HttpCode, HttpStatus, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { parseConsumerId } from '../dispatch/dispatcher-definition';
+import { RequestWithRawBody } from '../publish/raw-body.reader';
+import { parseFetchRequest, parseRecoverRequest, parseSettleRequest } from '../pull/pull-requests';
+import { PullService, SettleResult } from '../pull/pull-service';
+import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { RequiresRole } from '../security/requires-role.decorator';
+import { JsonBodyReader } from './json-body.reader';
+import { NackExceptionFilter } from './nack-exception.filter';
+import { ReadsRawBody } from './reads-raw-body.decorator';
+
+/** Express' reply, or fastify's (`raw`): where a long poll learns that its client went away. */
+interface ClosableReply {
+  raw?: { once(event: 'close', listener: () => void): unknown };
+  once?(event: 'close', listener: () => void): unknown;
+}
+
+/** The pull API (docs/http-api.md): fetch with leases, then ack / nack / extend / terminate, and recover. */
+@Controller('mmmq/consumers/:consumerId')
+@UseFilters(NackExceptionFilter)
+@UseGuards(BrokerAccessGuard)
+@RequiresRole('consume')
+export class ConsumersController {
+  constructor(
+    private readonly pull: PullService,
+    private readonly body: JsonBodyReader,
+  ) {}
+
+  /** `{"messages":[…]}`, each with its `lease`; waits up to `waitMs` for the first (long polling). */
+  @Post('fetch')
+  @HttpCode(HttpStatus.OK)
+  @Header('content-type', 'application/json')
+  @ReadsRawBody()
+  async fetch(@Param('consumerId') id: string, @Req() request: RequestWithRawBody, @Res({ passthrough: true }) reply: ClosableReply) {
+    const consumerId = parseConsumerId(id);
+    const fetch = parseFetchRequest(await this.body.read(request));
+    const gone = new AbortController();
+    (reply.raw ?? reply).once?.('close', () => gone.abort());
+    return this.pull.fetch(consumerId, fetch, gone.signal);
+  }
+
+  @Post('ack')
+  @HttpCode(HttpStatus.OK)
+  @ReadsRawBody()
+  async ack(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<SettleResult> {
+    return this.pull.ack(parseConsumerId(id), parseSettleRequest(await this.body.read(request), undefined));
+  }
+
+  @Post('nack')
+  @HttpCode(HttpStatus.OK)
+  @ReadsRawBody()
+  async nack(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<SettleResult> {
+    return this.pull.nack(parseConsumerId(id), parseSettleRequest(await this.body.read(request), 'delayMs'));
+  }
+
+  @Post('extend')
+  @HttpCode(HttpStatus.OK)
+  @ReadsRawBody()
+  async extend(@Param('consumerId') id: string, @Req() request: RequestWithRawBody) {
+    return this.pull.extend(parseConsumerId(id), parseSettleRequest(await this.body.read(request), 'ackTimeoutMs'));
+  }
+
+  @Post('terminate')
+  @HttpCode(HttpStatus.OK)
+  @ReadsRawBody()
+  async terminate(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<SettleResult> {
+    return this.pull.terminate(parseConsumerId(id), parseSettleRequest(await this.body.read(request), 'reason'));
+  }
+
+  @Post('recover')
+  @HttpCode(HttpStatus.OK)
+  @ReadsRawBody()
+  async recover(@Param('consumerId') id: string, @Req() request: RequestWithRawBody) {
+    return this.pull.recover(parseConsumerId(id), parseRecoverRequest(await this.body.read(request)));
+  }
+}

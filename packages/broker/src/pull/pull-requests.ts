@@ -1,0 +1,99 @@
+import { MmmqValidationError } from '@mmmq/core';
+import { parseAckTimeoutMs } from '../dispatch/dispatcher-definition';
+import { PUSH_BATCH_MAX_BYTES } from '../dispatch/ledger/entry-decoder';
+
+/** The most messages one fetch answers. */
+export const MAX_FETCH_MESSAGES = 1000;
+/** The longest a fetch waits for a first message. */
+export const MAX_FETCH_WAIT_MS = 60_000;
+/** The longest delay a NACK may ask for before its message is delivered again. */
+export const MAX_NACK_DELAY_MS = 3_600_000;
+/** The most leases one settle request names. */
+export const MAX_SETTLE_ITEMS = 10_000;
+const MEMBER = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface FetchRequest {
+  max: number;
+  waitMs: number;
+  ackTimeoutMs?: number;
+  maxBytes: number;
+  member?: string;
+  /** Settle on send (ack mode `none`). */
+  autoAck: boolean;
+}
+
+/** One message to settle: by lease token (fenced), by topic and offset, or by id. */
+export type SettleItem = { lease: string } | { topic: string; offset: number } | { id: string };
+
+export interface SettleRequest {
+  items: SettleItem[];
+  delayMs?: number;
+  ackTimeoutMs?: number;
+  reason?: string;
+}
+
+export function parseFetchRequest(body: unknown): FetchRequest {
+  const record = objectWith(body, ['max', 'waitMs', 'ackTimeoutMs', 'maxBytes', 'member', 'autoAck']);
+  if (record.member !== undefined && (typeof record.member !== 'string' || !MEMBER.test(record.member))) {
+    throw new MmmqValidationError(`member must match ${MEMBER.source}, got ${JSON.stringify(record.member)}`);
+  }
+  if (record.autoAck !== undefined && typeof record.autoAck !== 'boolean') throw new MmmqValidationError('autoAck must be true or false');
+  return {
+    max: integer('max', record.max, 1, 1, MAX_FETCH_MESSAGES),
+    waitMs: integer('waitMs', record.waitMs, 0, 0, MAX_FETCH_WAIT_MS),
+    ackTimeoutMs: parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs),
+    maxBytes: integer('maxBytes', record.maxBytes, PUSH_BATCH_MAX_BYTES, 1, 64 * PUSH_BATCH_MAX_BYTES),
+    member: record.member as string | undefined,
+    autoAck: record.autoAck === true,
+  };
+}
+
+/** `{"leases":[…]}` (+ `delayMs` for a NACK, `ackTimeoutMs` for an extend, `reason` for a terminate). */
+export function parseSettleRequest(body: unknown, extra: 'delayMs' | 'ackTimeoutMs' | 'reason' | undefined): SettleRequest {
+  const record = objectWith(body, extra ? ['leases', extra] : ['leases']);
+  if (!Array.isArray(record.leases) || record.leases.length === 0 || record.leases.length > MAX_SETTLE_ITEMS) {
+    throw new MmmqValidationError(`leases must be an array of 1 to ${MAX_SETTLE_ITEMS} lease tokens (or {"topic","offset"} / {"id"})`);
+  }
+  const request: SettleRequest = { items: record.leases.map(parseItem) };
+  if (extra === 'delayMs') request.delayMs = integer('delayMs', record.delayMs, 0, 0, MAX_NACK_DELAY_MS);
+  if (extra === 'ackTimeoutMs') request.ackTimeoutMs = parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs);
+  if (extra === 'reason' && record.reason !== undefined) {
+    if (typeof record.reason !== 'string') throw new MmmqValidationError('reason must be a string');
+    request.reason = record.reason.slice(0, 1000);
+  }
+  return request;
+}
+
+export function parseRecoverRequest(body: unknown): string {
+  const record = objectWith(body, ['member']);
+  if (typeof record.member !== 'string' || !MEMBER.test(record.member)) {
+    throw new MmmqValidationError(`member must match ${MEMBER.source} (the member whose leases to redeliver)`);
+  }
+  return record.member;
+}
+
+function parseItem(item: unknown, i: number): SettleItem {
+  if (typeof item === 'string' && item.length > 0 && item.length <= 300) return { lease: item };
+  if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+    const record = item as Record<string, unknown>;
+    const keys = Object.keys(record).sort().join(',');
+    if (keys === 'offset,topic' && typeof record.topic === 'string' && Number.isSafeInteger(record.offset) && (record.offset as number) >= 0) {
+      return { topic: record.topic, offset: record.offset as number };
+    }
+    if (keys === 'id' && typeof record.id === 'string' && record.id.length > 0) return { id: record.id };
+  }
+  throw new MmmqValidationError(`leases[${i}] must be a lease token, {"topic","offset"} or {"id"}`);
+}
+
+function objectWith(body: unknown, known: string[]): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MmmqValidationError('the body must be a JSON object');
+  const unknown = Object.keys(body).filter((key) => !known.includes(key));
+  if (unknown.length > 0) throw new MmmqValidationError(`unknown field(s) ${unknown.join(', ')}`);
+  return body as Record<string, unknown>;
+}
+
+function integer(field: string, input: unknown, fallback: number, min: number, max: number): number {
+  if (input === undefined) return fallback;
+  if (typeof input === 'number' && Number.isSafeInteger(input) && input >= min && input <= max) return input;
+  throw new MmmqValidationError(`${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(input)}`);
+}

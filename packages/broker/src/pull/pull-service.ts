@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { encodeDelivery, encodeDeliveryBatch } from '../dispatch/delivery-body';
+import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
+import { LeaseRef, leaseToken, parseLeaseToken } from '../dispatch/ledger/lease-token';
+import { Slot } from '../dispatch/ledger/slot';
+import { Subscription } from '../dispatch/subscription';
+import { SubscriptionContainer } from '../dispatch/subscription-container';
+import { TooManyFetchesError } from './pull.errors';
+import { FetchRequest, SettleItem, SettleRequest } from './pull-requests';
+
+/** Fetches of one consumer that may wait at once (NATS' default); more are refused with 429. */
+export const MAX_WAITING_FETCHES = 512;
+
+/** What a settle request did: how many it settled, and which items named no lease (any more). */
+export interface SettleResult {
+  settled: number;
+  lost: unknown[];
+}
+
+type Leased = { subscription: Subscription; slot: Slot };
+
+/**
+ * The pull side of the subscription model: fetches lease messages of all a consumer's subscriptions to a member
+ * (long polling: waits for a change, never polls), and ack / nack / extend / terminate / recover settle them through
+ * the same subscription the push members use. Settlements are answered once durable.
+ */
+@Injectable()
+export class PullService {
+  private readonly waiting = new Map<string, number>();
+  /** Where the next fetch of a consumer starts among its topics, so no topic starves the others. */
+  private readonly rotation = new Map<string, number>();
+
+  constructor(
+    private readonly registry: DispatcherRegistry,
+    private readonly subscriptions: SubscriptionContainer,
+  ) {}
+
+  /** `{"messages":[…]}`: up to `max` messages, waiting up to `waitMs` for the first. */
+  async fetch(consumerId: string, request: FetchRequest, cancelled: AbortSignal): Promise<Buffer> {
+    const definition = this.registry.get(consumerId);
+    const member = request.member ?? `pull:${randomUUID()}`;
+    const leaseMs = request.ackTimeoutMs ?? definition.ackTimeoutMs;
+    const deadline = performance.now() + request.waitMs;
+    const waiting = this.waiting.get(consumerId) ?? 0;
+    if (waiting >= MAX_WAITING_FETCHES) throw new TooManyFetchesError(consumerId, MAX_WAITING_FETCHES);
+    this.waiting.set(consumerId, waiting + 1);
+    try {
+      for (;;) {
+        const wake = new AbortController();
+        const subscriptions = this.subscriptions.subscriptionsOf(consumerId);
+        // Listening before looking: a change between the two must not be missed.
+        const remaining = Math.max(0, deadline - performance.now());
+        const changed = Promise.race([
+          this.subscriptions.whenSubscribed(remaining, AbortSignal.any([wake.signal, cancelled])),
+          ...subscriptions.map((subscription) => subscription.whenChanged(remaining, AbortSignal.any([wake.signal, cancelled]))),
+        ]);
+        const leased = await this.take(consumerId, subscriptions, member, request, leaseMs);
+        if (leased.length > 0 || remaining <= 0 || cancelled.aborted) {
+          wake.abort();
+          return await this.answer(leased, request.autoAck);
+        }
+        await changed;
+        wake.abort();
+      }
+    } finally {
+      this.waiting.set(consumerId, (this.waiting.get(consumerId) ?? 1) - 1);
+    }
+  }
+
+  async ack(consumerId: string, request: SettleRequest): Promise<SettleResult> {
+    return this.settle(consumerId, request, ({ subscription, slot }) => subscription.ack(slot, slot.deliveries));
+  }
+
+  async nack(consumerId: string, request: SettleRequest): Promise<SettleResult> {
+    return this.settle(consumerId, request, ({ subscription, slot }) =>
+      subscription.release(slot, { outcome: 'NACK', counted: true, nack: {}, delayMs: request.delayMs }, slot.deliveries),
+    );
+  }
+
+  async terminate(consumerId: string, request: SettleRequest): Promise<SettleResult> {
+    const reason = request.reason ?? 'terminated by the consumer';
+    const terminations: Array<Promise<boolean>> = [];
+    const result = await this.settle(consumerId, request, ({ subscription, slot }) => {
+      terminations.push(subscription.terminate(slot, 'TERMINATED', reason));
+    });
+    await Promise.all(terminations);
+    return result;
+  }
+
+  /** Moves the leases' deadlines to now + `ackTimeoutMs` (default the dispatcher's): the work is in progress. */
+  extend(consumerId: string, request: SettleRequest): { extended: number; lost: unknown[] } {
+    const leaseMs = request.ackTimeoutMs ?? this.registry.get(consumerId).ackTimeoutMs;
+    const lost: unknown[] = [];
+    let extended = 0;
+    request.items.forEach((item) => {
+      const leased = this.find(consumerId, item);
+      if (leased && leased.subscription.extend(leased.slot, leaseMs)) extended++;
+      else lost.push(itemJson(item));
+    });
+    return { extended, lost };
+  }
+
+  /** Every message `member` holds goes back now, to be delivered again (marked redelivered). */
+  recover(consumerId: string, member: string): { released: number } {
+    this.registry.get(consumerId);
+    let released = 0;
+    for (const subscription of this.subscriptions.subscriptionsOf(consumerId)) {
+      for (const slot of subscription.leasesOf(member)) {
+        subscription.release(slot, { outcome: 'RECOVER', counted: true }, slot.deliveries);
+        released++;
+      }
+    }
+    return { released };
+  }
+
+  private async take(consumerId: string, subscriptions: Subscription[], member: string, request: FetchRequest, leaseMs: number) {
+    const leased: Leased[] = [];
+    if (subscriptions.length === 0) return leased;
+    const start = (this.rotation.get(consumerId) ?? 0) % subscriptions.length;
+    this.rotation.set(consumerId, start + 1);
+    let bytes = 0;
+    for (let i = 0; i < subscriptions.length && leased.length < request.max && bytes < request.maxBytes; i++) {
+      const subscription = subscriptions[(start + i) % subscriptions.length];
+      const room = leased.length === 0 ? request.maxBytes : request.maxBytes - bytes;
+      for (const slot of await subscription.acquire(member, request.max - leased.length, room, leaseMs)) {
+        leased.push({ subscription, slot });
+        bytes += slot.bytes;
+      }
+    }
+    return leased;
+  }
+
+  private async answer(leased: Leased[], autoAck: boolean): Promise<Buffer> {
+    const bodies = leased.map(({ subscription, slot }) => {
+      const topic = subscription.queue.topic.name;
+      return encodeDelivery(slot.envelope!, slot.offset, slot.deliveries, slot.deliveries > 1, leaseToken(topic, slot.offset, slot.deliveries));
+    });
+    if (autoAck) {
+      // Settled on send: the answer leaves only once that is durable, so a crash cannot deliver them again.
+      for (const { subscription, slot } of leased) subscription.ack(slot);
+      await Promise.all([...new Set(leased.map(({ subscription }) => subscription))].map((subscription) => subscription.durable()));
+    }
+    return encodeDeliveryBatch(bodies);
+  }
+
+  private async settle(consumerId: string, request: SettleRequest, apply: (leased: Leased) => void): Promise<SettleResult> {
+    this.registry.get(consumerId);
+    const lost: unknown[] = [];
+    const touched = new Set<Subscription>();
+    for (const item of request.items) {
+      const leased = this.find(consumerId, item);
+      if (!leased) {
+        lost.push(itemJson(item));
+        continue;
+      }
+      const member = leased.slot.member;
+      apply(leased);
+      if (member) leased.subscription.seen(member);
+      touched.add(leased.subscription);
+    }
+    await Promise.all([...touched].map((subscription) => subscription.durable()));
+    return { settled: request.items.length - lost.length, lost };
+  }
+
+  private find(consumerId: string, item: SettleItem): Leased | undefined {
+    if ('id' in item) {
+      for (const subscription of this.subscriptions.subscriptionsOf(consumerId)) {
+        const slot = subscription.leaseOfId(item.id);
+        if (slot) return { subscription, slot };
+      }
+      return undefined;
+    }
+    const ref: LeaseRef | undefined = 'lease' in item ? parseLeaseToken(item.lease) : item;
+    if (!ref) return undefined;
+    const subscription = this.subscriptions.subscriptionOf(consumerId, ref.topic);
+    const slot = subscription?.leaseAt(ref.offset, ref.delivery);
+    return subscription && slot ? { subscription, slot } : undefined;
+  }
+}
+
+function itemJson(item: SettleItem): unknown {
+  return 'lease' in item ? item.lease : item;
+}
