@@ -44,7 +44,7 @@ describe('a consumer that is down for 10 s', () => {
     const gaps = down.attempts.slice(1).map((at, i) => at - down.attempts[i]);
     expect(gaps.length).toBeGreaterThanOrEqual(3);
     gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(0.8 * 1000 * 2 ** i - 20));
-    expect(consumer.received[0].body.redelivered).toBe(true);
-    expect(consumer.received[0].body.deliveryCount).toBeGreaterThan(gaps.length);
+    // Whether a reset push counts as a delivery depends on whether it left whole before the reset (a race here);
+    // deliveries-that-count are tested with a refused port in bounded-redelivery.e2e-spec.ts.
   }, 60_000);
 });

@@ -17,6 +17,9 @@ describe('dispatcher API', () => {
     startFrom: 'earliest',
     batchSize: 1,
     maxInFlight: 1,
+    maxDeliveries: 16,
+    ackTimeoutMs: 30000,
+    exclusive: false,
   });
 
   beforeAll(async () => {
@@ -37,11 +40,30 @@ describe('dispatcher API', () => {
     expect(onDisk()).toEqual([stored('order-created')]);
   });
 
-  it('refuses a duplicate consumerId with 409 and leaves the file alone', async () => {
-    const response = await broker.request('POST', '/mmmq/dispatchers', definition('order-created', 'http://other:1'));
+  it('refuses a known consumerId with other settings with 409 and leaves the file alone', async () => {
+    const response = await broker.request('POST', '/mmmq/dispatchers', definition('order-created', 'http://other:1', 'order.created'));
     expect(response.status).toBe(409);
-    expect(response.body.message).toMatch(/already exists/);
+    expect(response.body.message).toMatch(/already exists with other settings; PUT/);
     expect(onDisk()).toEqual([stored('order-created')]);
+  });
+
+  it('adds the host of a known consumerId with the same settings as a member (200), and removes it again', async () => {
+    const joined = await broker.request('POST', '/mmmq/dispatchers', definition('order-created', 'http://other:1'));
+    const both = {
+      ...stored('order-created'),
+      host: undefined,
+      hosts: [stored('order-created').host, { protocol: 'HTTP', address: 'other', port: 1 }],
+    };
+    delete both.host;
+    expect(joined).toMatchObject({ status: 200, body: both });
+    expect(onDisk()).toEqual([both]);
+    expect((await broker.request('POST', '/mmmq/dispatchers', definition('order-created', 'http://other:1'))).status).toBe(200);
+    expect(onDisk()).toEqual([both]);
+    const removed = await broker.request('DELETE', `/mmmq/dispatchers/order-created/hosts/${encodeURIComponent('http://other:1')}`);
+    expect(removed.status).toBe(204);
+    expect(onDisk()).toEqual([stored('order-created')]);
+    const again = await broker.request('DELETE', `/mmmq/dispatchers/order-created/hosts/${encodeURIComponent('http://other:1')}`);
+    expect(again.status).toBe(404);
   });
 
   it.each([
@@ -51,6 +73,11 @@ describe('dispatcher API', () => {
       (host) => [`host ${host}`, definition('x', host)] as [string, unknown],
     ),
     ['a missing field', { consumerId: 'x', host: 'http://h:1' }],
+    ['both host and hosts', { consumerId: 'x', host: 'http://h:1', hosts: ['http://h:2'], pattern: 'a' }],
+    ['an empty patterns list', { consumerId: 'x', patterns: [] }],
+    ['maxDeliveries 0', { ...definition('x'), maxDeliveries: 0 }],
+    ['ackTimeoutMs 10', { ...definition('x'), ackTimeoutMs: 10 }],
+    ['exclusive "yes"', { ...definition('x'), exclusive: 'yes' }],
     ['a blank pattern', definition('x', 'http://h:1', '  ')],
     ['malformed JSON', '{"consumerId":'],
   ])('refuses %s with 400 and a message, changing nothing', async (_, body) => {

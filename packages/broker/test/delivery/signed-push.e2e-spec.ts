@@ -145,7 +145,7 @@ describe('signed push deliveries', () => {
       accept = true;
       await waitUntil(async () => (await subscription()).lag === 0, 'the backlog acknowledged');
       expect(await subscription()).toMatchObject({ state: 'active' });
-      expect(logs.lines.some((line) => line.message.includes('order.created → billing: the consumer accepts the pushes again'))).toBe(true);
+      expect(logs.lines.some((line) => line.message.includes('order.created → billing (') && line.message.includes('): the consumer accepts the pushes again'))).toBe(true);
     });
   });
 
