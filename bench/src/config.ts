@@ -12,6 +12,12 @@ export interface BenchConfig {
   rateSeconds: number;
   ratePerSecond: number;
   fanout: number;
+  /** Messages per round of the competing-consumers workload (3 consumers sharing one queue). */
+  competing: number;
+  /** Messages per round of the pull workload (fetch 100, acknowledge the batch). */
+  pull: number;
+  /** How long the plain-consumer workloads publish at `ratePerSecond`. */
+  plainSeconds: number;
   /** Messages per round of each many-topics workload (100 and 1,000 topics). */
   topicsMessages: number;
   /** Messages per round of the plain-publishers workload, and how many publishers send them at once. */
@@ -41,6 +47,9 @@ export const FULL: Omit<BenchConfig, 'quick' | 'only' | 'systems' | 'out' | 'fro
   rateSeconds: 10,
   ratePerSecond: 5_000,
   fanout: 50_000,
+  competing: 100_000,
+  pull: 100_000,
+  plainSeconds: 30,
   topicsMessages: 100_000,
   httpMessages: 100_000,
   httpConnections: 64,
@@ -61,6 +70,9 @@ const QUICK: typeof FULL = {
   e2e: 1_000,
   rateSeconds: 1,
   fanout: 500,
+  competing: 1_000,
+  pull: 1_000,
+  plainSeconds: 2,
   topicsMessages: 2_000,
   httpMessages: 2_000,
   large: 100,
@@ -78,6 +90,9 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
   'rate-seconds': 'rateSeconds',
   rate: 'ratePerSecond',
   fanout: 'fanout',
+  competing: 'competing',
+  pull: 'pull',
+  'plain-seconds': 'plainSeconds',
   'topics-messages': 'topicsMessages',
   'http-messages': 'httpMessages',
   'http-connections': 'httpConnections',
@@ -91,7 +106,7 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
 export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [--systems=system,…] [--out=docs/benchmarks.md]
            [--from=bench/results/….json (only re-render the report from a saved run)]
            [--messages=N (= --e2e)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
-           [--fanout=N] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N] [--backlog=N] [--drain-cap-seconds=S]
+           [--fanout=N] [--competing=N] [--pull=N] [--plain-seconds=S] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N] [--backlog=N] [--drain-cap-seconds=S]
            [--window=N] [--round-timeout-seconds=S]`;
 
 export function parseArgs(argv: string[]): BenchConfig {

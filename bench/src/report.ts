@@ -37,7 +37,8 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
     lines.push(`| ${name} | ${columns.map((m) => cell(aggregate(results, w.id, s.id, m.key), m.unit, unmeasured(m.key))).join(' | ')} |`);
   }
   const mmmq = mmmqOf(results);
-  if (mmmq && !w.notApplicable[mmmq.id]) {
+  const peersRun = available.some((s) => s.kind !== 'mmmq' && !w.notApplicable[s.id]);
+  if (mmmq && !w.notApplicable[mmmq.id] && peersRun) {
     for (const [label, include] of [
       ['best durable peer', isDurablePeer],
       ['best peer (any)', isPeer],
@@ -83,9 +84,9 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   const rows = targets(results);
   if (rows.length) {
     out.push(
-      '## Targets (issue 11)',
+      '## Targets (issues 11 and 12)',
       '',
-      'The targets of issue 11 (storage v2: one broker-wide journal), plus issue 5\'s fan-out target, which issue 11 does not replace. "Durable peer" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.',
+      'The targets of issue 11 (storage v2: one broker-wide journal), plus issue 5\'s fan-out target, which issue 11 does not replace, and those of issue 12\'s new workloads (competing consumers, pull, plain HTTP consumers). "Durable peer" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.',
       '',
     );
     out.push('| target | measured | met |', '|---|---|:---:|');

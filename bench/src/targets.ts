@@ -15,10 +15,13 @@ export const withUnit = (value: number, unit: string) => `${format(value, unit)}
 const BACKLOG_FIRST_DELIVERY_MS = 2000;
 /** Backlog after a restart: the broker's peak RSS stays under this many MB (10^6 bytes). */
 const BACKLOG_RSS_MB = 300;
+/** A plain consumer keeps up when the lag at the end of publishing is at most this many seconds of publishing. */
+export const PLAIN_LAG_BOUND_SECONDS = 1;
 
 /**
- * The targets of issue 11 (storage v2, the broker-wide journal), and issue 5's fan-out target, which issue 11
- * does not replace. Each row compares medians; a workload left out of the run gives no row.
+ * The targets of issue 11 (storage v2, the broker-wide journal), issue 5's fan-out target, which issue 11
+ * does not replace, and the new workloads of issue 12 (one subscription model). Each row compares medians; a
+ * workload left out of the run gives no row.
  */
 export function targets(results: BenchResults): TargetRow[] {
   const mmmq = mmmqOf(results);
@@ -67,5 +70,21 @@ export function targets(results: BenchResults): TargetRow[] {
     });
   }
   versus('fanout-3', 'rate', 1.5, 'fan-out to 3 consumers ≥ 1.5× the best durable peer (issue 5; issue 11 keeps it)');
+  versus('competing-3', 'rate', 1.5, 'competing consumers, 3 sharing one queue ≥ 1.5× the best durable peer (issue 12)');
+  versus('pull-100', 'rate', 1.5, 'pull, fetch 100 / acknowledge the batch ≥ 1.5× the best durable peer (issue 12)');
+  for (const id of ['plain-consumer', 'plain-consumer-3']) {
+    const w = workload(id);
+    if (!w) continue;
+    const rate = results.config.ratePerSecond;
+    const bound = rate * PLAIN_LAG_BOUND_SECONDS;
+    const lag = mine(w, 'lag');
+    rows.push({
+      target: `${w.title}, keeping up: lag at the end ≤ ${bound.toLocaleString('en')} (${PLAIN_LAG_BOUND_SECONDS} s of publishing) (issue 12)`,
+      measured: Number.isFinite(lag)
+        ? `lag ${format(lag, '')}, ${withUnit(mine(w, 'rate'), '/s')} delivered, p99 ${withUnit(mine(w, 'p99'), 'ms')}`
+        : 'no result',
+      met: Number.isFinite(lag) ? lag <= bound : undefined,
+    });
+  }
   return rows;
 }

@@ -1,6 +1,6 @@
-import { MmmqConsumerModule, type MMMQListener } from '@mmmq/consumer';
-import { MmmqProducerModule, Producer } from '@mmmq/producer';
-import { Module, type DynamicModule, type INestApplication, type INestApplicationContext } from '@nestjs/common';
+import { DEFAULT_DELIVERY_BATCH_SIZE, DEFAULT_DELIVERY_MAX_IN_FLIGHT } from '@mmmq/consumer';
+import { Producer } from '@mmmq/producer';
+import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { rmSync } from 'node:fs';
@@ -8,55 +8,16 @@ import path from 'node:path';
 import type { BenchContent } from '../payload';
 import { commandOutput, freePort, log, ManagedProcess, REPO_ROOT, tempDir, track, waitForPort } from '../services';
 import { HttpPublishers } from './http-publishers';
+import { expectHosts, postDispatcher } from './mmmq-dispatchers';
 import { httpRequest, readFsyncCounters } from './mmmq-http';
-import type { ConsumeHandle, FsyncCounters, OnMessage, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
+import { BenchConsumerModule, BenchListener, BenchProducerModule } from './mmmq-nest-modules';
+import { startPull } from './mmmq-pull';
+import { startPlainConsumers } from './plain-http-consumer';
+import type { ConsumeHandle, FsyncCounters, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
 
 const BROKER_MAIN = path.join(REPO_ROOT, 'apps', 'broker', 'dist', 'main.js');
 /** Nest's own start-up lines would drown the bench's output. */
 const LOGGER = ['error', 'warn'] as ('error' | 'warn')[];
-
-/** One listener per group, in the class style so that its pattern and consumer id can be chosen at run time. */
-class BenchListener implements MMMQListener<BenchContent> {
-  constructor(
-    private readonly pattern: string,
-    private readonly group: number,
-    private readonly onMessage: OnMessage,
-    readonly listenerOptions: { name: string; consumerId: string },
-  ) {}
-
-  listens(): string {
-    return this.pattern;
-  }
-
-  handle(content: BenchContent): void {
-    this.onMessage(this.group, content);
-  }
-}
-
-@Module({})
-class BenchConsumerModule {
-  static register(options: { broker: string; advertisedUrl: string; autoRegister: boolean; listeners: BenchListener[] }): DynamicModule {
-    return {
-      module: BenchConsumerModule,
-      imports: [
-        MmmqConsumerModule.forRoot({
-          app: 'bench',
-          broker: options.broker,
-          advertisedUrl: options.advertisedUrl,
-          autoRegister: options.autoRegister,
-        }),
-      ],
-      providers: options.listeners.map((listener, i) => ({ provide: `BENCH_LISTENER_${i}`, useValue: listener })),
-    };
-  }
-}
-
-@Module({})
-class BenchProducerModule {
-  static register(broker: string): DynamicModule {
-    return { module: BenchProducerModule, imports: [MmmqProducerModule.forRoot({ broker })] };
-  }
-}
 
 /**
  * MMMQ: the standalone broker (`apps/broker/dist/main.js`) on a fresh temp data dir, driven by the project's
@@ -175,6 +136,10 @@ export class MmmqSystem implements System {
     const listeners = plan.groups.map(
       (group, g) => new BenchListener(this.pattern(plan), g, onMessage, { name: `bench-${group}`, consumerId: ids[g] }),
     );
+    return this.nestApp(listeners, port, autoRegister);
+  }
+
+  private async nestApp(listeners: BenchListener[], port: number, autoRegister: boolean): Promise<INestApplication> {
     const app = await NestFactory.create(
       BenchConsumerModule.register({ broker: this.brokerUrl, advertisedUrl: `http://127.0.0.1:${port}`, autoRegister, listeners }),
       new FastifyAdapter(),
@@ -187,6 +152,49 @@ export class MmmqSystem implements System {
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
     const app = await this.consumerApp(plan, onMessage, await freePort(), true);
     return { close: () => app.close() };
+  }
+
+  /**
+   * `members` consumer apps (the same Nest app as `consume`, one listener each) serving one consumerId. The
+   * bench registers them itself, one `POST /mmmq/dispatchers` per member with the settings the library's
+   * defaults ask for, so the figure does not depend on how the library's registrar treats an existing group.
+   */
+  async consumeCompeting(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
+    const [consumerId] = this.consumerIds(plan);
+    const apps: INestApplication[] = [];
+    const close = async () => void (await Promise.all(apps.map((app) => app.close())));
+    try {
+      const hosts: string[] = [];
+      for (let m = 0; m < members; m++) {
+        const port = await freePort();
+        apps.push(await this.nestApp([new BenchListener(this.pattern(plan), m, onMessage, { name: `bench-member-${m}`, consumerId })], port, false));
+        const host = `http://127.0.0.1:${port}`;
+        await postDispatcher(this.port, {
+          consumerId,
+          host,
+          pattern: this.pattern(plan),
+          batchSize: DEFAULT_DELIVERY_BATCH_SIZE,
+          maxInFlight: DEFAULT_DELIVERY_MAX_IN_FLIGHT,
+        });
+        hosts.push(host);
+      }
+      await expectHosts(this.port, consumerId, hosts);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+    return { close };
+  }
+
+  /** A pull-only consumerId (a dispatcher without host), fetched over the pull API. */
+  async pull(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle> {
+    const [consumerId] = this.consumerIds(plan);
+    await postDispatcher(this.port, { consumerId, pattern: this.pattern(plan) });
+    return startPull(this.port, consumerId, options, onMessage);
+  }
+
+  plainConsumers(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
+    return startPlainConsumers(this.port, this.consumerIds(plan)[0], this.pattern(plan), members, onMessage);
   }
 
   async drop(plan: TopicPlan): Promise<void> {

@@ -15,12 +15,14 @@ import {
   track,
   waitForPort,
 } from '../services';
-import type { ConsumeHandle, OnMessage, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
+import type { ConsumeHandle, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
 
-/** Messages a pull consumer asks for at once. */
 type NatsConnection = Awaited<ReturnType<typeof connect>>;
 
+/** Messages a pull consumer asks for at once. */
 const PULL_BATCH = 1000;
+/** The client's floor for a fetch's `expires`. */
+const MIN_FETCH_EXPIRES_MS = 1000;
 /** JetStream's default (1000) would cap a consumer below the pull batch; raised so it never limits. */
 const MAX_ACK_PENDING = 20_000;
 
@@ -105,30 +107,65 @@ export class NatsJetStreamSystem implements System {
   }
 
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
-    const stream = this.stream(plan);
-    const subscriptions: ConsumerMessages[] = [];
-    const loops: Promise<void>[] = [];
+    const subscribers: ConsumeHandle[] = [];
     for (let t = 0; t < plan.topics.length; t++) {
-      for (let g = 0; g < plan.groups.length; g++) {
-        const consumer = await this.js!.consumers.get(stream, this.durable(plan, t, g));
-        const messages = await consumer.consume({ max_messages: PULL_BATCH });
-        subscriptions.push(messages);
-        loops.push(
-          (async () => {
-            for await (const m of messages) {
-              onMessage(g, decode(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength)));
-              m.ack();
-            }
-          })(),
-        );
-      }
+      for (let g = 0; g < plan.groups.length; g++) subscribers.push(await this.subscribe(plan, this.durable(plan, t, g), (c) => onMessage(g, c)));
     }
+    return this.all(subscribers);
+  }
+
+  /** One durable pull consumer, `members` subscribers consuming from it at once. */
+  async consumeCompeting(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
+    const durable = this.durable(plan, 0, 0);
+    return this.all(await Promise.all(Array.from({ length: members }, (_, m) => this.subscribe(plan, durable, (c) => onMessage(m, c)))));
+  }
+
+  /**
+   * `fetch({ max_messages: batch, expires })` in a loop, each message handled as it arrives and acknowledged
+   * with its own `ack()` (explicit acks have no batch form; the client writes them out together).
+   */
+  async pull(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle> {
+    const consumer = await this.js!.consumers.get(this.stream(plan), this.durable(plan, 0, 0));
+    let open = true;
+    let current: ConsumerMessages | undefined;
+    const loop = (async () => {
+      while (open) {
+        current = await consumer.fetch({ max_messages: options.batch, expires: Math.max(MIN_FETCH_EXPIRES_MS, options.waitMs) });
+        for await (const m of current) {
+          onMessage(0, decode(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength)));
+          m.ack();
+        }
+      }
+    })();
     return {
       close: async () => {
-        for (const s of subscriptions) s.stop();
-        await Promise.all(loops);
+        open = false;
+        current?.stop();
+        await loop;
       },
     };
+  }
+
+  /** `consume({ max_messages: 1000 })` on a durable, one `ack()` per message. */
+  private async subscribe(plan: TopicPlan, durable: string, onMessage: (content: BenchContent) => void): Promise<ConsumeHandle> {
+    const consumer = await this.js!.consumers.get(this.stream(plan), durable);
+    const messages = await consumer.consume({ max_messages: PULL_BATCH });
+    const loop = (async () => {
+      for await (const m of messages) {
+        onMessage(decode(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength)));
+        m.ack();
+      }
+    })();
+    return {
+      close: async () => {
+        messages.stop();
+        await loop;
+      },
+    };
+  }
+
+  private all(handles: ConsumeHandle[]): ConsumeHandle {
+    return { close: async () => void (await Promise.all(handles.map((h) => h.close()))) };
   }
 
   async drop(plan: TopicPlan): Promise<void> {

@@ -2,7 +2,8 @@ import amqp from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
 import { decode, encode, type BenchContent } from '../payload';
 import { commandOutput, log, mustRun, portOpen, rabbitPids, sleep } from '../services';
-import type { ConsumeHandle, OnMessage, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
+import { RabbitBatchAcker } from './rabbitmq-batch-acker';
+import type { ConsumeHandle, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
 
 const URL = 'amqp://guest:guest@127.0.0.1:5672';
 const EXCHANGE = 'mmmq-bench';
@@ -109,22 +110,71 @@ export class RabbitMqSystem implements System {
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
     const channels: Channel[] = [];
     for (let g = 0; g < plan.groups.length; g++) {
-      const channel = await this.connection!.createChannel();
-      channel.on('error', (error: Error) => log(`${this.label}: consumer channel error: ${error.message}`));
-      await channel.prefetch(PREFETCH, false);
-      for (const topic of plan.topics) {
-        await channel.consume(
-          this.queue(topic, plan.groups[g]),
-          (message) => {
-            if (!message) return;
-            onMessage(g, decode(message.content));
-            channel.ack(message);
-          },
-          { noAck: false },
-        );
-      }
+      const channel = await this.consumerChannel(PREFETCH);
+      for (const topic of plan.topics) await this.ackEach(channel, this.queue(topic, plan.groups[g]), (c) => onMessage(g, c));
       channels.push(channel);
     }
+    return this.closing(channels);
+  }
+
+  /** One queue, `members` consumers on it, each on its own channel with the usual prefetch. */
+  async consumeCompeting(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
+    const queue = this.queue(plan.topics[0], plan.groups[0]);
+    const channels: Channel[] = [];
+    for (let m = 0; m < members; m++) {
+      const channel = await this.consumerChannel(PREFETCH);
+      await this.ackEach(channel, queue, (c) => onMessage(m, c));
+      channels.push(channel);
+    }
+    return this.closing(channels);
+  }
+
+  /**
+   * AMQP 0-9-1 has no batch get (basic.get is one message per round trip), so a batch pull is what its users
+   * do instead: a consumer with prefetch = batch, acknowledging the batch with one `basic.ack multiple`.
+   */
+  async pull(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle> {
+    const channel = await this.consumerChannel(options.batch);
+    const acker = new RabbitBatchAcker(channel, options);
+    await channel.consume(
+      this.queue(plan.topics[0], plan.groups[0]),
+      (message) => {
+        if (!message) return;
+        onMessage(0, decode(message.content));
+        acker.handled(message);
+      },
+      { noAck: false },
+    );
+    const channels = this.closing([channel]);
+    return {
+      close: async () => {
+        acker.stop();
+        await channels.close();
+      },
+    };
+  }
+
+  private async consumerChannel(prefetch: number): Promise<Channel> {
+    const channel = await this.connection!.createChannel();
+    channel.on('error', (error: Error) => log(`${this.label}: consumer channel error: ${error.message}`));
+    await channel.prefetch(prefetch, false);
+    return channel;
+  }
+
+  /** Consumes `queue` on `channel` with manual acks, one basic.ack per message. */
+  private async ackEach(channel: Channel, queue: string, handle: (content: BenchContent) => void): Promise<void> {
+    await channel.consume(
+      queue,
+      (message) => {
+        if (!message) return;
+        handle(decode(message.content));
+        channel.ack(message);
+      },
+      { noAck: false },
+    );
+  }
+
+  private closing(channels: Channel[]): ConsumeHandle {
     return { close: async () => void (await Promise.all(channels.map((c) => c.close().catch(() => undefined)))) };
   }
 

@@ -1,16 +1,14 @@
 import { Redis } from 'ioredis';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { decode, encode, type BenchContent } from '../payload';
+import { encode, type BenchContent } from '../payload';
 import { commandOutput, freePort, log, ManagedProcess, sleep, tempDir, track, waitForPort } from '../services';
-import type { ConsumeHandle, OnMessage, RestartResult, SequentialPublishers, System, SystemKind, TopicPlan } from './system';
+import { readGroup, type GroupReader } from './redis-group-reader';
+import type { ConsumeHandle, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, SystemKind, TopicPlan } from './system';
 
 /** Entries read per XREADGROUP (per stream). */
 const READ_COUNT = 1000;
 const BLOCK_MS = 200;
-
-/** ioredis 6 speaks RESP3 by default, where XREADGROUP's stream → entries map arrives flattened. */
-type ReadReply = (string | [id: string, fields: string[]][])[] | null;
 
 /**
  * Redis Streams on a redis-server the bench starts itself (AOF on, `appendfsync always` or `everysec`, no
@@ -135,36 +133,24 @@ export class RedisStreamsSystem implements System {
   }
 
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
+    return this.readers(plan.groups.length, (g) => ({ group: plan.groups[g], consumer: 'bench', topics: plan.topics, count: READ_COUNT, blockMs: BLOCK_MS, onEntry: (c) => onMessage(g, c) }));
+  }
+
+  /** One consumer group, `members` consumers in it, each reading on its own connection. */
+  async consumeCompeting(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
+    return this.readers(members, (m) => ({ group: plan.groups[0], consumer: `bench-${m}`, topics: plan.topics, count: READ_COUNT, blockMs: BLOCK_MS, onEntry: (c) => onMessage(m, c) }));
+  }
+
+  /** XREADGROUP COUNT batch BLOCK waitMs, then one XACK for the batch. */
+  async pull(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle> {
+    return this.readers(1, () => ({ group: plan.groups[0], consumer: 'bench', topics: plan.topics, count: options.batch, blockMs: options.waitMs, onEntry: (c) => onMessage(0, c) }));
+  }
+
+  /** `count` group readers, each on a connection of its own, until closed. */
+  private readers(count: number, reader: (i: number) => Omit<GroupReader, 'connection' | 'label' | 'isOpen'>): ConsumeHandle {
     let open = true;
-    const connections: Redis[] = [];
-    const loops = plan.groups.map(async (group, g) => {
-      const connection = this.connect();
-      connections.push(connection);
-      const args = ['GROUP', group, 'bench', 'COUNT', String(READ_COUNT), 'BLOCK', String(BLOCK_MS), 'STREAMS', ...plan.topics, ...plan.topics.map(() => '>')];
-      while (open) {
-        let reply: ReadReply;
-        try {
-          reply = (await connection.call('XREADGROUP', args)) as ReadReply;
-        } catch (error) {
-          if (open) log(`${this.label}: XREADGROUP: ${(error as Error).message}`);
-          await sleep(50);
-          continue;
-        }
-        if (!reply) continue;
-        for (let s = 0; s < reply.length; s += 2) {
-          const stream = reply[s] as string;
-          const entries = reply[s + 1] as [id: string, fields: string[]][];
-          const ids: string[] = new Array(entries.length);
-          for (let i = 0; i < entries.length; i++) {
-            const [id, fields] = entries[i];
-            onMessage(g, decode(fields[1]));
-            ids[i] = id;
-          }
-          // Pipelined ahead of the next read on the same connection.
-          connection.xack(stream, group, ...ids).catch((error: Error) => log(`${this.label}: XACK: ${error.message}`));
-        }
-      }
-    });
+    const connections = Array.from({ length: count }, () => this.connect());
+    const loops = connections.map((connection, i) => readGroup({ ...reader(i), connection, label: this.label, isOpen: () => open }));
     return {
       close: async () => {
         open = false;

@@ -13,9 +13,21 @@ export interface TopicPlan {
 }
 
 export type OnMessage = (group: number, content: BenchContent) => void;
+/** Member `member` of a group shared by competing consumers received `content`. */
+export type OnMemberMessage = (member: number, content: BenchContent) => void;
 
 export interface ConsumeHandle {
   close(): Promise<void>;
+  /** Something the report must know about this consumer's round (acknowledgements the broker refused). */
+  note?(): string | undefined;
+}
+
+/** How a pull consumer asks for messages: `fetch up to batch, then acknowledge the batch`. */
+export interface PullOptions {
+  /** Messages asked for per fetch. */
+  batch: number;
+  /** Longest a fetch waits for messages (long poll) before it answers with what it has. */
+  waitMs: number;
 }
 
 /** Used by the backlog workload: restart the broker with a full backlog and start consuming. */
@@ -81,6 +93,22 @@ export interface System {
   openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers>;
   /** Starts one consumer per group; `onMessage` runs before the message is acknowledged. */
   consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle>;
+  /**
+   * Starts `members` consumers sharing the plan's one group on its one topic (queue semantics: each message
+   * goes to one of them), each with the system's usual consumer settings, on a connection or channel of its own.
+   */
+  consumeCompeting(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle>;
+  /**
+   * Starts one pull consumer on the plan's one group and topic: it fetches up to `batch` messages, handles
+   * them, acknowledges the batch and fetches again, with the system's pull API (see bench/README.md).
+   */
+  pull(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle>;
+  /**
+   * MMMQ only: `members` plain HTTP consumers (node:http, one message per push, a dispatcher registered with
+   * the defaults of SPEC §3) sharing the plan's one consumer id. Systems without a plain HTTP push contract
+   * leave it out.
+   */
+  plainConsumers?(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle>;
   /**
    * The broker's fsync counters, or why they cannot be read (a broker without `GET /mmmq/storage`). Systems
    * without it are not counted.

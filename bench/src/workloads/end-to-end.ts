@@ -1,7 +1,7 @@
 import { content } from '../payload';
 import { pump } from '../pump';
 import { LatencyRecorder } from '../stats';
-import type { System } from '../systems/system';
+import type { ConsumeHandle, OnMessage, System, TopicPlan } from '../systems/system';
 import type { RoundContext, RoundOutcome } from './workload';
 
 /** Counts deliveries per group, tells duplicates from new messages, and resolves once every group has all. */
@@ -75,17 +75,23 @@ export interface EndToEndOptions {
   size: number;
   topics: number;
   groups: number;
+  /** How the consumers start; default `system.consume` (one consumer per group). */
+  consume?: (plan: TopicPlan, onMessage: OnMessage) => Promise<ConsumeHandle>;
 }
 
 /**
  * Publish → delivered → acknowledged at saturation: consumers first, then every message published with at
  * most `window` unconfirmed, round-robin over the topics. Rate = deliveries / (last delivery − first publish).
  */
-export async function endToEnd(system: System, ctx: RoundContext, o: EndToEndOptions): Promise<RoundOutcome & { seconds: number }> {
+export async function endToEnd(
+  system: System,
+  ctx: RoundContext,
+  o: EndToEndOptions,
+): Promise<RoundOutcome & { seconds: number; duplicates: number }> {
   const plan = ctx.plan(o.topics, o.groups);
   await system.declare(plan);
   const tracker = new DeliveryTracker(o.messages, o.groups);
-  const handle = await system.consume(plan, tracker.onMessage);
+  const handle = await (o.consume ?? ((p, onMessage) => system.consume(p, onMessage)))(plan, tracker.onMessage);
   try {
     await ctx.startSampling();
     const start = performance.now();
@@ -95,7 +101,8 @@ export async function endToEnd(system: System, ctx: RoundContext, o: EndToEndOpt
     const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
     const seconds = (end - start) / 1000;
     const { p50, p99, max } = tracker.latencies.summary();
-    return { metrics: { rate: tracker.delivered / seconds, p50, p99, max }, note, seconds };
+    const notes = [note, handle.note?.()].filter(Boolean).join('; ') || undefined;
+    return { metrics: { rate: tracker.delivered / seconds, p50, p99, max }, note: notes, seconds, duplicates: tracker.duplicates };
   } finally {
     await handle.close();
     await system.drop(plan);

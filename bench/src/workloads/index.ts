@@ -1,12 +1,15 @@
 import { backlogRestart } from './backlog-restart';
+import { competing } from './competing';
 import { e2eFixedRate } from './e2e-fixed-rate';
 import { e2eSaturation } from './e2e-saturation';
 import { fanout } from './fanout';
 import { largeMessages } from './large-messages';
 import { httpPublishers } from './http-publishers';
 import { manyTopics } from './many-topics';
+import { plainConsumer } from './plain-consumer';
 import { publishOne } from './publish-one';
 import { publishWindow } from './publish-window';
+import { pull } from './pull';
 import type { Workload } from './workload';
 
 /** In the order they run and appear in the report; the backlog comes last because it restarts brokers. */
@@ -17,6 +20,10 @@ export const WORKLOADS: Workload[] = [
   e2eSaturation,
   e2eFixedRate,
   fanout,
+  competing,
+  pull,
+  plainConsumer(1),
+  plainConsumer(3),
   manyTopics(100),
   manyTopics(1000),
   largeMessages,

@@ -53,3 +53,13 @@ export const P99: MetricDef = { key: 'p99', label: 'p99', unit: 'ms', better: 'l
 export const MAX: MetricDef = { key: 'max', label: 'max', unit: 'ms', better: 'lower' };
 /** Broker fsyncs per second over the measured phase, from the broker's own counters; not a performance. */
 export const FSYNCS: MetricDef = { key: 'fsyncRate', label: 'broker fsyncs/s', unit: '/s', better: 'lower', ratio: false };
+/** Deliveries beyond the first of a message; not a performance. */
+export const DUPLICATES: MetricDef = { key: 'duplicates', label: 'duplicates', unit: '', better: 'lower', ratio: false };
+/** The share of the messages the busiest of several competing consumers handled; not a performance. */
+export const BUSIEST: MetricDef = { key: 'busiest', label: 'busiest member', unit: '%', better: 'lower', ratio: false };
+
+/** `BUSIEST` from the messages each member handled: 100 / members = even. */
+export function busiestShare(perMember: number[]): number {
+  const total = perMember.reduce((a, b) => a + b, 0);
+  return total === 0 ? NaN : (100 * Math.max(...perMember)) / total;
+}

@@ -1,0 +1,37 @@
+import { httpRequest } from './mmmq-http';
+
+/** A dispatcher definition as `POST /mmmq/dispatchers` takes it (issue 12: `host` optional, several members). */
+export interface DispatcherBody {
+  consumerId: string;
+  pattern: string;
+  /** Absent: a pull-only consumer id. */
+  host?: string;
+  batchSize?: number;
+  maxInFlight?: number;
+}
+
+/**
+ * Registers a dispatcher, or adds a member host to an existing one: the issue-12 contract answers a POST with
+ * an existing consumerId and the same settings with 200 and the host added (201 when it created the id).
+ */
+export async function postDispatcher(port: number, body: DispatcherBody): Promise<void> {
+  const answer = await httpRequest(port, 'POST', '/mmmq/dispatchers', { body: JSON.stringify(body) });
+  if (answer.status === 201 || answer.status === 200) return;
+  const hint =
+    answer.status === 409
+      ? ' (a broker without issue 12 refuses a second host for one consumerId)'
+      : answer.status === 400 && body.host === undefined
+        ? ' (a broker without issue 12 has no pull-only dispatchers)'
+        : '';
+  throw new Error(`POST /mmmq/dispatchers for ${body.consumerId} answered ${answer.status}: ${answer.text.slice(0, 200)}${hint}`);
+}
+
+/** Checks that the broker holds `hosts` as the members of `consumerId`, so that a run never measures fewer. */
+export async function expectHosts(port: number, consumerId: string, hosts: string[]): Promise<void> {
+  const path = `/mmmq/dispatchers/${encodeURIComponent(consumerId)}`;
+  const answer = await httpRequest(port, 'GET', path);
+  if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+  const shown = (JSON.parse(answer.text) as { hosts?: unknown }).hosts;
+  const missing = hosts.filter((h) => !Array.isArray(shown) || !shown.some((s) => typeof s === 'string' && s.replace(/\/$/, '') === h));
+  if (missing.length) throw new Error(`GET ${path} shows hosts ${JSON.stringify(shown)}, without ${missing.join(', ')}`);
+}
