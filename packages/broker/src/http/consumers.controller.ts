@@ -1,4 +1,4 @@
-import { Controller, Header, HttpCode, HttpStatus, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, HttpStatus, Param, Post, Req, Res, StreamableFile, UseFilters, UseGuards } from '@nestjs/common';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
 import { parseFetchRequest, parseRecoverRequest, parseSettleRequest } from '../pull/pull-requests';
@@ -29,14 +29,18 @@ export class ConsumersController {
   /** `{"messages":[…]}`, each with its `lease`; waits up to `waitMs` for the first (long polling). */
   @Post('fetch')
   @HttpCode(HttpStatus.OK)
-  @Header('content-type', 'application/json')
   @ReadsRawBody()
-  async fetch(@Param('consumerId') id: string, @Req() request: RequestWithRawBody, @Res({ passthrough: true }) reply: ClosableReply) {
+  async fetch(
+    @Param('consumerId') id: string,
+    @Req() request: RequestWithRawBody,
+    @Res({ passthrough: true }) reply: ClosableReply,
+  ): Promise<StreamableFile> {
     const consumerId = parseConsumerId(id);
     const fetch = parseFetchRequest(await this.body.read(request));
     const gone = new AbortController();
     (reply.raw ?? reply).once?.('close', () => gone.abort());
-    return this.pull.fetch(consumerId, fetch, gone.signal);
+    // The messages' content goes out as the bytes that were published, not through a JSON serializer.
+    return new StreamableFile(await this.pull.fetch(consumerId, fetch, gone.signal), { type: 'application/json' });
   }
 
   @Post('ack')
