@@ -146,7 +146,9 @@ export class Subscription {
       this.roster.seen(member, now);
     }
     if (this.currentDefinition.exclusive && !this.roster.mayReceive(member, now)) return [];
-    if (this.writer.undurableSettlements >= this.settlementBound && !(await this.writer.durable())) return [];
+    // A crash redelivers what is leased plus what was settled but is not durable yet: keep both within the bound.
+    const undurable = this.writer.undurableSettlements;
+    if (undurable > 0 && undurable + this.ledger.leased + max > this.settlementBound && !(await this.writer.durable())) return [];
     await this.fill(max);
     if (this.ledger.readEnd > this.writer.durableMark) {
       // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
@@ -219,8 +221,8 @@ export class Subscription {
   }
 
   /**
-   * Settlements a crash may redeliver at most: those made while the state write before them ran. Acquiring waits
-   * for the write beyond this many.
+   * What a crash may redeliver of push deliveries at most, leased or settled without being durable yet: `maxInFlight +
+   * 1` windows per host. Acquiring waits for the state write beyond it. (Pull settlements are answered once durable.)
    */
   private get settlementBound(): number {
     const { batchSize, maxInFlight, hosts } = this.currentDefinition;

@@ -1,6 +1,7 @@
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { TestConsumer } from '../support/test-consumer';
 import { addDispatcher, FAST_BACKOFF, publishAll, range } from './delivery.fixture';
+import { waitUntil } from './pull.fixture';
 
 describe('a consumer that always NACKs one message', () => {
   let broker: BrokerApp;
@@ -28,6 +29,8 @@ describe('a consumer that always NACKs one message', () => {
     expect(new Set(poison.map((delivery) => delivery.body.id)).size).toBe(1);
     expect(consumer.contents()).toEqual([0, 1, 2, 2, 2, 2, 3, 4].map((n) => ({ n })));
 
+    // The next messages flow while the dead letter is written; the cursor passes it once that is durable.
+    await waitUntil(async () => (await broker.request('GET', '/mmmq/dead-letters/billing')).body.total === 1, 'the dead letter');
     const listed = await broker.request('GET', '/mmmq/dead-letters/billing');
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({ consumerId: 'billing', total: 1, nextFrom: 1 });
