@@ -34,7 +34,7 @@ interface Pending {
 export class AckBatcher {
   private queue: Pending[] = [];
   private sending: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: { cancel(): void } | undefined;
 
   constructor(
     private readonly send: (leases: string[]) => Promise<SettleResult>,
@@ -65,18 +65,27 @@ export class AckBatcher {
     if (this.sending !== undefined || this.queue.length === 0) return;
     if (this.queue.length >= this.options.maxBatch) return this.sendNow();
     if (this.timer !== undefined) return;
-    // A linger of 0 still waits for the current tick, so acks of messages finished together share a request.
-    this.timer = setTimeout(() => this.sendNow(), this.options.lingerMs);
+    // A linger of 0 still waits for the current turn of the event loop, so acks of messages finished together
+    // share a request.
+    if (this.options.lingerMs === 0) {
+      const immediate = setImmediate(() => this.sendNow());
+      this.timer = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timeout = setTimeout(() => this.sendNow(), this.options.lingerMs);
+      this.timer = { cancel: () => clearTimeout(timeout) };
+    }
   }
 
   private sendNow(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     if (this.sending !== undefined || this.queue.length === 0) return;
     const batch = this.queue.splice(0, MAX_ACKS_PER_REQUEST);
     this.sending = this.deliver(batch).finally(() => {
       this.sending = undefined;
-      this.schedule();
+      // Without a linger, what arrived meanwhile has waited long enough.
+      if (this.options.lingerMs === 0) this.sendNow();
+      else this.schedule();
     });
   }
 

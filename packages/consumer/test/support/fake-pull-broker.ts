@@ -17,6 +17,7 @@ export interface Call {
   method: string;
   path: string;
   body: any;
+  authorization: string | undefined;
 }
 
 /**
@@ -73,7 +74,7 @@ export class FakePullBroker {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let text = '';
     for await (const chunk of req) text += chunk;
-    const call: Call = { method: req.method ?? '', path: req.url ?? '', body: text ? JSON.parse(text) : undefined };
+    const call: Call = { method: req.method ?? '', path: req.url ?? '', body: text ? JSON.parse(text) : undefined, authorization: req.headers.authorization };
     this.calls.push(call);
     const reply = (status: number, body?: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
