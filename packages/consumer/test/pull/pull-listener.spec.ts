@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { MessageContext, MmmqConsumerModule, MMMQListener, MmmqConsumerOptions, NonRetriableError } from '../../src';
 import { CapturedLogger } from '../support/captured-logger';
@@ -54,6 +55,20 @@ describe('a pull listener (against a stand-in broker)', () => {
     expect(fetches[0]).toEqual({ max: 10, waitMs: 200, member: 'billing:test:1', autoAck: false });
     expect(fetches.every(({ max }) => max >= 5 && max <= 10)).toBe(true);
     expect(broker.callsTo('ack').flatMap(({ body }) => body.leases)).toHaveLength(30);
+  });
+
+  it('runs in an application context without an HTTP server', async () => {
+    broker.publish(CONSUMER_ID, 'order.created', numbers(1, 3));
+    const module = MmmqConsumerModule.forRoot({ app: 'billing', broker: broker.url, delivery: 'pull', pull: { waitMs: 200 }, isGlobal: true });
+    @Module({ imports: [module], providers: [Orders] })
+    class StandaloneModule {}
+    const context = await NestFactory.createApplicationContext(StandaloneModule, { logger: false });
+    try {
+      await waitFor(() => broker.unsettled(CONSUMER_ID) === 0, 'every message to be acknowledged');
+      expect(handled.map(({ n }) => n)).toEqual([1, 2, 3]);
+    } finally {
+      await context.close();
+    }
   });
 
   it('NACKs a failing handler (the broker redelivers it) and terminates a NonRetriableError', async () => {
