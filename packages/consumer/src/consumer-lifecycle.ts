@@ -45,7 +45,8 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     for (const listener of listeners) {
       this.logger.log(
         `Listener ${listener.where} ← ${listener.pattern.value} (consumerId ${listener.consumerId}, ` +
-          `concurrency ${listener.concurrency}, content ${describeContentType(listener.contentType)})`,
+          `concurrency ${listener.concurrency}, content ${describeContentType(listener.contentType)}` +
+          `${listener.ackMode === 'auto' ? '' : `, ackMode ${listener.ackMode}`})`,
       );
     }
     if (listeners.length === 0) {

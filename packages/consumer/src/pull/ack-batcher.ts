@@ -56,11 +56,6 @@ export class AckBatcher {
     }
   }
 
-  /** Acknowledgements waiting to be sent or in flight. */
-  get size(): number {
-    return this.queue.length;
-  }
-
   private schedule(): void {
     if (this.sending !== undefined || this.queue.length === 0) return;
     if (this.queue.length >= this.options.maxBatch) return this.sendNow();

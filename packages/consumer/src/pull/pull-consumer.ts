@@ -39,11 +39,6 @@ export class PullConsumer {
     }
   }
 
-  /** Messages fetched and not yet handled and settled, all listeners together. */
-  get held(): number {
-    return this.loops.reduce((sum, { loop }) => sum + loop.held, 0);
-  }
-
   async stopFetching(): Promise<void> {
     await Promise.all(this.loops.map(({ loop }) => loop.stop()));
   }

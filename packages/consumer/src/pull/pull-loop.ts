@@ -60,11 +60,6 @@ export class PullLoop {
     await this.acks.flush();
   }
 
-  /** Messages fetched and not yet handled and settled. */
-  get held(): number {
-    return this.inFlight.size;
-  }
-
   private async run(): Promise<void> {
     const { prefetch } = this.deps.settings;
     for (let failures = 0; !this.abort.signal.aborted; ) {
