@@ -15,12 +15,13 @@ import { buildListenerDefinitions } from './listener/listener-definitions.builde
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
+import { PullConsumer } from './pull/pull-consumer';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
 import { InMemorySubscriber } from './testing/in-memory-subscriber';
 
 /**
  * Runs the consumer through the application's life: finds and checks the listeners when modules initialise,
- * connects them (self-registration or the in-memory broker) at bootstrap, and drains in-flight handlers
+ * connects them (self-registration and pulling, or the in-memory broker) at bootstrap, and drains in-flight handlers
  * first thing on shutdown, before other modules close what handlers may still use.
  */
 @Injectable()
@@ -34,6 +35,7 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     private readonly frontHandler: FrontHandler,
     private readonly registrar: DispatcherRegistrar,
     private readonly inMemory: InMemorySubscriber,
+    private readonly pull: PullConsumer,
     @Optional() private readonly inMemoryBroker?: InMemoryBroker,
   ) {}
 
@@ -43,7 +45,8 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     for (const listener of listeners) {
       this.logger.log(
         `Listener ${listener.where} ← ${listener.pattern.value} (consumerId ${listener.consumerId}, ` +
-          `concurrency ${listener.concurrency}, content ${describeContentType(listener.contentType)})`,
+          `concurrency ${listener.concurrency}, content ${describeContentType(listener.contentType)}` +
+          `${listener.ackMode === 'auto' ? '' : `, ackMode ${listener.ackMode}`})`,
       );
     }
     if (listeners.length === 0) {
@@ -59,15 +62,21 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
       return;
     }
     await this.registrar.registerAll(listeners);
+    this.pull.start(listeners);
   }
 
-  /** The HTTP server still runs meanwhile, answering new deliveries with 503 so the broker keeps them. */
+  /**
+   * The HTTP server still runs meanwhile, answering new deliveries with 503 so the broker keeps them. Pull
+   * listeners stop fetching first, and send their last acknowledgements once the handlers are done.
+   */
   async onModuleDestroy(): Promise<void> {
+    await this.pull.stopFetching();
     const { running, waiting } = this.frontHandler.load;
     if (running + waiting > 0) {
       this.logger.log(`Shutting down: waiting up to ${this.options.shutdownTimeoutMs} ms for ${running} running handler(s)`);
     }
     await this.frontHandler.close(this.options.shutdownTimeoutMs);
+    await this.pull.finish();
   }
 
   onApplicationShutdown(): void {

@@ -14,6 +14,15 @@ export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
   MAX_DELIVERY_MAX_IN_FLIGHT,
+  DEFAULT_DELIVERY_MODE,
+  DEFAULT_PULL_PREFETCH,
+  MAX_PULL_PREFETCH,
+  DEFAULT_PULL_WAIT_MS,
+  MAX_PULL_WAIT_MS,
+  MIN_PULL_ACK_TIMEOUT_MS,
+  MAX_PULL_ACK_TIMEOUT_MS,
+  type DeliveryMode,
+  type PullOptions,
   type ListenerConfig,
   type MmmqConsumerOptions,
   type RegistrationOptions,
@@ -22,7 +31,13 @@ export {
 } from './mmmq-consumer.options';
 export { MMMQListener, type MmmqListenerDecoratorOptions } from './listener/mmmq-listener.decorator';
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
-export { MessageContext } from './listener/message-context';
+export { MessageContext, type NackOptions } from './listener/message-context';
+export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';
+export { MAX_NACK_DELAY_MS } from './handling/settlement';
+export { DUPS_OK_ACK_LINGER_MS, DUPS_OK_ACK_BATCH, ACK_SEND_ATTEMPTS } from './pull/ack-batcher';
+export { PULL_BACKOFF_INITIAL_MS, PULL_BACKOFF_MAX_MS } from './pull/pull-backoff';
+export { SettlementError } from './errors/settlement.error';
+export { LeaseLostError } from './errors/lease-lost.error';
 export { HANDLER_MAX_PARAMETERS } from './listener/handler-signature';
 export { LISTENER_CONSUMER_ID_MAX_LENGTH } from './listener/consumer-id.naming';
 export { MAX_REPORTED_VIOLATIONS } from './handling/content-converter';

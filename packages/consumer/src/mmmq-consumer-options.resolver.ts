@@ -1,43 +1,33 @@
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, explainInvalidTlsClientOptions, Host, isBearerTokenText, MmmqError, SigningSecret, TlsClientOptions } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, isBearerTokenText, MmmqError, SigningSecret } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
+import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import {
-  DEFAULT_DELIVERY_BATCH_SIZE,
-  DEFAULT_DELIVERY_MAX_IN_FLIGHT,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
   DEFAULT_MIN_WORKERS,
   DEFAULT_QUEUE_SIZE,
-  DEFAULT_REGISTRATION_ATTEMPTS,
-  DEFAULT_REGISTRATION_BACKOFF_MS,
-  DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  MAX_DELIVERY_BATCH_SIZE,
-  MAX_DELIVERY_MAX_IN_FLIGHT,
+  DEFAULT_DELIVERY_MODE,
+  DeliveryMode,
   ListenerConfig,
   MmmqConsumerOptions,
   StartFrom,
 } from './mmmq-consumer.options';
+import { describe, nonNegativeInteger, oneOf, plainObject, positiveInteger, refuseUnknownFields } from './option-checks';
+import { ResolvedPull, resolvePull } from './pull/pull-options.resolver';
+import {
+  ResolvedBrokerAccess,
+  ResolvedRegistration,
+  resolveBrokerAccess,
+  resolvePullRegistration,
+  resolveRegistration,
+} from './registration/broker-options.resolver';
+
+export type { ResolvedBrokerAccess, ResolvedRegistration };
 
 /** Injection token of the validated options. */
 export const MMMQ_CONSUMER_RESOLVED_OPTIONS = Symbol('MMMQ_CONSUMER_RESOLVED_OPTIONS');
-
-/** How to reach the broker's dispatcher API, present only when self-registration is on. */
-export interface ResolvedRegistration {
-  /** Without a trailing slash. */
-  brokerUrl: string;
-  advertisedHost: Host;
-  attempts: number;
-  backoffMs: number;
-  timeoutMs: number;
-  /** The `batchSize` asked of the broker. */
-  batchSize: number;
-  /** The `maxInFlight` asked of the broker. */
-  maxInFlight: number;
-  /** Sent as a bearer token with every request to the dispatcher API; absent when none is configured. */
-  token: string | undefined;
-  tls: TlsClientOptions | undefined;
-}
 
 /** How pushes must be signed, present only when `signingSecrets` are set. */
 export interface ResolvedSigning {
@@ -56,9 +46,23 @@ export interface ResolvedConsumerOptions {
   registration: ResolvedRegistration | undefined;
   signing: ResolvedSigning | undefined;
   listeners: ReadonlyMap<string, ListenerConfig>;
+  /** The module's default; listeners may override it. */
+  ackMode: AckMode;
+  delivery: DeliveryMode;
+  broker: ResolvedBrokerAccess | undefined;
+  /** Present with `delivery: 'pull'`. */
+  pull: ResolvedPull | undefined;
 }
 
-const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom']);
+const OPTION_FIELDS = new Set([
+  'app', 'broker', 'tls', 'advertisedUrl', 'token', 'autoRegister', 'queueSize', 'workers', 'shutdownTimeoutMs',
+  'deliveryBatchSize', 'deliveryMaxInFlight', 'maxBodyBytes', 'signingSecrets', 'signatureToleranceSeconds',
+  'registration', 'listeners', 'ackMode', 'delivery', 'pull',
+]);
+const WORKERS_FIELDS = new Set(['min', 'max']);
+const REGISTRATION_FIELDS = new Set(['attempts', 'backoffMs', 'timeoutMs']);
+const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode']);
+const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 
 /**
@@ -67,7 +71,16 @@ const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest
  * @throws InvalidConsumerOptionsError
  */
 export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): ResolvedConsumerOptions {
+  refuseUnknownFields('MmmqConsumerModule options', plainObject('MmmqConsumerModule options', options), OPTION_FIELDS);
+  if (options.workers !== undefined) refuseUnknownFields('workers', plainObject('workers', options.workers), WORKERS_FIELDS);
+  if (options.registration !== undefined) {
+    refuseUnknownFields('registration', plainObject('registration', options.registration), REGISTRATION_FIELDS);
+  }
   const app = options.app === undefined ? undefined : validId('app', options.app);
+  const delivery = oneOf('delivery', options.delivery ?? DEFAULT_DELIVERY_MODE, DELIVERY_MODES);
+  if (delivery === 'push' && options.pull !== undefined) {
+    throw new InvalidConsumerOptionsError(`pull is set but delivery is "push"; set delivery: 'pull' to use it`);
+  }
   // Checked even when nothing registers, so that a broken token fails at bootstrap whatever else is set.
   const token = bearerToken(options.token);
   // A default never contradicts the one bound that was given: `{ max: 1 }` alone is a valid pool.
@@ -82,62 +95,17 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     workers: { min, max },
     shutdownTimeoutMs: nonNegativeInteger('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
-    registration: resolveRegistration(options, app, token),
+    registration: delivery === 'pull' ? resolvePullRegistration(options, app, token) : resolveRegistration(options, app, token),
     signing: resolveSigning(options),
     listeners: resolveListenerConfigs(options.listeners ?? {}),
+    ackMode: oneOf('ackMode', options.ackMode ?? DEFAULT_ACK_MODE, ACK_MODES),
+    delivery,
+    broker: resolveBrokerAccess(options, token),
+    pull: delivery === 'pull' ? resolvePull(options.pull, app) : undefined,
   };
 }
 
-function resolveRegistration(
-  options: MmmqConsumerOptions,
-  app: string | undefined,
-  token: string | undefined,
-): ResolvedRegistration | undefined {
-  const { broker, advertisedUrl, autoRegister } = options;
-  if (autoRegister !== undefined && typeof autoRegister !== 'boolean') {
-    throw new InvalidConsumerOptionsError(`autoRegister must be true or false, got ${describe(autoRegister)}`);
-  }
-  const enabled = autoRegister ?? (broker !== undefined && advertisedUrl !== undefined);
-  if (!enabled) return undefined;
-  if (broker === undefined || advertisedUrl === undefined) {
-    const missing = broker === undefined ? 'broker' : 'advertisedUrl';
-    throw new InvalidConsumerOptionsError(
-      `autoRegister is on but ${missing} is not set; set both broker and advertisedUrl, or autoRegister: false`,
-    );
-  }
-  if (app === undefined) {
-    throw new InvalidConsumerOptionsError(
-      'app is required when autoRegister is on: it prefixes every consumer id so that two applications never ' +
-        'share a dispatcher by accident',
-    );
-  }
-  const registration = options.registration ?? {};
-  return {
-    brokerUrl: brokerUrl(broker),
-    advertisedHost: advertisedHost(advertisedUrl),
-    attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
-    backoffMs: nonNegativeInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS),
-    timeoutMs: positiveInteger('registration.timeoutMs', registration.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS),
-    batchSize: atMost(
-      'deliveryBatchSize',
-      positiveInteger('deliveryBatchSize', options.deliveryBatchSize ?? DEFAULT_DELIVERY_BATCH_SIZE),
-      MAX_DELIVERY_BATCH_SIZE,
-    ),
-    maxInFlight: atMost(
-      'deliveryMaxInFlight',
-      positiveInteger('deliveryMaxInFlight', options.deliveryMaxInFlight ?? DEFAULT_DELIVERY_MAX_IN_FLIGHT),
-      MAX_DELIVERY_MAX_IN_FLIGHT,
-    ),
-    tls: tlsOptions(options.tls),
-    token,
-  };
-}
 
-function tlsOptions(tls: unknown): TlsClientOptions | undefined {
-  const problem = explainInvalidTlsClientOptions(tls, 'tls');
-  if (problem !== undefined) throw new InvalidConsumerOptionsError(problem);
-  return tls as TlsClientOptions | undefined;
-}
 
 function resolveSigning({ signingSecrets, signatureToleranceSeconds }: MmmqConsumerOptions): ResolvedSigning | undefined {
   const toleranceSeconds = positiveInteger(
@@ -167,33 +135,7 @@ function bearerToken(value: unknown): string | undefined {
   return value;
 }
 
-function atMost(name: string, value: number, max: number): number {
-  if (value > max) throw new InvalidConsumerOptionsError(`${name} must be at most ${max}, got ${value}`);
-  return value;
-}
 
-function brokerUrl(value: unknown): string {
-  let url: URL | undefined;
-  try {
-    url = typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-    throw new InvalidConsumerOptionsError(
-      `broker must be an http(s) URL like "http://127.0.0.1:8080", got ${describe(value)}`,
-    );
-  }
-  return url.href.replace(/\/+$/, '');
-}
-
-function advertisedHost(value: unknown): Host {
-  try {
-    return Host.parse(value);
-  } catch (error) {
-    throw new InvalidConsumerOptionsError(`advertisedUrl is invalid: ${(error as Error).message}`, { cause: error });
-  }
-}
 
 function resolveListenerConfigs(listeners: unknown): ReadonlyMap<string, ListenerConfig> {
   if (typeof listeners !== 'object' || listeners === null || Array.isArray(listeners)) {
@@ -207,16 +149,8 @@ function resolveListenerConfigs(listeners: unknown): ReadonlyMap<string, Listene
 }
 
 function resolveListenerConfig(where: string, config: unknown): ListenerConfig {
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw new InvalidConsumerOptionsError(`${where} must be an object, got ${describe(config)}`);
-  }
-  const record = config as Record<string, unknown>;
-  const unknown = Object.keys(record).filter((key) => !LISTENER_CONFIG_FIELDS.has(key));
-  if (unknown.length > 0) {
-    throw new InvalidConsumerOptionsError(
-      `${where} has unknown field(s) ${unknown.join(', ')}; allowed are ${[...LISTENER_CONFIG_FIELDS].join(', ')}`,
-    );
-  }
+  const record = plainObject(where, config);
+  refuseUnknownFields(where, record, LISTENER_CONFIG_FIELDS);
   if (record.startFrom !== undefined && !START_FROM.has(record.startFrom)) {
     throw new InvalidConsumerOptionsError(`${where}.startFrom must be "earliest" or "latest", got ${describe(record.startFrom)}`);
   }
@@ -224,6 +158,7 @@ function resolveListenerConfig(where: string, config: unknown): ListenerConfig {
     consumerId: record.consumerId === undefined ? undefined : validId(`${where}.consumerId`, record.consumerId),
     concurrency: record.concurrency === undefined ? undefined : positiveInteger(`${where}.concurrency`, record.concurrency),
     startFrom: record.startFrom as StartFrom | undefined,
+    ackMode: record.ackMode === undefined ? undefined : oneOf(`${where}.ackMode`, record.ackMode, ACK_MODES),
   };
 }
 
@@ -236,28 +171,5 @@ function validId(name: string, value: unknown): string {
   }
 }
 
-function positiveInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidConsumerOptionsError(`${name} must be a positive integer, got ${describe(value)}`);
-  }
-  return value;
-}
 
-function nonNegativeInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidConsumerOptionsError(`${name} must be a non-negative integer, got ${describe(value)}`);
-  }
-  return value;
-}
 
-function describe(value: unknown): string {
-  if (typeof value === 'string' || (typeof value === 'object' && value !== null)) {
-    // A circular object cannot be printed; its kind is enough to recognise it.
-    try {
-      return JSON.stringify(value);
-    } catch {
-      return 'an object';
-    }
-  }
-  return String(value);
-}

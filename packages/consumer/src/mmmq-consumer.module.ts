@@ -17,12 +17,15 @@ import {
 } from './mmmq-consumer-module-definition';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, resolveConsumerOptions } from './mmmq-consumer-options.resolver';
 import type { MmmqConsumerOptions } from './mmmq-consumer.options';
+import { ConsumerApi } from './pull/consumer-api';
+import { PullConsumer } from './pull/pull-consumer';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
 import { InMemorySubscriber } from './testing/in-memory-subscriber';
 
 /**
  * Receives messages pushed by the broker: mounts `POST /mmmq/messages` in the application, discovers the
  * listeners at bootstrap, and (with `broker` and `advertisedUrl`) registers one dispatcher per listener.
+ * With `delivery: 'pull'` it fetches from `broker` instead, registering dispatchers without a host.
  * Import it once, in the root module: `MmmqConsumerModule.forRoot({...})` or `forRootAsync({...})`.
  * `isGlobal: true` makes the options (`MMMQ_CONSUMER_OPTIONS`) injectable everywhere.
  */
@@ -50,6 +53,8 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     DeliverySignatureVerifier,
     DispatcherRegistrar,
     InMemorySubscriber,
+    ConsumerApi,
+    PullConsumer,
     ConsumerLifecycle,
   ],
   exports: [MMMQ_CONSUMER_OPTIONS],

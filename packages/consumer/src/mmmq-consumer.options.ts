@@ -1,4 +1,5 @@
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, type TlsClientOptions } from '@mmmq/core';
+import type { AckMode } from './handling/ack-mode';
 
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
 export const DEFAULT_QUEUE_SIZE = 1000;
@@ -27,6 +28,45 @@ export const MAX_DELIVERY_BATCH_SIZE = 1000;
 export const DEFAULT_DELIVERY_MAX_IN_FLIGHT = 4;
 /** The broker's limit on `maxInFlight`. */
 export const MAX_DELIVERY_MAX_IN_FLIGHT = 16;
+
+/** Messages one pull listener holds at most (fetched, not yet handled and settled); also the largest fetch. */
+export const DEFAULT_PULL_PREFETCH = 100;
+/** The broker's limit on one fetch (`max`), and so on `pull.prefetch`. */
+export const MAX_PULL_PREFETCH = 1000;
+/** How long one fetch waits on the broker for a first message (long poll) before it answers with none. */
+export const DEFAULT_PULL_WAIT_MS = 20_000;
+/** The broker's limit on `waitMs`. */
+export const MAX_PULL_WAIT_MS = 60_000;
+/** The broker's limits on a lease asked for with `ackTimeoutMs` (1 s to 12 h). */
+export const MIN_PULL_ACK_TIMEOUT_MS = 1_000;
+export const MAX_PULL_ACK_TIMEOUT_MS = 43_200_000;
+
+/** How messages reach the listeners: pushed by the broker to this application, or fetched by it. */
+export type DeliveryMode = 'push' | 'pull';
+
+/** Default {@link DeliveryMode}: the broker pushes to `advertisedUrl`. */
+export const DEFAULT_DELIVERY_MODE: DeliveryMode = 'push';
+
+/** Settings of `delivery: 'pull'`. */
+export interface PullOptions {
+  /**
+   * Messages one listener holds at most: fetched and not yet handled and settled. Each fetch asks for what is
+   * free, once at least half is. Default {@link DEFAULT_PULL_PREFETCH}, at most {@link MAX_PULL_PREFETCH}.
+   */
+  prefetch?: number;
+  /** Long poll: how long a fetch waits for a first message. Default {@link DEFAULT_PULL_WAIT_MS}, at most {@link MAX_PULL_WAIT_MS}. */
+  waitMs?: number;
+  /**
+   * This instance's name among the members of a consumer id, `[A-Za-z0-9._:-]{1,128}`. Default
+   * `{app}:{hostname}:{pid}` (characters outside the set become `-`, cut to 128).
+   */
+  member?: string;
+  /**
+   * Lease length asked for with every fetch: a message not settled within it is delivered again. Default: the
+   * dispatcher's `ackTimeoutMs` (30 s on the broker). From {@link MIN_PULL_ACK_TIMEOUT_MS} to {@link MAX_PULL_ACK_TIMEOUT_MS}.
+   */
+  ackTimeoutMs?: number;
+}
 
 /** Where a new dispatcher starts in topics that already hold messages. */
 export type StartFrom = 'earliest' | 'latest';
@@ -57,6 +97,8 @@ export interface ListenerConfig {
   concurrency?: number;
   /** Where a newly registered dispatcher starts; the broker's default (`earliest`) when absent. */
   startFrom?: StartFrom;
+  /** This listener's acknowledge mode. Default: the module's `ackMode`. */
+  ackMode?: AckMode;
 }
 
 export interface RegistrationOptions {
@@ -128,4 +170,18 @@ export interface MmmqConsumerOptions {
   registration?: RegistrationOptions;
   /** Per-listener settings by listener name, so they can come from configuration. Default none. */
   listeners?: Record<string, ListenerConfig>;
+  /**
+   * When a message counts as settled (docs/consumer.md, "Acknowledge modes"): `auto` (after the handler
+   * succeeds), `manual` (the handler calls `context.ack()` / `nack()` / `terminate()`), `dupsOk` (as auto, with
+   * lazily batched acks when pulling), `none` (on receipt, before the handler). Per listener: `listeners[name].ackMode`
+   * or `@MMMQListener({ ackMode })`. Default {@link DEFAULT_ACK_MODE} (`auto`).
+   */
+  ackMode?: AckMode;
+  /**
+   * `push` (the broker POSTs to `advertisedUrl`) or `pull` (this application fetches from `broker`, no inbound
+   * endpoint needed). Default {@link DEFAULT_DELIVERY_MODE} (`push`).
+   */
+  delivery?: DeliveryMode;
+  /** Settings of `delivery: 'pull'`. */
+  pull?: PullOptions;
 }

@@ -24,6 +24,10 @@ describe('resolveConsumerOptions', () => {
       registration: undefined,
       signing: undefined,
       listeners: new Map(),
+      ackMode: 'auto',
+      delivery: 'push',
+      broker: undefined,
+      pull: undefined,
     });
   });
 

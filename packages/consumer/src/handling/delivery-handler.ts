@@ -1,30 +1,48 @@
-import { Acknowledgement, ConsumerAcknowledgement, DeliveryRequest } from '@mmmq/core';
-import { Injectable } from '@nestjs/common';
+import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
+import { Injectable, Logger } from '@nestjs/common';
+import type { ListenerDefinition } from '../listener/listener-definition';
 import { ListenerRegistry } from '../listener/listener-registry';
+import { ConsumerApi } from '../pull/consumer-api';
+import { leaseExtender } from '../pull/lease-channel';
+import type { ConsumerDelivery } from './consumer-delivery';
 import { FrontHandler } from './front-handler';
 import { ListenerInvoker } from './listener-invoker';
+import type { ConsumerReply, SettlementChannel } from './settlement';
 
-/** Routes a delivery to the listener its consumer id names, through the front handler's queue and workers. */
+const ACK: ConsumerReply = { acknowledgement: Acknowledgement.ACK };
+
+/**
+ * Routes a pushed delivery to the listener its consumer id names, through the front handler's queue and workers.
+ * A listener with ack mode `none` is answered ACK as soon as its delivery is accepted into the queue; the others
+ * when their handler is done.
+ */
 @Injectable()
 export class DeliveryHandler {
+  private readonly logger = new Logger('MmmqConsumer');
+
   constructor(
     private readonly registry: ListenerRegistry,
     private readonly frontHandler: FrontHandler,
     private readonly invoker: ListenerInvoker,
+    private readonly api: ConsumerApi,
   ) {}
 
   /**
    * @param bounded false when the sender cannot back off, so the delivery waits even if the queue is full
    * @throws DeliveryRefusedError (queue full, shutting down): the delivery was not handled and must be resent
    */
-  handle(consumerId: string | undefined, delivery: DeliveryRequest, { bounded = true } = {}): Promise<ConsumerAcknowledgement> {
+  handle(consumerId: string | undefined, delivery: ConsumerDelivery, { bounded = true } = {}): Promise<ConsumerReply> {
     const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
     if (listener === undefined) return Promise.resolve(this.unknown(consumerId));
-    return this.frontHandler.submit(
-      { key: listener.consumerId, concurrency: listener.concurrency },
-      () => this.invoker.invoke(listener, delivery),
-      { bounded },
-    );
+    const run = () => this.invoker.invoke(listener, delivery, this.channel(listener, delivery));
+    const lane = { key: listener.consumerId, concurrency: listener.concurrency };
+    if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run, { bounded });
+    try {
+      this.frontHandler.accept(lane, run, { bounded }).catch((error: unknown) => this.dropped(listener, [delivery], error));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.resolve(ACK);
   }
 
   /**
@@ -32,14 +50,34 @@ export class DeliveryHandler {
    * is accepted or refused as a unit and its order is kept.
    * @throws DeliveryRefusedError (queue full, shutting down): none of the batch was handled
    */
-  async handleBatch(consumerId: string | undefined, deliveries: DeliveryRequest[]): Promise<ConsumerAcknowledgement[]> {
+  async handleBatch(consumerId: string | undefined, deliveries: ConsumerDelivery[]): Promise<ConsumerReply[]> {
     const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
     if (listener === undefined) return deliveries.map(() => this.unknown(consumerId));
-    return this.frontHandler.submit({ key: listener.consumerId, concurrency: listener.concurrency }, async () => {
-      const acknowledgements: ConsumerAcknowledgement[] = [];
-      for (const delivery of deliveries) acknowledgements.push(await this.invoker.invoke(listener, delivery));
-      return acknowledgements;
-    });
+    const lane = { key: listener.consumerId, concurrency: listener.concurrency };
+    const run = async () => {
+      const replies: ConsumerReply[] = [];
+      for (const delivery of deliveries) replies.push(await this.invoker.invoke(listener, delivery, this.channel(listener, delivery)));
+      return replies;
+    };
+    if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run);
+    this.frontHandler.accept(lane, run).catch((error: unknown) => this.dropped(listener, deliveries, error));
+    return deliveries.map(() => ACK);
+  }
+
+  /** `context.inProgress()` of a push extends its lease when the broker sent one and `broker` is set. */
+  private channel(listener: ListenerDefinition, delivery: ConsumerDelivery): SettlementChannel {
+    const client = this.api.client;
+    if (client === undefined) return { extendUnavailable: 'the consumer option broker is not set, so the broker cannot be asked' };
+    if (delivery.lease === undefined) return { extendUnavailable: 'the broker sent no lease with this push (a broker without leases)' };
+    return { extend: leaseExtender(client, listener.consumerId, delivery.lease) };
+  }
+
+  /** Ack mode `none`: acknowledged on receipt, then not handled (shutdown came first). */
+  private dropped(listener: ListenerDefinition, deliveries: ConsumerDelivery[], error: unknown): void {
+    this.logger.warn(
+      `${listener.where} did not handle ${deliveries.length} message(s) (${deliveries.map(({ id }) => id).join(', ')}) ` +
+        `that ackMode 'none' had acknowledged on receipt; they are lost: ${(error as Error)?.message ?? String(error)}`,
+    );
   }
 
   private unknown(consumerId: string | undefined): ConsumerAcknowledgement {

@@ -45,17 +45,26 @@ export class FrontHandler {
    * @throws ConsumerClosingError once `close()` was called, or if the task outlives the shutdown timeout
    */
   submit<T>(lane: Lane, task: () => Promise<T>, { bounded = true } = {}): Promise<T> {
+    try {
+      return this.accept(lane, task, { bounded });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * As {@link submit}, but a refusal is thrown at once, so a caller can answer before the task has run
+   * (ack mode `none`: the delivery is acknowledged as soon as it is accepted).
+   * @throws QueueFullError, ConsumerClosingError synchronously
+   */
+  accept<T>(lane: Lane, task: () => Promise<T>, { bounded = true } = {}): Promise<T> {
     if (this.closing !== undefined) {
-      return Promise.reject(
-        new ConsumerClosingError('The consumer is shutting down and accepts no new message; the broker will redeliver it'),
-      );
+      throw new ConsumerClosingError('The consumer is shutting down and accepts no new message; the broker will redeliver it');
     }
     if (!this.canStart(lane) && bounded && this.waiting.length >= this.limits.queueSize) {
-      return Promise.reject(
-        new QueueFullError(
-          `${this.waiting.length} messages already wait for a worker or for their listener (queueSize ` +
-            `${this.limits.queueSize}); this one was refused and the broker will send it again later`,
-        ),
+      throw new QueueFullError(
+        `${this.waiting.length} messages already wait for a worker or for their listener (queueSize ` +
+          `${this.limits.queueSize}); this one was refused and the broker will send it again later`,
       );
     }
     return new Promise<T>((resolve, reject) => {

@@ -1,44 +1,92 @@
-import { Acknowledgement, ConsumerAcknowledgement, DeliveryRequest } from '@mmmq/core';
+import { Acknowledgement } from '@mmmq/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { NonRetriableError } from '../errors/non-retriable.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { MessageContext } from '../listener/message-context';
 import { convertContent } from './content-converter';
+import type { ConsumerDelivery } from './consumer-delivery';
+import { ConsumerReply, replyFor, Settlement, SettlementChannel } from './settlement';
 
-const ACK: ConsumerAcknowledgement = { acknowledgement: Acknowledgement.ACK };
+const ACK: ConsumerReply = { acknowledgement: Acknowledgement.ACK };
+
+/** How one handler run ended. */
+export interface InvocationOutcome {
+  reply: ConsumerReply;
+  /** True when the handler's `ack()` / `nack()` / `terminate()` already reached the broker (pull `manual`). */
+  sent: boolean;
+}
 
 /**
  * Runs one listener on one delivery and turns the outcome into the acknowledgement: ACK once the handler
  * succeeded; NACK (the broker retries) when it threw; NACK with `retry: false` (the broker dead-letters at
- * once) when the content is invalid or the handler threw or returned a `NonRetriableError`. It never throws.
+ * once) when the content is invalid or the handler threw or returned a `NonRetriableError`. In `manual` mode
+ * the handler's own `ack()` / `nack()` / `terminate()` decides, and returning without one is a NACK. It never
+ * throws.
  */
 @Injectable()
 export class ListenerInvoker {
   private readonly logger = new Logger('MmmqConsumer');
 
-  async invoke(listener: ListenerDefinition, delivery: DeliveryRequest): Promise<ConsumerAcknowledgement> {
-    const conversion = await convertContent(listener.contentType, delivery.content);
-    if (!conversion.valid) return this.reject(listener, delivery, `Message rejected: ${conversion.reason}`);
-    let result: unknown;
-    try {
-      result = await listener.handle(conversion.value, new MessageContext(listener.consumerId, delivery));
-    } catch (error) {
-      if (error instanceof NonRetriableError) return this.reject(listener, delivery, error.message);
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.warn(
-        `${listener.where} failed on message ${delivery.id} from ${delivery.topic} (attempt ${delivery.deliveryCount}); ` +
-          `the broker will retry it: ${message}`,
-      );
-      return { acknowledgement: Acknowledgement.NACK, message };
-    }
-    if (result instanceof NonRetriableError) return this.reject(listener, delivery, result.message);
-    return ACK;
+  async invoke(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<ConsumerReply> {
+    return (await this.run(listener, delivery, channel)).reply;
   }
 
-  private reject(listener: ListenerDefinition, delivery: DeliveryRequest, message: string): ConsumerAcknowledgement {
-    this.logger.warn(
-      `${listener.where} refused message ${delivery.id} from ${delivery.topic}; the broker dead-letters it: ${message}`,
-    );
-    return { acknowledgement: Acknowledgement.NACK, retry: false, message };
+  /** @param channel how a `manual` decision and `inProgress()` reach the broker while the handler runs */
+  async run(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+    const conversion = await convertContent(listener.contentType, delivery.content);
+    if (!conversion.valid) return this.reject(listener, delivery, `Message rejected: ${conversion.reason}`);
+    const settlement = new Settlement(listener.where, listener.ackMode, channel);
+    let result: unknown;
+    try {
+      result = await listener.handle(conversion.value, new MessageContext(listener.consumerId, delivery, settlement));
+    } catch (error) {
+      settlement.close();
+      return this.failed(listener, delivery, settlement, error);
+    }
+    settlement.close();
+    if (settlement.decision !== undefined) return { reply: replyFor(settlement.decision), sent: settlement.sent };
+    if (listener.ackMode === 'manual') return this.unsettled(listener, delivery);
+    if (result instanceof NonRetriableError) return this.reject(listener, delivery, result.message);
+    return { reply: ACK, sent: false };
   }
+
+  private failed(listener: ListenerDefinition, delivery: ConsumerDelivery, settlement: Settlement, error: unknown): InvocationOutcome {
+    const message = error instanceof Error ? error.message : String(error);
+    if (settlement.decision !== undefined) {
+      this.logger.warn(
+        `${listener.where} threw after it settled message ${delivery.id} from ${delivery.topic} with ` +
+          `${settlement.decision.kind}; the settlement stands: ${message}`,
+      );
+      return { reply: replyFor(settlement.decision), sent: settlement.sent };
+    }
+    if (error instanceof NonRetriableError) return this.reject(listener, delivery, error.message);
+    this.logger.warn(
+      `${listener.where} failed on message ${delivery.id} from ${delivery.topic} (attempt ${delivery.deliveryCount}); ` +
+        `${retryNote(listener)}: ${message}`,
+    );
+    return { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };
+  }
+
+  private unsettled(listener: ListenerDefinition, delivery: ConsumerDelivery): InvocationOutcome {
+    const message =
+      `${listener.where} returned without settling message ${delivery.id} from ${delivery.topic}: with ackMode ` +
+      `'manual' a handler must call context.ack(), nack() or terminate() before it returns; the message is NACKed ` +
+      `and the broker will retry it`;
+    this.logger.error(message);
+    return { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };
+  }
+
+  private reject(listener: ListenerDefinition, delivery: ConsumerDelivery, message: string): InvocationOutcome {
+    this.logger.warn(
+      `${listener.where} refused message ${delivery.id} from ${delivery.topic}; ` +
+        `${listener.ackMode === 'none' ? retryNote(listener) : 'the broker dead-letters it'}: ${message}`,
+    );
+    return { reply: { acknowledgement: Acknowledgement.NACK, retry: false, message }, sent: false };
+  }
+}
+
+function retryNote(listener: ListenerDefinition): string {
+  return listener.ackMode === 'none'
+    ? "the message is dropped: with ackMode 'none' the broker settled it on delivery"
+    : 'the broker will retry it';
 }

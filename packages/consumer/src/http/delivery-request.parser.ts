@@ -1,17 +1,19 @@
-import type { DeliveryRequest, MessageHeaders } from '@mmmq/core';
+import type { MessageHeaders } from '@mmmq/core';
+import type { ConsumerDelivery } from '../handling/consumer-delivery';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 
 /**
  * Checks that a parsed body is a delivery as the broker sends it. `id`, `topic` and `content` are required;
- * the bookkeeping fields get neutral defaults so that a hand-written test request stays short.
+ * the bookkeeping fields get neutral defaults so that a hand-written test request stays short. `lease` (sent by
+ * brokers with leases) is kept when it is a non-empty string.
  * @throws InvalidDeliveryError naming the first bad field
  */
-export function parseDeliveryRequest(body: unknown): DeliveryRequest {
+export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidDeliveryError('A delivery must be a JSON object with id, topic and content');
   }
   const record = body as Record<string, unknown>;
-  const { id, topic, content, headers = {}, offset = 0, deliveryCount = 1, redelivered = false, publishedAt = null } = record;
+  const { id, topic, content, headers = {}, offset = 0, deliveryCount = 1, redelivered = false, publishedAt = null, lease } = record;
   if (typeof id !== 'string') throw invalid('id', 'a string', id);
   if (typeof topic !== 'string') throw invalid('topic', 'a string', topic);
   if (content === undefined) throw new InvalidDeliveryError('A delivery must have a content field');
@@ -20,6 +22,7 @@ export function parseDeliveryRequest(body: unknown): DeliveryRequest {
   if (!Number.isSafeInteger(deliveryCount)) throw invalid('deliveryCount', 'an integer', deliveryCount);
   if (typeof redelivered !== 'boolean') throw invalid('redelivered', 'a boolean', redelivered);
   if (publishedAt !== null && !Number.isFinite(publishedAt)) throw invalid('publishedAt', 'a number or null', publishedAt);
+  if (lease !== undefined && (typeof lease !== 'string' || lease === '')) throw invalid('lease', 'a non-empty string', lease);
   return {
     id,
     topic,
@@ -29,6 +32,7 @@ export function parseDeliveryRequest(body: unknown): DeliveryRequest {
     deliveryCount: deliveryCount as number,
     redelivered,
     publishedAt: publishedAt as number | null,
+    ...(lease === undefined ? {} : { lease: lease as string }),
   };
 }
 
@@ -40,7 +44,7 @@ function invalid(field: string, expected: string, value: unknown): InvalidDelive
  * Checks a batched push, `{"messages":[…]}`, each entry as {@link parseDeliveryRequest} does.
  * @throws InvalidDeliveryError naming the first bad entry
  */
-export function parseDeliveryBatch(body: unknown): DeliveryRequest[] {
+export function parseDeliveryBatch(body: unknown): ConsumerDelivery[] {
   const messages = (body as { messages?: unknown } | null)?.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new InvalidDeliveryError('A batched delivery must be a JSON object with a non-empty messages array');

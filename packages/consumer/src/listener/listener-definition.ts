@@ -1,4 +1,5 @@
 import type { TopicPattern } from '@mmmq/core';
+import type { AckMode } from '../handling/ack-mode';
 import type { StartFrom } from '../mmmq-consumer.options';
 import type { ContentType } from './content-type';
 import type { MessageContext } from './message-context';
@@ -14,6 +15,8 @@ export interface ListenerDefinition {
   concurrency: number;
   /** Only sent to the broker when set. */
   startFrom: StartFrom | undefined;
+  /** When its messages count as settled. */
+  ackMode: AckMode;
   contentType: ContentType;
   handle(content: unknown, context: MessageContext): unknown;
 }

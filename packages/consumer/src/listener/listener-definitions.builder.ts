@@ -1,6 +1,7 @@
 import { MmmqError, TopicPattern } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
+import { ACK_MODES, AckMode, isAckMode } from '../handling/ack-mode';
 import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
 import { DEFAULT_LISTENER_CONCURRENCY, StartFrom } from '../mmmq-consumer.options';
 import { assertListenerConsumerId, defaultConsumerId } from './consumer-id.naming';
@@ -51,6 +52,7 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
     pattern: patternOf(listener),
     concurrency: concurrencyOf(listener, config.concurrency),
     startFrom,
+    ackMode: ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode),
     contentType: listener.contentType,
     handle: listener.handle,
   };
@@ -76,6 +78,13 @@ function consumerIdOf(
   } catch (error) {
     throw wrap(listener.where, 'has an invalid consumer id', error);
   }
+}
+
+function ackModeOf(listener: DiscoveredListener, ackMode: unknown): AckMode {
+  if (!isAckMode(ackMode)) {
+    throw new InvalidListenerError(`${listener.where}: ackMode must be one of ${ACK_MODES.join(', ')}, got ${JSON.stringify(ackMode)}`);
+  }
+  return ackMode;
 }
 
 function concurrencyOf(listener: DiscoveredListener, configured: number | undefined): number {

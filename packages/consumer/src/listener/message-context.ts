@@ -1,8 +1,18 @@
 import type { DeliveryRequest, MessageHeaders } from '@mmmq/core';
+import { Settlement } from '../handling/settlement';
+
+/** What `context.nack()` may say. */
+export interface NackOptions {
+  /** Redeliver not before this many milliseconds (0 to 3 600 000). Default: the broker's backoff. */
+  delayMs?: number;
+  /** Why, recorded by the broker (and in the dead letter if it comes to that). */
+  message?: string;
+}
 
 /**
- * What a listener may learn about the message besides its content; declare it as the handler's second
- * parameter. It is a class, not an interface, so that discovery can tell it from a second content parameter.
+ * What a listener may learn about the message besides its content, and (with `ackMode: 'manual'`) how it
+ * settles it; declare it as the handler's second parameter. It is a class, not an interface, so that discovery
+ * can tell it from a second content parameter.
  */
 export class MessageContext {
   /** The dispatcher this delivery is for (the listener's consumer id). */
@@ -19,8 +29,9 @@ export class MessageContext {
   readonly redelivered: boolean;
   /** Epoch milliseconds, or null when the broker does not know. */
   readonly publishedAt: number | null;
+  readonly #settlement: Settlement;
 
-  constructor(consumerId: string, delivery: DeliveryRequest) {
+  constructor(consumerId: string, delivery: DeliveryRequest, settlement?: Settlement) {
     this.consumerId = consumerId;
     this.id = delivery.id;
     this.topic = delivery.topic;
@@ -29,5 +40,36 @@ export class MessageContext {
     this.deliveryCount = delivery.deliveryCount;
     this.redelivered = delivery.redelivered;
     this.publishedAt = delivery.publishedAt;
+    this.#settlement = settlement ?? new Settlement(consumerId, 'auto');
+  }
+
+  /**
+   * `manual` mode: the message is done. Pulled: resolves once the broker recorded it durably, rejects with
+   * `LeaseLostError` if the lease was lost (the message comes again). Pushed: resolves at once; the reply that
+   * carries the ACK goes out when the handler returns.
+   * @throws SettlementError (synchronously) in another mode, or when the message was settled already
+   */
+  ack(): Promise<void> {
+    return this.#settlement.settle({ kind: 'ack' }, 'ack()');
+  }
+
+  /** `manual` mode: redeliver it, not before `delayMs`. Settles like {@link ack}. */
+  nack(options: NackOptions = {}): Promise<void> {
+    return this.#settlement.settle({ kind: 'nack', delayMs: options.delayMs, message: options.message }, 'nack()');
+  }
+
+  /** `manual` mode: never redeliver it; the broker dead-letters it now with `reason`. Settles like {@link ack}. */
+  terminate(reason: string): Promise<void> {
+    return this.#settlement.settle({ kind: 'terminate', reason: String(reason) }, 'terminate()');
+  }
+
+  /**
+   * Still working on it: extends the message's lease on the broker (`POST /mmmq/consumers/{id}/extend`), so it is
+   * not redelivered while the handler runs. Any mode but `none`. Rejects with `LeaseLostError` when the lease is
+   * gone already, and with `SettlementError` when it cannot be extended (no `broker` option, or a broker
+   * without leases).
+   */
+  inProgress(): Promise<void> {
+    return this.#settlement.inProgress();
   }
 }

@@ -1,3 +1,4 @@
+import type { AckMode } from '../handling/ack-mode';
 import type { StartFrom } from '../mmmq-consumer.options';
 
 /** What `@MMMQListener({...})` accepts; `listeners[name]` in the module options overrides all but `pattern`. */
@@ -16,4 +17,6 @@ export interface MmmqListenerOptions {
   concurrency?: number;
   /** Where a newly registered dispatcher starts; the broker's default (`earliest`) when absent. */
   startFrom?: StartFrom;
+  /** This listener's acknowledge mode (`auto`, `manual`, `dupsOk`, `none`). Default: the module's `ackMode`. */
+  ackMode?: AckMode;
 }

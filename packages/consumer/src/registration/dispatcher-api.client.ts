@@ -8,8 +8,13 @@ import type { StartFrom } from '../mmmq-consumer.options';
 /** A dispatcher as the broker's API shows it; fields this consumer does not use are ignored. */
 export interface DispatcherJson {
   consumerId: string;
-  host: unknown;
+  /** Absent on a pull-only dispatcher of a broker with leases (issue 12), which shows `hosts` instead. */
+  host?: unknown;
+  /** Brokers with leases: every push member's URL (empty for pull only). */
+  hosts?: unknown[];
   pattern: string;
+  /** Brokers with leases: every pattern (`pattern` is then the first). */
+  patterns?: string[];
   startFrom?: StartFrom;
   /** Absent on brokers that predate batched pushes, which means 1. */
   batchSize?: number;
@@ -27,6 +32,15 @@ export interface DispatcherChange {
   maxInFlight: number;
   /** The `whsec_…` secret the broker signs the pushes with; absent for unsigned pushes. */
   signingSecret?: string;
+}
+
+/** A dispatcher for pull members: no host of its own; `hosts` keeps the push members another instance added. */
+export interface PullDispatcherChange {
+  pattern: string;
+  startFrom?: StartFrom;
+  hosts?: unknown[];
+  batchSize?: number;
+  maxInFlight?: number;
 }
 
 /** The broker's `/mmmq/dispatchers` API over keep-alive connections; one call, one request, no retries. */
@@ -59,15 +73,19 @@ export class DispatcherApiClient {
     return this.expect(response, 200, `GET ${path(consumerId)}`) as DispatcherJson;
   }
 
-  /** @returns false if a dispatcher with this id appeared meanwhile (409) */
-  async create(definition: DispatcherChange & { consumerId: string }): Promise<boolean> {
+  /**
+   * @param definition a push dispatcher (with `host`), or a pull-only one (without)
+   * @returns false if a dispatcher with this id and other settings appeared meanwhile (409)
+   */
+  async create(definition: (DispatcherChange | PullDispatcherChange) & { consumerId: string }): Promise<boolean> {
     const response = await this.send('POST', '/mmmq/dispatchers', definition);
     if (response.status === 409) return false;
-    this.expect(response, 201, 'POST /mmmq/dispatchers');
+    // 200: a broker with leases already had this consumer id with the same settings (another member's).
+    this.expect(response, response.status === 200 ? 200 : 201, 'POST /mmmq/dispatchers');
     return true;
   }
 
-  async replace(consumerId: string, change: DispatcherChange): Promise<void> {
+  async replace(consumerId: string, change: DispatcherChange | PullDispatcherChange): Promise<void> {
     this.expect(await this.send('PUT', path(consumerId), change), 200, `PUT ${path(consumerId)}`);
   }
 

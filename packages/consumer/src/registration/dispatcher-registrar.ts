@@ -6,6 +6,7 @@ import { DispatcherRegistrationError } from '../errors/dispatcher-registration.e
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, ResolvedRegistration } from '../mmmq-consumer-options.resolver';
 import { DispatcherApiClient, DispatcherChange, DispatcherJson } from './dispatcher-api.client';
+import { ensurePullDispatcher } from './pull-dispatcher';
 
 /**
  * Makes the broker hold one dispatcher per listener (consumer id, this application's advertised URL, the
@@ -61,9 +62,11 @@ export class DispatcherRegistrar {
   }
 
   private async ensure(client: DispatcherApiClient, registration: ResolvedRegistration, listener: ListenerDefinition): Promise<void> {
+    const advertisedHost = registration.advertisedHost;
+    if (advertisedHost === undefined) return ensurePullDispatcher(client, listener, this.logger);
     const signingSecret = this.options.signing?.secrets[0].reveal();
     const wanted: DispatcherChange = {
-      host: registration.advertisedHost.toUrl(),
+      host: advertisedHost.toUrl(),
       pattern: listener.pattern.value,
       batchSize: registration.batchSize,
       maxInFlight: registration.maxInFlight,
@@ -79,7 +82,7 @@ export class DispatcherRegistrar {
       // Another instance of this application created it in the meantime; the next attempt compares with it.
       throw new BrokerRequestError(`${listener.consumerId} was created by someone else meanwhile (409)`, true);
     }
-    const same = matches(existing, wanted, registration.advertisedHost);
+    const same = matches(existing, wanted, advertisedHost);
     // The broker never shows a secret, so a signed dispatcher is always sent again: a no-op on the broker if the
     // secret is the same, and what ends a subscription's `unauthorized` state once the secrets agree again.
     if (same && signingSecret === undefined) {

@@ -1,0 +1,167 @@
+import { explainInvalidTlsClientOptions, Host, TlsClientOptions } from '@mmmq/core';
+import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
+import {
+  DEFAULT_DELIVERY_BATCH_SIZE,
+  DEFAULT_DELIVERY_MAX_IN_FLIGHT,
+  DEFAULT_REGISTRATION_ATTEMPTS,
+  DEFAULT_REGISTRATION_BACKOFF_MS,
+  DEFAULT_REGISTRATION_TIMEOUT_MS,
+  MAX_DELIVERY_BATCH_SIZE,
+  MAX_DELIVERY_MAX_IN_FLIGHT,
+  MmmqConsumerOptions,
+} from '../mmmq-consumer.options';
+import { atMost, describe, nonNegativeInteger, positiveInteger } from '../option-checks';
+
+/** How to reach the broker's dispatcher API, present only when self-registration is on. */
+export interface ResolvedRegistration {
+  /** Without a trailing slash. */
+  brokerUrl: string;
+  /** Absent with `delivery: 'pull'`: the dispatcher is registered without a host (pull only). */
+  advertisedHost: Host | undefined;
+  attempts: number;
+  backoffMs: number;
+  timeoutMs: number;
+  /** The `batchSize` asked of the broker. */
+  batchSize: number;
+  /** The `maxInFlight` asked of the broker. */
+  maxInFlight: number;
+  /** Sent as a bearer token with every request to the dispatcher API; absent when none is configured. */
+  token: string | undefined;
+  tls: TlsClientOptions | undefined;
+}
+
+/** How to reach the broker's consumer API (pull, lease extension), present whenever `broker` is set. */
+export interface ResolvedBrokerAccess {
+  /** Without a trailing slash. */
+  url: string;
+  token: string | undefined;
+  tls: TlsClientOptions | undefined;
+  /** Time limit of one request (a fetch may take its `waitMs` longer): `registration.timeoutMs`. */
+  timeoutMs: number;
+}
+
+export function resolveBrokerAccess(options: MmmqConsumerOptions, token: string | undefined): ResolvedBrokerAccess | undefined {
+  if (options.broker === undefined) return undefined;
+  return {
+    url: brokerUrl(options.broker),
+    token,
+    tls: tlsOptions(options.tls),
+    timeoutMs: registrationTimeout(options),
+  };
+}
+
+function registrationTimeout(options: MmmqConsumerOptions): number {
+  return positiveInteger('registration.timeoutMs', options.registration?.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS);
+}
+
+/** Pull: the broker is required, nothing reaches this application, and its dispatchers are registered without a host. */
+export function resolvePullRegistration(
+  options: MmmqConsumerOptions,
+  app: string | undefined,
+  token: string | undefined,
+): ResolvedRegistration | undefined {
+  if (options.broker === undefined) {
+    throw new InvalidConsumerOptionsError(`delivery is "pull" but broker is not set; set broker to the URL the messages are fetched from`);
+  }
+  if (options.advertisedUrl !== undefined) {
+    throw new InvalidConsumerOptionsError(
+      `advertisedUrl is set but delivery is "pull": the broker never connects to this application; remove advertisedUrl`,
+    );
+  }
+  if (options.autoRegister !== undefined && typeof options.autoRegister !== 'boolean') {
+    throw new InvalidConsumerOptionsError(`autoRegister must be true or false, got ${describe(options.autoRegister)}`);
+  }
+  if (options.autoRegister === false) return undefined;
+  if (app === undefined) {
+    throw new InvalidConsumerOptionsError(
+      'app is required when autoRegister is on: it prefixes every consumer id so that two applications never ' +
+        'share a dispatcher by accident',
+    );
+  }
+  const registration = options.registration ?? {};
+  return {
+    brokerUrl: brokerUrl(options.broker),
+    advertisedHost: undefined,
+    attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
+    backoffMs: nonNegativeInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS),
+    timeoutMs: registrationTimeout(options),
+    batchSize: 1,
+    maxInFlight: 1,
+    tls: tlsOptions(options.tls),
+    token,
+  };
+}
+
+export function resolveRegistration(
+  options: MmmqConsumerOptions,
+  app: string | undefined,
+  token: string | undefined,
+): ResolvedRegistration | undefined {
+  const { broker, advertisedUrl, autoRegister } = options;
+  if (autoRegister !== undefined && typeof autoRegister !== 'boolean') {
+    throw new InvalidConsumerOptionsError(`autoRegister must be true or false, got ${describe(autoRegister)}`);
+  }
+  const enabled = autoRegister ?? (broker !== undefined && advertisedUrl !== undefined);
+  if (!enabled) return undefined;
+  if (broker === undefined || advertisedUrl === undefined) {
+    const missing = broker === undefined ? 'broker' : 'advertisedUrl';
+    throw new InvalidConsumerOptionsError(
+      `autoRegister is on but ${missing} is not set; set both broker and advertisedUrl, or autoRegister: false`,
+    );
+  }
+  if (app === undefined) {
+    throw new InvalidConsumerOptionsError(
+      'app is required when autoRegister is on: it prefixes every consumer id so that two applications never ' +
+        'share a dispatcher by accident',
+    );
+  }
+  const registration = options.registration ?? {};
+  return {
+    brokerUrl: brokerUrl(broker),
+    advertisedHost: advertisedHost(advertisedUrl),
+    attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
+    backoffMs: nonNegativeInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS),
+    timeoutMs: registrationTimeout(options),
+    batchSize: atMost(
+      'deliveryBatchSize',
+      positiveInteger('deliveryBatchSize', options.deliveryBatchSize ?? DEFAULT_DELIVERY_BATCH_SIZE),
+      MAX_DELIVERY_BATCH_SIZE,
+    ),
+    maxInFlight: atMost(
+      'deliveryMaxInFlight',
+      positiveInteger('deliveryMaxInFlight', options.deliveryMaxInFlight ?? DEFAULT_DELIVERY_MAX_IN_FLIGHT),
+      MAX_DELIVERY_MAX_IN_FLIGHT,
+    ),
+    tls: tlsOptions(options.tls),
+    token,
+  };
+}
+
+function tlsOptions(tls: unknown): TlsClientOptions | undefined {
+  const problem = explainInvalidTlsClientOptions(tls, 'tls');
+  if (problem !== undefined) throw new InvalidConsumerOptionsError(problem);
+  return tls as TlsClientOptions | undefined;
+}
+
+function brokerUrl(value: unknown): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new InvalidConsumerOptionsError(
+      `broker must be an http(s) URL like "http://127.0.0.1:8080", got ${describe(value)}`,
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function advertisedHost(value: unknown): Host {
+  try {
+    return Host.parse(value);
+  } catch (error) {
+    throw new InvalidConsumerOptionsError(`advertisedUrl is invalid: ${(error as Error).message}`, { cause: error });
+  }
+}
