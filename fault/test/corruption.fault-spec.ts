@@ -34,6 +34,8 @@ function expectIntact(damage: string): void {
       garbageServed: sum('garbageServed'),
       offsetsReused: sum('offsetsReused'),
       publishAfterRecoveryFailed: sum('newMessageProblems'),
+      damagedCheckpointsNotRestartedAt0: sum('checkpointNotRestarted'),
+      damagedCheckpointsNotWarnedAbout: sum('checkpointDamageUnreported'),
     },
     mine.flatMap((outcome) => outcome.problems).slice(0, 15),
   );
@@ -61,6 +63,8 @@ afterAll(() => {
   run.figure('garbage served (anything but the acknowledged message at its offset)', total('garbageServed'), 0);
   run.figure('publishes after recovery given an intact entry’s offset', total('offsetsReused'), 0);
   run.figure('publishes after recovery refused or never pushed', total('newMessageProblems'), 0);
+  run.figure('damaged checkpoints: offsets not redelivered from 0 after the restart', total('checkpointNotRestarted'), 0);
+  run.figure('damaged checkpoints the broker did not warn about (of those that must warn)', total('checkpointDamageUnreported'), 0);
   for (const damage of new Set(outcomes.map((outcome) => outcome.damage))) {
     const mine = outcomes.filter((outcome) => outcome.damage === damage);
     const sum = (key: keyof DamageOutcome) => mine.reduce((total, outcome) => total + (outcome[key] as number), 0);
@@ -115,7 +119,7 @@ describe('corruption: damage to closed and open segments, indexes, checkpoints',
   );
 
   it.each(CHECKPOINT_DAMAGES.map((damage) => [damage.name, damage.describe]))(
-    '%s (%s): the consumer still receives every message (redelivery allowed, skipping not)',
+    '%s (%s): the consumer restarts at offset 0 and receives every message again (redelivery, never skipping)',
     (name) => expectIntactRemembered(name),
   );
 });

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { durableFloors } from '../src/faults/durable-floors';
 import { cutToFloors } from '../src/faults/power-loss';
 import { crc32c } from '../src/format/crc32c';
+import { decodeCheckpoint, encodeCheckpointV2 } from '../src/format/checkpoint-format';
 import { readDataRoot } from '../src/format/data-root-reader';
 import { encodeJournalHeader, encodeRecord, JOURNAL_DIR, journalFileName, JournalOp } from '../src/format/journal-format';
 import { readJournal } from '../src/format/journal-reader';
@@ -184,5 +185,60 @@ describe('durable floors and the power-loss cut', () => {
         expect(after.subarray(0, file.floor).equals(before.get(file.path)!.subarray(0, file.floor))).toBe(true);
       }
     }
+  });
+});
+
+describe('subscription states: CHECKPOINT_STATE ops and v2 checkpoint files', () => {
+  const state = { cursor: 5, deliveredMark: 120, settled: [[7, 9], [11, 12]] as Array<[number, number]>, counts: [{ offset: 5, deliveries: 2, nacks: 1 }] };
+
+  it('reads a v2 snapshot laid out byte by byte as the format says, and an 8-byte v1 cursor', () => {
+    const body = Buffer.from(
+      Buffer.from('MMMQSUB2').toString('hex') + '0000000000000005' + '0000000000000078' + '00000002' + '00000001' +
+        '00000002' + '00000002' + '00000006' + '00000001' + '00000000' + '00000002' + '00000001',
+      'hex',
+    );
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32c(body));
+    expect(encodeCheckpointV2(state)).toEqual(Buffer.concat([body, crc]));
+    expect(decodeCheckpoint(Buffer.concat([body, crc]))).toEqual({ form: 'v2', ...state });
+    expect(decodeCheckpoint(Buffer.concat([body, crc, Buffer.from('leftover')]))).toEqual({ form: 'v2', ...state });
+    expect(decodeCheckpoint(Buffer.from('0000000000000011', 'hex'))).toEqual({ form: 'v1', cursor: 17, deliveredMark: 17, settled: [], counts: [] });
+  });
+
+  it('finds every flipped bit, every cut and ranges out of order in a v2 snapshot', () => {
+    const bytes = encodeCheckpointV2(state);
+    for (let bit = 0; bit < bytes.length * 8; bit++) {
+      const flipped = Buffer.from(bytes);
+      flipped[bit >> 3] ^= 1 << (bit & 7);
+      expect(typeof decodeCheckpoint(flipped)).toBe('string');
+    }
+    for (let length = 9; length < bytes.length; length++) expect(typeof decodeCheckpoint(bytes.subarray(0, length))).toBe('string');
+    expect(decodeCheckpoint(encodeCheckpointV2({ ...state, settled: [[9, 10], [7, 8]] }))).toMatch(/out of order/);
+  });
+
+  it('decodes kind 5 ops and reports one whose state is not a v2 snapshot', () => {
+    const op: JournalOp = { kind: 'checkpoint-state', topic: 'a', consumerId: 'c-ü', state: encodeCheckpointV2(state) };
+    writeJournal(1, [[append('a', 0, 12), op], [{ ...op, state: Buffer.from('not a snapshot') }]]);
+    const journal = readJournal(rootDir);
+    expect(journal.records[0].ops[1]).toEqual(op);
+    expect(journal.problems).toEqual([expect.stringContaining('seq 2: the CHECKPOINT_STATE of a → c-ü holds 14 bytes')]);
+  });
+
+  it('keeps a last record of states once a push went past the mark before it, or its state is in the checkpoint file', () => {
+    buildTopic(rootDir, 'a', [[10, 20, 30]]);
+    const before = encodeCheckpointV2({ cursor: 0, deliveredMark: 100, settled: [], counts: [] });
+    const after = encodeCheckpointV2({ cursor: 3, deliveredMark: 200, settled: [], counts: [] });
+    const stateOp = (bytes: Buffer): JournalOp => ({ kind: 'checkpoint-state', topic: 'a', consumerId: 'c', state: bytes });
+    writeJournal(1, [[{ kind: 'flushed', seq: 0 }], [stateOp(before)], [stateOp(after)]]);
+    const journal = readJournal(rootDir);
+    const pushedFrom = (offset: number) => (topic: string, consumerId: string, from: number) => topic === 'a' && consumerId === 'c' && offset >= from;
+    const durable = (pushed: number) => durableFloors(journal, readDataRoot(rootDir), () => undefined, pushedFrom(pushed)).lastRecordDurable;
+    expect(durable(99)).toBeUndefined();
+    expect(durable(100)).toBe('pushed');
+    mkdirSync(join(rootDir, 'topics', 'a', 'checkpoints'), { recursive: true });
+    writeFileSync(join(rootDir, 'topics', 'a', 'checkpoints', 'c.checkpoint'), before);
+    expect(durable(99)).toBeUndefined();
+    writeFileSync(join(rootDir, 'topics', 'a', 'checkpoints', 'c.checkpoint'), after);
+    expect(durable(99)).toBe('applied');
   });
 });

@@ -4,6 +4,7 @@ import { readEnvelope } from '../format/envelope';
 import { framePayload, JOURNAL_HEADER_BYTES } from '../format/journal-format';
 import { appendedEntries, JournalRecord, JournalView } from '../format/journal-reader';
 import { INDEX_ENTRY_BYTES, readFrameAt } from '../format/segment-format';
+import { DeliveryEvidence, stateRecordDurable } from './state-record-evidence';
 
 /** Why the journal's last record counts as durable (or `undefined`: it may be lost). */
 export type LastRecordDurable = 'acknowledged' | 'pushed' | 'applied' | 'later-file' | 'flush-gap';
@@ -38,15 +39,22 @@ export type CommitEvidence = (topic: string, id: string) => 'acknowledged' | 'pu
  * one of its messages was acknowledged or pushed, if its entries already are in the topic files (records are
  * applied only after their fsync), or if it was not written to the last journal file (a file is created after
  * the previous record's fsync). A FLUSHED record is kept when cutting it would leave a sequence gap: older
- * journal files are deleted only after it was fsync'd.
+ * journal files are deleted only after it was fsync'd. A record of subscription states (CHECKPOINT_STATE) is
+ * durable if a push went past the delivered mark before it, or a checkpoint file holds its state
+ * (state-record-evidence.ts); `delivered` says what was pushed.
  */
-export function durableFloors(journal: JournalView, topics: Map<string, StoredTopic>, committed: CommitEvidence): DurableFloors {
+export function durableFloors(
+  journal: JournalView,
+  topics: Map<string, StoredTopic>,
+  committed: CommitEvidence,
+  delivered?: DeliveryEvidence,
+): DurableFloors {
   const floors: DurableFloors = { files: [], lastRecord: journal.lastRecord, problems: [...journal.problems] };
   for (const topic of topics.values()) {
     const firstUnflushed = journal.firstUnflushedOffset.get(topic.name);
     if (firstUnflushed !== undefined) floors.files.push(...topicFloors(topic, firstUnflushed, floors.problems));
   }
-  floors.lastRecordDurable = journal.lastRecord && lastRecordDurable(journal, journal.lastRecord, topics, committed);
+  floors.lastRecordDurable = journal.lastRecord && lastRecordDurable(journal, journal.lastRecord, topics, committed, delivered);
   const lastFile = journal.files[journal.files.length - 1];
   for (const file of journal.files) {
     if (file !== lastFile && file.path !== journal.lastRecord?.path) continue;
@@ -96,6 +104,7 @@ function lastRecordDurable(
   last: JournalRecord,
   topics: Map<string, StoredTopic>,
   committed: CommitEvidence,
+  delivered: DeliveryEvidence | undefined,
 ): LastRecordDurable | undefined {
   const lastFile = journal.files[journal.files.length - 1];
   if (lastFile && lastFile.path !== last.path) return 'later-file';
@@ -109,6 +118,8 @@ function lastRecordDurable(
     if (stored && 'payload' in stored && stored.payload.equals(payload)) applied = true;
   }
   if (applied) return 'applied';
+  const state = stateRecordDurable(journal, last, topics, delivered);
+  if (state) return state;
   if (last.ops.some((op) => op.kind === 'flushed') && cutLeavesGap(journal, last)) return 'flush-gap';
   return undefined;
 }

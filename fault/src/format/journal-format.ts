@@ -8,7 +8,9 @@ import { FRAME_HEADER_BYTES, readFrameAt } from './segment-format';
  * Payload: `[u64 seq][u32 opCount]` then the ops, every integer big-endian:
  * 1 APPEND `[u16 topicLen][topic][u64 firstOffset][u32 entryCount][u32 framesLen][frames]`,
  * 2 CHECKPOINT `[u16 topicLen][topic][u16 idLen][consumerId][u64 nextOffset]`,
- * 3 CHECKPOINT_DELETE `[u16 topicLen][topic][u16 idLen][consumerId]`, 4 FLUSHED `[u64 seq]`.
+ * 3 CHECKPOINT_DELETE `[u16 topicLen][topic][u16 idLen][consumerId]`, 4 FLUSHED `[u64 seq]`,
+ * 5 CHECKPOINT_STATE `[u16 topicLen][topic][u16 idLen][consumerId][u32 stateLen][state]`: a subscription's state
+ * (cursor, delivered mark, settled ranges, delivery counts) as a v2 checkpoint snapshot (checkpoint-format.ts).
  */
 export const JOURNAL_DIR = 'journal';
 export const JOURNAL_MAGIC = Buffer.from('MMMQJNL1', 'ascii');
@@ -27,12 +29,15 @@ export const OP_APPEND = 1;
 export const OP_CHECKPOINT = 2;
 export const OP_CHECKPOINT_DELETE = 3;
 export const OP_FLUSHED = 4;
+export const OP_CHECKPOINT_STATE = 5;
 
 export type JournalOp =
   /** `frames` are the entry frames as appended to the topic's `.mmm`, one per offset from `firstOffset`. */
   | { kind: 'append'; topic: string; firstOffset: number; frames: Buffer[] }
   | { kind: 'checkpoint'; topic: string; consumerId: string; nextOffset: number }
   | { kind: 'checkpoint-delete'; topic: string; consumerId: string }
+  /** `state`: the snapshot bytes as journaled (decode them with checkpoint-format.ts). */
+  | { kind: 'checkpoint-state'; topic: string; consumerId: string; state: Buffer }
   | { kind: 'flushed'; seq: number };
 
 export function journalFileName(firstSeq: number): string {
@@ -70,6 +75,8 @@ function encodeOp(op: JournalOp): Buffer {
       return Buffer.concat([u8(OP_CHECKPOINT), text(op.topic, 'ascii'), text(op.consumerId, 'utf8'), u64(op.nextOffset)]);
     case 'checkpoint-delete':
       return Buffer.concat([u8(OP_CHECKPOINT_DELETE), text(op.topic, 'ascii'), text(op.consumerId, 'utf8')]);
+    case 'checkpoint-state':
+      return Buffer.concat([u8(OP_CHECKPOINT_STATE), text(op.topic, 'ascii'), text(op.consumerId, 'utf8'), u32(op.state.length), op.state]);
     case 'flushed':
       return Buffer.concat([u8(OP_FLUSHED), u64(op.seq)]);
   }
@@ -125,6 +132,11 @@ function decodeOp(reader: PayloadReader): JournalOp {
       return { kind: 'checkpoint-delete', topic: reader.text('ascii'), consumerId: reader.text('utf8') };
     case OP_FLUSHED:
       return { kind: 'flushed', seq: reader.u64() };
+    case OP_CHECKPOINT_STATE: {
+      const topic = reader.text('ascii');
+      const consumerId = reader.text('utf8');
+      return { kind: 'checkpoint-state', topic, consumerId, state: Buffer.from(reader.bytes(reader.u32())) };
+    }
     default:
       throw new Error(`unknown op kind ${kind} at payload byte ${reader.position - 1}`);
   }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeCheckpoint } from './checkpoint-format';
 import {
   JOURNAL_DIR,
   JOURNAL_HEADER_BYTES,
@@ -75,6 +76,7 @@ export function readJournal(rootDir: string): JournalView {
       problems.push(`${records[i].path}@${records[i].start}: seq ${records[i].seq} follows seq ${records[i - 1].seq}`);
     }
   }
+  for (const record of records) problems.push(...stateProblems(record));
   let flushedSeq = 0;
   for (const record of records) for (const op of record.ops) if (op.kind === 'flushed') flushedSeq = Math.max(flushedSeq, op.seq);
   const firstUnflushedOffset = new Map<string, number>();
@@ -142,6 +144,17 @@ function nextIntactRecord(bytes: Buffer, salt: Buffer, from: number, previousSeq
     if (readRecordAt(bytes, salt, at).kind === 'ok') return at;
   }
   return undefined;
+}
+
+/** CHECKPOINT_STATE ops of an intact record whose state is not a v2 snapshot that decodes (the broker writes none). */
+function stateProblems(record: JournalRecord): string[] {
+  return record.ops.flatMap((op) => {
+    if (op.kind !== 'checkpoint-state') return [];
+    const state = decodeCheckpoint(op.state);
+    if (typeof state !== 'string' && state.form === 'v2') return [];
+    const why = typeof state === 'string' ? state : 'an 8-byte v1 cursor';
+    return [`${record.path}@${record.start}: seq ${record.seq}: the CHECKPOINT_STATE of ${op.topic} → ${op.consumerId} holds ${why}`];
+  });
 }
 
 /** Every APPEND of a record, with each entry's offset. */

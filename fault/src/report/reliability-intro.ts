@@ -100,7 +100,11 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   a data file cut mid-entry, flips in the low 16 bits of index entries (the address moves inside the segment),
   a whole index replaced by random bytes, torn, garbage, zero and plausible-address index tails, garbage and
   zero data tails, deleted index files, stray files; damaged consumer checkpoints (torn, empty, deleted, past
-  the end of the log, random); then a fresh consumer subscribes and the broker restarts. **Intact entries
+  the end of the log, random; and v2 subscription snapshots with a flipped bit, with settled ranges and delivery
+  counts and a flipped bit in those, cut short, and with a valid CRC but a cursor or settled range past the end
+  of the log or ranges out of order), each of which must restart that consumer at offset 0 — it must receive
+  every message again — and, unless the file is merely missing or empty, with a warning naming the topic and
+  consumer; then a fresh consumer subscribes and the broker restarts. **Intact entries
   lost to corruption** counts acknowledged entries whose bytes the damage did not touch but that are not
   served at their offset (or are gone from the files) — it must be 0, as must **garbage served**. The same
   segment damages run once more on topics whose broker was SIGKILLed after filling them, so that the journal

@@ -7,6 +7,7 @@ import { answerComplete } from '../bad-input/raw-request';
 import { replyStatuses, streamCatalogue } from '../bad-input/stream-catalogue';
 import { snapshotTree, treeChanges } from '../bad-input/tree-snapshot';
 import { RecordingConsumer } from '../consumer/recording-consumer';
+import { decodeCheckpoint } from '../format/checkpoint-format';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { waitFor } from '../harness/wait-for';
@@ -239,8 +240,8 @@ async function restoreDispatchers(url: string, victim: { consumerId: string; hos
 function checkpointOf(rootDir: string): number | undefined {
   const path = join(rootDir, 'topics', VICTIM_TOPIC, 'checkpoints', `${VICTIM_ID}.checkpoint`);
   if (!existsSync(path)) return undefined;
-  const bytes = readFileSync(path);
-  return bytes.length === 8 ? Number(bytes.readBigUInt64BE()) : undefined;
+  const state = decodeCheckpoint(readFileSync(path));
+  return typeof state === 'string' ? undefined : state.cursor;
 }
 
 /** Names carrying the marker in the places a traversal could reach beyond the work directory. */

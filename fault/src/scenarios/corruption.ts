@@ -10,6 +10,7 @@ import { damageJournalRecords, JournalDamageDone } from '../faults/journal-damag
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
+import { checkCheckpointRestart } from '../history/checkpoint-restart-checker';
 import { inspectDelivery } from '../history/delivery-checker';
 import { PublishHistory } from '../history/publish-history';
 import { fillTopics, publishOneEach } from '../load/fill-topics';
@@ -40,6 +41,10 @@ export interface DamageOutcome {
   offsetsReused: number;
   /** The publish after recovery was refused, or never pushed. */
   newMessageProblems: number;
+  /** Damaged checkpoints: offsets below the old tail the consumer did not get again after the restart (it must restart at 0). */
+  checkpointNotRestarted: number;
+  /** Damaged checkpoints the broker did not warn about (naming topic and consumer). */
+  checkpointDamageUnreported: number;
   problems: string[];
 }
 
@@ -59,6 +64,10 @@ export class DamagedRoot {
   private readonly journaledFrom = new Map<string, number>();
   private readonly damageOf = new Map<string, string>();
   private readonly checkpointTopics: string[] = [];
+  /** Per checkpoint topic: its tail when damaged, and whether the damage must be warned about. */
+  private readonly checkpointDamaged = new Map<string, { tail: number; warns: boolean }>();
+  /** What the restarted broker printed (its warnings about damage). */
+  private restartOutput = '';
 
   /**
    * `end`: how the broker that filled the topics ends before the damage — SIGTERM (its last flush makes the topic
@@ -127,6 +136,7 @@ export class DamagedRoot {
       const path = join(topic.dir, 'checkpoints', `${CHECKPOINT_CONSUMER_ID}.checkpoint`);
       if (!existsSync(path)) throw new Error(`${path} was not written before the damage`);
       damage.apply(path, topic.tailOffset, this.run.random.fork(name));
+      this.checkpointDamaged.set(name, { tail: topic.tailOffset, warns: damage.warns });
       this.touched.set(name, new Set());
     }
   }
@@ -150,6 +160,7 @@ export class DamagedRoot {
     await publishOneEach(this.runner.current.url, this.history, [...this.damageOf.keys()], 1);
     await this.drained(CHECKER_ID);
     await this.drained(CHECKPOINT_CONSUMER_ID).catch(() => undefined); // a stuck subscription is counted below
+    this.restartOutput = this.runner.current.output();
     const stop = await this.runner.stop();
     this.run.expectThat(stop.clean, `${this.rootDir}: SIGTERM ended the broker with code ${stop.code}, signal ${stop.signal}`);
   }
@@ -201,6 +212,10 @@ export class DamagedRoot {
     if (newProblems > 0) problems.push(`the publish after recovery to ${topic} was refused or not pushed`);
     // For a damaged checkpoint the data is intact; what may go missing is what its consumer receives.
     let intactLost = lost.length;
+    const damaged = this.checkpointDamaged.get(topic);
+    const restart = damaged
+      ? checkCheckpointRestart(topic, CHECKPOINT_CONSUMER_ID, damaged, this.checkpointConsumer.deliveries, this.restartOutput, problems)
+      : { notRestarted: 0, unreported: 0 };
     if (this.checkpointTopics.includes(topic)) {
       const received = new Set(this.checkpointConsumer.deliveries.filter((d) => d.topic === topic).map((d) => d.offset));
       const skipped = acked.filter((attempt) => !received.has(attempt.offset ?? -1));
@@ -219,6 +234,8 @@ export class DamagedRoot {
       garbageServed,
       offsetsReused: reused.length,
       newMessageProblems: newProblems,
+      checkpointNotRestarted: restart.notRestarted,
+      checkpointDamageUnreported: restart.unreported,
       problems,
     };
   }

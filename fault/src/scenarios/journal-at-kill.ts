@@ -2,6 +2,7 @@ import type { RecordingConsumer } from '../consumer/recording-consumer';
 import { readDataRoot, SegmentCache } from '../format/data-root-reader';
 import { readJournal } from '../format/journal-reader';
 import { CommitEvidence, durableFloors, LastRecordDurable } from '../faults/durable-floors';
+import type { DeliveryEvidence } from '../faults/state-record-evidence';
 import { addCut, cutToFloors, emptyCut } from '../faults/power-loss';
 import type { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
@@ -53,13 +54,14 @@ export class JournalAtKill {
   }
 
   /** Decodes the journal the killed broker left; fails the run when it contradicts its format; cuts with `powerLoss`. */
-  afterKill(where: string, history: PublishHistory, consumer: RecordingConsumer, random: Random): void {
+  afterKill(where: string, history: PublishHistory, consumer: RecordingConsumer, consumerId: string, random: Random): void {
     const journal = readJournal(this.rootDir);
     this.scenario.expectThat(
       journal.files.length > 0,
       `${where}: the broker left no {rootDir}/journal/*.journal (storage v2 expected): nothing says what was durable`,
     );
-    const floors = durableFloors(journal, readDataRoot(this.rootDir, this.segments), commitEvidence(history, consumer));
+    const topics = readDataRoot(this.rootDir, this.segments);
+    const floors = durableFloors(journal, topics, commitEvidence(history, consumer), deliveryEvidence(consumer, consumerId));
     this.counted.problems += floors.problems.length;
     this.scenario.expectZero(`${where}: the journal and the files against the format note`, { contradictions: floors.problems.length }, floors.problems);
     this.counted.kills++;
@@ -91,6 +93,15 @@ export class JournalAtKill {
     const reasons = [...this.kept].map(([reason, count]) => `${count} ${reason}`).join(', ');
     figure('journal’s last record cut / kept (why)', `${total.lastRecordCut} / ${total.lastRecordKept}${reasons ? ` (${reasons})` : ''}`);
   }
+}
+
+/** The highest offset per topic `consumer` (subscribed as `consumerId`) got from the broker run just killed. */
+function deliveryEvidence(consumer: RecordingConsumer, consumerId: string): DeliveryEvidence {
+  const highest = new Map<string, number>();
+  for (const delivery of consumer.deliveries) {
+    if (delivery.epoch === consumer.epoch) highest.set(delivery.topic, Math.max(highest.get(delivery.topic) ?? -1, delivery.offset));
+  }
+  return (topic, id, fromOffset) => id === consumerId && (highest.get(topic) ?? -1) >= fromOffset;
 }
 
 /** A message counts as committed once acknowledged to its producer or pushed to the consumer. */

@@ -158,7 +158,7 @@ class KillCycles {
     this.loadCycles++;
     if (aroundFlush) this.flushCycles++;
     this.clock.time(this.options.powerLoss ? 'journal audit and power cut' : 'journal audit', () =>
-      this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`)),
+      this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, CONSUMER_ID, faults.fork(`cut-${cycle}`)),
     );
   }
 
