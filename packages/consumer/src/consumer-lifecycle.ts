@@ -67,7 +67,8 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
 
   /**
    * The HTTP server still runs meanwhile, answering new deliveries with 503 so the broker keeps them. Pull
-   * listeners stop fetching first, and send their last acknowledgements once the handlers are done.
+   * listeners stop fetching first, and send their last acknowledgements once the handlers are done. Then this
+   * application's host leaves the dispatchers it joined.
    */
   async onModuleDestroy(): Promise<void> {
     await this.pull.stopFetching();
@@ -77,6 +78,7 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     }
     await this.frontHandler.close(this.options.shutdownTimeoutMs);
     await this.pull.finish();
+    await this.registrar.leaveAll();
   }
 
   onApplicationShutdown(): void {

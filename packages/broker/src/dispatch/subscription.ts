@@ -113,7 +113,10 @@ export class Subscription {
       this.roster.join(id, true, performance.now());
       this.pushMembers.set(id, new PushMember(this, { consumerId: definition.consumerId, host, signingSecret: definition.signingSecret }, this.context));
     }
-    for (const member of this.pushMembers.values()) member.retarget(definition);
+    for (const member of this.pushMembers.values()) {
+      member.retarget(definition);
+      if (!this.stopping) member.signal();
+    }
   }
 
   /** New messages, a release, a delay over: wakes the push members and waiting fetches. Cheap; call it on every commit. */

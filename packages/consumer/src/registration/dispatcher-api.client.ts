@@ -25,7 +25,9 @@ export interface DispatcherJson {
 }
 
 export interface DispatcherChange {
-  host: string;
+  host?: string;
+  /** Every push member, for a PUT that changes the settings and keeps the group's other hosts. */
+  hosts?: string[];
   pattern: string;
   startFrom?: StartFrom;
   batchSize: number;
@@ -87,6 +89,13 @@ export class DispatcherApiClient {
 
   async replace(consumerId: string, change: DispatcherChange | PullDispatcherChange): Promise<void> {
     this.expect(await this.send('PUT', path(consumerId), change), 200, `PUT ${path(consumerId)}`);
+  }
+
+  /** Removes one push host from a consumer's members; one that is not (any more) a member is fine too. */
+  async removeHost(consumerId: string, hostUrl: string): Promise<void> {
+    const url = `${path(consumerId)}/hosts/${encodeURIComponent(hostUrl)}`;
+    const response = await this.send('DELETE', url);
+    if (response.status !== 404) this.expect(response, 204, `DELETE ${url}`);
   }
 
   /** Drops idle keep-alive connections. */

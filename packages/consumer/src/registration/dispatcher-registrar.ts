@@ -17,6 +17,8 @@ import { ensurePullDispatcher } from './pull-dispatcher';
 export class DispatcherRegistrar {
   private readonly logger = new Logger('MmmqConsumer');
   private client: DispatcherApiClient | undefined;
+  /** Consumer ids this application's host is a push member of. */
+  private readonly joined: string[] = [];
 
   constructor(@Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: ResolvedConsumerOptions) {}
 
@@ -29,6 +31,23 @@ export class DispatcherRegistrar {
       tls: registration.tls,
     });
     for (const listener of listeners) await this.register(this.client, registration, listener);
+  }
+
+  /**
+   * Takes this application's host out of the consumers it joined, so the broker stops pushing to an address that is
+   * going away (its other members, or the next instance, carry on). A failure is only logged: the broker then keeps
+   * the host and retries it with backoff, as for any host that stopped answering.
+   */
+  async leaveAll(): Promise<void> {
+    const host = this.options.registration?.advertisedHost;
+    if (!this.client || host === undefined) return;
+    for (const consumerId of this.joined.splice(0)) {
+      try {
+        await this.client.removeHost(consumerId, host.toUrl());
+      } catch (error) {
+        this.logger.log(`Could not take ${host.toUrl()} out of dispatcher ${consumerId}: ${(error as Error).message}`);
+      }
+    }
   }
 
   /** Releases the keep-alive connections to the broker. */
@@ -73,26 +92,31 @@ export class DispatcherRegistrar {
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
       ...(signingSecret === undefined ? {} : { signingSecret }),
     };
+    if (!this.joined.includes(listener.consumerId)) this.joined.push(listener.consumerId);
     const existing = await client.find(listener.consumerId);
-    if (existing === undefined) {
-      if (await client.create({ consumerId: listener.consumerId, ...wanted })) {
-        this.logger.log(`Dispatcher ${listener.consumerId} registered${describeSigning(wanted)}: ${listener.pattern.value} → ${wanted.host}`);
+    if (existing === undefined || sameSettings(existing, wanted)) {
+      // A new consumer, or one whose settings this instance shares (its replicas): the POST creates it, or adds this
+      // host to its members (competing consumers), or — already a member — changes nothing. A signed dispatcher is
+      // always sent again: that is what ends a subscription's `unauthorized` state once the secrets agree again.
+      const member = existing !== undefined && hostsOf(existing).some((host) => host.equals(advertisedHost));
+      if (member && signingSecret === undefined) {
+        this.logger.log(`Dispatcher ${listener.consumerId} is up to date: ${listener.pattern.value} → ${wanted.host}`);
         return;
       }
-      // Another instance of this application created it in the meantime; the next attempt compares with it.
-      throw new BrokerRequestError(`${listener.consumerId} was created by someone else meanwhile (409)`, true);
+      if (await client.create({ consumerId: listener.consumerId, ...wanted })) {
+        const what = existing === undefined ? 'registered' : member ? 'registered again' : 'joined by this host';
+        this.logger.log(`Dispatcher ${listener.consumerId} ${what}${describeSigning(wanted)}: ${listener.pattern.value} → ${wanted.host}`);
+        return;
+      }
+      // Created meanwhile with other settings, or with another signing secret: the next attempt updates it.
+      if (existing === undefined) throw new BrokerRequestError(`${listener.consumerId} was created by someone else meanwhile (409)`, true);
     }
-    const same = matches(existing, wanted, advertisedHost);
-    // The broker never shows a secret, so a signed dispatcher is always sent again: a no-op on the broker if the
-    // secret is the same, and what ends a subscription's `unauthorized` state once the secrets agree again.
-    if (same && signingSecret === undefined) {
-      this.logger.log(`Dispatcher ${listener.consumerId} is up to date: ${listener.pattern.value} → ${wanted.host}`);
-      return;
-    }
-    // The start position only matters for topics the dispatcher has not seen yet; keep the broker's unless set.
-    await client.replace(listener.consumerId, { ...wanted, startFrom: wanted.startFrom ?? existing.startFrom });
-    const change = same ? 'registered again' : 'updated';
-    this.logger.log(`Dispatcher ${listener.consumerId} ${change}${describeSigning(wanted)}: ${listener.pattern.value} → ${wanted.host}`);
+    // Other settings: this instance's win, and the hosts of the other members stay. The start position only matters
+    // for topics the dispatcher has not seen yet; keep the broker's unless set.
+    const hosts = [...hostsOf(existing), advertisedHost].filter((host, i, all) => all.findIndex((other) => other.equals(host)) === i);
+    const { host: _own, ...settings } = wanted;
+    await client.replace(listener.consumerId, { ...settings, hosts: hosts.map((host) => host.toUrl()), startFrom: wanted.startFrom ?? existing.startFrom });
+    this.logger.log(`Dispatcher ${listener.consumerId} updated${describeSigning(wanted)}: ${listener.pattern.value} → ${hosts.join(', ')}`);
   }
 }
 
@@ -100,16 +124,22 @@ function describeSigning(wanted: DispatcherChange): string {
   return wanted.signingSecret === undefined ? '' : ' (signed pushes)';
 }
 
-/** Equal as far as the broker shows: a signed dispatcher matches in everything but the secret. */
-function matches(existing: DispatcherJson, wanted: DispatcherChange, host: Host): boolean {
-  let existingHost: Host;
-  try {
-    existingHost = Host.parse(existing.host);
-  } catch {
-    return false;
-  }
+/** The push members a dispatcher shows: `hosts`, or its one `host`; unreadable entries are left out. */
+function hostsOf(existing: DispatcherJson): Host[] {
+  const shown = existing.hosts ?? (existing.host === undefined ? [] : [existing.host]);
+  return shown.flatMap((host) => {
+    try {
+      return [Host.parse(host)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The same settings as far as the broker shows them, hosts aside: a signed dispatcher matches in everything but the secret. */
+function sameSettings(existing: DispatcherJson, wanted: DispatcherChange): boolean {
   return (
-    existingHost.equals(host) &&
+    (existing.patterns ?? [existing.pattern]).length === 1 &&
     existing.pattern === wanted.pattern &&
     (existing.batchSize ?? 1) === wanted.batchSize &&
     (existing.maxInFlight ?? 1) === wanted.maxInFlight &&

@@ -19,11 +19,7 @@ class StockListener {
   }
 }
 
-// TODO(issue 12, broker): enable once packages/broker serves the pull API of /work/notes/contract12.md —
-// `POST /mmmq/dispatchers` without a host (pull-only dispatcher) and `POST /mmmq/consumers/{consumerId}/fetch`,
-// `/ack`, `/nack`, `/extend` and `/recover`. Until then the registration answers 400 (host missing) and every
-// fetch 404, so these tests cannot pass on this branch.
-describe.skip('a pull listener against the real broker', () => {
+describe('a pull listener against the real broker', () => {
   let broker: BrokerApp;
   const apps: INestApplication[] = [];
   const start = async (member: string, options: Parameters<typeof startPullingConsumer>[2] = {}) => {

@@ -80,16 +80,19 @@ describe('self-registration', () => {
     expect(consumer.app.get(AuditListener).received).toEqual([{ n: 1 }]);
   });
 
-  it('changes nothing when the same application starts again, and receives what was published meanwhile', async () => {
+  it('leaves its dispatchers on shutdown, joins them again when it starts again, and receives what was published meanwhile', async () => {
     const port = consumer!.port;
     const before = (await broker.request('GET', '/mmmq/dispatchers')).body;
     await consumer!.close();
+    // Its host left the dispatchers; they keep everything else (and their positions) while nobody receives.
+    const left = (await broker.request('GET', '/mmmq/dispatchers')).body;
+    expect(left).toEqual(before.map(({ host: _host, ...rest }: { host: unknown }) => rest));
     await broker.publish('order.created', { n: 2 });
 
     const logger = new CapturedLogger();
     consumer = await start(port, logger);
     expect((await broker.request('GET', '/mmmq/dispatchers')).body).toEqual(before);
-    expect(logger.lines.filter((line) => line.includes('is up to date'))).toHaveLength(2);
+    expect(logger.lines.filter((line) => line.includes('joined by this host'))).toHaveLength(2);
     await waitFor(() => consumer!.app.get(InvoiceListener).received.length === 1, 'the message published while down');
     expect(consumer.app.get(InvoiceListener).received).toEqual([{ n: 2 }]);
   });
