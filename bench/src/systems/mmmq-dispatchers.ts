@@ -26,12 +26,21 @@ export async function postDispatcher(port: number, body: DispatcherBody): Promis
   throw new Error(`POST /mmmq/dispatchers for ${body.consumerId} answered ${answer.status}: ${answer.text.slice(0, 200)}${hint}`);
 }
 
+interface HostJson {
+  protocol: string;
+  address: string;
+  port: number;
+}
+
 /** Checks that the broker holds `hosts` as the members of `consumerId`, so that a run never measures fewer. */
 export async function expectHosts(port: number, consumerId: string, hosts: string[]): Promise<void> {
   const path = `/mmmq/dispatchers/${encodeURIComponent(consumerId)}`;
   const answer = await httpRequest(port, 'GET', path);
   if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
-  const shown = (JSON.parse(answer.text) as { hosts?: unknown }).hosts;
-  const missing = hosts.filter((h) => !Array.isArray(shown) || !shown.some((s) => typeof s === 'string' && s.replace(/\/$/, '') === h));
+  // One host is shown as `host`, several as `hosts`: `{protocol, address, port}` objects.
+  const { host, hosts: several } = JSON.parse(answer.text) as { host?: HostJson; hosts?: HostJson[] };
+  const shown = several ?? (host ? [host] : []);
+  const urls = shown.map((h) => `${h.protocol.toLowerCase()}://${h.address}:${h.port}`);
+  const missing = hosts.filter((h) => !urls.includes(h));
   if (missing.length) throw new Error(`GET ${path} shows hosts ${JSON.stringify(shown)}, without ${missing.join(', ')}`);
 }

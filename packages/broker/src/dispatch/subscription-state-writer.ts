@@ -2,6 +2,12 @@ import type { CheckpointFile } from '../storage/checkpoint-file';
 import type { DeliveryLedger } from './ledger/delivery-ledger';
 
 /**
+ * A change nobody waits for (a push ACK) is written this long after it, so the changes of that moment share one
+ * journal record: writing each at once would queue a commit — an fsync — behind every push.
+ */
+export const STATE_WRITE_DELAY_MS = 10;
+
+/**
  * Makes a subscription's ledger durable in the background: each write takes the newest state (so settlements
  * made during one write share the next), journaled through the checkpoint. `durable()` waits until the state of
  * the moment it was called is on disk — what a pull ack waits for before it is answered.
@@ -11,6 +17,7 @@ export class SubscriptionStateWriter {
   private durableVersion: number;
   private durableMarkValue: number;
   private writing?: Promise<void>;
+  private delayed?: NodeJS.Timeout;
   /** Settlements since the last durable write started: what a crash now would redeliver. */
   private settledPending = 0;
   private settledInWrite = 0;
@@ -40,8 +47,17 @@ export class SubscriptionStateWriter {
     this.schedule();
   }
 
-  /** Starts a write if the state changed and none runs. */
+  /** Has the state written soon ({@link STATE_WRITE_DELAY_MS}) if it changed and no write runs or is due. */
   schedule(): void {
+    if (this.writing || this.delayed || this.ledger.version === this.durableVersion) return;
+    this.delayed = setTimeout(() => this.writeNow(), STATE_WRITE_DELAY_MS);
+    this.delayed.unref();
+  }
+
+  /** Starts a write at once if the state changed and none runs. */
+  private writeNow(): void {
+    clearTimeout(this.delayed);
+    this.delayed = undefined;
     if (!this.writing && this.ledger.version !== this.durableVersion) this.writing = this.run();
   }
 
@@ -49,7 +65,7 @@ export class SubscriptionStateWriter {
   async durable(): Promise<boolean> {
     const wanted = this.ledger.version;
     while (this.durableVersion < wanted) {
-      this.schedule();
+      this.writeNow();
       const writing = this.writing;
       if (!writing) return this.durableVersion >= wanted;
       await writing;

@@ -30,8 +30,15 @@ export interface DeliveryContext {
 export const MAX_WINDOW = 10_000;
 /** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */
 export const DELIVERY_MARK_RESERVE = 100;
+/**
+ * Push deliveries a crash may redeliver at most (leased, or settled and not durable yet), unless the windows in
+ * flight hold more: settlements are journaled in the background, shared with everything else of that moment.
+ */
+export const SETTLED_NOT_DURABLE_MAX = 1000;
 /** Messages read from the log at once. */
 const READ_CHUNK = 1000;
+/** Read at least this many when reading at all: one read from disk for a run of single-message pushes. */
+const READ_AHEAD = 256;
 
 /** `unauthorized` while a push member answers 401 (it refuses the pushes' signature). */
 export type SubscriptionState = PushMemberState;
@@ -153,12 +160,16 @@ export class Subscription {
     const undurable = this.writer.undurableSettlements;
     if (undurable > 0 && undurable + this.ledger.leased + max > this.settlementBound && !(await this.writer.durable())) return [];
     await this.fill(max);
-    if (this.ledger.readEnd > this.writer.durableMark) {
-      // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
-      this.ledger.reserveMark(this.ledger.readEnd + Math.max(DELIVERY_MARK_RESERVE, 2 * max));
-      if (!(await this.writer.durable()) || this.stopping) return [];
-    }
     const slots = this.ledger.take(member, max, maxBytes, performance.now(), leaseMs);
+    const highest = slots.reduce((top, slot) => Math.max(top, slot.offset), -1);
+    if (highest >= this.writer.durableMark) {
+      // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
+      this.ledger.reserveMark(highest + 1 + DELIVERY_MARK_RESERVE);
+      if (!(await this.writer.durable()) || this.stopping) {
+        for (const slot of slots) this.ledger.release(slot, { outcome: 'not sent: the subscription stopped', counted: false }, performance.now());
+        return [];
+      }
+    }
     for (const slot of slots) if (slot.deliveries > 1) this.stats.redelivered++;
     if (slots.some((slot) => slot.deliveries > 1)) this.writer.schedule();
     this.armTimer();
@@ -224,19 +235,21 @@ export class Subscription {
   }
 
   /**
-   * What a crash may redeliver of push deliveries at most, leased or settled without being durable yet: `maxInFlight +
-   * 1` windows per host. Acquiring waits for the state write beyond it. (Pull settlements are answered once durable.)
+   * What a crash may redeliver of push deliveries at most, leased or settled without being durable yet:
+   * {@link SETTLED_NOT_DURABLE_MAX} messages, or `maxInFlight + 1` windows per host if that is more. Acquiring waits
+   * for the state write beyond it. (Pull settlements are answered once durable.)
    */
   private get settlementBound(): number {
     const { batchSize, maxInFlight, hosts } = this.currentDefinition;
-    return Math.max(1, hosts.length) * batchSize * (maxInFlight + 1);
+    return Math.max(SETTLED_NOT_DURABLE_MAX, Math.max(1, hosts.length) * batchSize * (maxInFlight + 1));
   }
 
   /** Reads from the log until `max` messages are available, the log ends, or the window is full. */
   private fill(max: number): Promise<void> {
     const run = this.reading.then(async () => {
       for (let failures = 1; !this.stopping; ) {
-        const wanted = Math.min(max - this.ledger.available, MAX_WINDOW - this.ledger.windowSize, READ_CHUNK);
+        if (this.ledger.available >= max) return;
+        const wanted = Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - this.ledger.windowSize, READ_CHUNK);
         const from = this.ledger.readEnd;
         if (wanted <= 0 || from >= this.queue.tailOffset) return;
         try {
