@@ -24,6 +24,8 @@ export interface ConsumerAcknowledgement {
    * dead-letters it at once instead of resending it. Default true.
    */
   retry?: boolean;
+  /** With NACK: deliver the message again not before this many ms (at most an hour). Default: at once. */
+  delayMs?: number;
 }
 
 export function isAcknowledgement(value: unknown): value is Acknowledgement {

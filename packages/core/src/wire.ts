@@ -60,4 +60,9 @@ export interface DeliveryRequest<T = unknown> {
   redelivered: boolean;
   /** Epoch milliseconds; null when the broker does not know it. */
   publishedAt: number | null;
+  /**
+   * Names this delivery (opaque): sent back to settle or extend it through the pull API. Absent from brokers before
+   * the subscription model.
+   */
+  lease?: string;
 }

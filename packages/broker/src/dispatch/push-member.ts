@@ -234,7 +234,7 @@ export class PushMember {
 
 /** A NACK's `delayMs`, when it is a sensible one (at most an hour). */
 function delayOf(reply: ConsumerAcknowledgement): number | undefined {
-  const delayMs = (reply as { delayMs?: unknown }).delayMs;
+  const { delayMs } = reply;
   return typeof delayMs === 'number' && delayMs > 0 && delayMs <= 3_600_000 ? delayMs : undefined;
 }
 

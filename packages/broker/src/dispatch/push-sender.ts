@@ -75,6 +75,8 @@ export class PushUnauthorizedError extends DeliveryFailedError {}
  */
 export class PushSender {
   private readonly agents: { HTTP: http.Agent; HTTPS: https.Agent };
+  /** Pushes on their way now, across every subscription. */
+  private open = 0;
 
   constructor(
     private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS,
@@ -171,6 +173,7 @@ export class PushSender {
         },
       );
       request.once('finish', () => (sent = true));
+      this.open++;
       // One timer and one listener per push, both released when it ends: `AbortSignal.timeout` + `AbortSignal.any`
       // cost ~25 µs a push and keep their timers alive for the whole timeout, which adds up at thousands of pushes
       // a second. A consumer that asked for more time (extendedUntil) gets it: the timer is armed again.
@@ -187,6 +190,7 @@ export class PushSender {
       const abort = () => request.destroy(new Error('delivery aborted: the subscription is stopping'));
       signal.addEventListener('abort', abort, { once: true });
       request.once('close', () => {
+        this.open--;
         clearTimeout(timer);
         signal.removeEventListener('abort', abort);
       });
@@ -202,6 +206,10 @@ export class PushSender {
 
   private describe({ consumerId, host }: PushTarget, path: string, message: string): string {
     return `Delivery to ${consumerId} at ${host.toUrl()}${path} failed: ${message}`;
+  }
+
+  get inFlight(): number {
+    return this.open;
   }
 
   /** Drops idle keep-alive connections. */

@@ -65,6 +65,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
+    queues.journal.othersNeedEventLoop = () => this.sender.inFlight > 0;
     this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues), options: options.delivery };
   }
 

@@ -18,6 +18,10 @@ export class SubscriptionStateWriter {
   private durableMarkValue: number;
   private writing?: Promise<void>;
   private delayed?: NodeJS.Timeout;
+  /** A write found the subscription stopped: nothing more will be written. */
+  private stopped = false;
+  /** Callers of `durable()` waiting now. */
+  private waiters = 0;
   /** Settlements since the last durable write started: what a crash now would redeliver. */
   private settledPending = 0;
   private settledInWrite = 0;
@@ -64,40 +68,42 @@ export class SubscriptionStateWriter {
   /** Resolves once the state of this moment is durable; false if the subscription stopped first. */
   async durable(): Promise<boolean> {
     const wanted = this.ledger.version;
-    while (this.durableVersion < wanted) {
-      this.writeNow();
-      const writing = this.writing;
-      if (!writing) return this.durableVersion >= wanted;
-      await writing;
-      if (this.stopped) return false;
+    this.waiters++;
+    try {
+      while (this.durableVersion < wanted) {
+        this.writeNow();
+        const writing = this.writing;
+        if (!writing) return this.durableVersion >= wanted;
+        await writing;
+        if (this.stopped) return false;
+      }
+      return true;
+    } finally {
+      this.waiters--;
     }
-    return true;
   }
 
-  private stopped = false;
-
+  /**
+   * One write of the newest state. What changed meanwhile is written next: at once if someone waits for it, else
+   * after the delay, so a steady stream of ACKs becomes a write every few ms instead of one after another.
+   */
   private async run(): Promise<void> {
     try {
-      while (this.ledger.version !== this.durableVersion) {
-        const version = this.ledger.version;
-        const mark = this.ledger.deliveredMark;
-        this.settledInWrite = this.settledPending;
-        this.settledPending = 0;
-        if (!(await this.write(this.checkpoint, this.ledger))) {
-          this.stopped = true;
-          return;
-        }
-        this.settledInWrite = 0;
-        this.durableVersion = version;
-        this.durableMarkValue = mark;
+      const version = this.ledger.version;
+      const mark = this.ledger.deliveredMark;
+      this.settledInWrite = this.settledPending;
+      this.settledPending = 0;
+      if (!(await this.write(this.checkpoint, this.ledger))) {
+        this.stopped = true;
+        return;
       }
+      this.settledInWrite = 0;
+      this.durableVersion = version;
+      this.durableMarkValue = mark;
     } finally {
       this.writing = undefined;
+      if (!this.stopped && this.waiters > 0) this.writeNow();
+      else if (!this.stopped) this.schedule();
     }
-  }
-
-  /** Waits for the write under way, if any. */
-  async settle(): Promise<void> {
-    await this.writing;
   }
 }

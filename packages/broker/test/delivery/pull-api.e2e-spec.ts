@@ -158,6 +158,24 @@ describe('the pull API', () => {
     expect(await consumer.fetch({ member: 'a' })).toEqual([]);
   });
 
+  it('fetches from every topic of a dispatcher with several patterns, each topic once', async () => {
+    const patterns = [`order.m${id}.*`, `invoice.m${id}`, `order.m${id}.**`];
+    const created = await broker.request('POST', '/mmmq/dispatchers', { consumerId: consumer.consumerId, patterns });
+    expect(created).toMatchObject({ status: 201, body: { patterns } });
+    await publishAll(broker, `order.m${id}.eu`, [{ n: 0 }]);
+    await publishAll(broker, `invoice.m${id}`, [{ n: 1 }]);
+    await publishAll(broker, `refund.m${id}`, [{ n: 2 }]);
+    const fetched: Array<[string, unknown]> = [];
+    while (fetched.length < 2) {
+      for (const message of await consumer.fetch({ max: 10, waitMs: 5000 })) fetched.push([message.topic, message.content]);
+    }
+    expect(fetched.sort()).toEqual([
+      [`invoice.m${id}`, { n: 1 }],
+      [`order.m${id}.eu`, { n: 0 }],
+    ]);
+    expect(await consumer.fetch()).toEqual([]);
+  });
+
   it('refuses bad requests with 400 naming the field, and an unknown consumer with 404', async () => {
     await consumer.register({ pattern: `order.t${id}` });
     const call = (action: string, body: unknown) => broker.request('POST', `/mmmq/consumers/${consumer.consumerId}/${action}`, body);

@@ -1,9 +1,4 @@
 import type { DeliveryRequest } from '@mmmq/core';
 
-/**
- * A delivery as this consumer handles it: pushed or pulled, with the broker's lease token when the broker
- * sends one (issue 12). The token is opaque: it is only ever sent back to the broker.
- */
-export interface ConsumerDelivery extends DeliveryRequest {
-  lease?: string;
-}
+/** A delivery as this consumer handles it, pushed or pulled; its `lease` is only ever sent back to the broker. */
+export type ConsumerDelivery = DeliveryRequest;

@@ -11,8 +11,8 @@ export type SettleDecision =
   | { kind: 'nack'; delayMs?: number; message?: string }
   | { kind: 'terminate'; reason: string };
 
-/** A push reply: a consumer acknowledgement that may ask for a delayed redelivery. */
-export type ConsumerReply = ConsumerAcknowledgement & { delayMs?: number };
+/** A push reply: a consumer acknowledgement, which may ask for a delayed redelivery. */
+export type ConsumerReply = ConsumerAcknowledgement;
 
 /** How a decision reaches the broker before the handler returns (pull), and how a lease is extended. */
 export interface SettlementChannel {

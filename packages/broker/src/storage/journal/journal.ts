@@ -49,6 +49,12 @@ export class Journal implements FlushedJournal {
   /** Commits made before `open` (a subscription attached while recovery opened its topic) wait for it. */
   private markOpen!: () => void;
   private readonly opened = new Promise<void>((resolve) => (this.markOpen = resolve));
+  /**
+   * Whether work outside the journal needs the event loop now (set by the delivery side: pushes in flight). A lone
+   * commit's fsync then goes through the thread pool instead of blocking the loop: with a plain consumer at 5,000
+   * msg/s, blocking fsyncs held each push round trip behind them (779 vs 2,490 msg/s delivered, one run each).
+   */
+  othersNeedEventLoop: () => boolean = () => false;
 
   constructor(
     schedule: FlushSchedule,
@@ -170,8 +176,9 @@ export class Journal implements FlushedJournal {
         recordStart = this.files.writing.size;
       }
       await this.files.writing.append(record);
-      // A lone commit has nothing to overlap with its fsync; a group's fsync leaves the event loop to the next one.
-      await this.files.writing.sync(requests.length === 1);
+      // A lone commit has nothing to overlap with its fsync, unless other work waits for the event loop (pushes in
+      // flight); a group's fsync leaves the event loop to the next one.
+      await this.files.writing.sync(requests.length === 1 && !this.othersNeedEventLoop());
       this.stats.journalFsyncs++;
     } catch (cause) {
       await this.cutBack(recordStart, cause);
