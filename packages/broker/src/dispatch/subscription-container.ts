@@ -180,7 +180,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   private async applyHosts(definition: DispatcherDefinition): Promise<void> {
     await this.registry.replace(definition);
-    for (const subscription of this.subscriptionsOf(definition.consumerId)) subscription.setHosts(definition);
+    await Promise.all(this.subscriptionsOf(definition.consumerId).map((subscription) => subscription.setHosts(definition)));
   }
 
   list(): SubscriptionView[] {

@@ -1,3 +1,4 @@
+import { Host } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { CheckpointFile } from '../storage/checkpoint-file';
@@ -76,7 +77,7 @@ export class Subscription {
     this.ledger = new DeliveryLedger(checkpoint.snapshot, { maxDeliveries, maxNackRetries: context.options.maxNackRetries });
     this.writer = new SubscriptionStateWriter(this.ledger, checkpoint, (file, ledger) => this.writeState(file, ledger));
     this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
-    this.setHosts(currentDefinition);
+    this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
   }
 
   get definition(): DispatcherDefinition {
@@ -105,17 +106,24 @@ export class Subscription {
     return this.currentDefinition.exclusive ? this.roster.activeMember : undefined;
   }
 
-  /** Starts, stops or keeps push members to match the definition's hosts (a host joined or left). */
-  setHosts(definition: DispatcherDefinition): void {
+  /**
+   * Starts, stops or keeps push members to match the definition's hosts (a host joined or left). Members that leave
+   * are stopped first, so what they held is back (lowest offsets first) before a new member takes anything.
+   */
+  async setHosts(definition: DispatcherDefinition): Promise<void> {
     this.currentDefinition = definition;
     const wanted = new Map(definition.hosts.map((host) => [host.toUrl(), host]));
-    for (const [id, member] of this.pushMembers) {
-      if (wanted.has(id)) continue;
+    const leaving = [...this.pushMembers].filter(([id]) => !wanted.has(id));
+    for (const [id] of leaving) {
       this.pushMembers.delete(id);
       this.roster.leave(id);
-      void member.stop(0);
     }
-    for (const [id, host] of wanted) {
+    await Promise.all(leaving.map(([, member]) => member.stop(0)));
+    this.startMembers(definition, wanted);
+  }
+
+  private startMembers(definition: DispatcherDefinition, hosts: Map<string, Host>): void {
+    for (const [id, host] of hosts) {
       if (this.pushMembers.has(id)) continue;
       this.roster.join(id, true, performance.now());
       this.pushMembers.set(id, new PushMember(this, { consumerId: definition.consumerId, host, signingSecret: definition.signingSecret }, this.context));

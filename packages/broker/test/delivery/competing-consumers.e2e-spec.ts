@@ -168,8 +168,8 @@ describe('competing consumers on one consumer id', () => {
       await puller.nack(fetched.slice(0, 20).filter((message) => message.offset % 2 === 0).map((message) => message.lease));
       const again = await puller.fetch({ max: 10, ackTimeoutMs: 600_000 });
       expect(again.map((message) => [message.offset, message.deliveryCount])).toEqual(range(10).map((i) => [2 * i, 2]));
-      // Acks are answered once durable, and this one also carries the counts of the deliveries before it.
-      await puller.ack([{ topic: 'order.created', offset: 1 }]);
+      // A NACK is answered once durable, with the counts of the deliveries before it (delivery 2, then a restart: 3).
+      expect((await puller.nack(again.map((message) => message.lease), 3_600_000)).lost).toEqual([]);
       // A SIGKILL: the files as they are now, without shutdown.
       cpSync(rootDir, copy, { recursive: true });
       await broker.close();
