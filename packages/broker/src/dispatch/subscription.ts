@@ -8,7 +8,8 @@ import { DeadLetterWriter } from './dead-letter-writer';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { DeliveryLedger, Unsettled } from './ledger/delivery-ledger';
-import { decodeEntry } from './ledger/entry-decoder';
+import { DueTimer } from './ledger/due-timer';
+import { LogReader, LogReaderHost } from './ledger/log-reader';
 import { Notifier } from './ledger/notifier';
 import { Slot, SlotState } from './ledger/slot';
 import { MemberRoster } from './member-roster';
@@ -24,11 +25,6 @@ export interface DeliveryContext {
   options: ResolvedDeliveryOptions;
 }
 
-/**
- * How far past the cursor a subscription reads: the most messages it tracks at once (leased, waiting, settled out
- * of order). A message that stays unsettled holds the window; at the limit nothing new is handed out.
- */
-export const MAX_WINDOW = 10_000;
 /** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */
 export const DELIVERY_MARK_RESERVE = 100;
 /**
@@ -36,11 +32,6 @@ export const DELIVERY_MARK_RESERVE = 100;
  * flight hold more: settlements are journaled in the background, shared with everything else of that moment.
  */
 export const SETTLED_NOT_DURABLE_MAX = 1000;
-/** Messages read from the log at once. */
-const READ_CHUNK = 1000;
-/** Read at least this many when reading at all: one read from disk for a run of single-message pushes. */
-const READ_AHEAD = 256;
-
 /** `unauthorized` while a push member answers 401 (it refuses the pushes' signature). */
 export type SubscriptionState = PushMemberState;
 
@@ -52,7 +43,7 @@ export type SubscriptionState = PushMemberState;
  * in order. Every delivery that may have reached a handler counts; past `maxDeliveries` (or the NACK retries, or
  * on `terminate`) a message is dead-lettered with its history, and the cursor passes it only once that is durable.
  */
-export class Subscription {
+export class Subscription implements LogReaderHost {
   private readonly logger = new Logger(Subscription.name);
   readonly stats = new SubscriptionStats();
   private readonly ledger: DeliveryLedger;
@@ -61,11 +52,10 @@ export class Subscription {
   private readonly pushMembers = new Map<string, PushMember>();
   private readonly roster: MemberRoster;
   private readonly stopSignal = new AbortController();
-  private reading: Promise<void> = Promise.resolve();
+  private readonly reader: LogReader;
   private readonly deadLettering = new Set<Promise<unknown>>();
-  private timer?: NodeJS.Timeout;
-  private timerAt = Infinity;
-  private stopping?: Promise<void>;
+  private readonly timer = new DueTimer(() => this.onDue());
+  private stopRequested?: Promise<void>;
 
   constructor(
     readonly queue: TopicQueue,
@@ -75,6 +65,7 @@ export class Subscription {
   ) {
     const { maxDeliveries } = currentDefinition;
     this.ledger = new DeliveryLedger(checkpoint.snapshot, { maxDeliveries, maxNackRetries: context.options.maxNackRetries });
+    this.reader = new LogReader(queue, this.ledger, this);
     this.writer = new SubscriptionStateWriter(this.ledger, checkpoint, (file, ledger) => this.writeState(file, ledger));
     this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
@@ -101,7 +92,7 @@ export class Subscription {
     return [...this.pushMembers.values()].some((member) => member.state === 'unauthorized') ? 'unauthorized' : 'active';
   }
 
-  /** The push hosts, by URL, and the pull members seen (exclusive: the active one first). */
+  /** For an exclusive dispatcher: the member receiving now. */
   get activeMember(): string | undefined {
     return this.currentDefinition.exclusive ? this.roster.activeMember : undefined;
   }
@@ -167,7 +158,7 @@ export class Subscription {
     // A crash redelivers what is leased plus what was settled but is not durable yet: keep both within the bound.
     const undurable = this.writer.undurableSettlements;
     if (undurable > 0 && undurable + this.ledger.leased + max > this.settlementBound && !(await this.writer.durable())) return [];
-    await this.fill(max);
+    await this.reader.fill(max);
     const slots = this.ledger.take(member, max, maxBytes, performance.now(), leaseMs);
     const highest = slots.reduce((top, slot) => Math.max(top, slot.offset), -1);
     if (highest >= this.writer.durableMark) {
@@ -252,32 +243,7 @@ export class Subscription {
     return Math.max(SETTLED_NOT_DURABLE_MAX, Math.max(1, hosts.length) * batchSize * (maxInFlight + 1));
   }
 
-  /** Reads from the log until `max` messages are available, the log ends, or the window is full. */
-  private fill(max: number): Promise<void> {
-    const run = this.reading.then(async () => {
-      for (let failures = 1; !this.stopping; ) {
-        if (this.ledger.available >= max) return;
-        const wanted = Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - this.ledger.windowSize, READ_CHUNK);
-        const from = this.ledger.readEnd;
-        if (wanted <= 0 || from >= this.queue.tailOffset) return;
-        try {
-          const entries = await this.queue.peekMany(from, wanted);
-          if (entries.length === 0 || this.ledger.readEnd !== from) return;
-          entries.forEach((entry, i) => {
-            const envelope = decodeEntry(entry);
-            if (envelope instanceof Error) this.skipCorrupt(from + i, envelope);
-            this.ledger.admit(envelope, entry instanceof Error ? 0 : entry.length);
-          });
-        } catch (error) {
-          await this.backoff(failures++, `reading offset ${from} failed`, error);
-        }
-      }
-    });
-    this.reading = run.catch(() => undefined);
-    return run;
-  }
-
-  private skipCorrupt(offset: number, error: Error): void {
+  skipCorrupt(offset: number, error: Error): void {
     this.stats.corruptSkipped++;
     this.logger.error(`${this.label()}: skipped corrupt entry at offset ${offset}: ${error.message}`);
     this.writer.settled();
@@ -328,19 +294,12 @@ export class Subscription {
     }
   }
 
-  /** One timer for the next lease end or delay end. */
   private armTimer(): void {
-    const due = this.ledger.nextDue();
-    if (due === undefined || this.stopping || due >= this.timerAt) return;
-    clearTimeout(this.timer);
-    this.timerAt = due;
-    this.timer = setTimeout(() => this.onTimer(), Math.max(0, due - performance.now()));
-    this.timer.unref();
+    if (!this.stopping) this.timer.arm(this.ledger.nextDue());
   }
 
-  private onTimer(): void {
-    this.timerAt = Infinity;
-    this.timer = undefined;
+  /** Leases ended: their messages come back (or are dead-lettered); delays ended: available again. */
+  private onDue(): void {
     const now = performance.now();
     for (const slot of this.ledger.expired(now)) {
       this.stats.expired++;
@@ -353,14 +312,11 @@ export class Subscription {
   }
 
   /** Waits before a retry of a storage operation, ending early when the subscription stops. */
-  async backoff(failures: number, what: string, error: unknown, wait = backoffDelay(failures, this.context.options.backoff)): Promise<void> {
+  async backoff(failures: number, what: string, error: unknown): Promise<void> {
+    const wait = backoffDelay(failures, this.context.options.backoff);
     this.stats.recordFailure((error as Error).message ?? String(error));
     this.logger.warn(`${this.label()}: ${what} (${(error as Error).message}); retry ${failures} in ${wait} ms`);
     await sleep(wait, this.stopSignal.signal);
-  }
-
-  get stopped(): boolean {
-    return this.stopping !== undefined;
   }
 
   /**
@@ -368,15 +324,19 @@ export class Subscription {
    * settlements are then written) before they are abandoned. Resolves when nothing runs any more. Idempotent.
    */
   stop(graceMs = 0): Promise<void> {
-    this.stopping ??= (async () => {
+    this.stopRequested ??= (async () => {
       await Promise.allSettled([...this.pushMembers.values()].map((member) => member.stop(graceMs)));
       this.stopSignal.abort();
       this.changes.notify();
-      clearTimeout(this.timer);
+      this.timer.stop();
       await Promise.allSettled([...this.deadLettering]);
       await this.writer.durable();
     })();
-    return this.stopping;
+    return this.stopRequested;
+  }
+
+  get stopping(): boolean {
+    return this.stopRequested !== undefined;
   }
 
   label(): string {

@@ -1,0 +1,61 @@
+import type { TopicQueue } from '../../storage/topic-queue';
+import type { DeliveryLedger } from './delivery-ledger';
+import { decodeEntry } from './entry-decoder';
+
+/**
+ * How far past the cursor a subscription reads: the most messages it tracks at once (leased, waiting, settled out
+ * of order). A message that stays unsettled holds the window; at the limit nothing new is handed out.
+ */
+export const MAX_WINDOW = 10_000;
+/** Messages read from the log at once. */
+const READ_CHUNK = 1000;
+/** Read at least this many when reading at all: one read from disk for a run of single-message pushes. */
+const READ_AHEAD = 256;
+
+/** What the reader needs from its subscription. */
+export interface LogReaderHost {
+  readonly stopping: boolean;
+  /** A corrupt entry (or one that is not a message) is skipped: counted and logged. */
+  skipCorrupt(offset: number, error: Error): void;
+  /** Waits before retrying a failed read (storage errors other than corruption). */
+  backoff(failures: number, what: string, error: unknown): Promise<void>;
+}
+
+/** Reads a subscription's topic into its ledger, one read at a time, in offset order. */
+export class LogReader {
+  private reading: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly queue: TopicQueue,
+    private readonly ledger: DeliveryLedger,
+    private readonly host: LogReaderHost,
+  ) {}
+
+  /** Reads until `max` messages are available, the log ends, or the window is full. */
+  fill(max: number): Promise<void> {
+    const run = this.reading.then(() => this.read(max));
+    this.reading = run.catch(() => undefined);
+    return run;
+  }
+
+  private async read(max: number): Promise<void> {
+    const { ledger, queue } = this;
+    for (let failures = 1; !this.host.stopping; ) {
+      if (ledger.available >= max) return;
+      const wanted = Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - ledger.windowSize, READ_CHUNK);
+      const from = ledger.readEnd;
+      if (wanted <= 0 || from >= queue.tailOffset) return;
+      try {
+        const entries = await queue.peekMany(from, wanted);
+        if (entries.length === 0 || ledger.readEnd !== from) return;
+        entries.forEach((entry, i) => {
+          const envelope = decodeEntry(entry);
+          if (envelope instanceof Error) this.host.skipCorrupt(from + i, envelope);
+          ledger.admit(envelope, entry instanceof Error ? 0 : entry.length);
+        });
+      } catch (error) {
+        await this.host.backoff(failures++, `reading offset ${from} failed`, error);
+      }
+    }
+  }
+}
