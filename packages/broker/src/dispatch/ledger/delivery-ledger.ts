@@ -235,15 +235,18 @@ export class DeliveryLedger {
     this.version++;
   }
 
-  /** Leases whose deadline has passed (each still LEASED: the caller releases them). */
+  /**
+   * Leases whose deadline has passed, each once (each still LEASED: the caller releases them). A lease extended to
+   * the same deadline, or taken back and leased again to it, has two heap entries that both match it.
+   */
   expired(now: number): Slot[] {
-    const due: Slot[] = [];
+    const due = new Set<Slot>();
     for (let top = this.expiries.peek(); top && top.deadline <= now; top = this.expiries.peek()) {
       this.expiries.pop();
       const { slot } = top;
-      if (slot.state === SlotState.LEASED && slot.deliveries === top.deliveries && slot.deadline === top.deadline) due.push(slot);
+      if (slot.state === SlotState.LEASED && slot.deliveries === top.deliveries && slot.deadline === top.deadline) due.add(slot);
     }
-    return due;
+    return [...due];
   }
 
   /** The next moment something is due (a lease ends, a delay is over), on the monotonic clock. */
