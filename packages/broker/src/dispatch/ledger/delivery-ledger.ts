@@ -120,16 +120,15 @@ export class DeliveryLedger {
     let bytes = 0;
     while (taken.length < max && this.ready.size > 0) {
       const slot = this.ready.peek()!;
+      const holder = slot.key === undefined ? undefined : this.keyHolders.get(slot.key);
+      if (holder && holder !== slot) {
+        this.ready.pop();
+        this.waitForKey(slot);
+        continue;
+      }
       if (taken.length > 0 && bytes + slot.bytes > maxBytes) break;
       this.ready.pop();
-      if (slot.key !== undefined) {
-        const holder = this.keyHolders.get(slot.key);
-        if (holder && holder !== slot) {
-          this.waitForKey(slot);
-          continue;
-        }
-        this.keyHolders.set(slot.key, slot);
-      }
+      if (slot.key !== undefined) this.keyHolders.set(slot.key, slot);
       slot.state = SlotState.LEASED;
       slot.member = member;
       slot.deliveries++;
