@@ -116,7 +116,7 @@ export class Subscription implements LogReaderHost {
   private startMembers(definition: DispatcherDefinition, hosts: Map<string, Host>): void {
     for (const [id, host] of hosts) {
       if (this.pushMembers.has(id)) continue;
-      this.roster.join(id, true, performance.now());
+      if (definition.exclusive) this.roster.join(id, true, performance.now());
       this.pushMembers.set(id, new PushMember(this, { consumerId: definition.consumerId, host, signingSecret: definition.signingSecret }, this.context));
     }
     for (const member of this.pushMembers.values()) {
@@ -148,13 +148,13 @@ export class Subscription implements LogReaderHost {
    */
   async acquire(member: string, max: number, maxBytes: number, leaseMs: number): Promise<Slot[]> {
     if (this.stopping) return [];
-    const now = performance.now();
-    if (!Number.isFinite(leaseMs)) this.roster.join(member, true, now);
-    else {
-      this.roster.join(member, false, now);
-      this.roster.seen(member, now);
+    if (this.currentDefinition.exclusive) {
+      // Only an exclusive consumer keeps a roster: anonymous pull members (one per fetch) would pile up in it.
+      const now = performance.now();
+      this.roster.join(member, !Number.isFinite(leaseMs), now);
+      if (Number.isFinite(leaseMs)) this.roster.seen(member, now);
+      if (!this.roster.mayReceive(member, now)) return [];
     }
-    if (this.currentDefinition.exclusive && !this.roster.mayReceive(member, now)) return [];
     // A crash redelivers what is leased plus what was settled but is not durable yet: keep both within the bound.
     const undurable = this.writer.undurableSettlements;
     if (undurable > 0 && undurable + this.ledger.leased + max > this.settlementBound && !(await this.writer.durable())) return [];
