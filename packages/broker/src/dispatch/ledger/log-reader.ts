@@ -10,7 +10,7 @@ export const MAX_WINDOW = 10_000;
 /** Messages read from the log at once. */
 const READ_CHUNK = 1000;
 /** Read at least this many when reading at all: one read from disk for a run of single-message pushes. */
-const READ_AHEAD = 256;
+const READ_AHEAD = 32;
 
 /** What the reader needs from its subscription. */
 export interface LogReaderHost {

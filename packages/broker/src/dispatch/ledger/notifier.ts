@@ -19,6 +19,7 @@ export class Notifier {
   }
 
   notify(): void {
+    if (this.waiters.size === 0) return;
     for (const waiter of [...this.waiters]) waiter();
   }
 }
