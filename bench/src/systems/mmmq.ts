@@ -212,11 +212,20 @@ export class MmmqSystem implements System {
       if (this.rootDir) rmSync(this.rootDir, { recursive: true, force: true });
       await this.start();
     },
-    /** The dispatcher must exist before the backlog: the consumer app registers it, then goes away. */
+    /**
+     * The dispatcher must exist before the backlog, with the consumer's host and the library's default settings. It
+     * is registered through the API: a consumer app that registered it would take its host out again when it closes.
+     */
     beforeFill: async (plan: TopicPlan) => {
       this.backlogConsumerPort = await freePort();
-      const app = await this.consumerApp(plan, () => undefined, this.backlogConsumerPort, true);
-      await app.close();
+      const [consumerId] = this.consumerIds(plan);
+      await postDispatcher(this.port, {
+        consumerId,
+        host: `http://127.0.0.1:${this.backlogConsumerPort}`,
+        pattern: this.pattern(plan),
+        batchSize: DEFAULT_DELIVERY_BATCH_SIZE,
+        maxInFlight: DEFAULT_DELIVERY_MAX_IN_FLIGHT,
+      });
     },
     restartAndConsume: async (plan: TopicPlan, onMessage: OnMessage): Promise<RestartResult> => {
       await this.closeProducer();
