@@ -89,3 +89,4 @@ export {
   decodeStreamReply,
 } from './stream/stream-frame';
 export { explainInvalidTlsClientOptions, type TlsClientOptions } from './tls-client-options';
+export * from './backoff';

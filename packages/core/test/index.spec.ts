@@ -5,6 +5,14 @@ describe('@mmmq/core public API', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
         'Acknowledgement',
+        'DEFAULT_BACKOFF',
+        'DEFAULT_BACKOFF_INITIAL_MS',
+        'DEFAULT_BACKOFF_JITTER',
+        'DEFAULT_BACKOFF_MAX_MS',
+        'DEFAULT_BACKOFF_MULTIPLIER',
+        'backoffDelay',
+        'maxBackoffDelay',
+        'sleep',
         'CONSUMER_ID_HEADER',
         'PUSH_SEQUENCE_HEADER',
         'PUSH_SESSION_HEADER',

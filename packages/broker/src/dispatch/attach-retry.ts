@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { BackoffOptions, backoffDelay, sleep } from './backoff';
+import { BackoffOptions, backoffDelay, sleep } from '@mmmq/core';
 
 /**
  * Attaches one subscription again and again, with the delivery backoff, after its checkpoint could not be

@@ -1,4 +1,4 @@
-import { BackoffOptions, DEFAULT_BACKOFF } from './backoff';
+import { BackoffOptions, DEFAULT_BACKOFF } from '@mmmq/core';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from './push-sender';
 import { DEFAULT_PUSH_ALLOWED_NETWORKS } from './push-target-policy';
 

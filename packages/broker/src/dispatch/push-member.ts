@@ -1,7 +1,7 @@
 import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { backoffDelay, maxBackoffDelay, sleep } from './backoff';
+import { backoffDelay, maxBackoffDelay, sleep } from '@mmmq/core';
 import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { PUSH_BATCH_MAX_BYTES } from './ledger/entry-decoder';

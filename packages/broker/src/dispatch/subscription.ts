@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
-import { backoffDelay, sleep } from './backoff';
+import { backoffDelay, sleep } from '@mmmq/core';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';

@@ -1,5 +1,4 @@
-import { Host, TopicPattern } from '@mmmq/core';
-import { DEFAULT_BACKOFF } from '../../src/dispatch/backoff';
+import { DEFAULT_BACKOFF, Host, TopicPattern } from '@mmmq/core';
 import { DeadLetterHeaders, DeadLetterWriter } from '../../src/dispatch/dead-letter-writer';
 import { DEFAULT_DELIVERY_OPTIONS } from '../../src/dispatch/delivery.options';
 import { DEFAULT_ACK_TIMEOUT_MS, DEFAULT_MAX_DELIVERIES, DispatcherDefinition } from '../../src/dispatch/dispatcher-definition';

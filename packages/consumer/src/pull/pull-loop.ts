@@ -7,7 +7,8 @@ import type { ConsumerReply, SettlementChannel } from '../handling/settlement';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { AckBatcher, DUPS_OK_ACK_BATCH, DUPS_OK_ACK_LINGER_MS, MAX_ACKS_PER_REQUEST } from './ack-batcher';
 import { leaseExtender, pulledSettlement } from './lease-channel';
-import { pause, pullBackoffDelay } from './pull-backoff';
+import { pullBackoffDelay } from './pull-backoff';
+import { sleep } from '@mmmq/core';
 import type { PulledMessage, PullClient } from './pull-client';
 import type { ResolvedPull } from './pull-options.resolver';
 
@@ -75,7 +76,7 @@ export class PullLoop {
         this.deps.logger.warn(
           `Fetching messages of ${this.listener.consumerId} failed (${failures} in a row); next try in ${delayMs} ms: ${(error as Error).message}`,
         );
-        await pause(delayMs, this.abort.signal);
+        await sleep(delayMs, this.abort.signal);
         continue;
       }
       for (const message of messages) this.track(this.handle(message));

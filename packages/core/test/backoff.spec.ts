@@ -1,4 +1,4 @@
-import { backoffDelay, DEFAULT_BACKOFF, sleep } from '../../src/dispatch/backoff';
+import { backoffDelay, DEFAULT_BACKOFF, sleep } from '../src/backoff';
 
 describe('backoff', () => {
   it('doubles from 1 s up to 60 s without jitter', () => {
