@@ -1,16 +1,8 @@
+import type { DeliveryRequest } from '@mmmq/core';
 import { BrokerApp } from '../http/broker-app.fixture';
 
-/** A message as a fetch answers it. */
-export interface Fetched {
-  id: string;
-  topic: string;
-  content: unknown;
-  headers: Record<string, unknown>;
-  offset: number;
-  deliveryCount: number;
-  redelivered: boolean;
-  lease: string;
-}
+/** A message as a fetch answers it: a delivery body with its lease. */
+export type Fetched = DeliveryRequest & { lease: string };
 
 /** The pull API of one consumer id, as a client in another language would use it: plain HTTP and JSON. */
 export class PullClient {

@@ -68,16 +68,9 @@ export function resolvePullRegistration(
       `advertisedUrl is set but delivery is "pull": the broker never connects to this application; remove advertisedUrl`,
     );
   }
-  if (options.autoRegister !== undefined && typeof options.autoRegister !== 'boolean') {
-    throw new InvalidConsumerOptionsError(`autoRegister must be true or false, got ${describe(options.autoRegister)}`);
-  }
+  checkAutoRegister(options.autoRegister);
   if (options.autoRegister === false) return undefined;
-  if (app === undefined) {
-    throw new InvalidConsumerOptionsError(
-      'app is required when autoRegister is on: it prefixes every consumer id so that two applications never ' +
-        'share a dispatcher by accident',
-    );
-  }
+  requireApp(app);
   const registration = options.registration ?? {};
   return {
     brokerUrl: brokerUrl(options.broker),
@@ -98,9 +91,7 @@ export function resolveRegistration(
   token: string | undefined,
 ): ResolvedRegistration | undefined {
   const { broker, advertisedUrl, autoRegister } = options;
-  if (autoRegister !== undefined && typeof autoRegister !== 'boolean') {
-    throw new InvalidConsumerOptionsError(`autoRegister must be true or false, got ${describe(autoRegister)}`);
-  }
+  checkAutoRegister(autoRegister);
   const enabled = autoRegister ?? (broker !== undefined && advertisedUrl !== undefined);
   if (!enabled) return undefined;
   if (broker === undefined || advertisedUrl === undefined) {
@@ -109,12 +100,7 @@ export function resolveRegistration(
       `autoRegister is on but ${missing} is not set; set both broker and advertisedUrl, or autoRegister: false`,
     );
   }
-  if (app === undefined) {
-    throw new InvalidConsumerOptionsError(
-      'app is required when autoRegister is on: it prefixes every consumer id so that two applications never ' +
-        'share a dispatcher by accident',
-    );
-  }
+  requireApp(app);
   const registration = options.registration ?? {};
   return {
     brokerUrl: brokerUrl(broker),
@@ -135,6 +121,22 @@ export function resolveRegistration(
     tls: tlsOptions(options.tls),
     token,
   };
+}
+
+function checkAutoRegister(autoRegister: unknown): void {
+  if (autoRegister !== undefined && typeof autoRegister !== 'boolean') {
+    throw new InvalidConsumerOptionsError(`autoRegister must be true or false, got ${describe(autoRegister)}`);
+  }
+}
+
+/** Registration names consumer ids after the application, so two applications never share a dispatcher by accident. */
+function requireApp(app: string | undefined): void {
+  if (app === undefined) {
+    throw new InvalidConsumerOptionsError(
+      'app is required when autoRegister is on: it prefixes every consumer id so that two applications never ' +
+        'share a dispatcher by accident',
+    );
+  }
 }
 
 function tlsOptions(tls: unknown): TlsClientOptions | undefined {
