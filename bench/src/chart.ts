@@ -60,7 +60,10 @@ export function renderChart(results: BenchResults): string {
     ['durable peer (ACK after fsync)', COLORS['durable-peer']],
     ['ACK before fsync (not durable)', COLORS.peer],
   ]
-    .map(([label, color], i) => `<rect x="${i * 250}" y="30" width="12" height="12" fill="${color}"/><text x="${i * 250 + 18}" y="41" class="label">${esc(label)}</text>`)
+    .map(
+      ([label, color], i) =>
+        `<rect x="${i * 250}" y="30" width="12" height="12" fill="${color}"/><text x="${i * 250 + 18}" y="41" class="label">${esc(label)}</text>`,
+    )
     .join('');
   const quick = results.config.quick ? ' — QUICK MODE, small samples, noisy' : '';
   return [

@@ -45,7 +45,12 @@ export function fsyncTarget(results: BenchResults): TargetRow | undefined {
   const measured = all.map((p) => `${p.short} ${shown(p)}`).join(', ');
   const [one, ...many] = all;
   const why = all.find((p) => p.why)?.why;
-  if (one?.workload !== 'e2e-saturation' || !Number.isFinite(one.fsyncs) || many.some((p) => !Number.isFinite(p.fsyncs)) || many.length === 0) {
+  if (
+    one?.workload !== 'e2e-saturation' ||
+    !Number.isFinite(one.fsyncs) ||
+    many.some((p) => !Number.isFinite(p.fsyncs)) ||
+    many.length === 0
+  ) {
     return { target, measured: why ? `${measured}; ${why}` : measured, met: undefined };
   }
   const worst = Math.max(...many.map((p) => p.fsyncs / one.fsyncs));
@@ -60,7 +65,7 @@ export function fsyncSection(results: BenchResults): string[] {
   const lines = [
     '## MMMQ broker fsyncs, 1 → 1,000 topics',
     '',
-    'The broker\'s own fsync count (`GET /mmmq/storage`, `fsyncs`: every fdatasync/fsync it made) read just before and just after the measured phase of each round, divided by the time between the two reads; medians of the rounds. The 1-topic row is the *end to end at saturation* workload (the same publishing and consuming, on one topic). The peers report no such count.',
+    "The broker's own fsync count (`GET /mmmq/storage`, `fsyncs`: every fdatasync/fsync it made) read just before and just after the measured phase of each round, divided by the time between the two reads; medians of the rounds. The 1-topic row is the *end to end at saturation* workload (the same publishing and consuming, on one topic). The peers report no such count.",
     '',
     '| workload | msgs/s | fsyncs/s | journal | flush | other |',
     '|---|---:|---:|---:|---:|---:|',

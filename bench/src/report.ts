@@ -13,7 +13,13 @@ const bare = (value: number, unit: string) => format(value, unit).replace(/ (%|M
 
 /** "n/a" where the system cannot give the figure at all (it does not count fsyncs), "–" where a round gave none. */
 const cell = (a: Aggregate, unit: string, unmeasured: boolean) =>
-  !Number.isFinite(a.median) ? (unmeasured ? 'n/a' : '–') : a.rounds > 1 ? `${bare(a.median, unit)} (${bare(a.min, unit)}–${bare(a.max, unit)})` : bare(a.median, unit);
+  !Number.isFinite(a.median)
+    ? unmeasured
+      ? 'n/a'
+      : '–'
+    : a.rounds > 1
+      ? `${bare(a.median, unit)} (${bare(a.min, unit)}–${bare(a.max, unit)})`
+      : bare(a.median, unit);
 
 const ratio = (mmmq: number, peer: number | undefined) =>
   peer === undefined || !Number.isFinite(mmmq) || !Number.isFinite(peer) || peer === 0 ? '–' : `${(mmmq / peer).toFixed(2)}×`;
@@ -29,7 +35,12 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
     const na = w.notApplicable[s.id];
     const name = s.kind === 'mmmq' ? `**${s.label}**` : s.kind === 'peer' ? `${s.label} ⚠︎` : s.label;
     if (na) {
-      lines.push(`| ${name} | n/a: ${na} |${columns.slice(1).map(() => ' |').join('')}`);
+      lines.push(
+        `| ${name} | n/a: ${na} |${columns
+          .slice(1)
+          .map(() => ' |')
+          .join('')}`,
+      );
       continue;
     }
     const runs = results.runs.filter((r) => r.workload === w.id && r.system === s.id);
@@ -55,7 +66,9 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
   lines.push('');
   const notes = results.runs
     .filter((r) => r.workload === w.id && (r.note || r.error))
-    .map((r) => `- ${results.systems.find((s) => s.id === r.system)?.label}, round ${r.round}: ${r.error ? `**failed**: ${r.error}` : r.note}`);
+    .map(
+      (r) => `- ${results.systems.find((s) => s.id === r.system)?.label}, round ${r.round}: ${r.error ? `**failed**: ${r.error}` : r.note}`,
+    );
   if (notes.length) lines.push('Notes:', '', ...notes, '');
   return lines.join('\n');
 }
@@ -69,7 +82,11 @@ export function renderReport(results: BenchResults, chartFile: string): string {
       'Every system ran every workload in the same run, on this one machine, one after another (never two at once).',
     '',
   );
-  if (c.quick) out.push('> **QUICK MODE**: small message counts for a smoke test. The figures are noisy and say little; run `pnpm bench` for the real ones.', '');
+  if (c.quick)
+    out.push(
+      '> **QUICK MODE**: small message counts for a smoke test. The figures are noisy and say little; run `pnpm bench` for the real ones.',
+      '',
+    );
   const reduced = (Object.keys(FULL) as Array<keyof typeof FULL>).filter((key) => !c.quick && c[key] !== undefined && c[key] !== FULL[key]);
   if (reduced.length > 0) {
     out.push(
@@ -78,7 +95,10 @@ export function renderReport(results: BenchResults, chartFile: string): string {
     );
   }
   if (c.only.length || c.systems.length)
-    out.push(`> **Partial run**: ${c.only.length ? `workloads ${c.only.join(', ')}` : 'all workloads'}; ${c.systems.length ? `systems ${c.systems.join(', ')}` : 'all systems'}.`, '');
+    out.push(
+      `> **Partial run**: ${c.only.length ? `workloads ${c.only.join(', ')}` : 'all workloads'}; ${c.systems.length ? `systems ${c.systems.join(', ')}` : 'all systems'}.`,
+      '',
+    );
   out.push(`![MMMQ vs peers](${chartFile})`, '');
 
   const rows = targets(results);
@@ -93,7 +113,10 @@ export function renderReport(results: BenchResults, chartFile: string): string {
     for (const r of rows) out.push(`| ${r.target} | ${r.measured} | ${r.met === undefined ? '?' : r.met ? '✅' : '❌'} |`);
     out.push('');
     if (rows.some((r) => r.met === false)) {
-      out.push('Where a target is missed, [performance.md](performance.md) has the profile that shows where the time goes and what would close the gap.', '');
+      out.push(
+        'Where a target is missed, [performance.md](performance.md) has the profile that shows where the time goes and what would close the gap.',
+        '',
+      );
     }
   }
   out.push(...fsyncSection(results));
@@ -102,11 +125,13 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   out.push('| system | version | what an acknowledgement means | restart (backlog workload) |', '|---|---|---|---|');
   for (const s of results.systems) {
     const kind = s.kind === 'durable-peer' ? ' (durable peer)' : s.kind === 'peer' ? ' ⚠︎ not durable' : '';
-    out.push(`| ${s.label}${kind} | ${s.version} | ${s.description}${s.unavailable ? ` — **unavailable in this run**: ${s.unavailable}` : ''} | ${s.restart} |`);
+    out.push(
+      `| ${s.label}${kind} | ${s.version} | ${s.description}${s.unavailable ? ` — **unavailable in this run**: ${s.unavailable}` : ''} | ${s.restart} |`,
+    );
   }
   out.push(
     '',
-    '**NATS JetStream acknowledges a publish before the message is fsync\'d**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the "durable peer". MMMQ answers ACK only once the message is fsync\'d, like RabbitMQ\'s publisher confirms for persistent messages and Redis with `appendfsync always`.',
+    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always`.",
     '',
   );
 
@@ -114,9 +139,9 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   out.push(
     `- Each figure is the **median of ${c.rounds} round${c.rounds === 1 ? '' : 's'}**, with the smallest and largest round in brackets. Rounds alternate between systems (the order rotates each round), and each round uses new queues/streams/topics that are deleted afterwards.`,
     '- One Node.js process (the bench) is both the publisher and the consumer, on one thread, as an application would be: for MMMQ it runs the project\'s own `Producer` and a consumer Nest app (and, for the plain HTTP publishers, bare `node:http` requests); for the peers amqplib, ioredis and @nats-io/jetstream. Messages are JSON (`{"seq","t","pad"}`), parsed by every consumer.',
-    '- **broker CPU** is the broker process\'s CPU time (from `/proc/<pid>/stat`) over the measured phase divided by its wall time: 100 % = one core (the machine has ' +
-      `${results.machine.cpu.split(' ×')[0]}). **broker RSS** is the peak \`VmRSS\` (\`/proc/<pid>/status\`, sampled every 100 ms). For RabbitMQ that is \`beam.smp\` (the whole node, not only the bench\'s queues), for Redis and NATS their server, for MMMQ the broker\'s node process. **client CPU** is the bench process (publisher + consumer).`,
-    '- **MMMQ ÷ best durable peer** divides MMMQ\'s median by the best durable peer\'s median for the same column; **MMMQ ÷ best peer (any)** includes the non-durable ones. For rates above 1× means MMMQ is faster; for latencies and times below 1× means MMMQ is faster.',
+    "- **broker CPU** is the broker process's CPU time (from `/proc/<pid>/stat`) over the measured phase divided by its wall time: 100 % = one core (the machine has " +
+      `${results.machine.cpu.split(' ×')[0]}). **broker RSS** is the peak \`VmRSS\` (\`/proc/<pid>/status\`, sampled every 100 ms). For RabbitMQ that is \`beam.smp\` (the whole node, not only the bench's queues), for Redis and NATS their server, for MMMQ the broker's node process. **client CPU** is the bench process (publisher + consumer).`,
+    "- **MMMQ ÷ best durable peer** divides MMMQ's median by the best durable peer's median for the same column; **MMMQ ÷ best peer (any)** includes the non-durable ones. For rates above 1× means MMMQ is faster; for latencies and times below 1× means MMMQ is faster.",
     `- Sizes: ${c.size / 1024} KiB messages unless stated; pipelined workloads keep at most ${c.window.toLocaleString('en')} publishes unacknowledged.`,
     '',
   );

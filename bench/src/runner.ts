@@ -68,7 +68,11 @@ async function machineInfo(loadAtStart: string): Promise<Record<string, string>>
   };
 }
 
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /**
  * Runs every workload against every system, `config.rounds` times. `onRound` gets the results so far after
@@ -150,7 +154,9 @@ export async function runBench(
           const shown = workload.metrics
             .map((m) => `${m.label} ${format(record.metrics[m.key], m.unit)}`)
             .concat(`broker CPU ${format(record.metrics.brokerCpu, '%')}`, `RSS ${format(record.metrics.brokerRss, 'MiB')}`);
-          log(`  round ${round} ${system.label}: ${shown.join(', ')}${record.note ? ` (${record.note})` : ''}${record.error ? ` FAILED: ${record.error}` : ''}`);
+          log(
+            `  round ${round} ${system.label}: ${shown.join(', ')}${record.note ? ` (${record.note})` : ''}${record.error ? ` FAILED: ${record.error}` : ''}`,
+          );
           onRound(await snapshot());
           await sleep(config.quick ? 200 : 1000);
         }

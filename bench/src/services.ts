@@ -90,7 +90,7 @@ export async function mustRun(file: string, args: string[], timeoutMs = 120_000)
     await run(file, args, { timeout: timeoutMs });
   } catch (error) {
     const e = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(`${file} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+    throw new Error(`${file} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
   }
 }
 
@@ -159,8 +159,21 @@ export async function ensureNats(): Promise<void> {
   if (await portOpen(NATS_SYSTEM_PORT)) return;
   log('NATS is down: starting it (start-stop-daemon … nats-server -js)');
   await mustRun('start-stop-daemon', [
-    '--start', '--oknodo', '--background', '--exec', '/usr/sbin/nats-server', '--',
-    '-a', '127.0.0.1', '-p', String(NATS_SYSTEM_PORT), '-js', '-sd', '/var/lib/nats-server', '-l', '/var/log/nats-server.log',
+    '--start',
+    '--oknodo',
+    '--background',
+    '--exec',
+    '/usr/sbin/nats-server',
+    '--',
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(NATS_SYSTEM_PORT),
+    '-js',
+    '-sd',
+    '/var/lib/nats-server',
+    '-l',
+    '/var/log/nats-server.log',
   ]);
   await waitForPort(NATS_SYSTEM_PORT, 30_000, 'NATS');
 }

@@ -18,7 +18,11 @@ afterAll(() => {
   }
   run.figure('accepted (2xx) although invalid', total('accepted'), 0);
   run.figure('5xx answers', total('serverErrors'), 0);
-  run.figure(`hangs (no answer within ${ANSWER_DEADLINE_MS / 1000} s; ${SLOW_CLIENT_DEADLINE_MS / 1000} s for stalled clients)`, total('hangs'), 0);
+  run.figure(
+    `hangs (no answer within ${ANSWER_DEADLINE_MS / 1000} s; ${SLOW_CLIENT_DEADLINE_MS / 1000} s for stalled clients)`,
+    total('hangs'),
+    0,
+  );
   run.figure('connections closed without an answer (complete requests)', total('closedWithoutAnswer'), 0);
   run.figure('broker crashes', total('crashes'), 0);
   run.figure('hostile requests that changed the data root', total('changedDataRoot'), 0);

@@ -167,7 +167,10 @@ describe('corruption: bit rot in the middle of the journal, then the topic files
         'journal damage: records above the last FLUSHED / records damaged / entries they held',
         `${done?.unflushedRecords ?? 0} / ${done?.damaged.length ?? 0} / ${[...(done?.touched.values() ?? [])].reduce((n, set) => n + set.size, 0)}`,
       );
-      run.expectThat((done?.damaged.length ?? 0) > 0, 'The journal held too few records above its last FLUSHED to damage one in the middle');
+      run.expectThat(
+        (done?.damaged.length ?? 0) > 0,
+        'The journal held too few records above its last FLUSHED to damage one in the middle',
+      );
     } catch (error) {
       failure ??= error;
       throw error;

@@ -68,7 +68,10 @@ describe('journal decoder', () => {
     writeJournal(1, [
       [append('a', 0, 3)],
       [append('b', 0), { kind: 'checkpoint', topic: 'a', consumerId: 'c-ü', nextOffset: 2 }],
-      [{ kind: 'flushed', seq: 2 }, { kind: 'checkpoint-delete', topic: 'a', consumerId: 'c-ü' }],
+      [
+        { kind: 'flushed', seq: 2 },
+        { kind: 'checkpoint-delete', topic: 'a', consumerId: 'c-ü' },
+      ],
       [append('a', 3, 2)],
       [append('b', 1), append('a', 5)],
     ]);
@@ -77,7 +80,10 @@ describe('journal decoder', () => {
     expect(journal.records[1].ops[1]).toEqual({ kind: 'checkpoint', topic: 'a', consumerId: 'c-ü', nextOffset: 2 });
     expect(journal.records[2].ops[1]).toEqual({ kind: 'checkpoint-delete', topic: 'a', consumerId: 'c-ü' });
     expect(journal.flushedSeq).toBe(2);
-    expect([...journal.firstUnflushedOffset]).toEqual([['a', 3], ['b', 1]]);
+    expect([...journal.firstUnflushedOffset]).toEqual([
+      ['a', 3],
+      ['b', 1],
+    ]);
     expect(journal.lastRecord?.seq).toBe(5);
     expect(journal.lastRecord?.end).toBe(statSync(journal.lastRecord!.path).size);
   });
@@ -119,15 +125,22 @@ describe('journal decoder', () => {
 describe('durable floors and the power-loss cut', () => {
   /** Topic t: segments of 3, 3 and 2 entries (offsets 0..7); topic u: one segment of 2. */
   function buildRoot(): void {
-    buildTopic(rootDir, 't', [[10, 20, 30], [40, 50, 60], [70, 80]]);
+    buildTopic(rootDir, 't', [
+      [10, 20, 30],
+      [40, 50, 60],
+      [70, 80],
+    ]);
     buildTopic(rootDir, 'u', [[10, 20]]);
   }
-  const payloadsOf = (topic: string) => [...readDataRoot(rootDir).get(topic)!.entries.values()].map((entry) => ('payload' in entry ? entry.payload : Buffer.alloc(0)));
+  const payloadsOf = (topic: string) =>
+    [...readDataRoot(rootDir).get(topic)!.entries.values()].map((entry) => ('payload' in entry ? entry.payload : Buffer.alloc(0)));
   const appendStored = (topic: string, firstOffset: number, count: number): JournalOp => ({
     kind: 'append',
     topic,
     firstOffset,
-    frames: payloadsOf(topic).slice(firstOffset, firstOffset + count).map(encodeFrame),
+    frames: payloadsOf(topic)
+      .slice(firstOffset, firstOffset + count)
+      .map(encodeFrame),
   });
   const nothingCommitted = () => undefined;
 
@@ -189,12 +202,30 @@ describe('durable floors and the power-loss cut', () => {
 });
 
 describe('subscription states: CHECKPOINT_STATE ops and v2 checkpoint files', () => {
-  const state = { cursor: 5, deliveredMark: 120, settled: [[7, 9], [11, 12]] as Array<[number, number]>, counts: [{ offset: 5, deliveries: 2, nacks: 1 }] };
+  const state = {
+    cursor: 5,
+    deliveredMark: 120,
+    settled: [
+      [7, 9],
+      [11, 12],
+    ] as Array<[number, number]>,
+    counts: [{ offset: 5, deliveries: 2, nacks: 1 }],
+  };
 
   it('reads a v2 snapshot laid out byte by byte as the format says, and an 8-byte v1 cursor', () => {
     const body = Buffer.from(
-      Buffer.from('MMMQSUB2').toString('hex') + '0000000000000005' + '0000000000000078' + '00000002' + '00000001' +
-        '00000002' + '00000002' + '00000006' + '00000001' + '00000000' + '00000002' + '00000001',
+      Buffer.from('MMMQSUB2').toString('hex') +
+        '0000000000000005' +
+        '0000000000000078' +
+        '00000002' +
+        '00000001' +
+        '00000002' +
+        '00000002' +
+        '00000006' +
+        '00000001' +
+        '00000000' +
+        '00000002' +
+        '00000001',
       'hex',
     );
     const crc = Buffer.alloc(4);
@@ -202,7 +233,13 @@ describe('subscription states: CHECKPOINT_STATE ops and v2 checkpoint files', ()
     expect(encodeCheckpointV2(state)).toEqual(Buffer.concat([body, crc]));
     expect(decodeCheckpoint(Buffer.concat([body, crc]))).toEqual({ form: 'v2', ...state });
     expect(decodeCheckpoint(Buffer.concat([body, crc, Buffer.from('leftover')]))).toEqual({ form: 'v2', ...state });
-    expect(decodeCheckpoint(Buffer.from('0000000000000011', 'hex'))).toEqual({ form: 'v1', cursor: 17, deliveredMark: 17, settled: [], counts: [] });
+    expect(decodeCheckpoint(Buffer.from('0000000000000011', 'hex'))).toEqual({
+      form: 'v1',
+      cursor: 17,
+      deliveredMark: 17,
+      settled: [],
+      counts: [],
+    });
   });
 
   it('finds every flipped bit, every cut and ranges out of order in a v2 snapshot', () => {
@@ -213,7 +250,17 @@ describe('subscription states: CHECKPOINT_STATE ops and v2 checkpoint files', ()
       expect(typeof decodeCheckpoint(flipped)).toBe('string');
     }
     for (let length = 9; length < bytes.length; length++) expect(typeof decodeCheckpoint(bytes.subarray(0, length))).toBe('string');
-    expect(decodeCheckpoint(encodeCheckpointV2({ ...state, settled: [[9, 10], [7, 8]] }))).toMatch(/out of order/);
+    expect(
+      decodeCheckpoint(
+        encodeCheckpointV2({
+          ...state,
+          settled: [
+            [9, 10],
+            [7, 8],
+          ],
+        }),
+      ),
+    ).toMatch(/out of order/);
   });
 
   it('decodes kind 5 ops and reports one whose state is not a v2 snapshot', () => {
@@ -231,8 +278,10 @@ describe('subscription states: CHECKPOINT_STATE ops and v2 checkpoint files', ()
     const stateOp = (bytes: Buffer): JournalOp => ({ kind: 'checkpoint-state', topic: 'a', consumerId: 'c', state: bytes });
     writeJournal(1, [[{ kind: 'flushed', seq: 0 }], [stateOp(before)], [stateOp(after)]]);
     const journal = readJournal(rootDir);
-    const pushedFrom = (offset: number) => (topic: string, consumerId: string, from: number) => topic === 'a' && consumerId === 'c' && offset >= from;
-    const durable = (pushed: number) => durableFloors(journal, readDataRoot(rootDir), () => undefined, pushedFrom(pushed)).lastRecordDurable;
+    const pushedFrom = (offset: number) => (topic: string, consumerId: string, from: number) =>
+      topic === 'a' && consumerId === 'c' && offset >= from;
+    const durable = (pushed: number) =>
+      durableFloors(journal, readDataRoot(rootDir), () => undefined, pushedFrom(pushed)).lastRecordDurable;
     expect(durable(99)).toBeUndefined();
     expect(durable(100)).toBe('pushed');
     mkdirSync(join(rootDir, 'topics', 'a', 'checkpoints'), { recursive: true });

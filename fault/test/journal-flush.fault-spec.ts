@@ -76,7 +76,8 @@ async function openLogged(schedule: { intervalMs: number; bytes: number }, event
   journal.commit = (parts: readonly CommitPart[]) => {
     const committed = commit(parts);
     for (const part of parts) {
-      if ('op' in part && part.op.kind === FLUSHED) void committed.then(() => events.push(`flushed ${part.op.kind === FLUSHED ? part.op.seq : ''}`));
+      if ('op' in part && part.op.kind === FLUSHED)
+        void committed.then(() => events.push(`flushed ${part.op.kind === FLUSHED ? part.op.seq : ''}`));
     }
     return committed;
   };
@@ -111,7 +112,8 @@ function uncoveredClaims(events: readonly string[]): string[] {
     if (kind === 'sync') synced.set(name, Math.max(synced.get(name) ?? 0, Number(count)));
     if (kind !== 'flushed') continue;
     for (const [topic, entries] of entriesUpTo(Number(name))) {
-      if ((synced.get(topic) ?? 0) < entries) claims.push(`FLUSHED(${name}) committed when ${topic}'s syncs covered ${synced.get(topic) ?? 0} of its ${entries} entries`);
+      if ((synced.get(topic) ?? 0) < entries)
+        claims.push(`FLUSHED(${name}) committed when ${topic}'s syncs covered ${synced.get(topic) ?? 0} of its ${entries} entries`);
     }
   }
   return claims;

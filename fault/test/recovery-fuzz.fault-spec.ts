@@ -93,7 +93,7 @@ async function recoverAndRead(
       if (written[offset]?.equals(payload)) intact.add(offset);
       else garbage.add(offset);
     }
-    for (let offset = 0; offset < queue.tailOffset; ) {
+    for (let offset = 0; offset < queue.tailOffset;) {
       const batch = await queue.peekMany(offset, 7);
       if (batch.length === 0) break;
       batch.forEach((entry, i) => {

@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { DEFAULT_ROOT_DIR, HttpOptions, InvalidBrokerOptionsError, isLoopbackHost, MmmqBrokerOptions, parseAllowedNetwork, TlsOptions } from '@mmmq/broker';
+import {
+  DEFAULT_ROOT_DIR,
+  HttpOptions,
+  InvalidBrokerOptionsError,
+  isLoopbackHost,
+  MmmqBrokerOptions,
+  parseAllowedNetwork,
+  TlsOptions,
+} from '@mmmq/broker';
 import { AUTH_TOKENS_FILE_VARIABLE, AUTH_TOKENS_VARIABLE, readAuthTokens } from './auth-tokens-env';
 
 /** Port the standalone broker listens on when `MMMQ_PORT` is unset. */
@@ -124,7 +132,10 @@ function httpOptions(env: NodeJS.ProcessEnv): HttpOptions {
 function list(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
-  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {

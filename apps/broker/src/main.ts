@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
-import { DEFAULT_HEADERS_TIMEOUT_MS, InvalidBrokerOptionsError, isUnspecifiedAddress, readTlsCredentials, TlsCertificateError, TlsCertificates } from '@mmmq/broker';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  InvalidBrokerOptionsError,
+  isUnspecifiedAddress,
+  readTlsCredentials,
+  TlsCertificateError,
+  TlsCertificates,
+} from '@mmmq/broker';
 import { Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';
@@ -41,7 +48,8 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error: unknown) => {
   // A configuration mistake is fully explained by its message; anything else needs the stack.
-  if (error instanceof InvalidBrokerOptionsError || error instanceof TlsCertificateError) logger.error(`Broker failed to start: ${error.message}`);
+  if (error instanceof InvalidBrokerOptionsError || error instanceof TlsCertificateError)
+    logger.error(`Broker failed to start: ${error.message}`);
   else logger.error('Broker failed to start', error instanceof Error ? error.stack : String(error));
   process.exitCode = 1;
 });

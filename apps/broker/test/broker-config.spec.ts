@@ -91,7 +91,9 @@ describe('readBrokerConfig', () => {
     'refuses to bind %s, which other machines can reach, without tokens, naming the variables',
     (host) => {
       expect(() => readBrokerConfig({ MMMQ_HOST: host })).toThrow(
-        new RegExp(`^MMMQ_HOST=${host.replace(/\./g, '\\.')} lets other machines reach the broker, but no tokens are configured: set MMMQ_AUTH_TOKENS or MMMQ_AUTH_TOKENS_FILE`),
+        new RegExp(
+          `^MMMQ_HOST=${host.replace(/\./g, '\\.')} lets other machines reach the broker, but no tokens are configured: set MMMQ_AUTH_TOKENS or MMMQ_AUTH_TOKENS_FILE`,
+        ),
       );
     },
   );
@@ -121,8 +123,14 @@ describe('readBrokerConfig', () => {
     [{ MMMQ_SEGMENT_MAX_BYTES: '64MB' }, /^MMMQ_SEGMENT_MAX_BYTES must be a non-negative integer, got "64MB"$/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '0' }, /^MMMQ_SEGMENT_MAX_BYTES must be positive/],
     [{ MMMQ_PUSH_ALLOWED_NETWORKS: ' ' }, /^MMMQ_PUSH_ALLOWED_NETWORKS must not be blank$/],
-    [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,,private' }, /^MMMQ_PUSH_ALLOWED_NETWORKS entry "" must be "loopback", "private", an IP address or a CIDR/],
-    [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,10.0.0.0/33' }, /^MMMQ_PUSH_ALLOWED_NETWORKS entry "10\.0\.0\.0\/33" .* has a prefix longer than 32 bits/],
+    [
+      { MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,,private' },
+      /^MMMQ_PUSH_ALLOWED_NETWORKS entry "" must be "loopback", "private", an IP address or a CIDR/,
+    ],
+    [
+      { MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,10.0.0.0/33' },
+      /^MMMQ_PUSH_ALLOWED_NETWORKS entry "10\.0\.0\.0\/33" .* has a prefix longer than 32 bits/,
+    ],
     [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'lan' }, /^MMMQ_PUSH_ALLOWED_NETWORKS entry "lan" must be/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => readBrokerConfig(env)).toThrow(InvalidBrokerOptionsError);

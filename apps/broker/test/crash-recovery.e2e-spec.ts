@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import {
-  decodeEnvelope,
-  DecodedEnvelope,
-  DEFAULT_FLUSH_BYTES,
-  DEFAULT_FLUSH_INTERVAL_MS,
-  TopicQueueContainer,
-} from '@mmmq/broker';
+import { decodeEnvelope, DecodedEnvelope, DEFAULT_FLUSH_BYTES, DEFAULT_FLUSH_INTERVAL_MS, TopicQueueContainer } from '@mmmq/broker';
 import { spawnBroker } from './broker-process.fixture';
 import { publishLoad, SentMessage } from './publish-load';
 
@@ -108,11 +102,7 @@ async function readTopics(rootDir: string): Promise<Map<string, DecodedEnvelope[
 }
 
 /** Every stored entry is a whole message that was really sent to this topic, and none is stored twice. */
-function expectEveryEntryIsASentMessage(
-  topic: string,
-  entries: DecodedEnvelope[],
-  sentBySeq: Map<number, SentMessage>,
-): void {
+function expectEveryEntryIsASentMessage(topic: string, entries: DecodedEnvelope[], sentBySeq: Map<number, SentMessage>): void {
   const seen = new Set<number>();
   for (const entry of entries) {
     const seq = (JSON.parse(entry.content.toString()) as { seq: number }).seq;

@@ -29,9 +29,7 @@ describe('the standalone broker on every interface, with tokens', () => {
       expect((await post({ authorization: `Bearer ${TOKEN}` })).status).toBe(200);
 
       const streamPort = Number(/Publish stream listening on mmmq:\/\/[^:]+:(\d+)/.exec(broker.output())?.[1]);
-      const answers = await streamExchange(streamPort, [
-        encodeStreamRequest(1, StreamRequestKind.PUBLISH, [PUBLISH]),
-      ]);
+      const answers = await streamExchange(streamPort, [encodeStreamRequest(1, StreamRequestKind.PUBLISH, [PUBLISH])]);
       expect(answers.get(1)).toBe(401);
       const authenticated = await streamExchange(streamPort, [
         encodeStreamRequest(1, StreamRequestKind.AUTH, [TOKEN]),

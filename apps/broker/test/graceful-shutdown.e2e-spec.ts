@@ -12,25 +12,29 @@ describe('the standalone broker logs where it is and stops cleanly on SIGTERM an
 
   afterEach(() => rm(rootDir, { recursive: true, force: true }));
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s closes every topic after the last publish', async (signal) => {
-    const broker = await spawnBroker({ MMMQ_ROOT_DIR: rootDir });
-    expect(broker.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(broker.dataDir).toBe(rootDir);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s closes every topic after the last publish',
+    async (signal) => {
+      const broker = await spawnBroker({ MMMQ_ROOT_DIR: rootDir });
+      expect(broker.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(broker.dataDir).toBe(rootDir);
 
-    const response = await fetch(`${broker.url}/mmmq/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"topic":"orders","content":1}',
-    });
-    expect(response.status).toBe(200);
+      const response = await fetch(`${broker.url}/mmmq/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"topic":"orders","content":1}',
+      });
+      expect(response.status).toBe(200);
 
-    broker.child.kill(signal);
-    expect(await broker.exited).toEqual({ code: null, signal });
-    expect(broker.output()).toMatch(/All topic queues closed/);
+      broker.child.kill(signal);
+      expect(await broker.exited).toEqual({ code: null, signal });
+      expect(broker.output()).toMatch(/All topic queues closed/);
 
-    const restarted = await spawnBroker({ MMMQ_ROOT_DIR: rootDir });
-    expect(restarted.output()).toMatch(/Restored 1 topics/);
-    restarted.child.kill('SIGTERM');
-    await restarted.exited;
-  }, 120_000);
+      const restarted = await spawnBroker({ MMMQ_ROOT_DIR: rootDir });
+      expect(restarted.output()).toMatch(/Restored 1 topics/);
+      restarted.child.kill('SIGTERM');
+      await restarted.exited;
+    },
+    120_000,
+  );
 });

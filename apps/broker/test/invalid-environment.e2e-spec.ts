@@ -10,9 +10,13 @@ describe('the standalone broker refuses to start on an invalid environment varia
       /MMMQ_HOST=0\.0\.0\.0 lets other machines reach the broker, but no tokens are configured: set MMMQ_AUTH_TOKENS or MMMQ_AUTH_TOKENS_FILE/,
     ],
     [{ MMMQ_AUTH_TOKENS: '[{"token":"short","roles":["admin"]}]' }, /MMMQ_AUTH_TOKENS\[0\]\.token must be 16 to 4096 characters long/],
-  ])('%j', async (env, message) => {
-    const starting = spawnBroker(env);
-    await expect(starting).rejects.toThrow(/exited \(code 1, signal null\)/);
-    await expect(starting).rejects.toThrow(message);
-  }, 60_000);
+  ])(
+    '%j',
+    async (env, message) => {
+      const starting = spawnBroker(env);
+      await expect(starting).rejects.toThrow(/exited \(code 1, signal null\)/);
+      await expect(starting).rejects.toThrow(message);
+    },
+    60_000,
+  );
 });

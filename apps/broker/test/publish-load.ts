@@ -62,17 +62,13 @@ export async function publishLoad(plan: LoadPlan): Promise<SentMessage[]> {
 
 function post(agent: Agent, url: string, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-        response.on('error', reject);
-      },
-    );
+    const outgoing = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on('error', reject);
+    });
     outgoing.on('error', reject);
     outgoing.end(body);
   });

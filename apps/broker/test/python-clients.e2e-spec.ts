@@ -74,7 +74,12 @@ describe('the Python producer and consumer of docs/http-api.md, against the stan
       const run = runPython('mmmq_producer.py', [...options, ...args], { MMMQ_TOKEN: PUBLISHER_TOKEN });
       await succeeds(run, 'the producer', RUN_TIMEOUT_MS);
       expect(run.stderr()).toBe('');
-      acks.push(...run.stdout().split('\n').filter((l) => l !== ''));
+      acks.push(
+        ...run
+          .stdout()
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
     }
     expect(acks).toEqual(IDS.map((id, offset) => `ACK ${id} ${TOPIC} ${offset}`));
   }, 120_000);
@@ -111,8 +116,20 @@ describe('the Python producer and consumer of docs/http-api.md, against the stan
 
   it('a pull consumer fetches every message, acks them by lease, and gets a NACKed one again', async () => {
     const { run, lines } = await consume(
-      ['pull', '--consumer-id', 'python-pull', '--pattern', 'order.*', '--batch-size', '4', '--wait-ms', '1000', ...ALL,
-        '--fail-once', IDS[5]],
+      [
+        'pull',
+        '--consumer-id',
+        'python-pull',
+        '--pattern',
+        'order.*',
+        '--batch-size',
+        '4',
+        '--wait-ms',
+        '1000',
+        ...ALL,
+        '--fail-once',
+        IDS[5],
+      ],
       'pull',
     );
     expect(run.stderr()).toBe('');

@@ -32,11 +32,7 @@ export interface PythonRun {
 }
 
 /** Starts `examples/python/{script}` with `args`. `MMMQ_TOKEN` and `MMMQ_BROKER` come only from `env`. */
-export function runPython(
-  script: 'mmmq_producer.py' | 'mmmq_consumer.py',
-  args: string[],
-  env: Record<string, string> = {},
-): PythonRun {
+export function runPython(script: 'mmmq_producer.py' | 'mmmq_consumer.py', args: string[], env: Record<string, string> = {}): PythonRun {
   const child = spawn(PYTHON, [resolve(EXAMPLES_DIR, script), ...args], {
     env: { ...process.env, MMMQ_TOKEN: '', MMMQ_BROKER: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -29,7 +29,10 @@ function httpsPublish(url: string, ca: string, body: string): Promise<{ status: 
   return new Promise((resolve, reject) => {
     const req = request(`${url}/mmmq/messages`, { method: 'POST', ca, headers: { 'content-type': 'application/json' } }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, body: text }));
+      res
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (text += chunk))
+        .on('end', () => resolve({ status: res.statusCode!, body: text }));
     });
     req.once('error', reject).end(body);
   });
@@ -79,46 +82,58 @@ describe('the standalone broker over TLS (MMMQ_TLS_KEY_FILE, MMMQ_TLS_CERT_FILE)
     return { broker, streamScheme: stream[1], streamPort: Number(stream[2]), httpPort: Number(new URL(broker.url).port) };
   };
 
-  it.each(['fastify', 'express'])('serves HTTPS and the publish stream as mmmqs:// on %s, and plain HTTP is not answered', async (adapter) => {
-    await copyFile(first.keyFile, join(dir, 'broker.key'));
-    await copyFile(first.certFile, join(dir, 'broker.crt'));
-    const { broker, streamScheme, streamPort, httpPort } = await start(adapter);
-    expect(broker.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect(streamScheme).toBe('mmmqs');
+  it.each(['fastify', 'express'])(
+    'serves HTTPS and the publish stream as mmmqs:// on %s, and plain HTTP is not answered',
+    async (adapter) => {
+      await copyFile(first.keyFile, join(dir, 'broker.key'));
+      await copyFile(first.certFile, join(dir, 'broker.crt'));
+      const { broker, streamScheme, streamPort, httpPort } = await start(adapter);
+      expect(broker.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(streamScheme).toBe('mmmqs');
 
-    const answer = await httpsPublish(broker.url, first.cert, '{"topic":"orders","content":1}');
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toMatchObject({ acknowledgement: 'ACK', offset: 0 });
-    await expect(fetch(`http://127.0.0.1:${httpPort}/mmmq/messages`, { method: 'POST', body: '{}' })).rejects.toThrow();
+      const answer = await httpsPublish(broker.url, first.cert, '{"topic":"orders","content":1}');
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ acknowledgement: 'ACK', offset: 0 });
+      await expect(fetch(`http://127.0.0.1:${httpPort}/mmmq/messages`, { method: 'POST', body: '{}' })).rejects.toThrow();
 
-    const module = await Test.createTestingModule({
-      imports: [MmmqProducerModule.forRoot({ broker: `mmmqs://127.0.0.1:${streamPort}`, tls: { ca: first.cert } })],
-    }).compile();
-    await module.init();
-    try {
-      const published = await module.get(Producer).produce('orders', { n: 2 });
-      expect(published.offset).toBe(1);
-    } finally {
-      await module.close();
-    }
-  }, 120_000);
+      const module = await Test.createTestingModule({
+        imports: [MmmqProducerModule.forRoot({ broker: `mmmqs://127.0.0.1:${streamPort}`, tls: { ca: first.cert } })],
+      }).compile();
+      await module.init();
+      try {
+        const published = await module.get(Producer).produce('orders', { n: 2 });
+        expect(published.offset).toBe(1);
+      } finally {
+        await module.close();
+      }
+    },
+    120_000,
+  );
 
   it('registers a consumer over HTTPS, trusting the broker certificate given as tls.ca', async () => {
     await copyFile(first.keyFile, join(dir, 'broker.key'));
     await copyFile(first.certFile, join(dir, 'broker.crt'));
     const { broker } = await start('fastify');
-    const consumer = await startConsumer({
-      imports: [
-        MmmqConsumerModule.forRoot({ app: 'billing', broker: broker.url, tls: { ca: first.cert }, advertisedUrl: 'http://127.0.0.1:1' }),
-      ],
-      providers: [OrderListener],
-    }, { port: 0 });
+    const consumer = await startConsumer(
+      {
+        imports: [
+          MmmqConsumerModule.forRoot({ app: 'billing', broker: broker.url, tls: { ca: first.cert }, advertisedUrl: 'http://127.0.0.1:1' }),
+        ],
+        providers: [OrderListener],
+      },
+      { port: 0 },
+    );
     try {
       const listed = await new Promise<string>((resolve, reject) => {
         request(`${broker.url}/mmmq/dispatchers`, { ca: first.cert }, (res) => {
           let text = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text));
-        }).once('error', reject).end();
+          res
+            .setEncoding('utf8')
+            .on('data', (chunk: string) => (text += chunk))
+            .on('end', () => resolve(text));
+        })
+          .once('error', reject)
+          .end();
       });
       expect(JSON.parse(listed)).toEqual([expect.objectContaining({ consumerId: 'billing.order-listener.on-order', pattern: 'orders' })]);
     } finally {
@@ -166,12 +181,19 @@ describe('the standalone broker over TLS (MMMQ_TLS_KEY_FILE, MMMQ_TLS_CERT_FILE)
   it.each([
     [{ MMMQ_TLS_KEY_FILE: 'broker.key' }, /MMMQ_TLS_CERT_FILE must be set too/],
     [{ MMMQ_TLS_KEY_FILE: 'missing.key', MMMQ_TLS_CERT_FILE: 'missing.crt' }, /MMMQ_TLS_KEY_FILE \(.*missing\.key\) cannot be read/],
-    [{ MMMQ_TLS_KEY_FILE: 'second.key', MMMQ_TLS_CERT_FILE: 'first.crt' }, /MMMQ_TLS_KEY_FILE .* and MMMQ_TLS_CERT_FILE .* are not a usable key and certificate/],
-  ])('refuses to start on %j, naming the variable', async (env, message) => {
-    createSelfSignedCertificate(dir, 'second');
-    const absolute = Object.fromEntries(Object.entries(env).map(([name, file]) => [name, join(dir, file)]));
-    const starting = spawnBroker({ MMMQ_ROOT_DIR: join(dir, 'data'), ...absolute });
-    await expect(starting).rejects.toThrow(/exited \(code 1, signal null\)/);
-    await expect(starting).rejects.toThrow(message);
-  }, 60_000);
+    [
+      { MMMQ_TLS_KEY_FILE: 'second.key', MMMQ_TLS_CERT_FILE: 'first.crt' },
+      /MMMQ_TLS_KEY_FILE .* and MMMQ_TLS_CERT_FILE .* are not a usable key and certificate/,
+    ],
+  ])(
+    'refuses to start on %j, naming the variable',
+    async (env, message) => {
+      createSelfSignedCertificate(dir, 'second');
+      const absolute = Object.fromEntries(Object.entries(env).map(([name, file]) => [name, join(dir, file)]));
+      const starting = spawnBroker({ MMMQ_ROOT_DIR: join(dir, 'data'), ...absolute });
+      await expect(starting).rejects.toThrow(/exited \(code 1, signal null\)/);
+      await expect(starting).rejects.toThrow(message);
+    },
+    60_000,
+  );
 });

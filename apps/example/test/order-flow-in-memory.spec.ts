@@ -27,7 +27,9 @@ describe('the example without a broker (MmmqTestingModule)', () => {
 
     expect(app.get(Ledger).entries).toEqual([{ orderId: order.orderId, kind: 'invoice', amount: 30 }]);
     expect(broker.published('order.created')).toHaveLength(2);
-    expect(broker.deadLetters()).toEqual([expect.objectContaining({ reason: 'REJECTED', content: { orderId: 'x', item: 'ghost', amount: -1 } })]);
+    expect(broker.deadLetters()).toEqual([
+      expect.objectContaining({ reason: 'REJECTED', content: { orderId: 'x', item: 'ghost', amount: -1 } }),
+    ]);
     await app.close();
   });
 });

@@ -48,9 +48,11 @@ describe('the example: order service → broker → billing service', () => {
   it('invoices placed orders and refunds the cancelled one, over real HTTP', async () => {
     const url = await example.getUrl();
     const place = (item: string, amount: number) =>
-      fetch(`${url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ item, amount }) }).then(
-        (response) => response.json() as Promise<{ orderId: string }>,
-      );
+      fetch(`${url}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ item, amount }),
+      }).then((response) => response.json() as Promise<{ orderId: string }>);
     const keyboard = await place('keyboard', 49.9);
     const monitor = await place('monitor', 189);
     await fetch(`${url}/orders/${keyboard.orderId}`, { method: 'DELETE' });

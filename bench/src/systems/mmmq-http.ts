@@ -10,7 +10,12 @@ export interface HttpAnswer {
  * One request to the broker on 127.0.0.1, resolving with its status and body. With `agent` the request goes
  * over that agent's keep-alive connection; without, over a fresh one (housekeeping, not measured).
  */
-export function httpRequest(port: number, method: string, urlPath: string, options: { body?: string; agent?: http.Agent } = {}): Promise<HttpAnswer> {
+export function httpRequest(
+  port: number,
+  method: string,
+  urlPath: string,
+  options: { body?: string; agent?: http.Agent } = {},
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const headers: http.OutgoingHttpHeaders =
       options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body) };

@@ -79,6 +79,8 @@ export async function startPull(port: number, consumerId: string, options: PullO
       ackAgent.destroy();
     },
     note: () =>
-      [lost ? `${lost} acknowledgements answered "lost"` : '', failure ? `the pull loop stopped: ${failure}` : ''].filter(Boolean).join('; ') || undefined,
+      [lost ? `${lost} acknowledgements answered "lost"` : '', failure ? `the pull loop stopped: ${failure}` : '']
+        .filter(Boolean)
+        .join('; ') || undefined,
   };
 }

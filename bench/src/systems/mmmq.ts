@@ -13,7 +13,17 @@ import { httpRequest, readFsyncCounters } from './mmmq-http';
 import { BenchConsumerModule, BenchListener, BenchProducerModule } from './mmmq-nest-modules';
 import { startPull } from './mmmq-pull';
 import { startPlainConsumers } from './plain-http-consumer';
-import type { ConsumeHandle, FsyncCounters, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
+import type {
+  ConsumeHandle,
+  FsyncCounters,
+  OnMemberMessage,
+  OnMessage,
+  PullOptions,
+  RestartResult,
+  SequentialPublishers,
+  System,
+  TopicPlan,
+} from './system';
 
 const BROKER_MAIN = path.join(REPO_ROOT, 'apps', 'broker', 'dist', 'main.js');
 /** Nest's own start-up lines would drown the bench's output. */
@@ -31,7 +41,7 @@ export class MmmqSystem implements System {
   readonly label = 'MMMQ';
   readonly kind = 'mmmq' as const;
   readonly description =
-    'the standalone broker on a fresh data dir; ACK once the journal record holding the message is fsync\'d (one fsync per commit group, shared by every topic). Clients: `Producer` (@mmmq/producer) publishing over the broker\'s publish stream (`mmmq://`, default batching: 4 batches in flight per topic) and a Nest app on platform-fastify with `MmmqConsumerModule` (@mmmq/consumer), default options';
+    "the standalone broker on a fresh data dir; ACK once the journal record holding the message is fsync'd (one fsync per commit group, shared by every topic). Clients: `Producer` (@mmmq/producer) publishing over the broker's publish stream (`mmmq://`, default batching: 4 batches in flight per topic) and a Nest app on platform-fastify with `MmmqConsumerModule` (@mmmq/consumer), default options";
   private broker?: ManagedProcess;
   private rootDir?: string;
   private port = 0;
@@ -68,13 +78,19 @@ export class MmmqSystem implements System {
     this.port = await freePort();
     this.streamPort = await freePort();
     this.broker = track(
-      new ManagedProcess('MMMQ broker', process.execPath, [...(process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean), BROKER_MAIN], path.join(this.rootDir, '..', 'mmmq-broker.log'), {
-        ...process.env,
-        MMMQ_PORT: String(this.port),
-        MMMQ_STREAM_PORT: String(this.streamPort),
-        MMMQ_HOST: '127.0.0.1',
-        MMMQ_ROOT_DIR: this.rootDir,
-      }),
+      new ManagedProcess(
+        'MMMQ broker',
+        process.execPath,
+        [...(process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean), BROKER_MAIN],
+        path.join(this.rootDir, '..', 'mmmq-broker.log'),
+        {
+          ...process.env,
+          MMMQ_PORT: String(this.port),
+          MMMQ_STREAM_PORT: String(this.streamPort),
+          MMMQ_HOST: '127.0.0.1',
+          MMMQ_ROOT_DIR: this.rootDir,
+        },
+      ),
     );
     await this.launch();
   }
@@ -167,7 +183,9 @@ export class MmmqSystem implements System {
       const hosts: string[] = [];
       for (let m = 0; m < members; m++) {
         const port = await freePort();
-        apps.push(await this.nestApp([new BenchListener(this.pattern(plan), m, onMessage, { name: `bench-member-${m}`, consumerId })], port, false));
+        apps.push(
+          await this.nestApp([new BenchListener(this.pattern(plan), m, onMessage, { name: `bench-member-${m}`, consumerId })], port, false),
+        );
         const host = `http://127.0.0.1:${port}`;
         await postDispatcher(this.port, {
           consumerId,

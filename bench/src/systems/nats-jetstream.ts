@@ -4,18 +4,17 @@ import { connect } from '@nats-io/transport-node';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { decode, encode, type BenchContent } from '../payload';
-import {
-  commandOutput,
-  freePort,
-  ManagedProcess,
-  NATS_SYSTEM_PORT,
-  natsSystemPids,
-  sleep,
-  tempDir,
-  track,
-  waitForPort,
-} from '../services';
-import type { ConsumeHandle, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
+import { commandOutput, freePort, ManagedProcess, NATS_SYSTEM_PORT, natsSystemPids, sleep, tempDir, track, waitForPort } from '../services';
+import type {
+  ConsumeHandle,
+  OnMemberMessage,
+  OnMessage,
+  PullOptions,
+  RestartResult,
+  SequentialPublishers,
+  System,
+  TopicPlan,
+} from './system';
 
 type NatsConnection = Awaited<ReturnType<typeof connect>>;
 
@@ -37,7 +36,7 @@ export class NatsJetStreamSystem implements System {
   readonly label = 'NATS JetStream';
   readonly kind = 'peer' as const;
   readonly description =
-    'file storage, durable consumers, explicit acks. **The PubAck is sent before the message is fsync\'d** (JetStream syncs its files every 2 minutes by default), so it is not a durable peer';
+    "file storage, durable consumers, explicit acks. **The PubAck is sent before the message is fsync'd** (JetStream syncs its files every 2 minutes by default), so it is not a durable peer";
   private port = NATS_SYSTEM_PORT;
   /** Set once the backlog workload moved this system to a server the bench runs itself. */
   private server?: ManagedProcess;
@@ -109,7 +108,8 @@ export class NatsJetStreamSystem implements System {
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
     const subscribers: ConsumeHandle[] = [];
     for (let t = 0; t < plan.topics.length; t++) {
-      for (let g = 0; g < plan.groups.length; g++) subscribers.push(await this.subscribe(plan, this.durable(plan, t, g), (c) => onMessage(g, c)));
+      for (let g = 0; g < plan.groups.length; g++)
+        subscribers.push(await this.subscribe(plan, this.durable(plan, t, g), (c) => onMessage(g, c)));
     }
     return this.all(subscribers);
   }
@@ -173,7 +173,7 @@ export class NatsJetStreamSystem implements System {
   }
 
   readonly restart = {
-    how: 'a `nats-server -js` the bench starts itself (same binary and flags as the machine\'s, own port and store dir): SIGTERM, then the same command; JetStream recovers the stream from its files',
+    how: "a `nats-server -js` the bench starts itself (same binary and flags as the machine's, own port and store dir): SIGTERM, then the same command; JetStream recovers the stream from its files",
     fresh: async () => {
       await this.stop();
       if (this.storeDir) rmSync(this.storeDir, { recursive: true, force: true });
@@ -181,7 +181,12 @@ export class NatsJetStreamSystem implements System {
       this.storeDir = dir;
       this.port = await freePort();
       this.server = track(
-        new ManagedProcess('nats-server (bench)', '/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', dir], path.join(dir, '..', 'nats.log')),
+        new ManagedProcess(
+          'nats-server (bench)',
+          '/usr/sbin/nats-server',
+          ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', dir],
+          path.join(dir, '..', 'nats.log'),
+        ),
       );
       const child = this.server.start();
       await waitForPort(this.port, 30_000, this.server.name, child);
@@ -195,7 +200,13 @@ export class NatsJetStreamSystem implements System {
       await waitForPort(this.port, 600_000, this.server!.name, child);
       await this.start();
       // The stream may still be recovering after the port opens.
-      while (!(await this.jsm!.streams.info(this.stream(plan)).then(() => true, () => false))) await sleep(5);
+      while (
+        !(await this.jsm!.streams.info(this.stream(plan)).then(
+          () => true,
+          () => false,
+        ))
+      )
+        await sleep(5);
       const readyAt = performance.now();
       return { restartAt, readyAt, handle: await this.consume(plan, onMessage) };
     },

@@ -24,7 +24,9 @@ function plainServer(member: number, onMessage: OnMemberMessage): http.Server {
       try {
         content = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { content: BenchContent }).content;
       } catch (error) {
-        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ acknowledgement: 'NACK', message: (error as Error).message }));
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ acknowledgement: 'NACK', message: (error as Error).message }));
         return;
       }
       onMessage(member, content);

@@ -3,7 +3,16 @@ import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
 import { decode, encode, type BenchContent } from '../payload';
 import { commandOutput, log, mustRun, portOpen, rabbitPids, sleep } from '../services';
 import { RabbitBatchAcker } from './rabbitmq-batch-acker';
-import type { ConsumeHandle, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, TopicPlan } from './system';
+import type {
+  ConsumeHandle,
+  OnMemberMessage,
+  OnMessage,
+  PullOptions,
+  RestartResult,
+  SequentialPublishers,
+  System,
+  TopicPlan,
+} from './system';
 
 const URL = 'amqp://guest:guest@127.0.0.1:5672';
 const EXCHANGE = 'mmmq-bench';
@@ -30,7 +39,7 @@ export class RabbitMqSystem implements System {
     this.description =
       queueType === 'classic'
         ? 'classic durable queues, persistent messages; a publisher confirm is sent once the message is on disk (fsync)'
-        : 'quorum queues (Raft, one node); a publisher confirm is sent once the entry is fsync\'d in the Raft log';
+        : "quorum queues (Raft, one node); a publisher confirm is sent once the entry is fsync'd in the Raft log";
   }
 
   async start(): Promise<void> {
@@ -185,7 +194,7 @@ export class RabbitMqSystem implements System {
   }
 
   readonly restart = {
-    how: '`rabbitmqctl stop_app`, then `start_app` (the Erlang VM stays up; queues are recovered from disk); the time includes the CLI\'s own start-up',
+    how: "`rabbitmqctl stop_app`, then `start_app` (the Erlang VM stays up; queues are recovered from disk); the time includes the CLI's own start-up",
     fresh: () => this.ensureConnected(),
     restartAndConsume: async (plan: TopicPlan, onMessage: OnMessage): Promise<RestartResult> => {
       await this.stop();

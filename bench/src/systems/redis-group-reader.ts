@@ -28,7 +28,18 @@ export interface GroupReader {
  * turns false (within one `blockMs`).
  */
 export async function readGroup(r: GroupReader): Promise<void> {
-  const args = ['GROUP', r.group, r.consumer, 'COUNT', String(r.count), 'BLOCK', String(r.blockMs), 'STREAMS', ...r.topics, ...r.topics.map(() => '>')];
+  const args = [
+    'GROUP',
+    r.group,
+    r.consumer,
+    'COUNT',
+    String(r.count),
+    'BLOCK',
+    String(r.blockMs),
+    'STREAMS',
+    ...r.topics,
+    ...r.topics.map(() => '>'),
+  ];
   while (r.isOpen()) {
     let reply: ReadReply;
     try {

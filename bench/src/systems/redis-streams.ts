@@ -4,7 +4,17 @@ import path from 'node:path';
 import { encode, type BenchContent } from '../payload';
 import { commandOutput, freePort, log, ManagedProcess, sleep, tempDir, track, waitForPort } from '../services';
 import { readGroup, type GroupReader } from './redis-group-reader';
-import type { ConsumeHandle, OnMemberMessage, OnMessage, PullOptions, RestartResult, SequentialPublishers, System, SystemKind, TopicPlan } from './system';
+import type {
+  ConsumeHandle,
+  OnMemberMessage,
+  OnMessage,
+  PullOptions,
+  RestartResult,
+  SequentialPublishers,
+  System,
+  SystemKind,
+  TopicPlan,
+} from './system';
 
 /** Entries read per XREADGROUP (per stream). */
 const READ_COUNT = 1000;
@@ -32,7 +42,7 @@ export class RedisStreamsSystem implements System {
     this.kind = fsync === 'always' ? ('durable-peer' as const) : ('peer' as const);
     this.description =
       fsync === 'always'
-        ? 'AOF with `appendfsync always`: XADD is answered after the AOF write is fsync\'d (one fsync per event-loop turn)'
+        ? "AOF with `appendfsync always`: XADD is answered after the AOF write is fsync'd (one fsync per event-loop turn)"
         : 'AOF with `appendfsync everysec`: XADD is answered before any fsync; up to ~1 s of acknowledged writes can be lost (not durable)';
   }
 
@@ -57,8 +67,20 @@ export class RedisStreamsSystem implements System {
         `redis-server (${this.fsync})`,
         'redis-server',
         [
-          '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes',
-          '--appendfsync', this.fsync, '--dir', this.dir, '--daemonize', 'no',
+          '--port',
+          String(this.port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          this.fsync,
+          '--dir',
+          this.dir,
+          '--daemonize',
+          'no',
         ],
         path.join(this.dir, '..', `redis-${this.fsync}.log`),
       ),
@@ -133,17 +155,38 @@ export class RedisStreamsSystem implements System {
   }
 
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
-    return this.readers(plan.groups.length, (g) => ({ group: plan.groups[g], consumer: 'bench', topics: plan.topics, count: READ_COUNT, blockMs: BLOCK_MS, onEntry: (c) => onMessage(g, c) }));
+    return this.readers(plan.groups.length, (g) => ({
+      group: plan.groups[g],
+      consumer: 'bench',
+      topics: plan.topics,
+      count: READ_COUNT,
+      blockMs: BLOCK_MS,
+      onEntry: (c) => onMessage(g, c),
+    }));
   }
 
   /** One consumer group, `members` consumers in it, each reading on its own connection. */
   async consumeCompeting(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
-    return this.readers(members, (m) => ({ group: plan.groups[0], consumer: `bench-${m}`, topics: plan.topics, count: READ_COUNT, blockMs: BLOCK_MS, onEntry: (c) => onMessage(m, c) }));
+    return this.readers(members, (m) => ({
+      group: plan.groups[0],
+      consumer: `bench-${m}`,
+      topics: plan.topics,
+      count: READ_COUNT,
+      blockMs: BLOCK_MS,
+      onEntry: (c) => onMessage(m, c),
+    }));
   }
 
   /** XREADGROUP COUNT batch BLOCK waitMs, then one XACK for the batch. */
   async pull(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle> {
-    return this.readers(1, () => ({ group: plan.groups[0], consumer: 'bench', topics: plan.topics, count: options.batch, blockMs: options.waitMs, onEntry: (c) => onMessage(0, c) }));
+    return this.readers(1, () => ({
+      group: plan.groups[0],
+      consumer: 'bench',
+      topics: plan.topics,
+      count: options.batch,
+      blockMs: options.waitMs,
+      onEntry: (c) => onMessage(0, c),
+    }));
   }
 
   /** `count` group readers, each on a connection of its own, until closed. */

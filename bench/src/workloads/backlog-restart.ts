@@ -63,12 +63,15 @@ export const backlogRestart: Workload = {
           rate: tracker.delivered > 1 ? tracker.delivered / drainSeconds : NaN,
           drained: tracker.delivered,
         },
-        note: [
-          complete ? note : `drain followed for ${c.drainCapSeconds} s: ${tracker.delivered.toLocaleString('en')} of ${c.backlog.toLocaleString('en')} delivered`,
-          restartNote,
-        ]
-          .filter(Boolean)
-          .join('; ') || undefined,
+        note:
+          [
+            complete
+              ? note
+              : `drain followed for ${c.drainCapSeconds} s: ${tracker.delivered.toLocaleString('en')} of ${c.backlog.toLocaleString('en')} delivered`,
+            restartNote,
+          ]
+            .filter(Boolean)
+            .join('; ') || undefined,
       };
     } finally {
       await handle.close();

@@ -24,7 +24,9 @@ export const httpPublishers: Workload = {
     const latencies = new LatencyRecorder(n);
     try {
       // Connections are set up (HTTP keep-alive opens on the first request) before the measured phase.
-      await Promise.all(Array.from({ length: c.httpConnections }, (_, p) => publishers.publish(p, content(n + p, performance.now(), c.size))));
+      await Promise.all(
+        Array.from({ length: c.httpConnections }, (_, p) => publishers.publish(p, content(n + p, performance.now(), c.size))),
+      );
       await ctx.startSampling();
       let next = 0;
       let failed = false;

@@ -16,7 +16,9 @@ export const LAG: MetricDef = { key: 'lag', label: 'lag at end', unit: '', bette
  */
 export function plainConsumer(members: number): Workload {
   const who =
-    members === 1 ? 'one plain HTTP consumer: a node:http server' : `${members} plain HTTP consumers sharing one consumerId: a node:http server each`;
+    members === 1
+      ? 'one plain HTTP consumer: a node:http server'
+      : `${members} plain HTTP consumers sharing one consumerId: a node:http server each`;
   return {
     id: members === 1 ? 'plain-consumer' : `plain-consumer-${members}`,
     title: (c) =>
@@ -49,11 +51,20 @@ export function plainConsumer(members: number): Workload {
         const seconds = (end - start) / 1000;
         const notes = [
           seconds > c.plainSeconds * 1.1 ? `publishing took ${seconds.toFixed(1)} s instead of ${c.plainSeconds} s` : '',
-          incomplete ? `${PLAIN_DRAIN_GRACE_MS / 1000} s after the last publish: ${incomplete}; the latencies cover the delivered messages` : '',
+          incomplete
+            ? `${PLAIN_DRAIN_GRACE_MS / 1000} s after the last publish: ${incomplete}; the latencies cover the delivered messages`
+            : '',
         ];
         const { p50, p99, max } = tracker.latencies.summary();
         return {
-          metrics: { rate: delivered / seconds, lag: n - delivered, p50, p99, max, ...(members > 1 ? { busiest: busiestShare(perMember) } : {}) },
+          metrics: {
+            rate: delivered / seconds,
+            lag: n - delivered,
+            p50,
+            p99,
+            max,
+            ...(members > 1 ? { busiest: busiestShare(perMember) } : {}),
+          },
           note: notes.filter(Boolean).join('; ') || undefined,
         };
       } finally {

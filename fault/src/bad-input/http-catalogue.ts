@@ -51,7 +51,13 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
   ];
   const cases: HostileCase[] = [];
   const add = (group: string, name: string, request: RawRequest, extra: Partial<HostileCase> = {}) =>
-    cases.push({ group, name, route: `${request.method} ${request.path.slice(0, 60)}`, chunks: [{ bytes: encodeRequest(request, context.port) }], ...extra });
+    cases.push({
+      group,
+      name,
+      route: `${request.method} ${request.path.slice(0, 60)}`,
+      chunks: [{ bytes: encodeRequest(request, context.port) }],
+      ...extra,
+    });
   const json = (method: string, path: string, body: string | Buffer): RawRequest => ({ method, path, headers: [JSON_TYPE], body });
 
   // Bodies that are not JSON, or not the JSON a route expects, on every JSON route.
@@ -260,22 +266,78 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
     add('content encoding', 'br', { method, path, headers: [JSON_TYPE, ['Content-Encoding', 'br']], body: brotliCompressSync(body) });
     add('content encoding', 'unknown', { method, path, headers: [JSON_TYPE, ['Content-Encoding', 'x-unknown']], body });
     for (const encoding of ['gzip', 'br', 'deflate']) {
-      add('content encoding', `${encoding} declared, body sent plain`, { method, path, headers: [JSON_TYPE, ['Content-Encoding', encoding]], body });
+      add('content encoding', `${encoding} declared, body sent plain`, {
+        method,
+        path,
+        headers: [JSON_TYPE, ['Content-Encoding', encoding]],
+        body,
+      });
     }
     add('cross origin', 'Origin of another site', { method, path, headers: [JSON_TYPE, ['Origin', 'http://evil.example']], body });
     add('cross origin', 'Origin null', { method, path, headers: [JSON_TYPE, ['Origin', 'null']], body });
     add('host', 'Host of another site (DNS rebinding)', { method, path, headers: [JSON_TYPE], body, host: 'evil.example' });
     add('host', 'Host of another site with the port', { method, path, headers: [JSON_TYPE], body, host: `evil.example:${context.port}` });
-    add('content length', 'declares 10 more bytes, then the client gives up', { method, path, headers: [JSON_TYPE], body, contentLength: body.length + 10 }, { endAfterSend: true, mayClose: true });
-    add('content length', 'declares 5 fewer bytes', { method, path, headers: [JSON_TYPE], body, contentLength: body.length - 5 }, { mayClose: true });
+    add(
+      'content length',
+      'declares 10 more bytes, then the client gives up',
+      { method, path, headers: [JSON_TYPE], body, contentLength: body.length + 10 },
+      { endAfterSend: true, mayClose: true },
+    );
+    add(
+      'content length',
+      'declares 5 fewer bytes',
+      { method, path, headers: [JSON_TYPE], body, contentLength: body.length - 5 },
+      { mayClose: true },
+    );
     add('content length', 'negative', { method, path, headers: [JSON_TYPE], body, contentLength: -1 } as RawRequest, { mayClose: true });
-    add('content length', 'not a number', { method, path, headers: [JSON_TYPE, ['Content-Length', 'abc']], body, contentLength: 'none' }, { mayClose: true });
-    add('content length', 'Content-Length and Transfer-Encoding', { method, path, headers: [JSON_TYPE, ['Transfer-Encoding', 'chunked']], body: `${body.length.toString(16)}\r\n${valid}\r\n0\r\n\r\n` }, { mayClose: true });
-    add('size', 'body of 1.5 MiB (limit 1 MiB)', json(method, path, Buffer.from(`{"topic":"${victimTopic}","content":"${'x'.repeat(1.5 * 2 ** 20)}"}`)), { mayClose: true });
-    add('size', 'chunked body of 1.5 MiB', { method, path, headers: [JSON_TYPE, ['Transfer-Encoding', 'chunked']], body: chunked(`{"topic":"${victimTopic}","content":"${'x'.repeat(1.5 * 2 ** 20)}"}`), contentLength: 'none' }, { mayClose: true });
+    add(
+      'content length',
+      'not a number',
+      { method, path, headers: [JSON_TYPE, ['Content-Length', 'abc']], body, contentLength: 'none' },
+      { mayClose: true },
+    );
+    add(
+      'content length',
+      'Content-Length and Transfer-Encoding',
+      {
+        method,
+        path,
+        headers: [JSON_TYPE, ['Transfer-Encoding', 'chunked']],
+        body: `${body.length.toString(16)}\r\n${valid}\r\n0\r\n\r\n`,
+      },
+      { mayClose: true },
+    );
+    add(
+      'size',
+      'body of 1.5 MiB (limit 1 MiB)',
+      json(method, path, Buffer.from(`{"topic":"${victimTopic}","content":"${'x'.repeat(1.5 * 2 ** 20)}"}`)),
+      { mayClose: true },
+    );
+    add(
+      'size',
+      'chunked body of 1.5 MiB',
+      {
+        method,
+        path,
+        headers: [JSON_TYPE, ['Transfer-Encoding', 'chunked']],
+        body: chunked(`{"topic":"${victimTopic}","content":"${'x'.repeat(1.5 * 2 ** 20)}"}`),
+        contentLength: 'none',
+      },
+      { mayClose: true },
+    );
     // Node keeps the first 2000 headers and drops the rest silently, Content-Type here among them.
-    add('headers', '2001 headers, Content-Type last', { method, path, headers: [...manyHeaders(2001), JSON_TYPE], body }, { mayClose: true });
-    add('headers', 'one header of 20 KiB', { method, path, headers: [JSON_TYPE, ['X-Big', 'b'.repeat(20 * 1024)]], body }, { mayClose: true });
+    add(
+      'headers',
+      '2001 headers, Content-Type last',
+      { method, path, headers: [...manyHeaders(2001), JSON_TYPE], body },
+      { mayClose: true },
+    );
+    add(
+      'headers',
+      'one header of 20 KiB',
+      { method, path, headers: [JSON_TYPE, ['X-Big', 'b'.repeat(20 * 1024)]], body },
+      { mayClose: true },
+    );
     add('headers', 'header with a NUL', { method, path, headers: [JSON_TYPE, ['X-Nul', 'a\u0000b']], body }, { mayClose: true });
   }
   // Reading routes with a foreign Host or Origin (a rebound page reading the broker's state).
@@ -285,7 +347,11 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
   // A pattern whose matching would backtrack (finding 1 of issue 10); the scenario then publishes to a topic it
   // would be matched against, and restarts the broker.
   add('hostile pattern', '40 × a* then b', json('POST', '/mmmq/dispatchers', dispatcher({ pattern: `${'a*'.repeat(40)}b` })));
-  add('hostile pattern', '40 × a* then b (replacing a dispatcher)', json('PUT', `/mmmq/dispatchers/${victimId}`, put({ pattern: `${'a*'.repeat(40)}b` })));
+  add(
+    'hostile pattern',
+    '40 × a* then b (replacing a dispatcher)',
+    json('PUT', `/mmmq/dispatchers/${victimId}`, put({ pattern: `${'a*'.repeat(40)}b` })),
+  );
   add('hostile pattern', '500 × *', json('POST', '/mmmq/dispatchers', dispatcher({ pattern: '*.'.repeat(500) + '*' })));
 
   // The request line itself.
@@ -295,15 +361,24 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
     ['HTTP/2 preface on HTTP/1', Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n')],
     ['unknown method', encodeRequest({ method: 'FOO', path: '/mmmq/messages' }, context.port)],
     ['TRACE', encodeRequest({ method: 'TRACE', path: '/mmmq/messages' }, context.port)],
-    ['PATCH a dispatcher', encodeRequest({ method: 'PATCH', path: `/mmmq/dispatchers/${victimId}`, headers: [JSON_TYPE], body: '{}' }, context.port)],
+    [
+      'PATCH a dispatcher',
+      encodeRequest({ method: 'PATCH', path: `/mmmq/dispatchers/${victimId}`, headers: [JSON_TYPE], body: '{}' }, context.port),
+    ],
     ['GET on the publish route', encodeRequest({ method: 'GET', path: '/mmmq/messages' }, context.port)],
-    ['absolute URI of another host', encodeRequest({ method: 'GET', path: 'http://evil.example/mmmq/dispatchers', host: 'evil.example' }, context.port)],
+    [
+      'absolute URI of another host',
+      encodeRequest({ method: 'GET', path: 'http://evil.example/mmmq/dispatchers', host: 'evil.example' }, context.port),
+    ],
     ['path traversal', encodeRequest({ method: 'GET', path: `/mmmq/%2e%2e/%2e%2e/${escape}` }, context.port)],
     ['raw dot segments', encodeRequest({ method: 'GET', path: `/mmmq/../../../${escape}` }, context.port)],
     ['path of 100 KB', encodeRequest({ method: 'GET', path: `/mmmq/dispatchers/${'x'.repeat(100_000)}` }, context.port)],
     ['space in the path', Buffer.from(`GET /mmmq/dispatchers/a b HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)],
     ['no Host header', Buffer.from('GET /mmmq/dispatchers HTTP/1.1\r\nConnection: close\r\n\r\n')],
-    ['two Host headers', Buffer.from(`GET /mmmq/dispatchers HTTP/1.1\r\nHost: 127.0.0.1:${context.port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`)],
+    [
+      'two Host headers',
+      Buffer.from(`GET /mmmq/dispatchers HTTP/1.1\r\nHost: 127.0.0.1:${context.port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`),
+    ],
     ['bare LF line endings', Buffer.from(`POST /mmmq/messages HTTP/1.1\nHost: 127.0.0.1\nContent-Length: 2\n\n{}`)],
     ['header without a colon', Buffer.from(`GET /mmmq/dispatchers HTTP/1.1\r\nHost: 127.0.0.1\r\nbroken header\r\n\r\n`)],
   ];
@@ -313,12 +388,21 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
 
   // Clients that stall: the broker must time them out.
   const valid = Buffer.from(publish(victimTopic));
-  const head = (length: number) => Buffer.from(`POST /mmmq/messages HTTP/1.1\r\nHost: 127.0.0.1:${context.port}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
+  const head = (length: number) =>
+    Buffer.from(
+      `POST /mmmq/messages HTTP/1.1\r\nHost: 127.0.0.1:${context.port}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+    );
   const slow: Array<[string, Chunk[]]> = [
     ['connects and sends nothing', []],
-    ['headers never finished', [{ bytes: Buffer.from(`POST /mmmq/messages HTTP/1.1\r\nHost: 127.0.0.1:${context.port}\r\nX-Slow: 1\r\n`) }]],
+    [
+      'headers never finished',
+      [{ bytes: Buffer.from(`POST /mmmq/messages HTTP/1.1\r\nHost: 127.0.0.1:${context.port}\r\nX-Slow: 1\r\n`) }],
+    ],
     ['body never finished', [{ bytes: Buffer.concat([head(valid.length + 100), valid]) }]],
-    ['body trickling a byte a second', [{ bytes: head(valid.length) }, ...[...valid].map((byte) => ({ bytes: Buffer.from([byte]), delayMs: 1000 }))]],
+    [
+      'body trickling a byte a second',
+      [{ bytes: head(valid.length) }, ...[...valid].map((byte) => ({ bytes: Buffer.from([byte]), delayMs: 1000 }))],
+    ],
   ];
   for (const [name, chunks] of slow) {
     cases.push({ group: 'slow client', name, route: 'POST /mmmq/messages', chunks, slow: true, mayClose: true });

@@ -41,8 +41,16 @@ export function streamCatalogue(topic: string): StreamCase[] {
     ['topic ..', [PREAMBLE, frame(1, 1, '{"topic":"..","content":1}')], 1],
     ['topic traversal', [PREAMBLE, frame(1, 1, '{"topic":"../../x","content":1}')], 1],
     ['reserved topic', [PREAMBLE, frame(1, 1, '{"topic":"__dlq.x","content":1}')], 1],
-    ['content nested 100000 levels', [PREAMBLE, frame(1, 1, `{"topic":"${topic}","content":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)], 1],
-    ['batch spanning two topics, the second invalid', [PREAMBLE, frame(1, 2, `{"messages":[${publish},{"topic":"${topic}..2","content":1}]}`)], 1],
+    [
+      'content nested 100000 levels',
+      [PREAMBLE, frame(1, 1, `{"topic":"${topic}","content":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)],
+      1,
+    ],
+    [
+      'batch spanning two topics, the second invalid',
+      [PREAMBLE, frame(1, 2, `{"messages":[${publish},{"topic":"${topic}..2","content":1}]}`)],
+      1,
+    ],
     ['empty batch', [PREAMBLE, frame(1, 2, '{"messages":[]}')], 1],
     ['batch kind with a single message', [PREAMBLE, frame(1, 2, publish)], 1],
     ['single kind with a batch', [PREAMBLE, frame(1, 1, `{"messages":[${publish}]}`)], 1],

@@ -77,9 +77,7 @@ export class RecordingConsumer {
         this.deliveries.push({ ...message, epoch: this.epoch, problem: this.inspect(message, body) });
         this.highestOffset.set(message.topic, Math.max(this.highestOffset.get(message.topic) ?? -1, message.offset));
       }
-      const answer = batch
-        ? { acknowledgements: messages.map(() => ({ acknowledgement: 'ACK' })) }
-        : { acknowledgement: 'ACK' };
+      const answer = batch ? { acknowledgements: messages.map(() => ({ acknowledgement: 'ACK' })) } : { acknowledgement: 'ACK' };
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   }

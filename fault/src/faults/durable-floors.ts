@@ -95,7 +95,9 @@ function frameEnd(segment: StoredSegment, i: number, problems: string[]): number
   const data = readFileSync(segment.dataPath);
   const frame = readFrameAt(data, segment.addresses[i]);
   if (frame.kind === 'ok') return frame.address + frame.size;
-  problems.push(`${segment.dataPath}: flushed entry ${segment.startOffset + i} at byte ${segment.addresses[i]} does not read (${frame.kind})`);
+  problems.push(
+    `${segment.dataPath}: flushed entry ${segment.startOffset + i} at byte ${segment.addresses[i]} does not read (${frame.kind})`,
+  );
   return undefined;
 }
 

@@ -109,7 +109,7 @@ function filler(fill: Fill, file: FileFloor, from: number, to: number, random: R
   if (fill === 'garbage') return random.bytes(size);
   const skip = file.kind === 'index' ? from % INDEX_ENTRY_BYTES : 0;
   const chunks: Buffer[] = [];
-  for (let length = 0; length < skip + size; ) {
+  for (let length = 0; length < skip + size;) {
     const more = plausible();
     chunks.push(...more);
     length += more.reduce((sum, chunk) => sum + chunk.length, 0);
@@ -135,7 +135,9 @@ function forgedRecords(floors: DurableFloors, random: Random): Buffer[] {
 /** An intact entry frame holding a message envelope that was never published. */
 function forgedFrame(random: Random): Buffer {
   const id = `forged-${random.int(0, 2 ** 31)}`;
-  return encodeFrame(Buffer.from(`{"id":"${id}","topic":"forged","publishedAt":0,"headers":{},"content":"${'g'.repeat(random.int(0, 200))}"}`));
+  return encodeFrame(
+    Buffer.from(`{"id":"${id}","topic":"forged","publishedAt":0,"headers":{},"content":"${'g'.repeat(random.int(0, 200))}"}`),
+  );
 }
 
 function indexPathOf(dataPath: string): string {

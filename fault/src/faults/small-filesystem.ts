@@ -3,9 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A small file system mounted for the disk-full scenario, or why there is none. */
-export type SmallFilesystem =
-  | { mounted: true; kind: string; dir: string; unmount(): void }
-  | { mounted: false; reason: string };
+export type SmallFilesystem = { mounted: true; kind: string; dir: string; unmount(): void } | { mounted: false; reason: string };
 
 /**
  * Mounts a file system of `bytes` at `{workDir}/disk`: tmpfs if the kernel lets this process (root, or a user

@@ -67,7 +67,8 @@ export const CHECKPOINT_DAMAGES: CheckpointDamage[] = [
     name: 'checkpoint-v2-beyond-tail',
     describe: 'a v2 snapshot with a valid CRC whose cursor is 1,000 past the end of the log',
     warns: true,
-    apply: (path, tail) => writeFileSync(path, encodeCheckpointV2({ cursor: tail + 1000, deliveredMark: tail + 1100, settled: [], counts: [] })),
+    apply: (path, tail) =>
+      writeFileSync(path, encodeCheckpointV2({ cursor: tail + 1000, deliveredMark: tail + 1100, settled: [], counts: [] })),
   },
   {
     name: 'checkpoint-v2-range-beyond-tail',
@@ -83,7 +84,10 @@ export const CHECKPOINT_DAMAGES: CheckpointDamage[] = [
     describe: 'a v2 snapshot with a valid CRC whose settled ranges are out of order',
     warns: true,
     apply: (path, tail) => {
-      const settled: Array<[number, number]> = [[Math.floor(tail / 2), Math.floor(tail / 2) + 2], [2, 4]];
+      const settled: Array<[number, number]> = [
+        [Math.floor(tail / 2), Math.floor(tail / 2) + 2],
+        [2, 4],
+      ];
       writeFileSync(path, encodeCheckpointV2({ cursor: 1, deliveredMark: tail, settled, counts: [] }));
     },
   },
@@ -103,8 +107,14 @@ function snapshotWithHoles(tail: number): Buffer {
   return encodeCheckpointV2({
     cursor,
     deliveredMark: tail + 100,
-    settled: [[cursor + 2, cursor + 5], [cursor + 7, cursor + 8]],
-    counts: [{ offset: cursor, deliveries: 3, nacks: 1 }, { offset: cursor + 5, deliveries: 2, nacks: 0 }],
+    settled: [
+      [cursor + 2, cursor + 5],
+      [cursor + 7, cursor + 8],
+    ],
+    counts: [
+      { offset: cursor, deliveries: 3, nacks: 1 },
+      { offset: cursor + 5, deliveries: 2, nacks: 0 },
+    ],
   });
 }
 
@@ -131,8 +141,7 @@ export const DISPATCHERS_FILE_DAMAGES: DispatchersFileDamage[] = [
   { name: 'null', content: () => Buffer.from('null') },
   {
     name: 'duplicate consumerId',
-    content: () =>
-      Buffer.from(JSON.stringify([0, 1].map(() => ({ consumerId: 'twice', host: 'http://127.0.0.1:1', pattern: '**' })))),
+    content: () => Buffer.from(JSON.stringify([0, 1].map(() => ({ consumerId: 'twice', host: 'http://127.0.0.1:1', pattern: '**' })))),
   },
   {
     name: 'unknown protocol',
@@ -140,6 +149,9 @@ export const DISPATCHERS_FILE_DAMAGES: DispatchersFileDamage[] = [
       Buffer.from(JSON.stringify([{ consumerId: 'x', host: { protocol: 'GOPHER', address: '127.0.0.1', port: 1 }, pattern: '**' }])),
   },
   { name: 'invalid pattern', content: () => Buffer.from(JSON.stringify([{ consumerId: 'x', host: 'http://127.0.0.1:1', pattern: '' }])) },
-  { name: 'invalid consumerId', content: () => Buffer.from(JSON.stringify([{ consumerId: '../x', host: 'http://127.0.0.1:1', pattern: '**' }])) },
+  {
+    name: 'invalid consumerId',
+    content: () => Buffer.from(JSON.stringify([{ consumerId: '../x', host: 'http://127.0.0.1:1', pattern: '**' }])),
+  },
   { name: 'deeply nested', content: () => Buffer.from('['.repeat(100_000) + ']'.repeat(100_000)) },
 ];

@@ -72,5 +72,9 @@ function fileState(topic: StoredTopic | undefined, consumerId: string): { bytes:
 function sameState(a: Buffer, b: Buffer): boolean {
   const left = decodeCheckpoint(a);
   const right = decodeCheckpoint(b);
-  return typeof left !== 'string' && typeof right !== 'string' && JSON.stringify({ ...left, form: '' }) === JSON.stringify({ ...right, form: '' });
+  return (
+    typeof left !== 'string' &&
+    typeof right !== 'string' &&
+    JSON.stringify({ ...left, form: '' }) === JSON.stringify({ ...right, form: '' })
+  );
 }

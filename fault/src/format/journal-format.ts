@@ -69,7 +69,14 @@ function encodeOp(op: JournalOp): Buffer {
   switch (op.kind) {
     case 'append': {
       const frames = Buffer.concat(op.frames);
-      return Buffer.concat([u8(OP_APPEND), text(op.topic, 'ascii'), u64(op.firstOffset), u32(op.frames.length), u32(frames.length), frames]);
+      return Buffer.concat([
+        u8(OP_APPEND),
+        text(op.topic, 'ascii'),
+        u64(op.firstOffset),
+        u32(op.frames.length),
+        u32(frames.length),
+        frames,
+      ]);
     }
     case 'checkpoint':
       return Buffer.concat([u8(OP_CHECKPOINT), text(op.topic, 'ascii'), text(op.consumerId, 'utf8'), u64(op.nextOffset)]);

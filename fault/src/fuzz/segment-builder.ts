@@ -166,7 +166,7 @@ export function applyDamage(topic: BuiltTopic, damage: Damage): Set<number> {
 function plausibleEntries(segment: BuiltTopic['segments'][number], seed: Uint8Array): Buffer {
   const last = segment.addresses[segment.addresses.length - 1];
   const entries = [encodeIndexEntry(last + FRAME_HEADER_BYTES + 1 + (seed[0] % 4))];
-  if (seed.length > 1) entries.push(encodeIndexEntry(seed[1] * 7 % (segment.dataBytes + 1)));
+  if (seed.length > 1) entries.push(encodeIndexEntry((seed[1] * 7) % (segment.dataBytes + 1)));
   return Buffer.concat(entries);
 }
 

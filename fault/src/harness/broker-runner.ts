@@ -139,7 +139,9 @@ export class BrokerRunner {
 
   /** The broker's environment: its data root, ports from `MMMQ_FAULT_PORTS` when set, the runner's variables. */
   private async processEnv(): Promise<Record<string, string>> {
-    const ports: Record<string, string> = portRange() ? { MMMQ_PORT: String(await nextPort()), MMMQ_STREAM_PORT: String(await nextPort()) } : {};
+    const ports: Record<string, string> = portRange()
+      ? { MMMQ_PORT: String(await nextPort()), MMMQ_STREAM_PORT: String(await nextPort()) }
+      : {};
     return { MMMQ_ROOT_DIR: this.rootDir, ...ports, ...this.env };
   }
 

@@ -23,7 +23,16 @@ export interface BatchCheck {
  * message id is stored; batch messages are never retried one by one, so only the batch itself can store them.
  */
 export function checkBatches(history: PublishHistory, copies: ReadonlyMap<string, number>, problem: (text: string) => void): BatchCheck {
-  const check: BatchCheck = { batches: 0, multiTopic: 0, unacked: 0, unackedMultiTopic: 0, storedWhole: 0, storedNone: 0, partial: 0, partialMultiTopic: 0 };
+  const check: BatchCheck = {
+    batches: 0,
+    multiTopic: 0,
+    unacked: 0,
+    unackedMultiTopic: 0,
+    storedWhole: 0,
+    storedNone: 0,
+    partial: 0,
+    partialMultiTopic: 0,
+  };
   for (const [key, members] of history.batches()) {
     const topics = new Set(members.map((attempt) => attempt.topic));
     const multiTopic = topics.size > 1;

@@ -24,7 +24,9 @@ export function checkCheckpointRestart(
   let notRestarted = 0;
   for (let offset = 0; offset < damaged.tail; offset++) if (!again.has(offset)) notRestarted++;
   if (notRestarted > 0) {
-    problems.push(`${topic}: ${notRestarted} of offsets 0..${damaged.tail - 1} were not redelivered to ${consumerId}: its damaged checkpoint did not restart at 0`);
+    problems.push(
+      `${topic}: ${notRestarted} of offsets 0..${damaged.tail - 1} were not redelivered to ${consumerId}: its damaged checkpoint did not restart at 0`,
+    );
   }
   const warned = brokerOutput
     .split('\n')

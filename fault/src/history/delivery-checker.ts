@@ -20,11 +20,7 @@ export interface DeliveryCheck {
 
 const MAX_PROBLEMS = 25;
 
-export function checkDeliveries(
-  history: PublishHistory,
-  deliveries: readonly Delivery[],
-  topics: Map<string, StoredTopic>,
-): DeliveryCheck {
+export function checkDeliveries(history: PublishHistory, deliveries: readonly Delivery[], topics: Map<string, StoredTopic>): DeliveryCheck {
   const check: DeliveryCheck = {
     deliveries: deliveries.length,
     garbageServed: 0,

@@ -53,7 +53,5 @@ export function loadScenarioReports(tier: FaultTier): ScenarioReport[] {
   } catch {
     return [];
   }
-  return files
-    .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as ScenarioReport)
-    .sort((a, b) => a.order - b.order);
+  return files.map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as ScenarioReport).sort((a, b) => a.order - b.order);
 }

@@ -206,7 +206,9 @@ export async function runBadInput(run: ScenarioRun, adapter: HttpAdapter): Promi
       fail(`[hostile pattern] the broker was not ready within ${RESTART_DEADLINE_MS} ms of a restart on the same data root`);
     } else {
       broker = restart;
-      const alive = await httpRequest(`${broker.url}/mmmq/subscriptions`, { method: 'GET', timeoutMs: ANSWER_DEADLINE_MS }).catch(() => undefined);
+      const alive = await httpRequest(`${broker.url}/mmmq/subscriptions`, { method: 'GET', timeoutMs: ANSWER_DEADLINE_MS }).catch(
+        () => undefined,
+      );
       if (alive?.status !== 200) fail(`the broker did not answer GET /mmmq/subscriptions after the catalogue (${alive?.status})`);
     }
     const created = treeChanges(outsideBefore, outside());

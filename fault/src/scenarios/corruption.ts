@@ -190,7 +190,9 @@ export class DamagedRoot {
     for (const delivery of [...deliveries, ...this.checkpointConsumer.deliveries.filter((d) => d.topic === topic)]) {
       if (delivery.problem || idAt.get(delivery.offset) !== delivery.id) {
         garbageServed++;
-        problems.push(delivery.problem ?? `${topic}@${delivery.offset} served ${delivery.id}, acknowledged there: ${idAt.get(delivery.offset)}`);
+        problems.push(
+          delivery.problem ?? `${topic}@${delivery.offset} served ${delivery.id}, acknowledged there: ${idAt.get(delivery.offset)}`,
+        );
       }
     }
     const intact = original.filter((attempt) => !touched.has(attempt.offset ?? -1));
@@ -199,7 +201,11 @@ export class DamagedRoot {
     const journaledFrom = this.journaledFrom.get(topic) ?? Infinity;
     const journaled = original.filter((attempt) => touched.has(attempt.offset ?? -1) && (attempt.offset ?? -1) >= journaledFrom);
     const journaledLost = journaled.filter((attempt) => !served.has(`${attempt.offset}#${attempt.id}`));
-    problems.push(...journaledLost.map((attempt) => `${attempt.id} at ${topic}@${attempt.offset} was damaged while the journal held it, and not restored`));
+    problems.push(
+      ...journaledLost.map(
+        (attempt) => `${attempt.id} at ${topic}@${attempt.offset} was damaged while the journal held it, and not restored`,
+      ),
+    );
     const onDisk = intact.filter((attempt) => {
       const entry = stored?.entries.get(attempt.offset ?? -1);
       return !entry || !('payload' in entry) || readEnvelope(entry.payload)?.id !== attempt.id;
@@ -207,8 +213,7 @@ export class DamagedRoot {
     problems.push(...onDisk.map((attempt) => `intact ${attempt.id} at ${topic}@${attempt.offset} is gone from the files`));
     const intactOffsets = new Set(intact.map((attempt) => attempt.offset));
     const reused = fresh.filter((attempt) => intactOffsets.has(attempt.offset));
-    const newProblems =
-      1 - fresh.length + fresh.filter((attempt) => !served.has(`${attempt.offset}#${attempt.id}`)).length;
+    const newProblems = 1 - fresh.length + fresh.filter((attempt) => !served.has(`${attempt.offset}#${attempt.id}`)).length;
     if (newProblems > 0) problems.push(`the publish after recovery to ${topic} was refused or not pushed`);
     // For a damaged checkpoint the data is intact; what may go missing is what its consumer receives.
     let intactLost = lost.length;

@@ -75,10 +75,18 @@ export async function runDiskFull(run: ScenarioRun): Promise<void> {
     const refusals = history.attempts.filter((attempt) => attempt.outcome === 'nacked');
     const statuses = countBy(refusals.map((attempt) => String(attempt.status)));
     run.figure('publishes acked before and while full', history.count('acked'));
-    run.figure('publishes refused while full (by status)', Object.entries(statuses).map(([s, n]) => `${n} × ${s}`).join(', '));
+    run.figure(
+      'publishes refused while full (by status)',
+      Object.entries(statuses)
+        .map(([s, n]) => `${n} × ${s}`)
+        .join(', '),
+    );
     run.figure('publishes unknown', history.count('unknown'), 0);
     run.figure(`refusals other than ${DISK_FULL_STATUS}`, refusals.filter((a) => a.status !== DISK_FULL_STATUS).length, 0);
-    run.figure('publish to a new topic while full', newTopic ? 'acked' : `refused (${history.attemptsOf(`${NEW_TOPIC}-after-0`)[0]?.status})`);
+    run.figure(
+      'publish to a new topic while full',
+      newTopic ? 'acked' : `refused (${history.attemptsOf(`${NEW_TOPIC}-after-0`)[0]?.status})`,
+    );
     const whileFull = checkLog(history, readDataRoot(rootDir));
     run.figure('lost while full (acked, not intact)', whileFull.lost, 0);
     run.figure('half-written or foreign entries while full', whileFull.garbage, 0);
@@ -92,7 +100,10 @@ export async function runDiskFull(run: ScenarioRun): Promise<void> {
       resumed = (await publishOneEach(broker.url, history, [...TOPICS, NEW_TOPIC], round + 1)) === TOPICS.length + 1;
       if (!resumed) await new Promise((resolve) => setTimeout(resolve, RESUME_POLL_MS));
     }
-    run.figure('publishing resumed on every topic after space was freed (ms)', resumed ? Date.now() - freedAt : `not within ${RESUME_TIMEOUT_MS}`);
+    run.figure(
+      'publishing resumed on every topic after space was freed (ms)',
+      resumed ? Date.now() - freedAt : `not within ${RESUME_TIMEOUT_MS}`,
+    );
     run.expectThat(resumed, `Publishing did not resume on every topic within ${RESUME_TIMEOUT_MS} ms of freeing ${FILLER_BYTES} bytes`);
 
     const pushesCaughtUp = () => checkDeliveries(history, consumer.deliveries, readDataRoot(rootDir));

@@ -63,7 +63,11 @@ export class JournalAtKill {
     const topics = readDataRoot(this.rootDir, this.segments);
     const floors = durableFloors(journal, topics, commitEvidence(history, consumer), deliveryEvidence(consumer, consumerId));
     this.counted.problems += floors.problems.length;
-    this.scenario.expectZero(`${where}: the journal and the files against the format note`, { contradictions: floors.problems.length }, floors.problems);
+    this.scenario.expectZero(
+      `${where}: the journal and the files against the format note`,
+      { contradictions: floors.problems.length },
+      floors.problems,
+    );
     this.counted.kills++;
     this.counted.journalFiles += journal.files.length;
     this.counted.unflushedRecords += journal.records.filter((record) => record.seq > journal.flushedSeq).length;

@@ -126,7 +126,8 @@ class KillCycles {
     const readyAt = Date.now();
     await this.journal.afterStart(runner);
     const aroundFlush = this.isFlushCycle();
-    if (aroundFlush) await this.clock.time('idle before a flush', () => sleep(DEFAULT_FLUSH_INTERVAL_MS - FLUSH_LEAD_MS - (Date.now() - readyAt)));
+    if (aroundFlush)
+      await this.clock.time('idle before a flush', () => sleep(DEFAULT_FLUSH_INTERVAL_MS - FLUSH_LEAD_MS - (Date.now() - readyAt)));
     const retry = this.unknownOutcomes().slice(0, RETRIES_PER_CYCLE);
     retry.forEach((attempt) => this.retried.add(attempt.id));
     this.retries += retry.length;

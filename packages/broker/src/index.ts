@@ -33,12 +33,7 @@ export { MIN_TOKEN_LENGTH, MAX_TOKEN_LENGTH, type AuthOptions, type AuthTokenOpt
 export { BROKER_ROLES, type BrokerRole } from './security/broker-role';
 export { resolveAuthTokens } from './security/auth-options.resolver';
 export { isLoopbackAddress, isLoopbackHost, isUnspecifiedAddress } from './security/loopback-address';
-export {
-  AccessDeniedError,
-  AuthenticationRequiredError,
-  CrossOriginRequestError,
-  HostNotAllowedError,
-} from './security/security.errors';
+export { AccessDeniedError, AuthenticationRequiredError, CrossOriginRequestError, HostNotAllowedError } from './security/security.errors';
 export { ANY_HOST } from './security/host-policy';
 export { InvalidBrokerOptionsError } from './invalid-broker-options.error';
 export {
@@ -63,10 +58,4 @@ export { METADATA_ADDRESSES } from './dispatch/address-class';
 export { DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS } from './dispatch/push-target-guard';
 export type { DeliveryOptions } from './dispatch/delivery.options';
 export { decodeEnvelope, type DecodedEnvelope } from './publish/message-envelope';
-export {
-  StorageError,
-  StorageUnavailableError,
-  TopicNameConflictError,
-  TopicQueue,
-  TopicQueueContainer,
-} from './storage';
+export { StorageError, StorageUnavailableError, TopicNameConflictError, TopicQueue, TopicQueueContainer } from './storage';

@@ -56,7 +56,12 @@ describe('resolveBrokerOptions', () => {
       delivery: { maxNackRetries: 0, timeoutMs: 500, shutdownGraceMs: 0, backoff: { initialMs: 10, maxMs: 20 } },
     });
     expect(resolved).toMatchObject({
-      persistence: { rootDir: '/data/mmmq', segmentMaxBytes: 4096, flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS, flushBytes: DEFAULT_FLUSH_BYTES },
+      persistence: {
+        rootDir: '/data/mmmq',
+        segmentMaxBytes: 4096,
+        flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
+        flushBytes: DEFAULT_FLUSH_BYTES,
+      },
       http: { maxBodyBytes: 10, maxJsonDepth: 2, maxBatchMessages: 3 },
       dispatch: {
         delivery: {
@@ -111,13 +116,13 @@ describe('resolveBrokerOptions', () => {
     [{ http: { allowedOrigins: ['null'] } }, /^http\.allowedOrigins\[0\] must be an origin/],
     [{ http: { allowedOrigins: ['*'] } }, /^http\.allowedOrigins\[0\] must be an origin/],
     [{ http: { headersTimeoutMs: 0 } }, /^http\.headersTimeoutMs must be a positive integer, got 0$/],
-    [{ http: { headersTimeoutMs: 20_000, requestTimeoutMs: 10_000 } }, /^http\.headersTimeoutMs \(20000\) must not exceed http\.requestTimeoutMs \(10000\)$/],
+    [
+      { http: { headersTimeoutMs: 20_000, requestTimeoutMs: 10_000 } },
+      /^http\.headersTimeoutMs \(20000\) must not exceed http\.requestTimeoutMs \(10000\)$/,
+    ],
     [{ http: { keepAliveTimeoutMs: 2 ** 31 } }, /^http\.keepAliveTimeoutMs must be at most 2147483647/],
     [{ http: { maxConnectionsPerIp: 0 } }, /^http\.maxConnectionsPerIp must be a positive integer, got 0$/],
-    [
-      { persistence: { segment: { maxBytes: 0 } } },
-      /^persistence\.segment\.maxBytes must be a positive integer, got 0$/,
-    ],
+    [{ persistence: { segment: { maxBytes: 0 } } }, /^persistence\.segment\.maxBytes must be a positive integer, got 0$/],
     [{ persistence: { segment: { maxBytes: 1.5 } } }, /^persistence\.segment\.maxBytes must be a positive integer/],
     [{ persistence: { rootDir: ' ' } }, /^persistence\.rootDir must be a non-blank string/],
     [{ http: { maxBodyBytes: -1 } }, /^http\.maxBodyBytes must be a positive integer/],
@@ -128,14 +133,26 @@ describe('resolveBrokerOptions', () => {
     [{ stream: {} as { port: number } }, /^stream\.port must be a non-negative integer, got undefined$/],
     [{ stream: { port: 1, host: '' } }, /^stream\.host must be a non-blank string/],
     [{ stream: 8081 as unknown as { port: number } }, /^stream must be an object \{ port, host\? \}, got 8081$/],
-    [{ tls: 'cert.pem' as unknown as { keyFile: string; certFile: string } }, /^tls must be an object \{ keyFile, certFile \}, got "cert.pem"$/],
+    [
+      { tls: 'cert.pem' as unknown as { keyFile: string; certFile: string } },
+      /^tls must be an object \{ keyFile, certFile \}, got "cert.pem"$/,
+    ],
     [{ tls: { keyFile: 'k.pem', certFile: ' ' } }, /^tls.certFile must be a non-blank string, got " "$/],
     [{ delivery: { timeoutMs: 0 } }, /^delivery\.timeoutMs must be a positive integer, got 0$/],
     [{ delivery: { maxNackRetries: -1 } }, /^delivery\.maxNackRetries must be a non-negative integer, got -1$/],
     [{ delivery: { backoff: { jitter: 1 } } }, /^delivery\.backoff\.jitter must be a number from 0/],
-    [{ delivery: { allowedNetworks: 'private' as unknown as string[] } }, /^delivery\.allowedNetworks must be an array of strings, got "private"$/],
-    [{ delivery: { allowedNetworks: ['loopback', 'lan'] } }, /^delivery\.allowedNetworks\[1\] must be "loopback", "private", an IP address or a CIDR/],
-    [{ delivery: { allowedNetworks: ['10.0.0.0/40'] } }, /^delivery\.allowedNetworks\[0\] "10\.0\.0\.0\/40" has a prefix longer than 32 bits$/],
+    [
+      { delivery: { allowedNetworks: 'private' as unknown as string[] } },
+      /^delivery\.allowedNetworks must be an array of strings, got "private"$/,
+    ],
+    [
+      { delivery: { allowedNetworks: ['loopback', 'lan'] } },
+      /^delivery\.allowedNetworks\[1\] must be "loopback", "private", an IP address or a CIDR/,
+    ],
+    [
+      { delivery: { allowedNetworks: ['10.0.0.0/40'] } },
+      /^delivery\.allowedNetworks\[0\] "10\.0\.0\.0\/40" has a prefix longer than 32 bits$/,
+    ],
     [
       { dispatchers: [{ consumerId: 'a', host: 'http://h:1', pattern: '**', signingSecret: 'whsec_c2hvcnQ=' }] },
       /^dispatchers\[0\]: signingSecret must be "whsec_" followed by the base64 of 24 to 64 random bytes; it holds 5 bytes$/,
@@ -150,7 +167,12 @@ describe('resolveBrokerOptions', () => {
     ],
     [{ dispatchers: [{ consumerId: 'a', host: 'h:1', pattern: '**' }] }, /^dispatchers\[0\]: /],
     [
-      { dispatchers: [{ consumerId: 'a', host: 'http://h:1', pattern: '**' }, { consumerId: 'a', host: 'http://h:2', pattern: '**' }] },
+      {
+        dispatchers: [
+          { consumerId: 'a', host: 'http://h:1', pattern: '**' },
+          { consumerId: 'a', host: 'http://h:2', pattern: '**' },
+        ],
+      },
       /^dispatchers\[1\]: duplicate consumerId a$/,
     ],
   ])('refuses %j naming the option', (options, message) => {

@@ -55,9 +55,25 @@ export interface ResolvedConsumerOptions {
 }
 
 const OPTION_FIELDS = new Set([
-  'app', 'broker', 'tls', 'advertisedUrl', 'token', 'autoRegister', 'queueSize', 'workers', 'shutdownTimeoutMs',
-  'deliveryBatchSize', 'deliveryMaxInFlight', 'maxBodyBytes', 'signingSecrets', 'signatureToleranceSeconds',
-  'registration', 'listeners', 'ackMode', 'delivery', 'pull',
+  'app',
+  'broker',
+  'tls',
+  'advertisedUrl',
+  'token',
+  'autoRegister',
+  'queueSize',
+  'workers',
+  'shutdownTimeoutMs',
+  'deliveryBatchSize',
+  'deliveryMaxInFlight',
+  'maxBodyBytes',
+  'signingSecrets',
+  'signatureToleranceSeconds',
+  'registration',
+  'listeners',
+  'ackMode',
+  'delivery',
+  'pull',
 ]);
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['attempts', 'backoffMs', 'timeoutMs']);
@@ -105,13 +121,8 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
   };
 }
 
-
-
 function resolveSigning({ signingSecrets, signatureToleranceSeconds }: MmmqConsumerOptions): ResolvedSigning | undefined {
-  const toleranceSeconds = positiveInteger(
-    'signatureToleranceSeconds',
-    signatureToleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
-  );
+  const toleranceSeconds = positiveInteger('signatureToleranceSeconds', signatureToleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS);
   if (signingSecrets === undefined) return undefined;
   if (!Array.isArray(signingSecrets) || signingSecrets.length === 0) {
     throw new InvalidConsumerOptionsError('signingSecrets must be a non-empty array of "whsec_…" secrets, or left out');
@@ -134,8 +145,6 @@ function bearerToken(value: unknown): string | undefined {
   }
   return value;
 }
-
-
 
 function resolveListenerConfigs(listeners: unknown): ReadonlyMap<string, ListenerConfig> {
   if (typeof listeners !== 'object' || listeners === null || Array.isArray(listeners)) {
@@ -170,6 +179,3 @@ function validId(name: string, value: unknown): string {
     throw new InvalidConsumerOptionsError(`${name} is invalid: ${error.message}`, { cause: error });
   }
 }
-
-
-

@@ -10,11 +10,7 @@ import { DeliverySignatureVerifier } from './http/delivery-signature.verifier';
 import { MessagesController } from './http/messages.controller';
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
-import {
-  MMMQ_CONSUMER_OPTIONS,
-  MMMQ_CONSUMER_OPTIONS_TYPE,
-  MmmqConsumerConfigurableModule,
-} from './mmmq-consumer-module-definition';
+import { MMMQ_CONSUMER_OPTIONS, MMMQ_CONSUMER_OPTIONS_TYPE, MmmqConsumerConfigurableModule } from './mmmq-consumer-module-definition';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, resolveConsumerOptions } from './mmmq-consumer-options.resolver';
 import type { MmmqConsumerOptions } from './mmmq-consumer.options';
 import { ConsumerApi } from './pull/consumer-api';
@@ -40,8 +36,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     },
     {
       provide: FrontHandler,
-      useFactory: (options: ResolvedConsumerOptions) =>
-        new FrontHandler({ queueSize: options.queueSize, maxWorkers: options.workers.max }),
+      useFactory: (options: ResolvedConsumerOptions) => new FrontHandler({ queueSize: options.queueSize, maxWorkers: options.workers.max }),
       inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS],
     },
     ListenerExplorer,

@@ -1,4 +1,4 @@
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, type TlsClientOptions } from '@mmmq/core';
+import type { TlsClientOptions } from '@mmmq/core';
 import type { AckMode } from './handling/ack-mode';
 
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
@@ -164,7 +164,7 @@ export interface MmmqConsumerOptions {
   signingSecrets?: string[];
   /**
    * How far a signed push's `webhook-timestamp` may be from this machine's clock, either way, in seconds.
-   * Default {@link DEFAULT_SIGNATURE_TOLERANCE_SECONDS} (300).
+   * Default 300 (core's `DEFAULT_SIGNATURE_TOLERANCE_SECONDS`).
    */
   signatureToleranceSeconds?: number;
   registration?: RegistrationOptions;

@@ -30,7 +30,9 @@ export function atMost(name: string, value: number, max: number): number {
 
 export function oneOf<T>(name: string, value: unknown, allowed: readonly T[]): T {
   if (!(allowed as readonly unknown[]).includes(value)) {
-    throw new InvalidConsumerOptionsError(`${name} must be one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}, got ${describe(value)}`);
+    throw new InvalidConsumerOptionsError(
+      `${name} must be one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}, got ${describe(value)}`,
+    );
   }
   return value as T;
 }
@@ -47,9 +49,7 @@ export function plainObject(where: string, value: unknown): Record<string, unkno
 export function refuseUnknownFields(where: string, record: object, allowed: ReadonlySet<string>): void {
   const unknown = Object.keys(record).filter((key) => !allowed.has(key));
   if (unknown.length > 0) {
-    throw new InvalidConsumerOptionsError(
-      `${where} has unknown field(s) ${unknown.join(', ')}; allowed are ${[...allowed].join(', ')}`,
-    );
+    throw new InvalidConsumerOptionsError(`${where} has unknown field(s) ${unknown.join(', ')}; allowed are ${[...allowed].join(', ')}`);
   }
 }
 

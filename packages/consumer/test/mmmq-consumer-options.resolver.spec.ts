@@ -42,7 +42,10 @@ describe('resolveConsumerOptions', () => {
   it.each<[MmmqConsumerOptions, string]>([
     [{ signingSecrets: [] }, 'signingSecrets must be a non-empty array'],
     [{ signingSecrets: 'whsec_x' as unknown as string[] }, 'signingSecrets must be a non-empty array'],
-    [{ signingSecrets: [SigningSecret.generate().reveal(), 'whsec_c2hvcnQ='] }, 'signingSecrets[1] must be "whsec_" followed by the base64 of 24 to 64 random bytes; it holds 5 bytes'],
+    [
+      { signingSecrets: [SigningSecret.generate().reveal(), 'whsec_c2hvcnQ='] },
+      'signingSecrets[1] must be "whsec_" followed by the base64 of 24 to 64 random bytes; it holds 5 bytes',
+    ],
     [{ signingSecrets: ['not-a-secret-at-all'] }, 'signingSecrets[0] must be a string: "whsec_"'],
     [{ signatureToleranceSeconds: 0 }, 'signatureToleranceSeconds must be a positive integer, got 0'],
   ])('refuses %j naming the option, never the secret', (options, message) => {
@@ -100,7 +103,9 @@ describe('resolveConsumerOptions', () => {
   });
 
   it('validates listener entries', () => {
-    const resolved = resolveConsumerOptions({ listeners: { 'Orders.onCreated': { concurrency: 4, consumerId: 'orders', startFrom: 'latest' } } });
+    const resolved = resolveConsumerOptions({
+      listeners: { 'Orders.onCreated': { concurrency: 4, consumerId: 'orders', startFrom: 'latest' } },
+    });
     expect(resolved.listeners.get('Orders.onCreated')).toEqual({ concurrency: 4, consumerId: 'orders', startFrom: 'latest' });
   });
 
@@ -110,14 +115,34 @@ describe('resolveConsumerOptions', () => {
     ['workers.min above max', { workers: { min: 6, max: 3 } }, 'workers.min (6) must not exceed workers.max (3)'],
     ['shutdownTimeoutMs', { shutdownTimeoutMs: -1 }, 'shutdownTimeoutMs must be a non-negative integer, got -1'],
     ['app', { app: 'billing.' }, 'app is invalid: Consumer id "billing." cannot start or end with a dot'],
-    ['autoRegister without broker', { autoRegister: true, advertisedUrl: 'http://billing:3000' }, 'autoRegister is on but broker is not set'],
-    ['autoRegister without app', { broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' }, 'app is required when autoRegister is on'],
+    [
+      'autoRegister without broker',
+      { autoRegister: true, advertisedUrl: 'http://billing:3000' },
+      'autoRegister is on but broker is not set',
+    ],
+    [
+      'autoRegister without app',
+      { broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' },
+      'app is required when autoRegister is on',
+    ],
     ['broker', { app: 'a', broker: 'broker:8080', advertisedUrl: 'http://billing:3000' }, 'broker must be an http(s) URL like'],
-    ['advertisedUrl', { app: 'a', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000/mmmq' }, 'advertisedUrl is invalid: Host URL'],
-    ['registration.attempts', { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { attempts: 0 } }, 'registration.attempts must be a positive integer'],
+    [
+      'advertisedUrl',
+      { app: 'a', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000/mmmq' },
+      'advertisedUrl is invalid: Host URL',
+    ],
+    [
+      'registration.attempts',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { attempts: 0 } },
+      'registration.attempts must be a positive integer',
+    ],
     ['listeners entry field', { listeners: { x: { concurency: 2 } as never } }, 'listeners["x"] has unknown field(s) concurency'],
     ['listeners concurrency', { listeners: { x: { concurrency: 0 } } }, 'listeners["x"].concurrency must be a positive integer, got 0'],
-    ['listeners startFrom', { listeners: { x: { startFrom: 'now' as never } } }, 'listeners["x"].startFrom must be "earliest" or "latest", got "now"'],
+    [
+      'listeners startFrom',
+      { listeners: { x: { startFrom: 'now' as never } } },
+      'listeners["x"].startFrom must be "earliest" or "latest", got "now"',
+    ],
     ['listeners consumerId', { listeners: { x: { consumerId: 'a/b' } } }, 'listeners["x"].consumerId is invalid'],
   ])('names the offending option: %s', (_name, options, message) => {
     expect(() => resolveConsumerOptions(options)).toThrow(InvalidConsumerOptionsError);

@@ -1,13 +1,7 @@
 import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import {
-  InvalidConsumerOptionsError,
-  MMMQ_CONSUMER_OPTIONS,
-  MmmqConsumerModule,
-  MmmqConsumerOptions,
-  MMMQListener,
-} from '../src';
+import { InvalidConsumerOptionsError, MMMQ_CONSUMER_OPTIONS, MmmqConsumerModule, MmmqConsumerOptions, MMMQListener } from '../src';
 import { ListenerRegistry } from '../src/listener/listener-registry';
 import { initConsumer } from './support/consumer-context';
 
@@ -20,7 +14,12 @@ class OrderListener {
 describe('MmmqConsumerModule', () => {
   it('starts with forRoot() and no options', async () => {
     const { app } = await initConsumer({ imports: [MmmqConsumerModule.forRoot()], providers: [OrderListener] });
-    expect(app.get(ListenerRegistry).all().map((listener) => listener.consumerId)).toEqual(['order-listener.on-order']);
+    expect(
+      app
+        .get(ListenerRegistry)
+        .all()
+        .map((listener) => listener.consumerId),
+    ).toEqual(['order-listener.on-order']);
     await app.close();
   });
 

@@ -19,9 +19,7 @@ export function assertConsumerId(id: unknown): string {
     throw new InvalidConsumerIdError(`Consumer id must be a string, got ${describeValue(id)}`);
   }
   if (id.length > CONSUMER_ID_MAX_LENGTH) {
-    throw new InvalidConsumerIdError(
-      `Consumer id ${describeValue(id)} is too long; the maximum is ${CONSUMER_ID_MAX_LENGTH} characters`,
-    );
+    throw new InvalidConsumerIdError(`Consumer id ${describeValue(id)} is too long; the maximum is ${CONSUMER_ID_MAX_LENGTH} characters`);
   }
   if (!CONSUMER_ID_PATTERN.test(id) || DIRECTORY_REFERENCES.has(id)) {
     throw new InvalidConsumerIdError(

@@ -79,9 +79,7 @@ function readUrl(url: string): HostDefinition {
   }
   const [, scheme, authority] = match;
   if (!PROTOCOL.test(scheme)) {
-    throw new InvalidHostError(
-      `Host URL ${describeValue(url)} has the unsupported scheme ${describeValue(scheme)}; use http or https`,
-    );
+    throw new InvalidHostError(`Host URL ${describeValue(url)} has the unsupported scheme ${describeValue(scheme)}; use http or https`);
   }
   if (PATH_QUERY_OR_FRAGMENT.test(authority)) {
     throw new InvalidHostError(
@@ -111,9 +109,7 @@ function readUrl(url: string): HostDefinition {
 
 function readDefinition(input: unknown): HostDefinition {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new InvalidHostError(
-      `Host must be a {protocol, address, port} object or a URL like ${URL_EXAMPLE}, got ${describeValue(input)}`,
-    );
+    throw new InvalidHostError(`Host must be a {protocol, address, port} object or a URL like ${URL_EXAMPLE}, got ${describeValue(input)}`);
   }
   const { protocol, address, port } = input as Record<string, unknown>;
   if (typeof protocol !== 'string' || !PROTOCOL.test(protocol)) {
@@ -175,9 +171,7 @@ function isHostnameOrIPv4(address: string): boolean {
 
 function checkPort(port: number): number {
   if (!Number.isInteger(port) || port < HOST_PORT_MIN || port > HOST_PORT_MAX) {
-    throw new InvalidHostError(
-      `Host port must be an integer from ${HOST_PORT_MIN} to ${HOST_PORT_MAX}, got ${describeValue(port)}`,
-    );
+    throw new InvalidHostError(`Host port must be an integer from ${HOST_PORT_MIN} to ${HOST_PORT_MAX}, got ${describeValue(port)}`);
   }
   return port;
 }

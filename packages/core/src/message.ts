@@ -21,6 +21,7 @@ export const HEADER_VALUE_MAX_LENGTH = 4096;
 // Printable ASCII without the space: ids travel in logs, file names of tools and HTTP headers, where
 // whitespace, control characters and non-ASCII cause ambiguity or need escaping.
 const MESSAGE_ID = /^[\x21-\x7e]+$/;
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 // Harmless in a JSON-parsed object, but copying it with `Object.assign` or `obj[name] = value` would
 // replace the copy's prototype instead of adding a header.
@@ -40,9 +41,7 @@ export function assertMessageId(id: unknown): string {
     );
   }
   if (!MESSAGE_ID.test(id)) {
-    throw new InvalidMessageError(
-      `Message field "id" must be non-empty printable ASCII without spaces, got ${describeValue(id)}`,
-    );
+    throw new InvalidMessageError(`Message field "id" must be non-empty printable ASCII without spaces, got ${describeValue(id)}`);
   }
   return id;
 }
@@ -59,9 +58,7 @@ export function assertHeaders(headers: unknown): MessageHeaders {
   }
   const names = Object.keys(headers);
   if (names.length > HEADERS_MAX_COUNT) {
-    throw new InvalidMessageError(
-      `Message field "headers" has ${names.length} entries; the maximum is ${HEADERS_MAX_COUNT}`,
-    );
+    throw new InvalidMessageError(`Message field "headers" has ${names.length} entries; the maximum is ${HEADERS_MAX_COUNT}`);
   }
   for (const name of names) {
     assertHeaderName(name);

@@ -112,9 +112,7 @@ function explainInvalidPattern(pattern: unknown): string {
     return `Topic pattern ${describeValue(pattern)} is too long; the maximum is ${TOPIC_PATTERN_MAX_LENGTH} characters`;
   }
   // Spread by code point so an astral character is reported whole, not as half a surrogate pair.
-  const forbidden = [...pattern].find(
-    (character) => character !== TOPIC_SEGMENT_SEPARATOR && !PATTERN_SEGMENT_CHARACTER.test(character),
-  );
+  const forbidden = [...pattern].find((character) => character !== TOPIC_SEGMENT_SEPARATOR && !PATTERN_SEGMENT_CHARACTER.test(character));
   if (forbidden !== undefined) {
     return (
       `Topic pattern ${describeValue(pattern)} contains the forbidden character ${describeValue(forbidden)}; ` +

@@ -72,9 +72,7 @@ function explainInvalidTopicName(name: unknown): string {
     return `Topic name ${describeValue(name)} is too long; the maximum is ${TOPIC_NAME_MAX_LENGTH} characters`;
   }
   // Spread by code point so an astral character is reported whole, not as half a surrogate pair.
-  const forbidden = [...name].find(
-    (character) => character !== TOPIC_SEGMENT_SEPARATOR && !TOPIC_SEGMENT_CHARACTER.test(character),
-  );
+  const forbidden = [...name].find((character) => character !== TOPIC_SEGMENT_SEPARATOR && !TOPIC_SEGMENT_CHARACTER.test(character));
   if (forbidden !== undefined) {
     return (
       `Topic name ${describeValue(name)} contains the forbidden character ${describeValue(forbidden)}; ` +

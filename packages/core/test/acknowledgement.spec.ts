@@ -1,9 +1,4 @@
-import {
-  Acknowledgement,
-  isAcknowledgement,
-  isBrokerAcknowledgement,
-  isConsumerAcknowledgement,
-} from '../src/acknowledgement';
+import { Acknowledgement, isAcknowledgement, isBrokerAcknowledgement, isConsumerAcknowledgement } from '../src/acknowledgement';
 
 describe('Acknowledgement', () => {
   it('spells the wire values', () => {

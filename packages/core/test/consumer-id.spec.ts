@@ -3,12 +3,9 @@ import { CONSUMER_ID_MAX_LENGTH, CONSUMER_ID_PATTERN, assertConsumerId } from '.
 import { InvalidConsumerIdError } from '../src/errors/invalid-consumer-id-error';
 
 describe('assertConsumerId', () => {
-  it.each(['order-created', 'a', 'A.b_c-9', '...', '.hidden', 'x'.repeat(CONSUMER_ID_MAX_LENGTH)])(
-    'accepts and returns %p',
-    (id) => {
-      expect(assertConsumerId(id)).toBe(id);
-    },
-  );
+  it.each(['order-created', 'a', 'A.b_c-9', '...', '.hidden', 'x'.repeat(CONSUMER_ID_MAX_LENGTH)])('accepts and returns %p', (id) => {
+    expect(assertConsumerId(id)).toBe(id);
+  });
 
   it.each([
     ['empty', '', 'is invalid'],
@@ -35,8 +32,7 @@ describe('assertConsumerId', () => {
     const anyString = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('a', '.', '/') }));
     fc.assert(
       fc.property(anyString, (id) => {
-        const valid =
-          CONSUMER_ID_PATTERN.test(id) && id.length <= CONSUMER_ID_MAX_LENGTH && id !== '.' && id !== '..';
+        const valid = CONSUMER_ID_PATTERN.test(id) && id.length <= CONSUMER_ID_MAX_LENGTH && id !== '.' && id !== '..';
         if (valid) {
           expect(assertConsumerId(id)).toBe(id);
         } else {

@@ -91,11 +91,7 @@ describe('Host', () => {
 
   describe('rejects definition objects', () => {
     it.each([
-      [
-        'unknown protocol',
-        { protocol: 'FTP', address: 'h', port: 21 },
-        'protocol must be "HTTP" or "HTTPS", got "FTP"',
-      ],
+      ['unknown protocol', { protocol: 'FTP', address: 'h', port: 21 }, 'protocol must be "HTTP" or "HTTPS", got "FTP"'],
       ['missing protocol', { address: 'h', port: 80 }, 'got undefined'],
       ['non-string protocol', { protocol: 1, address: 'h', port: 80 }, 'got 1'],
       ['protocol with spaces', { protocol: ' HTTP', address: 'h', port: 80 }, 'got " HTTP"'],

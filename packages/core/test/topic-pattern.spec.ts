@@ -165,20 +165,13 @@ describe('TopicPattern', () => {
   });
 
   describe('validation', () => {
-    it.each([
-      'order',
-      '*',
-      '**',
-      '?',
-      'order.*',
-      'a-b_c.d?e*f',
-      '__dlq.**',
-      '***',
-      'a'.repeat(TOPIC_PATTERN_MAX_LENGTH),
-    ])('accepts %p', (pattern) => {
-      expect(TopicPattern.of(pattern).value).toBe(pattern);
-      expect(new TopicPattern(pattern).value).toBe(pattern);
-    });
+    it.each(['order', '*', '**', '?', 'order.*', 'a-b_c.d?e*f', '__dlq.**', '***', 'a'.repeat(TOPIC_PATTERN_MAX_LENGTH)])(
+      'accepts %p',
+      (pattern) => {
+        expect(TopicPattern.of(pattern).value).toBe(pattern);
+        expect(new TopicPattern(pattern).value).toBe(pattern);
+      },
+    );
 
     it.each([
       ['empty', '', 'must not be blank'],
@@ -244,9 +237,7 @@ describe('TopicPattern', () => {
       expect(TopicPattern.of(atMaximum).value).toBe(atMaximum);
       expect(TopicPattern.of(`${'?'.repeat(TOPIC_PATTERN_MAX_WILDCARDS - 1)}.**`).value).toContain('?');
       expect(() => TopicPattern.of(`${atMaximum}?`)).toThrow(`the maximum is ${TOPIC_PATTERN_MAX_WILDCARDS}`);
-      expect(() => TopicPattern.of(`${atMaximum}.**`)).toThrow(
-        `has ${TOPIC_PATTERN_MAX_WILDCARDS + 1} wildcards`,
-      );
+      expect(() => TopicPattern.of(`${atMaximum}.**`)).toThrow(`has ${TOPIC_PATTERN_MAX_WILDCARDS + 1} wildcards`);
     });
   });
 

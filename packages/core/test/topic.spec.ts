@@ -5,27 +5,18 @@ import { RESERVED_TOPIC_PREFIX, TOPIC_NAME_MAX_LENGTH, Topic } from '../src/topi
 const segment = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 // Arbitrary unicode, plus strings from a tiny alphabet so that valid names and near misses come up too.
 const anyString = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('a', '.', '/', '_') }));
-const validName = fc
-  .array(segment, { minLength: 1, maxLength: 8 })
-  .map((segments) => segments.join('.'));
+const validName = fc.array(segment, { minLength: 1, maxLength: 8 }).map((segments) => segments.join('.'));
 
 describe('Topic', () => {
   describe('accepts', () => {
-    it.each([
-      'order',
-      'order.created',
-      'payment.kakao.success',
-      'A-Z_09',
-      '-',
-      '_',
-      '0',
-      '__dlq.order',
-      'a'.repeat(TOPIC_NAME_MAX_LENGTH),
-    ])('%p', (name) => {
-      expect(new Topic(name).name).toBe(name);
-      expect(Topic.of(name).name).toBe(name);
-      expect(Topic.isValid(name)).toBe(true);
-    });
+    it.each(['order', 'order.created', 'payment.kakao.success', 'A-Z_09', '-', '_', '0', '__dlq.order', 'a'.repeat(TOPIC_NAME_MAX_LENGTH)])(
+      '%p',
+      (name) => {
+        expect(new Topic(name).name).toBe(name);
+        expect(Topic.of(name).name).toBe(name);
+        expect(Topic.isValid(name)).toBe(true);
+      },
+    );
   });
 
   describe('rejects', () => {
@@ -131,9 +122,7 @@ describe('Topic', () => {
     });
 
     it('rejects any valid name with a forbidden character inserted', () => {
-      const forbidden = fc
-        .string({ unit: 'binary', minLength: 1, maxLength: 1 })
-        .filter((character) => !/[A-Za-z0-9_.-]/.test(character));
+      const forbidden = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((character) => !/[A-Za-z0-9_.-]/.test(character));
       fc.assert(
         fc.property(validName, forbidden, fc.nat(), (name, character, at) => {
           const index = at % (name.length + 1);

@@ -17,6 +17,7 @@ export type AnyEvents = Record<string, unknown>;
  * What an event map must be. `any` rather than `unknown` because an interface has no implicit index signature,
  * so `interface OrderEvents {…}` would not satisfy `Record<string, unknown>`.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type EventMap = Record<string, any>;
 
 /** The topics of an event map. */

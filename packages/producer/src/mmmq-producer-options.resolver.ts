@@ -1,10 +1,11 @@
-import { explainInvalidTlsClientOptions, isBearerTokenText, SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL, TlsClientOptions } from '@mmmq/core';
 import {
-  BatchingLimits,
-  DEFAULT_BATCH_MAX_BYTES,
-  DEFAULT_BATCH_MAX_MESSAGES,
-  DEFAULT_STREAM_MAX_IN_FLIGHT,
-} from './publish-batcher';
+  explainInvalidTlsClientOptions,
+  isBearerTokenText,
+  SECURE_STREAM_URL_PROTOCOL,
+  STREAM_URL_PROTOCOL,
+  TlsClientOptions,
+} from '@mmmq/core';
+import { BatchingLimits, DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
 import { InvalidProducerOptionsError } from './errors/invalid-producer-options.error';
 import {
   DEFAULT_MAX_RETRY_COUNT,
@@ -76,11 +77,7 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
     broker,
     maxRetryCount: nonNegativeInteger('maxRetryCount', given.maxRetryCount ?? DEFAULT_MAX_RETRY_COUNT),
     retryDelayMs: nonNegativeInteger('retryDelayMs', given.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, MAX_TIMER_MS),
-    maxRetryDelayMs: nonNegativeInteger(
-      'maxRetryDelayMs',
-      given.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
-      MAX_TIMER_MS,
-    ),
+    maxRetryDelayMs: nonNegativeInteger('maxRetryDelayMs', given.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS, MAX_TIMER_MS),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
     batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker)),
     tls: tlsOptions(given.tls),
@@ -111,9 +108,7 @@ function token(value: unknown): string | undefined {
 function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boolean): BatchingLimits | undefined {
   if (batching === false) return undefined;
   if (batching !== undefined && (typeof batching !== 'object' || batching === null)) {
-    throw new InvalidProducerOptionsError(
-      `batching must be false or { maxMessages?, maxBytes?, maxInFlight? }, got ${describe(batching)}`,
-    );
+    throw new InvalidProducerOptionsError(`batching must be false or { maxMessages?, maxBytes?, maxInFlight? }, got ${describe(batching)}`);
   }
   const maxInFlight = positiveInteger(
     'batching.maxInFlight',
@@ -151,19 +146,23 @@ function brokerUrl(value: unknown): string {
   }
   // The producer appends its own path; a query or fragment would silently end up in front of it or be dropped.
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new InvalidProducerOptionsError(
-      `broker must not have a query, fragment or user info, got ${describe(value)}`,
-    );
+    throw new InvalidProducerOptionsError(`broker must not have a query, fragment or user info, got ${describe(value)}`);
   }
   return url.href.replace(/\/+$/, '');
 }
 
 /** `mmmq://host:port`: the port is required (the stream has no default one) and nothing may follow it. */
 function streamUrl(url: URL, value: string): string {
-  if (url.port === '' || url.hostname === '' || (url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new InvalidProducerOptionsError(
-      `broker must be ${url.protocol}//host:port for the publish stream, got ${describe(value)}`,
-    );
+  if (
+    url.port === '' ||
+    url.hostname === '' ||
+    (url.pathname !== '' && url.pathname !== '/') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new InvalidProducerOptionsError(`broker must be ${url.protocol}//host:port for the publish stream, got ${describe(value)}`);
   }
   return `${url.protocol}//${url.host}`;
 }

@@ -1,11 +1,7 @@
 import { InMemoryBroker } from '@mmmq/core';
 import { DynamicModule, Module } from '@nestjs/common';
 import { BROKER_GATEWAY_PROVIDER } from './gateway/broker-gateway.provider';
-import {
-  ConfigurableMmmqProducerModule,
-  MMMQ_PRODUCER_OPTIONS,
-  MMMQ_PRODUCER_OPTIONS_TYPE,
-} from './mmmq-producer.module-definition';
+import { ConfigurableMmmqProducerModule, MMMQ_PRODUCER_OPTIONS, MMMQ_PRODUCER_OPTIONS_TYPE } from './mmmq-producer.module-definition';
 import { RESOLVED_PRODUCER_OPTIONS, resolveProducerOptions } from './mmmq-producer-options.resolver';
 import { MmmqProducerOptions } from './mmmq-producer.options';
 import { Producer } from './producer';

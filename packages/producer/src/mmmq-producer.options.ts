@@ -1,5 +1,4 @@
 import type { TlsClientOptions } from '@mmmq/core';
-import { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
 
 /** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
 export const DEFAULT_MAX_RETRY_COUNT = 3;
@@ -49,9 +48,9 @@ export interface MmmqProducerOptions {
    * Concurrent `produce()` calls for one topic are sent together: calls made in the same turn of the event
    * loop, and those made while `maxInFlight` requests of the topic are in flight, go as one atomic batch (up to
    * `maxMessages` / `maxBytes` of content). Messages are stored in call order. A lone message leaves at the end of
-   * the current turn, with no linger timer. Defaults {@link DEFAULT_BATCH_MAX_MESSAGES},
-   * {@link DEFAULT_BATCH_MAX_BYTES}, and `maxInFlight` 1 over HTTP (the only value HTTP allows: two requests may
-   * be handled in either order) or {@link DEFAULT_STREAM_MAX_IN_FLIGHT} over the publish stream. `false` sends
+   * the current turn, with no linger timer. Defaults 500 messages (`DEFAULT_BATCH_MAX_MESSAGES`),
+   * 512 KiB (`DEFAULT_BATCH_MAX_BYTES`), and `maxInFlight` 1 over HTTP (the only value HTTP allows: two requests may
+   * be handled in either order) or 4 (`DEFAULT_STREAM_MAX_IN_FLIGHT`) over the publish stream. `false` sends
    * every message in a request of its own.
    */
   batching?: false | { maxMessages?: number; maxBytes?: number; maxInFlight?: number };

@@ -77,9 +77,7 @@ export function prepareBatchMessage(message: unknown, index: number): OutgoingMe
 function publishableTopic(name: unknown): string {
   const topic = new Topic(name);
   if (topic.isReserved) {
-    throw new InvalidTopicError(
-      `Topic ${topic.name} is reserved for the broker (names starting with "__"); publish to another topic`,
-    );
+    throw new InvalidTopicError(`Topic ${topic.name} is reserved for the broker (names starting with "__"); publish to another topic`);
   }
   return topic.name;
 }

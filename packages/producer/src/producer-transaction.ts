@@ -57,9 +57,7 @@ function ended(ending: Ending, topicOrMessage: unknown): TransactionEndedError {
   const topic = typeof topicOrMessage === 'string' ? topicOrMessage : (topicOrMessage as { topic?: unknown })?.topic;
   const what = typeof topic === 'string' ? `a message for ${topic}` : 'a message';
   const fate =
-    ending === 'resolved'
-      ? 'the transaction was sent without this message'
-      : 'nothing of it was sent, and neither is this message';
+    ending === 'resolved' ? 'the transaction was sent without this message' : 'nothing of it was sent, and neither is this message';
   return new TransactionEndedError(
     `Cannot add ${what} to a transaction whose callback already ${ending}: ${fate}. Call tx.produce() only ` +
       'while the callback runs, and await the work that calls it before the callback returns.',

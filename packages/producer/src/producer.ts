@@ -147,11 +147,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   }
 
   /** `beforeRetry` is awaited after the backoff, before each retry: batches in flight together retry in order. */
-  private async sendWithRetries<T>(
-    publication: Publication,
-    attempt: () => Promise<T>,
-    beforeRetry?: () => Promise<void>,
-  ): Promise<T> {
+  private async sendWithRetries<T>(publication: Publication, attempt: () => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {
     for (let attempts = 1; ; attempts++) {
       try {
         return await attempt();

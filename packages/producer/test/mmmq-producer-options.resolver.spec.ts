@@ -20,16 +20,12 @@ describe('resolveProducerOptions', () => {
       token: undefined,
     });
     expect(resolveProducerOptions({ broker: 'http://localhost:8080', batching: false }, false).batching).toBeUndefined();
-    expect(() => resolveProducerOptions({ broker: 'http://h:1', batching: { maxMessages: 0 } }, false)).toThrow(
-      /batching\.maxMessages/,
-    );
+    expect(() => resolveProducerOptions({ broker: 'http://h:1', batching: { maxMessages: 0 } }, false)).toThrow(/batching\.maxMessages/);
     expect([DEFAULT_MAX_RETRY_COUNT, DEFAULT_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS]).toEqual([3, 100, 10_000]);
   });
 
   it('keeps a token, and refuses one that cannot travel in a header without quoting it', () => {
-    expect(resolveProducerOptions({ broker: 'http://b:1', token: 'secret-token-0123456789' }, false).token).toBe(
-      'secret-token-0123456789',
-    );
+    expect(resolveProducerOptions({ broker: 'http://b:1', token: 'secret-token-0123456789' }, false).token).toBe('secret-token-0123456789');
     for (const token of ['', 'secret token 0123456789', 'secret-token\n0123456789', 42]) {
       expect(() => resolveProducerOptions({ broker: 'http://b:1', token }, false)).toThrow(
         /^token must be a non-empty string of printable ASCII characters without spaces$/,
@@ -71,7 +67,10 @@ describe('resolveProducerOptions', () => {
 
   it.each([
     [undefined, /^Producer options must be an object, got undefined/],
-    [{}, /^broker is required: give the broker's URL, like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", or import MmmqTestingModule/],
+    [
+      {},
+      /^broker is required: give the broker's URL, like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", or import MmmqTestingModule/,
+    ],
     [{ broker: 8080 }, /^broker must be a URL string like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", got 8080/],
     [{ broker: 'not a url' }, /^broker must be a URL like .*, got "not a url"/],
     [{ broker: 'ws://b:1' }, /^broker must be an http, https, mmmq or mmmqs URL, got "ws:\/\/b:1"/],

@@ -73,9 +73,7 @@ describe('MmmqProducerModule in a Nest application', () => {
     const published = (await response.json()) as { id: string };
     expect(response.status).toBe(201);
     expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0 });
-    expect(await broker.stored('order.created')).toEqual([
-      { id: published.id, headers: {}, content: '{"orderId":42}' },
-    ]);
+    expect(await broker.stored('order.created')).toEqual([{ id: published.id, headers: {}, content: '{"orderId":42}' }]);
 
     const producer = app.get(Producer);
     await app.close();
@@ -106,9 +104,9 @@ describe('MmmqProducerModule in a Nest application', () => {
       imports: [MmmqProducerModule.forRootAsync({ useFactory: () => ({ broker: 'http://x:1', retryDelayMs: 1.5 }) })],
     })
     class InvalidAsyncApp {}
-    await expect(
-      NestFactory.createApplicationContext(InvalidAsyncApp, { logger: false, abortOnError: false }),
-    ).rejects.toThrow(/^retryDelayMs must be a non-negative integer, got 1.5/);
+    await expect(NestFactory.createApplicationContext(InvalidAsyncApp, { logger: false, abortOnError: false })).rejects.toThrow(
+      /^retryDelayMs must be a non-negative integer, got 1.5/,
+    );
   });
 
   it('takes isGlobal in forRoot too, without mistaking it for a producer option', async () => {
@@ -124,8 +122,6 @@ describe('MmmqProducerModule in a Nest application', () => {
     class ProducerOnly {}
     @Module({ imports: [ProducerOnly, OrdersModule] })
     class LocalApp {}
-    await expect(
-      NestFactory.createApplicationContext(LocalApp, { logger: false, abortOnError: false }),
-    ).rejects.toThrow(/Producer/);
+    await expect(NestFactory.createApplicationContext(LocalApp, { logger: false, abortOnError: false })).rejects.toThrow(/Producer/);
   });
 });

@@ -44,15 +44,17 @@ describe('prepareMessage', () => {
   });
 
   it('refuses something that is not a message', () => {
-    expect(() => prepareMessage('orders')).toThrow(
-      /^A message must be an object \{ topic, content, id\?, headers\? \}/,
-    );
+    expect(() => prepareMessage('orders')).toThrow(/^A message must be an object \{ topic, content, id\?, headers\? \}/);
   });
 });
 
 describe('prepareBatch', () => {
   it('names the index of an invalid message and keeps its error class', () => {
-    const preparing = () => prepareBatch([{ topic: 'orders', content: 1 }, { topic: 'a..b', content: 2 }]);
+    const preparing = () =>
+      prepareBatch([
+        { topic: 'orders', content: 1 },
+        { topic: 'a..b', content: 2 },
+      ]);
     expect(preparing).toThrow(InvalidTopicError);
     expect(preparing).toThrow(/^messages\[1\]: Topic name "a\.\.b" has an empty segment/);
   });
@@ -67,9 +69,7 @@ describe('prepareBatch', () => {
   });
 
   it('names the index a single message will have in a batch', () => {
-    expect(() => prepareBatchMessage({ topic: 'orders', content: 1, id: 'has space' }, 4)).toThrow(
-      /^messages\[4\]: Message field "id"/,
-    );
+    expect(() => prepareBatchMessage({ topic: 'orders', content: 1, id: 'has space' }, 4)).toThrow(/^messages\[4\]: Message field "id"/);
   });
 
   it('gives every message of a batch its own id', () => {

@@ -45,9 +45,7 @@ describe('Producer with MmmqTestingModule', () => {
       { topic: 'order.cancelled', content: { orderId: 2, reason: 'fraud' } },
     ]);
     expect(published.map((message) => message.offset)).toEqual([0, 1]);
-    expect(broker.published('order.cancelled').map((message) => message.id)).toEqual(
-      published.map((message) => message.id),
-    );
+    expect(broker.published('order.cancelled').map((message) => message.id)).toEqual(published.map((message) => message.id));
   });
 
   it('publishes a batch spanning topics and a transaction as one commit there too', async () => {
@@ -66,10 +64,7 @@ describe('Producer with MmmqTestingModule', () => {
     expect(published.map(({ topic, offset }) => `${topic}@${offset}`)).toEqual(['order.cancelled@1', 'order.created@2']);
     const ids = published.map((message) => message.id);
     const committed = broker.published().filter((message) => ids.includes(message.id));
-    expect(committed.map((message) => message.content)).toEqual([
-      { orderId: 3 },
-      { orderId: 2, reason: 'fraud' },
-    ]);
+    expect(committed.map((message) => message.content)).toEqual([{ orderId: 3 }, { orderId: 2, reason: 'fraud' }]);
     // One commit, one publishing time.
     expect(new Set(committed.map((message) => message.publishedAt)).size).toBe(1);
   });

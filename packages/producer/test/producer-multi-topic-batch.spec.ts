@@ -21,9 +21,7 @@ describe('Producer.produceBatch with several topics', () => {
       { topic: 'invoices', content: 2, id: 'invoice-1' },
       { topic: 'orders', content: 3, id: 'order-2' },
     ]);
-    expect(gateway.requests.map((request) => request.map((message) => message.id))).toEqual([
-      ['order-1', 'invoice-1', 'order-2'],
-    ]);
+    expect(gateway.requests.map((request) => request.map((message) => message.id))).toEqual([['order-1', 'invoice-1', 'order-2']]);
     expect(published).toEqual([
       { id: 'order-1', topic: 'orders', offset: 0 },
       { id: 'invoice-1', topic: 'invoices', offset: 0 },

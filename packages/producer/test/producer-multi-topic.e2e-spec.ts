@@ -39,9 +39,7 @@ describe.each([
       { id: expect.any(String), topic: 'orders', offset: 2 },
     ]);
     expect(await contents('orders')).toEqual(['"before"', '{"n":1}', '[3]']);
-    expect(await broker.stored('invoices')).toEqual([
-      { id: published[1].id, headers: { late: true }, content: '{"n":2,"note":"grüße"}' },
-    ]);
+    expect(await broker.stored('invoices')).toEqual([{ id: published[1].id, headers: { late: true }, content: '{"n":2,"note":"grüße"}' }]);
     expect((await broker.stored('orders')).slice(1).map((message) => message.id)).toEqual(['order-1', published[2].id]);
   });
 

@@ -1,10 +1,4 @@
-import {
-  BrokerResponseError,
-  BrokerUnreachableError,
-  MessageRejectedError,
-  ProduceError,
-  ProducerClosedError,
-} from '../src';
+import { BrokerResponseError, BrokerUnreachableError, MessageRejectedError, ProduceError, ProducerClosedError } from '../src';
 import { startProducer } from './support/producer-app';
 import { failure, nack, refusingUrl, Reply, ScriptedBroker, startScriptedBroker } from './support/scripted-broker';
 
@@ -93,10 +87,7 @@ describe('Producer retries against a broker that fails', () => {
   });
 
   it('honours Retry-After only up to maxRetryDelayMs, so a long one cannot stall the producer', async () => {
-    const { published, requests } = await produceAgainst([
-      failure(503, 'storage unavailable', { 'retry-after': '3600' }),
-      'ack',
-    ]);
+    const { published, requests } = await produceAgainst([failure(503, 'storage unavailable', { 'retry-after': '3600' }), 'ack']);
     expect(requests).toHaveLength(2);
     expect(published).toBeDefined();
   });
@@ -106,9 +97,7 @@ describe('Producer retries against a broker that fails', () => {
       maxRetryCount: 1,
     });
     expect(requests).toHaveLength(2);
-    expect((error as Error).message).toMatch(
-      /after 2 attempts: .*answered 200 but expected an ACK or NACK, got <html>proxy error/,
-    );
+    expect((error as Error).message).toMatch(/after 2 attempts: .*answered 200 but expected an ACK or NACK, got <html>proxy error/);
   });
 
   it('retries a broker that does not answer in time, then gives up', async () => {

@@ -21,9 +21,7 @@ describe('a publish stream lost with batches in flight', () => {
 
   it('resends on a new connection: every message stored, first copies in call order, each call resolved', async () => {
     const count = 600;
-    const published = await Promise.all(
-      Array.from({ length: count }, (_, n) => app.producer.produce('order.created', { n })),
-    );
+    const published = await Promise.all(Array.from({ length: count }, (_, n) => app.producer.produce('order.created', { n })));
     expect(proxy.connections()).toBeGreaterThan(1);
     const stored = (await broker.stored('order.created')).map((message) => JSON.parse(message.content).n as number);
     const firstCopies = stored.filter((n, at) => stored.indexOf(n) === at);

@@ -22,9 +22,7 @@ describe('producing over the publish stream (mmmq://)', () => {
   it('keeps several batches in flight and stores concurrent messages in call order, each with its own offset', async () => {
     const app = await start({ broker: broker.streamUrl, batching: { maxMessages: 10, maxInFlight: 8 } });
     const count = 1000;
-    const published = await Promise.all(
-      Array.from({ length: count }, (_, n) => app.producer.produce('order.created', { n })),
-    );
+    const published = await Promise.all(Array.from({ length: count }, (_, n) => app.producer.produce('order.created', { n })));
     expect(published.map((message) => message.offset)).toEqual(Array.from({ length: count }, (_, n) => n));
     const stored = await broker.stored('order.created');
     expect(stored.map((message) => JSON.parse(message.content).n)).toEqual(Array.from({ length: count }, (_, n) => n));

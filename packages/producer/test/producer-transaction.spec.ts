@@ -1,11 +1,5 @@
 import { InvalidMessageError, InvalidTopicError } from '@mmmq/core';
-import {
-  BrokerUnreachableError,
-  ProduceError,
-  ProducerClosedError,
-  ProducerTransaction,
-  TransactionEndedError,
-} from '../src';
+import { BrokerUnreachableError, ProduceError, ProducerClosedError, ProducerTransaction, TransactionEndedError } from '../src';
 import { ProducerApp } from './support/producer-app';
 import { RecordingGateway, startProducerWith } from './support/recording-gateway';
 

@@ -4,7 +4,13 @@ import { BlockList, isIP, isIPv4 } from 'node:net';
 export type AddressClass = 'metadata' | 'unspecified' | 'link-local' | 'multicast' | 'broadcast' | 'loopback' | 'private' | 'public';
 
 /** Addresses no allow-list can open: nothing legitimate listens there for pushes, and an attacker gains a lot. */
-export const ALWAYS_REFUSED_CLASSES: ReadonlySet<AddressClass> = new Set(['metadata', 'unspecified', 'link-local', 'multicast', 'broadcast']);
+export const ALWAYS_REFUSED_CLASSES: ReadonlySet<AddressClass> = new Set([
+  'metadata',
+  'unspecified',
+  'link-local',
+  'multicast',
+  'broadcast',
+]);
 
 /**
  * Instance metadata and platform services of cloud providers, which hand out credentials to whoever asks from

@@ -111,8 +111,12 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
   if (unknown.length > 0) throw new MmmqValidationError(`${where}: unknown field(s) ${unknown.join(', ')}`);
   if (record.consumerId === undefined) throw new MmmqValidationError(`${where}: missing field consumerId`);
   if (record.pattern === undefined && record.patterns === undefined) throw new MmmqValidationError(`${where}: missing field pattern`);
-  for (const [one, many] of [['host', 'hosts'], ['pattern', 'patterns']]) {
-    if (record[one] !== undefined && record[many] !== undefined) throw new MmmqValidationError(`${where}: give ${one} or ${many}, not both`);
+  for (const [one, many] of [
+    ['host', 'hosts'],
+    ['pattern', 'patterns'],
+  ]) {
+    if (record[one] !== undefined && record[many] !== undefined)
+      throw new MmmqValidationError(`${where}: give ${one} or ${many}, not both`);
   }
   try {
     return {
@@ -161,14 +165,18 @@ function parseMaxDeliveries(input: unknown): number {
   if (input === undefined) return DEFAULT_MAX_DELIVERIES;
   if (input === UNLIMITED_DELIVERIES) return input;
   if (typeof input === 'number' && Number.isSafeInteger(input) && input >= 1 && input <= 1_000_000) return input;
-  throw new MmmqValidationError(`maxDeliveries must be an integer from 1 to 1000000, or -1 (never dead-letter), got ${JSON.stringify(input)}`);
+  throw new MmmqValidationError(
+    `maxDeliveries must be an integer from 1 to 1000000, or -1 (never dead-letter), got ${JSON.stringify(input)}`,
+  );
 }
 
 /** A lease length in ms, or undefined when not given. */
 export function parseAckTimeoutMs(field: string, input: unknown): number | undefined {
   if (input === undefined) return undefined;
   if (typeof input === 'number' && Number.isSafeInteger(input) && input >= MIN_ACK_TIMEOUT_MS && input <= MAX_ACK_TIMEOUT_MS) return input;
-  throw new MmmqValidationError(`${field} must be an integer from ${MIN_ACK_TIMEOUT_MS} to ${MAX_ACK_TIMEOUT_MS} (ms), got ${JSON.stringify(input)}`);
+  throw new MmmqValidationError(
+    `${field} must be an integer from ${MIN_ACK_TIMEOUT_MS} to ${MAX_ACK_TIMEOUT_MS} (ms), got ${JSON.stringify(input)}`,
+  );
 }
 
 function parseExclusive(input: unknown): boolean {

@@ -26,7 +26,9 @@ export class DispatcherRegistry {
       for (const host of definition.hosts) {
         const refusal = this.targets.refusalOfHost(host);
         if (refusal) {
-          throw new InvalidDispatchersFileError(`${this.file.path} entry ${i} (${definition.consumerId}): host ${host} is refused: ${refusal}`);
+          throw new InvalidDispatchersFileError(
+            `${this.file.path} entry ${i} (${definition.consumerId}): host ${host} is refused: ${refusal}`,
+          );
         }
       }
     });

@@ -156,7 +156,12 @@ export class PushMember {
       if (reply.acknowledgement === Acknowledgement.ACK) this.subscription.ack(slot, delivery);
       else if (slot.deliveries !== delivery) return;
       else if (reply.retry === false) void this.subscription.terminate(slot, 'REJECTED', reply.message ?? 'NACK without a message');
-      else this.subscription.release(slot, { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) }, delivery);
+      else
+        this.subscription.release(
+          slot,
+          { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) },
+          delivery,
+        );
     });
   }
 
@@ -165,7 +170,11 @@ export class PushMember {
     const bodies = slots.map((slot) =>
       encodeDelivery(slot.envelope!, slot.offset, slot.deliveries, slot.deliveries > 1, leaseToken(topic, slot.offset, slot.deliveries)),
     );
-    const id = pushIdOf(this.target.consumerId, topic, slots.map((slot) => slot.offset));
+    const id = pushIdOf(
+      this.target.consumerId,
+      topic,
+      slots.map((slot) => slot.offset),
+    );
     const extendedUntil = () => Math.max(...slots.map((slot) => slot.extendedUntil));
     const { sender } = this.context;
     return this.definition.batchSize === 1

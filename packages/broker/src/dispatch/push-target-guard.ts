@@ -94,7 +94,8 @@ export class PushTargetGuard {
     const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.lookupTimeoutMs)));
     try {
       const addresses = await Promise.race([this.resolver.resolve(name), timeout]);
-      if (addresses === undefined) this.logger.warn(`${name} did not resolve within ${this.lookupTimeoutMs} ms; it is checked when pushed to`);
+      if (addresses === undefined)
+        this.logger.warn(`${name} did not resolve within ${this.lookupTimeoutMs} ms; it is checked when pushed to`);
       return addresses;
     } catch (error) {
       this.logger.warn(`${name} does not resolve now (${(error as Error).message}); it is checked when pushed to`);

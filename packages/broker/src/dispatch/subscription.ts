@@ -117,7 +117,10 @@ export class Subscription implements LogReaderHost {
     for (const [id, host] of hosts) {
       if (this.pushMembers.has(id)) continue;
       if (definition.exclusive) this.roster.join(id, true, performance.now());
-      this.pushMembers.set(id, new PushMember(this, { consumerId: definition.consumerId, host, signingSecret: definition.signingSecret }, this.context));
+      this.pushMembers.set(
+        id,
+        new PushMember(this, { consumerId: definition.consumerId, host, signingSecret: definition.signingSecret }, this.context),
+      );
     }
     for (const member of this.pushMembers.values()) {
       member.retarget(definition);
@@ -165,7 +168,8 @@ export class Subscription implements LogReaderHost {
       // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
       this.ledger.reserveMark(highest + 1 + DELIVERY_MARK_RESERVE);
       if (!(await this.writer.durable()) || this.stopping) {
-        for (const slot of slots) this.ledger.release(slot, { outcome: 'not sent: the subscription stopped', counted: false }, performance.now());
+        for (const slot of slots)
+          this.ledger.release(slot, { outcome: 'not sent: the subscription stopped', counted: false }, performance.now());
         return [];
       }
     }

@@ -21,11 +21,7 @@ export class DeadLettersController {
   ) {}
 
   @Get(':consumerId')
-  list(
-    @Param('consumerId') consumerId: string,
-    @Query('from') from?: string,
-    @Query('limit') limit?: string,
-  ): Promise<DeadLetterPage> {
+  list(@Param('consumerId') consumerId: string, @Query('from') from?: string, @Query('limit') limit?: string): Promise<DeadLetterPage> {
     return this.deadLetters.list(
       parseConsumerId(consumerId),
       from === undefined ? 0 : Number(from),

@@ -1,11 +1,6 @@
 import { Host, MmmqValidationError } from '@mmmq/core';
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import {
-  DispatcherDefinitionJson,
-  parseConsumerId,
-  parseDispatcherDefinition,
-  toDefinitionJson,
-} from '../dispatch/dispatcher-definition';
+import { DispatcherDefinitionJson, parseConsumerId, parseDispatcherDefinition, toDefinitionJson } from '../dispatch/dispatcher-definition';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { RequestWithRawBody } from '../publish/raw-body.reader';

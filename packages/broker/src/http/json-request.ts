@@ -33,7 +33,10 @@ export function assertJsonRequest(headers: IncomingHttpHeaders): void {
   }
   for (const parameter of parameters) {
     const [name, value = ''] = parameter.split('=');
-    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    const charset = value
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
     if (name.trim().toLowerCase() === 'charset' && !UTF8_CHARSETS.has(charset)) {
       throw new UnsupportedContentTypeError(`Content-Type ${quote(contentType)} is not supported; JSON bodies must be UTF-8`);
     }

@@ -7,11 +7,7 @@ import {
   UnsupportedContentEncodingError,
   UnsupportedContentTypeError,
 } from '../publish/publish.errors';
-import {
-  AccessDeniedError,
-  AuthenticationRequiredError,
-  HostNotAllowedError,
-} from '../security/security.errors';
+import { AccessDeniedError, AuthenticationRequiredError, HostNotAllowedError } from '../security/security.errors';
 import { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from '../dispatch/dispatcher.errors';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 import { StreamFencedError } from '../stream/stream.errors';

@@ -24,10 +24,7 @@ interface FastifyRouteOptions {
 interface FastifyInstanceLike {
   initialConfig: { bodyLimit?: number };
   removeAllContentTypeParsers(): void;
-  addContentTypeParser(
-    contentType: string,
-    parser: (request: FastifyRequestLike, payload: IncomingMessage, done: Done) => void,
-  ): void;
+  addContentTypeParser(contentType: string, parser: (request: FastifyRequestLike, payload: IncomingMessage, done: Done) => void): void;
   addHook(name: 'onRoute', hook: (route: FastifyRouteOptions) => void): void;
 }
 

@@ -71,12 +71,7 @@ interface FieldTypes {
   object: MessageHeaders;
 }
 
-function optionalField<K extends keyof FieldTypes>(
-  payload: Buffer,
-  root: JsonOutlineNode,
-  name: string,
-  type: K,
-): FieldTypes[K] | null {
+function optionalField<K extends keyof FieldTypes>(payload: Buffer, root: JsonOutlineNode, name: string, type: K): FieldTypes[K] | null {
   const node = root.member(name);
   if (!node) return null;
   const value = field(payload, node, name);

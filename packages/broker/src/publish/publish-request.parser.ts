@@ -51,14 +51,10 @@ export class PublishRequestParser {
     }
     if (messages.length === 0) throw new InvalidMessageError('A batch must contain at least one message');
     if (messages.length > this.options.maxBatchMessages) {
-      throw new InvalidMessageError(
-        `A batch may contain at most ${this.options.maxBatchMessages} messages, got ${messages.length}`,
-      );
+      throw new InvalidMessageError(`A batch may contain at most ${this.options.maxBatchMessages} messages, got ${messages.length}`);
     }
     const nodes = memberOf(outline, 'messages').elements ?? [];
-    return messages.map((message, index) =>
-      inContext(`messages[${index}]`, () => toPublishable(body, message, nodes[index])),
-    );
+    return messages.map((message, index) => inContext(`messages[${index}]`, () => toPublishable(body, message, nodes[index])));
   }
 
   private parseDocument(body: Buffer, wrapperDepth: number): { value: unknown; outline: JsonOutlineNode } {
@@ -100,9 +96,7 @@ function parseTopic(topic: unknown): Topic {
   if (topic === undefined) throw new InvalidMessageError('Message field "topic" is required');
   const parsed = Topic.of(isObject(topic) ? topic.name : topic);
   if (parsed.isReserved) {
-    throw new InvalidTopicError(
-      `Topic ${parsed.name} is reserved: names starting with ${RESERVED_TOPIC_PREFIX} belong to the broker`,
-    );
+    throw new InvalidTopicError(`Topic ${parsed.name} is reserved: names starting with ${RESERVED_TOPIC_PREFIX} belong to the broker`);
   }
   return parsed;
 }

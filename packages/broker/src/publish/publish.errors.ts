@@ -9,7 +9,6 @@ export class PayloadTooLargeError extends MmmqError {}
  */
 export class RequestBodyConsumedError extends MmmqError {}
 
-
 /** A stored payload is not a message envelope (neither this broker's format nor the original Java one). */
 export class MalformedEnvelopeError extends MmmqError {}
 

@@ -77,7 +77,12 @@ function parseItem(item: unknown, i: number): SettleItem {
   if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
     const record = item as Record<string, unknown>;
     const keys = Object.keys(record).sort().join(',');
-    if (keys === 'offset,topic' && typeof record.topic === 'string' && Number.isSafeInteger(record.offset) && (record.offset as number) >= 0) {
+    if (
+      keys === 'offset,topic' &&
+      typeof record.topic === 'string' &&
+      Number.isSafeInteger(record.offset) &&
+      (record.offset as number) >= 0
+    ) {
       return { topic: record.topic, offset: record.offset as number };
     }
     if (keys === 'id' && typeof record.id === 'string' && record.id.length > 0) return { id: record.id };

@@ -135,7 +135,13 @@ export class PullService {
   private async answer(leased: Leased[], autoAck: boolean): Promise<Buffer> {
     const bodies = leased.map(({ subscription, slot }) => {
       const topic = subscription.queue.topic.name;
-      return encodeDelivery(slot.envelope!, slot.offset, slot.deliveries, slot.deliveries > 1, leaseToken(topic, slot.offset, slot.deliveries));
+      return encodeDelivery(
+        slot.envelope!,
+        slot.offset,
+        slot.deliveries,
+        slot.deliveries > 1,
+        leaseToken(topic, slot.offset, slot.deliveries),
+      );
     });
     if (autoAck) {
       // Settled on send: the answer leaves only once that is durable, so a crash cannot deliver them again.

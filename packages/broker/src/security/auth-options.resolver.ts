@@ -102,7 +102,9 @@ function resolveTopics(topics: unknown, where: string, roles: readonly BrokerRol
 function refuseUnknownFields(where: string, value: Record<string, unknown>, known: ReadonlySet<string>): void {
   const unknown = Object.keys(value).find((key) => !known.has(key));
   if (unknown !== undefined) {
-    throw new InvalidBrokerOptionsError(`${where} has an unknown field ${JSON.stringify(unknown)}; the fields are ${[...known].join(', ')}`);
+    throw new InvalidBrokerOptionsError(
+      `${where} has an unknown field ${JSON.stringify(unknown)}; the fields are ${[...known].join(', ')}`,
+    );
   }
 }
 

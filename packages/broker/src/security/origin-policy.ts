@@ -35,7 +35,9 @@ export class OriginPolicy {
     }
     const site = headers['sec-fetch-site'];
     if (typeof site === 'string' && FOREIGN_FETCH_SITES.has(site.toLowerCase())) {
-      throw new CrossOriginRequestError(`Cross-site request refused (Sec-Fetch-Site: ${quote(site)}): a web page may not change this broker`);
+      throw new CrossOriginRequestError(
+        `Cross-site request refused (Sec-Fetch-Site: ${quote(site)}): a web page may not change this broker`,
+      );
     }
   }
 }

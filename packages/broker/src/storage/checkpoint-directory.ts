@@ -31,9 +31,7 @@ export class CheckpointDirectory {
   /** Consumer ids that have a checkpoint file here. */
   async consumerIds(): Promise<string[]> {
     const names = await fs.readdir(this.path);
-    return names
-      .filter((name) => name.endsWith(CHECKPOINT_EXTENSION))
-      .map((name) => name.slice(0, -CHECKPOINT_EXTENSION.length));
+    return names.filter((name) => name.endsWith(CHECKPOINT_EXTENSION)).map((name) => name.slice(0, -CHECKPOINT_EXTENSION.length));
   }
 
   /**

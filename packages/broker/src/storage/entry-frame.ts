@@ -56,10 +56,7 @@ export function decodeFrame(frame: Buffer, offset: number): Buffer {
   const size = frameSizeAt(frame, 0);
   if (size < 0) throw new CorruptionError(`Entry at offset ${offset} has an invalid length field`, offset);
   if (size !== frame.length) {
-    throw new CorruptionError(
-      `Entry at offset ${offset} declares ${size} bytes but the index gives it ${frame.length}`,
-      offset,
-    );
+    throw new CorruptionError(`Entry at offset ${offset} declares ${size} bytes but the index gives it ${frame.length}`, offset);
   }
   if (!frameChecksumMatches(frame, 0, size)) {
     const stored = frame.readUInt32BE(4).toString(16);

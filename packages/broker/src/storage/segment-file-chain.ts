@@ -134,7 +134,6 @@ export class SegmentFileChain {
     this.directoryDirty = true;
   }
 
-
   /** Closes and reopens the tail segment so recovery re-reads what is really on disk after a write failure. */
   async reopenTail(): Promise<void> {
     const tail = this.tail;
@@ -193,6 +192,9 @@ export class SegmentFileChain {
   }
 
   async close(): Promise<void> {
-    await settleAll(this.segments.map((segment) => segment.close()), `Closing the segments in ${this.dir} failed`);
+    await settleAll(
+      this.segments.map((segment) => segment.close()),
+      `Closing the segments in ${this.dir} failed`,
+    );
   }
 }

@@ -31,11 +31,7 @@ const LISTED_CORRECTIONS = 3;
  * keeps its offset and is isolated, and only bytes past the last committed entry of the tail segment are cut: there
  * the index's entry count is the commit record, and data past that many frames was never acknowledged.
  */
-export async function recoverSegment(
-  data: FileHandle,
-  index: OffsetIndexFile,
-  found: SegmentOnDisk,
-): Promise<SegmentRecovery> {
+export async function recoverSegment(data: FileHandle, index: OffsetIndexFile, found: SegmentOnDisk): Promise<SegmentRecovery> {
   const repairs: string[] = [];
   if (found.tornIndexBytes > 0) {
     await index.truncate(index.count, true);
@@ -73,11 +69,7 @@ export async function recoverSegment(
  * only then are surplus entries cut. The index never holds fewer entries than the data's committed frames, even
  * if the broker dies halfway, because for the tail segment that count is what the next recovery keeps.
  */
-async function rewriteIndex(
-  index: OffsetIndexFile,
-  recorded: readonly number[],
-  addresses: readonly number[],
-): Promise<void> {
+async function rewriteIndex(index: OffsetIndexFile, recorded: readonly number[], addresses: readonly number[]): Promise<void> {
   let same = 0;
   while (same < recorded.length && same < addresses.length && recorded[same] === addresses[same]) same++;
   if (same < addresses.length) await index.replaceDurably(same, addresses.slice(same));
@@ -124,7 +116,7 @@ function correctedEntries(recorded: readonly number[], addresses: readonly numbe
 /** One line per run of consecutive isolated entries. */
 function describeIsolated(isolated: readonly IsolatedEntry[]): string[] {
   const repairs: string[] = [];
-  for (let start = 0; start < isolated.length; ) {
+  for (let start = 0; start < isolated.length;) {
     let end = start;
     while (end + 1 < isolated.length && isolated[end + 1].entry === isolated[end].entry + 1) end++;
     const first = isolated[start];

@@ -72,7 +72,12 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     await this.whenRecovered();
     const { stats } = this.journal;
     return {
-      journal: { files: this.journal.fileCount, bytes: await this.journal.byteSize(), lastSeq: this.journal.lastSeq, flushedSeq: this.journal.flushed },
+      journal: {
+        files: this.journal.fileCount,
+        bytes: await this.journal.byteSize(),
+        lastSeq: this.journal.lastSeq,
+        flushedSeq: this.journal.flushed,
+      },
       topics: this.queues.size,
       commits: stats.commits,
       flushes: stats.flushes,
@@ -113,9 +118,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     }
     const existing = this.names.get(Topic.caseFoldKey(topic.name));
     if (existing !== undefined && existing !== topic.name) {
-      return Promise.reject(
-        new TopicNameConflictError(`Topic ${topic.name} differs from the existing topic ${existing} only in case`),
-      );
+      return Promise.reject(new TopicNameConflictError(`Topic ${topic.name} differs from the existing topic ${existing} only in case`));
     }
     let opening = this.opening.get(topic.name);
     if (!opening) {

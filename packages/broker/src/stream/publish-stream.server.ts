@@ -1,14 +1,7 @@
 import { createServer, Server, Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  Optional,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL } from '@mmmq/core';
 import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
 import { FrontDispatcher } from '../publish/front-dispatcher';
@@ -56,9 +49,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     // Like HTTP, which Nest only opens after every bootstrap hook: no publish before the topics on disk are back.
     await this.topics.whenRestored();
     // A TLS handshake gets the time an HTTP request head gets.
-    const server = this.tls
-      ? createTlsServer({ ...this.tls.credentials, handshakeTimeout: this.http.headersTimeoutMs })
-      : createServer();
+    const server = this.tls ? createTlsServer({ ...this.tls.credentials, handshakeTimeout: this.http.headersTimeoutMs }) : createServer();
     if (this.tls) this.tls.attach(server as ReturnType<typeof createTlsServer>);
     // First, so that a connection over the cap is gone before it is accepted.
     new PerIpConnectionCap(this.http.maxConnectionsPerIp, 'publish stream').attach(server);

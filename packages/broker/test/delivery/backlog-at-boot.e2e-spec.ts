@@ -20,7 +20,11 @@ describe('a backlog present at boot', () => {
     const dispatchers = [{ consumerId: 'billing', host: consumer.url, pattern: 'order.*' }];
     consumer.reply = () => ({ status: 503 });
     const first = await startBroker({ persistence: { rootDir }, dispatchers, delivery: { shutdownGraceMs: 0 } });
-    await publishAll(first, 'order.created', range(10).map((n) => ({ n })));
+    await publishAll(
+      first,
+      'order.created',
+      range(10).map((n) => ({ n })),
+    );
     await first.close();
 
     consumer.received.length = 0;

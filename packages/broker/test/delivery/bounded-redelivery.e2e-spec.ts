@@ -33,32 +33,38 @@ describe('bounded redelivery of pushes', () => {
   };
 
   const deadLetter = async () => {
-    await waitUntil(() => broker.topics.get('__dlq.billing') !== undefined && broker.topics.get('__dlq.billing')!.tailOffset > 0, 'the dead letter');
+    await waitUntil(
+      () => broker.topics.get('__dlq.billing') !== undefined && broker.topics.get('__dlq.billing')!.tailOffset > 0,
+      'the dead letter',
+    );
     return decodeEnvelope((await broker.topics.get('__dlq.billing')!.peek(0))!);
   };
 
   it.each([
     ['HTTP 503', () => ({ status: 503 }), /^HTTP 503$/, {}],
     ['a timeout', () => 'hang' as const, /^no reply within 300 ms$/, { timeoutMs: 300 }],
-  ])('dead-letters a message answered with %s after maxDeliveries, with the history, and the next one flows', async (_, failing, outcome, delivery) => {
-    broker = await startBroker({ delivery: { ...FAST_BACKOFF, ...delivery } });
-    await consumer.start();
-    consumer.reply = (pushed) => ((pushed.body.content as { n: number }).n === 0 ? failing() : 'ACK');
-    await register(consumer.url, 3);
-    await publishAll(broker, 'order.created', [{ n: 0 }, { n: 1 }]);
-    const letter = await deadLetter();
-    expect(letter.headers).toMatchObject({ [DeadLetterHeaders.REASON]: 'MAX_DELIVERIES', [DeadLetterHeaders.ATTEMPTS]: 3 });
-    const history = JSON.parse(String(letter.headers[DeadLetterHeaders.DELIVERIES]));
-    expect(history).toHaveLength(3);
-    for (const attempt of history) expect(attempt.outcome).toMatch(outcome);
-    await consumer.waitFor(() => consumer.received.some((pushed) => (pushed.body.content as { n: number }).n === 1));
-    const first = consumer.received.filter((pushed) => (pushed.body.content as { n: number }).n === 0);
-    expect(first.map((pushed) => [pushed.body.deliveryCount, pushed.body.redelivered])).toEqual([
-      [1, false],
-      [2, true],
-      [3, true],
-    ]);
-  });
+  ])(
+    'dead-letters a message answered with %s after maxDeliveries, with the history, and the next one flows',
+    async (_, failing, outcome, delivery) => {
+      broker = await startBroker({ delivery: { ...FAST_BACKOFF, ...delivery } });
+      await consumer.start();
+      consumer.reply = (pushed) => ((pushed.body.content as { n: number }).n === 0 ? failing() : 'ACK');
+      await register(consumer.url, 3);
+      await publishAll(broker, 'order.created', [{ n: 0 }, { n: 1 }]);
+      const letter = await deadLetter();
+      expect(letter.headers).toMatchObject({ [DeadLetterHeaders.REASON]: 'MAX_DELIVERIES', [DeadLetterHeaders.ATTEMPTS]: 3 });
+      const history = JSON.parse(String(letter.headers[DeadLetterHeaders.DELIVERIES]));
+      expect(history).toHaveLength(3);
+      for (const attempt of history) expect(attempt.outcome).toMatch(outcome);
+      await consumer.waitFor(() => consumer.received.some((pushed) => (pushed.body.content as { n: number }).n === 1));
+      const first = consumer.received.filter((pushed) => (pushed.body.content as { n: number }).n === 0);
+      expect(first.map((pushed) => [pushed.body.deliveryCount, pushed.body.redelivered])).toEqual([
+        [1, false],
+        [2, true],
+        [3, true],
+      ]);
+    },
+  );
 
   it('does not count refused connections: a message never reached is neither redelivered nor dead-lettered', async () => {
     broker = await startBroker({ delivery: FAST_BACKOFF });

@@ -63,7 +63,10 @@ describe('competing consumers on one consumer id', () => {
     const doomed = new TestConsumer();
     await steady.start();
     await doomed.start();
-    cleanup.push(() => steady.stop(), () => doomed.stop());
+    cleanup.push(
+      () => steady.stop(),
+      () => doomed.stop(),
+    );
     // The doomed host answers its first two pushes, then hangs on the third and dies with it unanswered.
     const doomedAcked: number[] = [];
     doomed.reply = (delivery) => {
@@ -71,7 +74,8 @@ describe('competing consumers on one consumer id', () => {
       doomedAcked.push(delivery.body.offset);
       return 'ACK';
     };
-    for (const consumer of [steady, doomed]) await register(broker, { consumerId: 'work', host: consumer.url, pattern: 'order.*', batchSize: 5 });
+    for (const consumer of [steady, doomed])
+      await register(broker, { consumerId: 'work', host: consumer.url, pattern: 'order.*', batchSize: 5 });
     await new PullClient(broker, 'work').register({ batchSize: 5 });
     const puller = pullLoop(new PullClient(broker, 'work'), 'puller', () => new Promise((resolve) => setTimeout(resolve, 2)));
     cleanup.unshift(() => puller.stop());
@@ -95,7 +99,9 @@ describe('competing consumers on one consumer id', () => {
     expect(all).toEqual(range(300));
     for (const share of Object.values(ackedBy)) expect(share.length).toBeGreaterThan(0);
     // What the dead host held went to the others, marked redelivered.
-    const redelivered = [...steady.received.map((delivery) => delivery.body), ...puller.settled].filter((message) => unanswered.includes(message.offset));
+    const redelivered = [...steady.received.map((delivery) => delivery.body), ...puller.settled].filter((message) =>
+      unanswered.includes(message.offset),
+    );
     expect(redelivered.map((message) => message.offset).sort((a, b) => a - b)).toEqual([...unanswered].sort((a, b) => a - b));
     for (const message of redelivered) expect(message).toMatchObject({ redelivered: true, deliveryCount: 2 });
   }, 60_000);
@@ -119,10 +125,13 @@ describe('competing consumers on one consumer id', () => {
             const message = JSON.parse(Buffer.concat(chunks).toString());
             const key = String(message.headers['mmmq-ordering-key']);
             begin(key, message.offset);
-            setTimeout(() => {
-              inFlight.delete(key);
-              response.writeHead(200, { 'content-type': 'application/json' }).end('{"acknowledgement":"ACK"}');
-            }, 1 + (message.offset % 4));
+            setTimeout(
+              () => {
+                inFlight.delete(key);
+                response.writeHead(200, { 'content-type': 'application/json' }).end('{"acknowledgement":"ACK"}');
+              },
+              1 + (message.offset % 4),
+            );
           });
         });
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -130,7 +139,11 @@ describe('competing consumers on one consumer id', () => {
       }),
     );
     for (const server of servers) {
-      await register(broker, { consumerId: 'keyed', host: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pattern: 'order.*' });
+      await register(broker, {
+        consumerId: 'keyed',
+        host: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        pattern: 'order.*',
+      });
     }
     cleanup.push(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
     const puller = pullLoop(new PullClient(broker, 'keyed'), 'puller', async (message) => {
@@ -165,11 +178,23 @@ describe('competing consumers on one consumer id', () => {
       for (let i = 0; i < scattered.length; i += 500) {
         expect((await puller.ack(scattered.slice(i, i + 500).map((message) => message.lease))).lost).toEqual([]);
       }
-      await puller.nack(fetched.slice(0, 20).filter((message) => message.offset % 2 === 0).map((message) => message.lease));
+      await puller.nack(
+        fetched
+          .slice(0, 20)
+          .filter((message) => message.offset % 2 === 0)
+          .map((message) => message.lease),
+      );
       const again = await puller.fetch({ max: 10, ackTimeoutMs: 600_000 });
       expect(again.map((message) => [message.offset, message.deliveryCount])).toEqual(range(10).map((i) => [2 * i, 2]));
       // A NACK is answered once durable, with the counts of the deliveries before it (delivery 2, then a restart: 3).
-      expect((await puller.nack(again.map((message) => message.lease), 3_600_000)).lost).toEqual([]);
+      expect(
+        (
+          await puller.nack(
+            again.map((message) => message.lease),
+            3_600_000,
+          )
+        ).lost,
+      ).toEqual([]);
       // A SIGKILL: the files as they are now, without shutdown.
       cpSync(rootDir, copy, { recursive: true });
       await broker.close();

@@ -32,7 +32,11 @@ describe('a consumer that is down for 10 s', () => {
     broker = await startBroker();
     await addDispatcher(broker, 'billing', `http://127.0.0.1:${down.port}`, 'order.*');
     const publishedAt = Date.now();
-    await publishAll(broker, 'order.created', range(20).map((n) => ({ n })));
+    await publishAll(
+      broker,
+      'order.created',
+      range(20).map((n) => ({ n })),
+    );
 
     await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() - publishedAt)));
     await down.close();

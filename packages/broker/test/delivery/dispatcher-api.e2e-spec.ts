@@ -69,9 +69,17 @@ describe('dispatcher API', () => {
   it.each([
     ['an invalid consumerId', definition('invalid+id')],
     ['a consumerId with a space', definition('has space')],
-    ...['http://h', 'http://h:8080/', 'http://h:8080/foo', 'http://user@h:8080', 'ftp://h:21', 'h:8080', 'http://h_x:8080', 'http://h:0', 'http://h:70000'].map(
-      (host) => [`host ${host}`, definition('x', host)] as [string, unknown],
-    ),
+    ...[
+      'http://h',
+      'http://h:8080/',
+      'http://h:8080/foo',
+      'http://user@h:8080',
+      'ftp://h:21',
+      'h:8080',
+      'http://h_x:8080',
+      'http://h:0',
+      'http://h:70000',
+    ].map((host) => [`host ${host}`, definition('x', host)] as [string, unknown]),
     ['a missing field', { consumerId: 'x', host: 'http://h:1' }],
     ['both host and hosts', { consumerId: 'x', host: 'http://h:1', hosts: ['http://h:2'], pattern: 'a' }],
     ['an empty patterns list', { consumerId: 'x', patterns: [] }],

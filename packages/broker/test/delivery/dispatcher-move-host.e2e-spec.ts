@@ -19,7 +19,11 @@ describe('moving a consumer to a new host mid-stream', () => {
     oldHost.reply = () => ({ ackAfterMs: 15 });
     broker = await startBroker({ delivery: FAST_BACKOFF });
     await addDispatcher(broker, 'billing', oldHost.url, 'order.*');
-    await publishAll(broker, 'order.created', range(150).map((n) => ({ n })));
+    await publishAll(
+      broker,
+      'order.created',
+      range(150).map((n) => ({ n })),
+    );
 
     await oldHost.waitFor(() => oldHost.received.length >= 40);
     const moved = await broker.request('PUT', '/mmmq/dispatchers/billing', { host: newHost.url, pattern: 'order.*' });

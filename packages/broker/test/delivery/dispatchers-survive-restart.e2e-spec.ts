@@ -30,7 +30,10 @@ describe('dispatcher changes', () => {
   it('given in code are merged into dispatchers.json at boot, replacing entries with the same id', async () => {
     const broker = await startBroker({
       persistence: { rootDir },
-      dispatchers: [{ consumerId: 'c', host: 'http://code:9', pattern: 'code.*' }, { consumerId: 'd', host: 'http://d:1', pattern: '**' }],
+      dispatchers: [
+        { consumerId: 'c', host: 'http://code:9', pattern: 'code.*' },
+        { consumerId: 'd', host: 'http://d:1', pattern: '**' },
+      ],
     });
     try {
       const listed = (await broker.request('GET', '/mmmq/dispatchers')).body;

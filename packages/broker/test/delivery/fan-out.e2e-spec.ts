@@ -9,7 +9,11 @@ describe('fan-out to three dispatchers', () => {
   beforeAll(async () => {
     for (const consumer of Object.values(consumers)) await consumer.start();
     broker = await startBroker({ delivery: FAST_BACKOFF });
-    await publishAll(broker, 'order.created', range(5).map((n) => ({ n })));
+    await publishAll(
+      broker,
+      'order.created',
+      range(5).map((n) => ({ n })),
+    );
     await addDispatcher(broker, 'orders', consumers.orders.url, 'order.*');
     await addDispatcher(broker, 'created', consumers.created.url, 'order.created');
     await addDispatcher(broker, 'all', consumers.all.url, '**');
@@ -20,9 +24,21 @@ describe('fan-out to three dispatchers', () => {
   });
 
   it('delivers every matching topic to each dispatcher, in order per topic, including topics created later', async () => {
-    await publishAll(broker, 'order.cancelled', range(5).map((n) => ({ n })));
-    await publishAll(broker, 'payment.done', range(5).map((n) => ({ n })));
-    await publishAll(broker, 'order.created', range(5, 5).map((n) => ({ n })));
+    await publishAll(
+      broker,
+      'order.cancelled',
+      range(5).map((n) => ({ n })),
+    );
+    await publishAll(
+      broker,
+      'payment.done',
+      range(5).map((n) => ({ n })),
+    );
+    await publishAll(
+      broker,
+      'order.created',
+      range(5, 5).map((n) => ({ n })),
+    );
 
     await consumers.orders.waitFor(() => consumers.orders.received.length === 15);
     await consumers.created.waitFor(() => consumers.created.received.length === 10);

@@ -22,7 +22,7 @@ describe('a hostile topic pattern', () => {
   });
   afterEach(() => rm(rootDir, { recursive: true, force: true }));
 
-  it("is refused by POST /mmmq/dispatchers with 400 naming the wildcard maximum, and publishing stays prompt", async () => {
+  it('is refused by POST /mmmq/dispatchers with 400 naming the wildcard maximum, and publishing stays prompt', async () => {
     const broker = await startBroker({ persistence: { rootDir } });
     try {
       const refused = await broker.request('POST', '/mmmq/dispatchers', dispatcher('hostile', HOSTILE_PATTERN));

@@ -17,7 +17,11 @@ describe('a hung consumer', () => {
     consumer.reply = () => (hanging ? 'hang' : 'ACK');
     broker = await startBroker({ delivery: { timeoutMs: 500, backoff: { initialMs: 100, maxMs: 200 } } });
     await addDispatcher(broker, 'billing', consumer.url, 'order.*');
-    await publishAll(broker, 'order.created', range(3).map((n) => ({ n })));
+    await publishAll(
+      broker,
+      'order.created',
+      range(3).map((n) => ({ n })),
+    );
 
     await consumer.waitFor(() => consumer.received.length >= 2);
     const [subscription] = (await broker.request('GET', '/mmmq/subscriptions')).body;

@@ -21,7 +21,11 @@ describe('a consumer that always NACKs one message', () => {
   });
 
   it('is tried 4 times, dead-lettered with its headers, the next messages flow, and redrive delivers it again', async () => {
-    await publishAll(broker, 'order.created', range(5).map((n) => ({ n })));
+    await publishAll(
+      broker,
+      'order.created',
+      range(5).map((n) => ({ n })),
+    );
     await consumer.waitFor(() => consumer.received.filter((d) => !isPoison(d.body.content)).length === 4);
 
     const poison = consumer.received.filter((delivery) => isPoison(delivery.body.content));

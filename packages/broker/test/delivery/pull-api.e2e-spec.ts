@@ -21,7 +21,11 @@ describe('the pull API', () => {
   const setUp = async (count: number, settings: Record<string, unknown> = {}) => {
     const topic = `order.t${id}`;
     await consumer.register({ pattern: topic, ...settings });
-    await publishAll(broker, topic, range(count).map((n) => ({ n })));
+    await publishAll(
+      broker,
+      topic,
+      range(count).map((n) => ({ n })),
+    );
     await subscribed(topic);
     return topic;
   };
@@ -79,7 +83,11 @@ describe('the pull API', () => {
     expect(next).toMatchObject({ offset: 1, deliveryCount: 1 });
     await waitUntil(async () => (await deadLetters(consumer.consumerId)).length === 1, 'the dead letter');
     const [letter] = await deadLetters(consumer.consumerId);
-    expect(letter.headers).toMatchObject({ [DeadLetterHeaders.ORIGINAL_TOPIC]: topic, [DeadLetterHeaders.REASON]: 'MAX_DELIVERIES', [DeadLetterHeaders.ATTEMPTS]: 2 });
+    expect(letter.headers).toMatchObject({
+      [DeadLetterHeaders.ORIGINAL_TOPIC]: topic,
+      [DeadLetterHeaders.REASON]: 'MAX_DELIVERIES',
+      [DeadLetterHeaders.ATTEMPTS]: 2,
+    });
     const history = JSON.parse(String(letter.headers[DeadLetterHeaders.DELIVERIES]));
     expect(history.map((attempt: { outcome: string }) => attempt.outcome)).toEqual(['LEASE_EXPIRED', 'LEASE_EXPIRED']);
   });
@@ -100,7 +108,10 @@ describe('the pull API', () => {
     }
     expect(await consumer.nack([message.lease])).toEqual({ settled: 1, lost: [] });
     await waitUntil(async () => (await deadLetters(consumer.consumerId)).length === 1, 'the dead letter');
-    expect((await deadLetters(consumer.consumerId))[0].headers).toMatchObject({ [DeadLetterHeaders.REASON]: 'NACK', [DeadLetterHeaders.ATTEMPTS]: 4 });
+    expect((await deadLetters(consumer.consumerId))[0].headers).toMatchObject({
+      [DeadLetterHeaders.REASON]: 'NACK',
+      [DeadLetterHeaders.ATTEMPTS]: 4,
+    });
     expect(await consumer.fetch()).toEqual([]);
   });
 
@@ -109,21 +120,32 @@ describe('the pull API', () => {
     const [message] = await consumer.fetch();
     expect(await consumer.terminate([message.lease], 'cannot parse the order')).toEqual({ settled: 1, lost: [] });
     const [letter] = await deadLetters(consumer.consumerId);
-    expect(letter.headers).toMatchObject({ [DeadLetterHeaders.REASON]: 'TERMINATED', [DeadLetterHeaders.LAST_ERROR]: 'cannot parse the order' });
+    expect(letter.headers).toMatchObject({
+      [DeadLetterHeaders.REASON]: 'TERMINATED',
+      [DeadLetterHeaders.LAST_ERROR]: 'cannot parse the order',
+    });
     expect((await consumer.fetch())[0].offset).toBe(1);
   });
 
   it('extend keeps a lease past its first deadline; acks by offset and by id settle too', async () => {
     await setUp(3);
     const fetched = await consumer.fetch({ max: 3, ackTimeoutMs: 1000 });
-    expect(await consumer.extend(fetched.map((message) => message.lease), 10_000)).toEqual({ extended: 3, lost: [] });
+    expect(
+      await consumer.extend(
+        fetched.map((message) => message.lease),
+        10_000,
+      ),
+    ).toEqual({ extended: 3, lost: [] });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await consumer.fetch()).toEqual([]);
     const [byLease, byOffset, byId] = fetched;
-    expect(await consumer.ack([byLease.lease, { topic: byOffset.topic, offset: byOffset.offset }, { id: byId.id }])).toEqual({ settled: 3, lost: [] });
+    expect(await consumer.ack([byLease.lease, { topic: byOffset.topic, offset: byOffset.offset }, { id: byId.id }])).toEqual({
+      settled: 3,
+      lost: [],
+    });
   });
 
-  it('recover gives a member\'s messages back at once, marked redelivered', async () => {
+  it("recover gives a member's messages back at once, marked redelivered", async () => {
     await setUp(2);
     await consumer.fetch({ max: 2, member: 'worker-1' });
     expect(await consumer.recover('worker-1')).toEqual({ released: 2 });

@@ -13,8 +13,13 @@ export class PullClient {
 
   /** Registers the consumer without a host (pull only). */
   async register(settings: Record<string, unknown> = {}): Promise<void> {
-    const response = await this.broker.request('POST', '/mmmq/dispatchers', { consumerId: this.consumerId, pattern: 'order.*', ...settings });
-    if (response.status !== 201 && response.status !== 200) throw new Error(`register: ${response.status} ${JSON.stringify(response.body)}`);
+    const response = await this.broker.request('POST', '/mmmq/dispatchers', {
+      consumerId: this.consumerId,
+      pattern: 'order.*',
+      ...settings,
+    });
+    if (response.status !== 201 && response.status !== 200)
+      throw new Error(`register: ${response.status} ${JSON.stringify(response.body)}`);
   }
 
   async fetch(request: Record<string, unknown> = {}): Promise<Fetched[]> {

@@ -14,7 +14,8 @@ describe('push targets (SSRF policy)', () => {
     let broker: BrokerApp;
     const resolver = new FakeResolver();
     const onDisk = () => readFileSync(join(broker.rootDir, 'dispatchers.json'), 'utf8');
-    const register = (host: string, consumerId = 'probe') => broker.request('POST', '/mmmq/dispatchers', { consumerId, host, pattern: '**' });
+    const register = (host: string, consumerId = 'probe') =>
+      broker.request('POST', '/mmmq/dispatchers', { consumerId, host, pattern: '**' });
 
     beforeAll(async () => {
       resolver.records.set('rebind.test', ['169.254.169.254']);
@@ -82,7 +83,8 @@ describe('push targets (SSRF policy)', () => {
     resolver.records.set('intranet.test', ['10.20.30.40']);
     const broker = await startBrokerWithDns({ delivery: { allowedNetworks: ['loopback', '10.0.0.0/8'] } }, resolver);
     try {
-      const register = (consumerId: string, host: string) => broker.request('POST', '/mmmq/dispatchers', { consumerId, host, pattern: '**' });
+      const register = (consumerId: string, host: string) =>
+        broker.request('POST', '/mmmq/dispatchers', { consumerId, host, pattern: '**' });
       expect((await register('ten', 'http://10.1.2.3:8080')).status).toBe(201);
       expect((await register('ten-name', 'http://intranet.test:8080')).status).toBe(201);
       expect((await register('local', 'http://127.0.0.1:8080')).status).toBe(201);

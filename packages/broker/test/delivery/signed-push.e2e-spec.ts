@@ -39,7 +39,8 @@ describe('signed push deliveries', () => {
       pattern: 'order.*',
       ...fields,
     });
-  const subscription = async () => (await broker.request('GET', '/mmmq/subscriptions')).body.find((row: any) => row.consumerId === 'billing');
+  const subscription = async () =>
+    (await broker.request('GET', '/mmmq/subscriptions')).body.find((row: any) => row.consumerId === 'billing');
   const verify = (request: { headers: Record<string, unknown>; raw: Buffer }, secrets = [SECRET]) =>
     verifyWebhook(
       secrets,
@@ -72,7 +73,9 @@ describe('signed push deliveries', () => {
         expect(JSON.stringify(shown.body)).not.toContain(SECRET.reveal().slice(6));
       }
       const file = join(broker.rootDir, 'dispatchers.json');
-      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([expect.objectContaining({ consumerId: 'billing', signingSecret: SECRET.reveal() })]);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([
+        expect.objectContaining({ consumerId: 'billing', signingSecret: SECRET.reveal() }),
+      ]);
       expect(statSync(file).mode & 0o777).toBe(0o600);
 
       const unsigned = await register({}, 'PUT');
@@ -137,7 +140,9 @@ describe('signed push deliveries', () => {
       await waitUntil(async () => (await subscription())?.stats.unauthorized >= 4, 'four refused pushes');
       const refused = await subscription();
       expect(refused).toMatchObject({ state: 'unauthorized', lag: 1 });
-      expect(refused.stats.lastError).toBe(`Delivery to billing at ${consumer.url}/mmmq/messages failed: HTTP 401: No v1 signature matches`);
+      expect(refused.stats.lastError).toBe(
+        `Delivery to billing at ${consumer.url}/mmmq/messages failed: HTTP 401: No v1 signature matches`,
+      );
       expect(logs.errors('refuses the pushes as unauthorized')).toHaveLength(1);
       expect(logs.errors('refuses the pushes as unauthorized')[0].message).toContain('order.created → billing');
       expect(logs.lines.filter((line) => line.level === 'warn' && line.message.includes('401'))).toHaveLength(0);
@@ -145,7 +150,11 @@ describe('signed push deliveries', () => {
       accept = true;
       await waitUntil(async () => (await subscription()).lag === 0, 'the backlog acknowledged');
       expect(await subscription()).toMatchObject({ state: 'active' });
-      expect(logs.lines.some((line) => line.message.includes('order.created → billing (') && line.message.includes('): the consumer accepts the pushes again'))).toBe(true);
+      expect(
+        logs.lines.some(
+          (line) => line.message.includes('order.created → billing (') && line.message.includes('): the consumer accepts the pushes again'),
+        ),
+      ).toBe(true);
     });
   });
 

@@ -152,7 +152,9 @@ class Run {
     expect(Number.isFinite(ledger.nextDue() ?? 0)).toBe(true);
     const snapshot = ledger.snapshot();
     const expected = model.snapshot();
-    expect({ ...snapshot, settled: settledOffsets(snapshot), counts: [...snapshot.counts].sort((a, b) => a.offset - b.offset) }).toEqual(expected);
+    expect({ ...snapshot, settled: settledOffsets(snapshot), counts: [...snapshot.counts].sort((a, b) => a.offset - b.offset) }).toEqual(
+      expected,
+    );
   }
 
   /** A crash: a new ledger from the snapshot (through its bytes) reads `readmit` of the log's entries again (all: Infinity). */

@@ -92,7 +92,10 @@ describe('the delivery ledger snapshot', () => {
     ledger.release(slots[7], NACK, 0);
     expect(ledger.snapshot()).toEqual({
       cursor: 0,
-      settled: [[1, 3], [4, 5]],
+      settled: [
+        [1, 3],
+        [4, 5],
+      ],
       counts: [
         { offset: 3, deliveries: 2, nacks: 1 },
         { offset: 5, deliveries: 2, nacks: 0 },
@@ -125,8 +128,14 @@ describe('the delivery ledger snapshot', () => {
 describe('a ledger restored from a snapshot', () => {
   const snapshot = {
     cursor: 10,
-    settled: [[11, 13], [15, 16]] as Array<[number, number]>,
-    counts: [{ offset: 13, deliveries: 3, nacks: 1 }, { offset: 20, deliveries: 4, nacks: 0 }],
+    settled: [
+      [11, 13],
+      [15, 16],
+    ] as Array<[number, number]>,
+    counts: [
+      { offset: 13, deliveries: 3, nacks: 1 },
+      { offset: 20, deliveries: 4, nacks: 0 },
+    ],
     deliveredMark: 15,
   };
 
@@ -145,7 +154,14 @@ describe('a ledger restored from a snapshot', () => {
 
   it('keeps what it has not read yet in its own snapshot', () => {
     const ledger = ledgerOf(2, snapshot);
-    expect(ledger.snapshot()).toEqual({ ...snapshot, settled: [[11, 12], [12, 13], [15, 16]] });
+    expect(ledger.snapshot()).toEqual({
+      ...snapshot,
+      settled: [
+        [11, 12],
+        [12, 13],
+        [15, 16],
+      ],
+    });
     expect(ledgerOf(0, snapshot).snapshot()).toEqual(snapshot);
   });
 

@@ -21,17 +21,34 @@ describe('DispatchersFile', () => {
   });
 
   it('reads hosts given as URL strings or objects and writes them back as objects, in order', async () => {
-    writeFileSync(
-      path(),
-      JSON.stringify([entry('b'), entry('a', { protocol: 'https', address: 'h', port: 8443 }, 'order.created')]),
-    );
+    writeFileSync(path(), JSON.stringify([entry('b'), entry('a', { protocol: 'https', address: 'h', port: 8443 }, 'order.created')]));
     const file = new DispatchersFile(dir());
     const definitions = await file.load();
     expect(definitions.map((definition) => definition.consumerId)).toEqual(['b', 'a']);
     await file.save(definitions);
     expect(JSON.parse(readFileSync(path(), 'utf8'))).toEqual([
-      { consumerId: 'b', host: { protocol: 'HTTP', address: 'consumer-host', port: 8080 }, pattern: 'order.*', startFrom: 'earliest', batchSize: 1, maxInFlight: 1, maxDeliveries: 16, ackTimeoutMs: 30000, exclusive: false },
-      { consumerId: 'a', host: { protocol: 'HTTPS', address: 'h', port: 8443 }, pattern: 'order.created', startFrom: 'earliest', batchSize: 1, maxInFlight: 1, maxDeliveries: 16, ackTimeoutMs: 30000, exclusive: false },
+      {
+        consumerId: 'b',
+        host: { protocol: 'HTTP', address: 'consumer-host', port: 8080 },
+        pattern: 'order.*',
+        startFrom: 'earliest',
+        batchSize: 1,
+        maxInFlight: 1,
+        maxDeliveries: 16,
+        ackTimeoutMs: 30000,
+        exclusive: false,
+      },
+      {
+        consumerId: 'a',
+        host: { protocol: 'HTTPS', address: 'h', port: 8443 },
+        pattern: 'order.created',
+        startFrom: 'earliest',
+        batchSize: 1,
+        maxInFlight: 1,
+        maxDeliveries: 16,
+        ackTimeoutMs: 30000,
+        exclusive: false,
+      },
     ]);
   });
 
@@ -43,7 +60,11 @@ describe('DispatchersFile', () => {
     ['an invalid consumerId', JSON.stringify([entry('bad id!')]), /entry 0: .*consumer/i],
     ['an unknown protocol', JSON.stringify([entry('a', 'ftp://h:21')]), /entry 0: /],
     ['a host without a port', JSON.stringify([entry('a', 'http://h')]), /entry 0: /],
-    ['maxInFlight above 16', JSON.stringify([{ ...entry('a'), maxInFlight: 17 }]), /entry 0: maxInFlight must be an integer from 1 to 16, got 17/],
+    [
+      'maxInFlight above 16',
+      JSON.stringify([{ ...entry('a'), maxInFlight: 17 }]),
+      /entry 0: maxInFlight must be an integer from 1 to 16, got 17/,
+    ],
     ['a blank pattern', JSON.stringify([entry('a', 'http://h:1', '  ')]), /entry 0: /],
     ['an unknown field', JSON.stringify([{ ...entry('a'), extra: 1 }]), /entry 0: unknown field\(s\) extra/],
     ['a missing field', JSON.stringify([{ consumerId: 'a', host: 'http://h:1' }]), /entry 0: missing field pattern/],

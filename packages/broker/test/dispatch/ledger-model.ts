@@ -101,7 +101,9 @@ export class LedgerModel {
   /** When leases end and delays not over at `now` will be (a push lease never ends here). */
   dueTimes(now: number): number[] {
     const leases = this.offsetsIn('LEASED').map((offset) => this.slots.get(offset)!.deadline);
-    const delays = this.offsetsIn('DELAYED').map((offset) => this.slots.get(offset)!.availableAt).filter((at) => at > now);
+    const delays = this.offsetsIn('DELAYED')
+      .map((offset) => this.slots.get(offset)!.availableAt)
+      .filter((at) => at > now);
     return [...leases, ...delays].filter(Number.isFinite);
   }
 

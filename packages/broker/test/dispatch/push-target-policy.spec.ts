@@ -1,6 +1,11 @@
 import { Host } from '@mmmq/core';
 import { AddressClass, classifyAddress, legacyIPv4 } from '../../src/dispatch/address-class';
-import { DEFAULT_PUSH_ALLOWED_NETWORKS, parseAllowedNetwork, PushTargetPolicy, PushTargetRefusedError } from '../../src/dispatch/push-target-policy';
+import {
+  DEFAULT_PUSH_ALLOWED_NETWORKS,
+  parseAllowedNetwork,
+  PushTargetPolicy,
+  PushTargetRefusedError,
+} from '../../src/dispatch/push-target-policy';
 
 describe('classifyAddress', () => {
   it.each<[string, AddressClass]>([
@@ -176,9 +181,15 @@ describe('PushTargetPolicy', () => {
   describe('judges hosts without DNS', () => {
     const policy = new PushTargetPolicy();
 
-    it.each(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal', 'x.metadata.google.internal'])(
-      'refuses the metadata name %s',
-      (name) => expect(policy.refusalOfHost(host(name))).toBe(`${name} names a cloud metadata service; pushes there are always refused`),
+    it.each([
+      'metadata.google.internal',
+      'metadata.goog',
+      'metadata',
+      'instance-data',
+      'instance-data.ec2.internal',
+      'x.metadata.google.internal',
+    ])('refuses the metadata name %s', (name) =>
+      expect(policy.refusalOfHost(host(name))).toBe(`${name} names a cloud metadata service; pushes there are always refused`),
     );
 
     it.each([

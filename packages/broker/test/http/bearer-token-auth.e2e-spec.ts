@@ -37,7 +37,11 @@ describe.each(HTTP_PLATFORMS)('on %s, a broker with tokens serves only what each
   afterAll(() => broker.close());
 
   it('answers 401 with a Bearer challenge to a request without a token, from loopback too', async () => {
-    for (const [method, path] of [['POST', '/mmmq/messages'], ['GET', '/mmmq/dispatchers'], ['GET', '/mmmq/subscriptions']]) {
+    for (const [method, path] of [
+      ['POST', '/mmmq/messages'],
+      ['GET', '/mmmq/dispatchers'],
+      ['GET', '/mmmq/subscriptions'],
+    ]) {
       const answer = await send(method, path, undefined, method === 'POST' ? { topic: 'order.created', content: 1 } : undefined);
       expect(answer.status).toBe(401);
       expect(answer.headers['www-authenticate']).toBe('Bearer realm="mmmq"');

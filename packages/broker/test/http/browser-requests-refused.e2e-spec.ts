@@ -25,7 +25,10 @@ describe.each(HTTP_PLATFORMS)('on %s, a web page cannot drive a broker through a
 
   it('refuses a cross-origin text/plain publish and dispatcher registration with 403, naming the origin', async () => {
     const headers = ['Content-Type: text/plain', 'Origin: http://evil.example'];
-    for (const [path, body] of [['/mmmq/messages', PUBLISH], ['/mmmq/dispatchers', DISPATCHER]]) {
+    for (const [path, body] of [
+      ['/mmmq/messages', PUBLISH],
+      ['/mmmq/dispatchers', DISPATCHER],
+    ]) {
       const answer = await send('POST', path, headers, body);
       expect(answer.status).toBe(403);
       expect(answer.json).toEqual({
@@ -63,7 +66,10 @@ describe.each(HTTP_PLATFORMS)('on %s, a web page cannot drive a broker through a
   it.each(['evil.example', 'evil.example:8080', 'rebind.127.0.0.1.nip.io'])(
     'refuses the DNS-rebinding Host %s with 421 on reads and writes, naming it and http.allowedHosts',
     async (host) => {
-      for (const [method, path, body] of [['GET', '/mmmq/dispatchers', ''], ['POST', '/mmmq/messages', PUBLISH]]) {
+      for (const [method, path, body] of [
+        ['GET', '/mmmq/dispatchers', ''],
+        ['POST', '/mmmq/messages', PUBLISH],
+      ]) {
         const answer = await send(method, path, [`Host: ${host}`, 'Content-Type: application/json'], body);
         expect(answer.status).toBe(421);
         expect(answer.json.message).toMatch(/^Host ".*" is not served by this broker.*http\.allowedHosts/);

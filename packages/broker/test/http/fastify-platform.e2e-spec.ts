@@ -56,7 +56,15 @@ describe('the broker on @nestjs/platform-fastify', () => {
   });
 
   it('serves batches and the dispatcher API', async () => {
-    const batch = await post('/mmmq/messages/batch', JSON.stringify({ messages: [{ topic: 'b', content: 1 }, { topic: 'b', content: 2 }] }));
+    const batch = await post(
+      '/mmmq/messages/batch',
+      JSON.stringify({
+        messages: [
+          { topic: 'b', content: 1 },
+          { topic: 'b', content: 2 },
+        ],
+      }),
+    );
     expect(batch.body.messages).toEqual([expect.objectContaining({ offset: 0 }), expect.objectContaining({ offset: 1 })]);
     const created = await post('/mmmq/dispatchers', JSON.stringify({ consumerId: 'c', host: 'http://h:1', pattern: 'b' }));
     expect(created.status).toBe(201);

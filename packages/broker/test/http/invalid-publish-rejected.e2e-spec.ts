@@ -33,11 +33,7 @@ const BATCH: [string, string, RegExp][] = [
   ['no messages array', '{"topic":"orders","content":1}', /\{"messages"/],
   ['an empty batch', '{"messages":[]}', /at least one/],
   ['too many messages', JSON.stringify({ messages: Array(1001).fill({ topic: 'orders', content: 1 }) }), /1000/],
-  [
-    'a bad topic in the batch',
-    '{"messages":[{"topic":"orders","content":1},{"topic":"a/b","content":1}]}',
-    /^messages\[1\]: .*"a\/b"/,
-  ],
+  ['a bad topic in the batch', '{"messages":[{"topic":"orders","content":1},{"topic":"a/b","content":1}]}', /^messages\[1\]: .*"a\/b"/],
   ['batch content nested too deep', `{"messages":[{"topic":"orders","content":${nested(65)}}]}`, /deeper/],
 ];
 

@@ -51,10 +51,7 @@ describe('POST /mmmq/messages/batch commits all its messages together', () => {
   });
 
   it('refuses the whole batch when one message is invalid, saying which', async () => {
-    const response = await broker.post(
-      '/mmmq/messages/batch',
-      '{"messages":[{"topic":"orders","content":1},{"topic":"orders"}]}',
-    );
+    const response = await broker.post('/mmmq/messages/batch', '{"messages":[{"topic":"orders","content":1},{"topic":"orders"}]}');
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/^messages\[1\]: .*"content"/);
     expect(broker.topics.get('orders')?.tailOffset).toBe(5);

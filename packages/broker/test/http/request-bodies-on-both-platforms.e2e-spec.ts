@@ -75,8 +75,7 @@ const ROWS: Row[] = [
   },
   {
     name: 'more than 2,000 headers, which Node would otherwise cut off with Content-Type and Content-Length',
-    request: (route) =>
-      withBody(route, [...Array.from({ length: 2000 }, (_, i) => `X-${i}: 1`), JSON_TYPE], route.validBody()),
+    request: (route) => withBody(route, [...Array.from({ length: 2000 }, (_, i) => `X-${i}: 1`), JSON_TYPE], route.validBody()),
     expected: () => ({ status: 431, message: /more than 2000 header fields/ }),
   },
   {

@@ -27,9 +27,7 @@ function spell(value: unknown, space: () => string, escape: () => boolean): stri
   const pad = (text: string) => space() + text + space();
   if (Array.isArray(value)) return pad(`[${value.map((item) => spell(item, space, escape)).join(',')}${space()}]`);
   if (value !== null && typeof value === 'object') {
-    const members = Object.entries(value).map(
-      ([key, item]) => `${pad(spellString(key, escape))}:${spell(item, space, escape)}`,
-    );
+    const members = Object.entries(value).map(([key, item]) => `${pad(spellString(key, escape))}:${spell(item, space, escape)}`);
     return pad(`{${members.join(',')}${space()}}`);
   }
   if (typeof value === 'string') return pad(spellString(value, escape));

@@ -16,8 +16,7 @@ describe('message envelope', () => {
       content: Buffer.from('{ "a" : 1 }'),
     });
     expect(payload.toString()).toBe(
-      '{"id":"m-1","topic":"order.created","publishedAt":1700000000000,' +
-        '"headers":{"priority":5,"vip":true},"content":{ "a" : 1 }}',
+      '{"id":"m-1","topic":"order.created","publishedAt":1700000000000,' + '"headers":{"priority":5,"vip":true},"content":{ "a" : 1 }}',
     );
   });
 

@@ -2,9 +2,7 @@ import { InvalidMessageError, InvalidTopicError } from '@mmmq/core';
 import { resolveBrokerOptions } from '../../src/mmmq-broker-options.resolver';
 import { PublishRequestParser } from '../../src/publish/publish-request.parser';
 
-const parser = new PublishRequestParser(
-  resolveBrokerOptions({ http: { maxBodyBytes: 1024, maxJsonDepth: 3, maxBatchMessages: 2 } }).http,
-);
+const parser = new PublishRequestParser(resolveBrokerOptions({ http: { maxBodyBytes: 1024, maxJsonDepth: 3, maxBatchMessages: 2 } }).http);
 const bytes = (text: string) => Buffer.from(text);
 const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 
@@ -25,9 +23,7 @@ describe('PublishRequestParser', () => {
   });
 
   it("accepts the Java producer's topic object", () => {
-    expect(parser.parseSingle(bytes('{"topic":{"name":"order.created"},"content":{}}')).topic.name).toBe(
-      'order.created',
-    );
+    expect(parser.parseSingle(bytes('{"topic":{"name":"order.created"},"content":{}}')).topic.name).toBe('order.created');
   });
 
   it('reads field names the way JSON.parse does, escapes and repeats included', () => {

@@ -108,7 +108,10 @@ describe('RawBodyReader', () => {
     [{ 'content-type': 'application/json; charset=iso-8859-1' }, /must be UTF-8/],
   ])('refuses a body sent with %j as an unsupported media type', async (headers, message) => {
     server = await serve();
-    expect(await send(server.port, ['{}'], headers)).toEqual({ error: 'UnsupportedContentTypeError', message: expect.stringMatching(message) });
+    expect(await send(server.port, ['{}'], headers)).toEqual({
+      error: 'UnsupportedContentTypeError',
+      message: expect.stringMatching(message),
+    });
   });
 
   it('refuses a request without a body as a bad request, whatever its type', async () => {

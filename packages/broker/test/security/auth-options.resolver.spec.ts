@@ -36,13 +36,22 @@ describe('resolveAuthOptions', () => {
     [{ tokens: [{ token: TOKEN }] }, /^auth\.tokens\[0\]\.roles must be a non-empty array of publish, consume, admin$/],
     [{ tokens: [{ token: TOKEN, roles: [] }] }, /^auth\.tokens\[0\]\.roles must be a non-empty array/],
     [{ tokens: [{ token: TOKEN, roles: ['root'] }] }, /^auth\.tokens\[0\]\.roles holds "root"; the roles are publish, consume, admin$/],
-    [{ tokens: [{ token: TOKEN, roles: ['consume'], topics: ['a'] }] }, /^auth\.tokens\[0\]\.topics limits publishing, but the token has neither/],
+    [
+      { tokens: [{ token: TOKEN, roles: ['consume'], topics: ['a'] }] },
+      /^auth\.tokens\[0\]\.topics limits publishing, but the token has neither/,
+    ],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: [] }] }, /^auth\.tokens\[0\]\.topics must be a non-empty array/],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: ['a..b'] }] }, /^auth\.tokens\[0\]\.topics\[0\]: Topic pattern/],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], name: ' ' }] }, /^auth\.tokens\[0\]\.name must be a non-blank string$/],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], secret: 1 }] }, /^auth\.tokens\[0\] has an unknown field "secret"/],
     [
-      { tokens: [{ token: TOKEN, roles: ['publish'] }, { token: 'another-token-0123', roles: ['admin'] }, { token: TOKEN, roles: ['admin'] }] },
+      {
+        tokens: [
+          { token: TOKEN, roles: ['publish'] },
+          { token: 'another-token-0123', roles: ['admin'] },
+          { token: TOKEN, roles: ['admin'] },
+        ],
+      },
       /^auth\.tokens\[2\] repeats the token of auth\.tokens\[0\]$/,
     ],
   ])('refuses %j, naming the entry and never quoting a token', (auth, message) => {

@@ -58,7 +58,9 @@ describe('Authenticator', () => {
       const publisher = authenticator.authenticate(PUBLISHER, '127.0.0.1', HINT);
       expect(() => publisher.assertMayPublish([Topic.of('order.created')])).not.toThrow();
       expect(() => publisher.assertMayPublish([Topic.of('order.created'), Topic.of('audit.log')])).toThrow(AccessDeniedError);
-      expect(() => publisher.assertMayPublish([Topic.of('audit.log')])).toThrow(/orders may not publish to audit\.log; it may publish to order\.\*/);
+      expect(() => publisher.assertMayPublish([Topic.of('audit.log')])).toThrow(
+        /orders may not publish to audit\.log; it may publish to order\.\*/,
+      );
       expect(() => publisher.assertHas('consume')).toThrow(/The token orders lacks the consume role \(it has publish\)/);
     });
   });

@@ -77,7 +77,10 @@ describe('CheckpointFile', () => {
   describe('holding a subscription snapshot', () => {
     const snapshot = {
       cursor: 3,
-      settled: [[5, 7], [9, 10]] as Array<[number, number]>,
+      settled: [
+        [5, 7],
+        [9, 10],
+      ] as Array<[number, number]>,
       counts: [{ offset: 4, deliveries: 3, nacks: 1 }],
       deliveredMark: 12,
     };

@@ -59,12 +59,22 @@ export function useCrashScenario(): CrashScenario {
 export async function writeHistory({ container, ledger, queues }: CrashScenario): Promise<void> {
   const [alpha, beta, gamma] = queues;
   await ledger.fill(queues, 3);
-  await ledger.commit([[alpha, ledger.next('alpha', 2)], [beta, ledger.next('beta', 1)], [gamma, ledger.next('gamma', 3)]]);
+  await ledger.commit([
+    [alpha, ledger.next('alpha', 2)],
+    [beta, ledger.next('beta', 1)],
+    [gamma, ledger.next('gamma', 3)],
+  ]);
   await container.journal.flush();
   await Promise.all([
-    ledger.commit([[alpha, ledger.next('alpha', 1)], [gamma, ledger.next('gamma', 2)]]),
+    ledger.commit([
+      [alpha, ledger.next('alpha', 1)],
+      [gamma, ledger.next('gamma', 2)],
+    ]),
     ledger.commit([[beta, ledger.next('beta', 2)]]),
-    ledger.commit([[beta, ledger.next('beta', 1)], [alpha, ledger.next('alpha', 3)]]),
+    ledger.commit([
+      [beta, ledger.next('beta', 1)],
+      [alpha, ledger.next('alpha', 3)],
+    ]),
   ]);
   await ledger.fill([gamma, alpha], 2);
 }

@@ -53,7 +53,7 @@ export function writeJournalFile(dir: string, firstSeq: number, content: readonl
 export function recordRegions(path: string): Array<{ start: number; end: number }> {
   const bytes = readFileSync(path);
   const regions: Array<{ start: number; end: number }> = [];
-  for (let start = JOURNAL_HEADER_BYTES; start + 4 <= bytes.length; ) {
+  for (let start = JOURNAL_HEADER_BYTES; start + 4 <= bytes.length;) {
     const end = start + 4 + bytes.readUInt32BE(start);
     if (end > bytes.length) break;
     regions.push({ start, end });

@@ -138,7 +138,8 @@ describe('journal crash points (a copy of the data directory taken inside the I/
     const crash = scenario.crash('flushed-mid-apply');
     losePower(crash, 'zeros', VOLATILE_FILES);
     const { topics } = await recoverState(crash.dir, TOPICS);
-    const summarize = (entries: string[]) => entries.map((entry) => (entry.length > 100 ? `${entry.length} bytes, ${entry === large ? 'intact' : 'altered'}` : entry));
+    const summarize = (entries: string[]) =>
+      entries.map((entry) => (entry.length > 100 ? `${entry.length} bytes, ${entry === large ? 'intact' : 'altered'}` : entry));
     expect(summarize(topics.beta)).toEqual(summarize(scenario.ledger.expected(TOPICS).beta));
     expect(topics.alpha).toEqual(['alpha#small']);
   });

@@ -8,7 +8,8 @@ import { CrashScenario, multiTopicGroup } from './crash-scenario';
 import { ioError } from './io-spy';
 
 /** The `.journal` files of the scenario's broker. */
-export const journalFiles = (scenario: CrashScenario) => readdirSync(join(scenario.dataDir, 'journal')).filter((name) => name.endsWith('.journal'));
+export const journalFiles = (scenario: CrashScenario) =>
+  readdirSync(join(scenario.dataDir, 'journal')).filter((name) => name.endsWith('.journal'));
 
 /** Makes the next journal fsync fail; the group it covers is NACKed and the journal refuses writes for a while. */
 export async function failOneJournalWrite(scenario: CrashScenario): Promise<void> {
@@ -22,7 +23,8 @@ export async function failOneJournalWrite(scenario: CrashScenario): Promise<void
 }
 
 /** When, during the creation of a new journal file, the crash copy is taken. */
-export type Moment = 'the new file is still empty' | 'half its header is written' | 'its header is written, not fsync' | 'no record is in it yet';
+export type Moment =
+  'the new file is still empty' | 'half its header is written' | 'its header is written, not fsync' | 'no record is in it yet';
 
 /** Arms a crash copy at `moment` of the next journal file created under `dir`. */
 export function crashWhileCreatingJournalFile(scenario: CrashScenario, dir: string, moment: Moment): () => Crash | undefined {
@@ -43,4 +45,9 @@ export function crashWhileCreatingJournalFile(scenario: CrashScenario, dir: stri
   return () => crash;
 }
 
-export const MOMENTS: Moment[] = ['the new file is still empty', 'half its header is written', 'its header is written, not fsync', 'no record is in it yet'];
+export const MOMENTS: Moment[] = [
+  'the new file is still empty',
+  'half its header is written',
+  'its header is written, not fsync',
+  'no record is in it yet',
+];

@@ -86,10 +86,16 @@ describe('replayAppend', () => {
     expect(await contents(chain)).toEqual(['a', 'ChecksumMismatchError', 'ChecksumMismatchError', 'd', 'e']);
     await expect(chain.read(1)).rejects.toBeInstanceOf(ChecksumMismatchError);
     const entries = await chain.readMany(0, 10);
-    expect(entries.map((entry) => (entry instanceof Error ? entry.name : String(entry)))).toEqual(['a', 'ChecksumMismatchError', 'ChecksumMismatchError', 'd', 'e']);
+    expect(entries.map((entry) => (entry instanceof Error ? entry.name : String(entry)))).toEqual([
+      'a',
+      'ChecksumMismatchError',
+      'ChecksumMismatchError',
+      'd',
+      'e',
+    ]);
   });
 
-  it('writes at the journal\'s offsets when a segment in the middle is missing: the gap before them keeps its places', async () => {
+  it("writes at the journal's offsets when a segment in the middle is missing: the gap before them keeps its places", async () => {
     // Found by the fault suite: segment 0 held 1 entry, a later segment 12..16, the journal record for 1..3 was
     // damaged; replaying 4..7 cut the later segment and must still land at 4, not at 1.
     await open(40);
@@ -104,7 +110,7 @@ describe('replayAppend', () => {
     expect(await contents(chain)).toEqual(['v0', ...Array(3).fill('ChecksumMismatchError'), 'v4', 'v5', 'v6', 'v7']);
   });
 
-  it('restarts the log at the journal\'s first offset when every segment before a later one is missing', async () => {
+  it("restarts the log at the journal's first offset when every segment before a later one is missing", async () => {
     writeSegmentAt(dir(), 3, ['x3', 'x4']);
     await open(40);
     await replayAppend(chain, appendOp('t', 0, ['m0', 'm1', 'm2', 'm3']));
@@ -128,7 +134,11 @@ describe('replayAppend', () => {
         const size = durable.get(path) ?? 0;
         const length = statSync(path).size;
         if (lostTail === 'cut') truncateSync(path, size);
-        else writeFileSync(path, Buffer.concat([readFileSync(path).subarray(0, size), Buffer.alloc(length - size, lostTail === 'zeros' ? 0 : 0xa7)]));
+        else
+          writeFileSync(
+            path,
+            Buffer.concat([readFileSync(path).subarray(0, size), Buffer.alloc(length - size, lostTail === 'zeros' ? 0 : 0xa7)]),
+          );
       }
       await open(40);
       await replayAppend(chain, unsynced);
@@ -146,9 +156,15 @@ describe('journal replay at boot', () => {
     const container = await bootContainer(join(dir(), 'broker'));
     const ledger = new Ledger(container);
     const [alpha, beta] = await Promise.all(['alpha', 'beta'].map((name) => container.getOrCreate(Topic.of(name))));
-    await ledger.commit([[alpha, ['a0', 'a1']], [beta, ['b0']]]);
+    await ledger.commit([
+      [alpha, ['a0', 'a1']],
+      [beta, ['b0']],
+    ]);
     await ledger.commit([[alpha, ['a2', 'a3']]]);
-    await ledger.commit([[alpha, ['a4']], [beta, ['b1']]]);
+    await ledger.commit([
+      [alpha, ['a4']],
+      [beta, ['b1']],
+    ]);
     const crash = crashCopy(join(dir(), 'broker'), join(dir(), 'crash'), spy);
     await container.onApplicationShutdown();
     losePower(crash, 'zeros');

@@ -21,8 +21,16 @@ describe('scanJournal', () => {
   const dir = useTempDir();
 
   it('returns every intact record of every file in sequence order, byte for byte', async () => {
-    writeJournalFile(dir(), 4, records(4, 6).map((r) => encodeRecord(r)));
-    writeJournalFile(dir(), 1, records(1, 3).map((r) => encodeRecord(r)));
+    writeJournalFile(
+      dir(),
+      4,
+      records(4, 6).map((r) => encodeRecord(r)),
+    );
+    writeJournalFile(
+      dir(),
+      1,
+      records(1, 3).map((r) => encodeRecord(r)),
+    );
     writeFileSync(join(dir(), 'notes.txt'), 'not a journal file');
     const scan = await scanJournal(dir());
     expect(scan.files.map((file) => file.firstSeq)).toEqual([1, 4]);
@@ -77,7 +85,11 @@ describe('scanJournal', () => {
     const frames = records(1, 3).map((r) => encodeRecord(r));
     const first = writeJournalFile(dir(), 1, frames);
     truncateSync(first, startOf(frames, 2) + 10);
-    writeJournalFile(dir(), 3, records(3, 4).map((r) => encodeRecord(r)));
+    writeJournalFile(
+      dir(),
+      3,
+      records(3, 4).map((r) => encodeRecord(r)),
+    );
     const scan = await scanJournal(dir());
     expect(seqs(scan.records)).toEqual([1, 2, 3, 4]);
     expect(scan.damage).toEqual([expect.stringContaining(first)]);
@@ -117,7 +129,11 @@ describe('scanJournal', () => {
   });
 
   it('passes over an empty or header-only last file (a rotation that crashed) without reporting damage', async () => {
-    writeJournalFile(dir(), 1, records(1, 2).map((r) => encodeRecord(r)));
+    writeJournalFile(
+      dir(),
+      1,
+      records(1, 2).map((r) => encodeRecord(r)),
+    );
     writeFileSync(join(dir(), journalFileName(3)), Buffer.alloc(0));
     const empty = await scanJournal(dir());
     expect(seqs(empty.records)).toEqual([1, 2]);
@@ -131,7 +147,11 @@ describe('scanJournal', () => {
 
   it('reports a file without a journal header that is not the last one, and reads the others', async () => {
     writeFileSync(join(dir(), journalFileName(1)), Buffer.from('not a journal at all, just bytes'));
-    writeJournalFile(dir(), 3, records(3, 4).map((r) => encodeRecord(r)));
+    writeJournalFile(
+      dir(),
+      3,
+      records(3, 4).map((r) => encodeRecord(r)),
+    );
     const scan = await scanJournal(dir());
     expect(seqs(scan.records)).toEqual([3, 4]);
     expect(scan.damage).toEqual([expect.stringContaining('no journal header')]);

@@ -47,7 +47,9 @@ interface Attempt {
 
 /** Entry ids by topic, from stored envelopes. */
 const idsOf = (topics: TopicContents): TopicContents =>
-  Object.fromEntries(Object.entries(topics).map(([topic, entries]) => [topic, entries.map((entry) => decodeEnvelope(Buffer.from(entry)).id as string)]));
+  Object.fromEntries(
+    Object.entries(topics).map(([topic, entries]) => [topic, entries.map((entry) => decodeEnvelope(Buffer.from(entry)).id as string)]),
+  );
 
 describe('journal and topic write failures NACK exactly the groups they cover', () => {
   const dir = useTempDir();
@@ -104,11 +106,13 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
         second = Buffer.from(bytes);
         armed = true;
         if (injection.at === 'journal write') return fail('write');
-        if (injection.at === 'journal write, after part of the record') return proceed(bytes.subarray(0, bytes.length >> 1)).then(() => fail('write'));
+        if (injection.at === 'journal write, after part of the record')
+          return proceed(bytes.subarray(0, bytes.length >> 1)).then(() => fail('write'));
         return undefined;
       }
       const extension = injection.at === 'topic data write' ? '.mmm' : '.idx';
-      if (!armed || !injection.at.startsWith('topic') || !path.includes(`${sep}${injection.topic}${sep}`) || !path.endsWith(extension)) return undefined;
+      if (!armed || !injection.at.startsWith('topic') || !path.includes(`${sep}${injection.topic}${sep}`) || !path.endsWith(extension))
+        return undefined;
       armed = false;
       return fail('write');
     });
@@ -130,55 +134,67 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
     expect(error.message).toContain(code);
   }
 
-  it.each(INJECTIONS)('$code on the $at: the groups covered are NACKed, the others ACK, nothing NACKed is ever visible', async (injection) => {
-    const first = wave(1);
-    const second: Attempt[] = [];
-    const secondGroup = injectIntoSecondGroup(injection, () => second.push(...wave(2)));
-    await Promise.all(first.map((attempt) => attempt.settled));
-    await Promise.all(second.map((attempt) => attempt.settled));
+  it.each(INJECTIONS)(
+    '$code on the $at: the groups covered are NACKed, the others ACK, nothing NACKed is ever visible',
+    async (injection) => {
+      const first = wave(1);
+      const second: Attempt[] = [];
+      const secondGroup = injectIntoSecondGroup(injection, () => second.push(...wave(2)));
+      await Promise.all(first.map((attempt) => attempt.settled));
+      await Promise.all(second.map((attempt) => attempt.settled));
 
-    // The failed group held exactly the second wave, and exactly that wave is NACKed.
-    expect(second).toHaveLength(4);
-    expect(recordPayloads(secondGroup() as Buffer).map((payload) => decodeEnvelope(Buffer.from(payload)).id).sort()).toEqual(
-      second.flatMap((attempt) => attempt.ids).sort(),
-    );
-    expectAllAcked(first);
-    for (const attempt of second) expectNacked(attempt, injection.code);
-    const afterNack = crashCopy(dataDir(), join(dir(), 'crash-after-nack'), spy);
-    const expectedAfterNack = acked.expected(TOPICS);
+      // The failed group held exactly the second wave, and exactly that wave is NACKed.
+      expect(second).toHaveLength(4);
+      expect(
+        recordPayloads(secondGroup() as Buffer)
+          .map((payload) => decodeEnvelope(Buffer.from(payload)).id)
+          .sort(),
+      ).toEqual(second.flatMap((attempt) => attempt.ids).sort());
+      expectAllAcked(first);
+      for (const attempt of second) expectNacked(attempt, injection.code);
+      const afterNack = crashCopy(dataDir(), join(dir(), 'crash-after-nack'), spy);
+      const expectedAfterNack = acked.expected(TOPICS);
 
-    // Within the refusal delay: the whole journal refuses after a journal failure; only the failed topic after a topic one.
-    const refused = wave(3);
-    await Promise.all(refused.map((attempt) => attempt.settled));
-    for (const attempt of refused) {
-      if (!injection.topic || attempt.topics.includes(injection.topic)) expectNacked(attempt, injection.code);
-      else expect(attempt.error).toBeUndefined();
-    }
-
-    jest.spyOn(Date, 'now').mockReturnValue(Date.now() + WRITE_RECOVERY_DELAY_MS + 1);
-    const resumed = wave(4);
-    await Promise.all(resumed.map((attempt) => attempt.settled));
-    expectAllAcked(resumed);
-
-    const expected = acked.expected(TOPICS);
-    expect(idsOf((await readState(container, TOPICS)).topics)).toEqual(expected);
-    const nacked = new Set([...second, ...refused].filter((attempt) => attempt.error).flatMap((attempt) => attempt.ids));
-    expect(Object.values(expected).flat().filter((id) => nacked.has(id))).toEqual([]);
-
-    const beforeShutdown = crashCopy(dataDir(), join(dir(), 'crash-at-end'), spy);
-    for (const [crash, holds] of [[afterNack, expectedAfterNack], [beforeShutdown, expected]] as const) {
-      for (const lostTail of [undefined, 'zeros', 'garbage'] as const) {
-        const copy = copyCrash(crash, `${crash.dir}-${lostTail ?? 'kill'}`);
-        if (lostTail) losePower(copy, lostTail, VOLATILE_FILES);
-        expect({ lostTail, topics: idsOf((await recoverState(copy.dir, TOPICS)).topics) }).toEqual({ lostTail, topics: holds });
+      // Within the refusal delay: the whole journal refuses after a journal failure; only the failed topic after a topic one.
+      const refused = wave(3);
+      await Promise.all(refused.map((attempt) => attempt.settled));
+      for (const attempt of refused) {
+        if (!injection.topic || attempt.topics.includes(injection.topic)) expectNacked(attempt, injection.code);
+        else expect(attempt.error).toBeUndefined();
       }
-    }
-    await container.onApplicationShutdown();
-    const restarted = await bootContainer(dataDir());
-    try {
-      expect(idsOf((await readState(restarted, TOPICS)).topics)).toEqual(expected);
-    } finally {
-      await restarted.onApplicationShutdown();
-    }
-  });
+
+      jest.spyOn(Date, 'now').mockReturnValue(Date.now() + WRITE_RECOVERY_DELAY_MS + 1);
+      const resumed = wave(4);
+      await Promise.all(resumed.map((attempt) => attempt.settled));
+      expectAllAcked(resumed);
+
+      const expected = acked.expected(TOPICS);
+      expect(idsOf((await readState(container, TOPICS)).topics)).toEqual(expected);
+      const nacked = new Set([...second, ...refused].filter((attempt) => attempt.error).flatMap((attempt) => attempt.ids));
+      expect(
+        Object.values(expected)
+          .flat()
+          .filter((id) => nacked.has(id)),
+      ).toEqual([]);
+
+      const beforeShutdown = crashCopy(dataDir(), join(dir(), 'crash-at-end'), spy);
+      for (const [crash, holds] of [
+        [afterNack, expectedAfterNack],
+        [beforeShutdown, expected],
+      ] as const) {
+        for (const lostTail of [undefined, 'zeros', 'garbage'] as const) {
+          const copy = copyCrash(crash, `${crash.dir}-${lostTail ?? 'kill'}`);
+          if (lostTail) losePower(copy, lostTail, VOLATILE_FILES);
+          expect({ lostTail, topics: idsOf((await recoverState(copy.dir, TOPICS)).topics) }).toEqual({ lostTail, topics: holds });
+        }
+      }
+      await container.onApplicationShutdown();
+      const restarted = await bootContainer(dataDir());
+      try {
+        expect(idsOf((await readState(restarted, TOPICS)).topics)).toEqual(expected);
+      } finally {
+        await restarted.onApplicationShutdown();
+      }
+    },
+  );
 });

@@ -40,8 +40,6 @@ describe('OffsetIndexFile', () => {
     await index.replaceDurably(2, [20, 30]);
     expect([0, 1, 2, 3].map((entry) => index.addressOf(entry))).toEqual([0, 10, 20, 30]);
     await index.close();
-    expect(readFileSync(path).toString('hex')).toBe(
-      ['0', 'a', '14', '1e'].map((hex) => hex.padStart(16, '0')).join(''),
-    );
+    expect(readFileSync(path).toString('hex')).toBe(['0', 'a', '14', '1e'].map((hex) => hex.padStart(16, '0')).join(''));
   });
 });

@@ -27,7 +27,10 @@ export interface RecoveredState {
 const REPLAYED_FILES = /\.(mmm|idx|checkpoint)$/;
 
 /** A container over `dir`, booted as the broker boots it (journal replayed, every topic on disk restored). */
-export async function bootContainer(dir: string, options: Partial<ResolvedPersistenceOptions> = NO_AUTOMATIC_FLUSH): Promise<TopicQueueContainer> {
+export async function bootContainer(
+  dir: string,
+  options: Partial<ResolvedPersistenceOptions> = NO_AUTOMATIC_FLUSH,
+): Promise<TopicQueueContainer> {
   const container = new TopicQueueContainer(persistenceOptions(dir, options), new EventEmitter2());
   await new TopicQueueBootstrapper(container).onApplicationBootstrap();
   return container;

@@ -6,7 +6,12 @@ import { segmentPaths, appendEntries } from './segment-files';
 async function readAll(chain: SegmentFileChain): Promise<string[]> {
   const out: string[] = [];
   for (let offset = 0; offset < chain.tailOffset; offset++) {
-    out.push(await chain.read(offset).then((payload) => String(payload), (error: Error) => error.name));
+    out.push(
+      await chain.read(offset).then(
+        (payload) => String(payload),
+        (error: Error) => error.name,
+      ),
+    );
   }
   return out;
 }

@@ -40,10 +40,7 @@ describe('SegmentFile', () => {
   });
 
   it('loads a segment written by the original Java broker', async () => {
-    const java = [
-      '{"topic":{"name":"order.created"},"content":{"id":1}}',
-      '{"topic":{"name":"order.created"},"content":{"id":2}}',
-    ];
+    const java = ['{"topic":{"name":"order.created"},"content":{"id":1}}', '{"topic":{"name":"order.created"},"content":{"id":2}}'];
     writeSegment(dir(), java);
     expect(readFileSync(segmentPaths(dir()).index).toString('hex')).toBe('0000000000000000000000000000003d');
     expect((await readBack(dir())).entries).toEqual(java);
@@ -95,7 +92,7 @@ describe('SegmentFile', () => {
     expect((await readBack(dir())).entries).toEqual(['committed']);
   });
 
-  it('cuts a torn index tail beside empty data before writing, so later entries start at the index\'s first slot', async () => {
+  it("cuts a torn index tail beside empty data before writing, so later entries start at the index's first slot", async () => {
     // Found by the fault suite: a power cut left a new segment with 0 data bytes and 2 index bytes; entries appended
     // after them were read back from addresses shifted by 2 bytes.
     writeFileSync(segmentPaths(dir()).data, Buffer.alloc(0));

@@ -27,7 +27,12 @@ export async function readBack(dir: string, start = 0, nextStart?: number): Prom
   const { segment, repairs } = await SegmentFile.open(dir, start, nextStart);
   const entries: string[] = [];
   for (let i = 0; i < segment.count; i++) {
-    entries.push(await segment.read(i).then((payload) => payload.toString(), (error: Error) => error.name));
+    entries.push(
+      await segment.read(i).then(
+        (payload) => payload.toString(),
+        (error: Error) => error.name,
+      ),
+    );
   }
   await segment.close();
   return { entries, repairs };

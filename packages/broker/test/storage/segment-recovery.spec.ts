@@ -12,7 +12,9 @@ import {
   readIndex,
   segmentPaths,
   writeIndexEntry,
-  writeSegment, appendEntries } from './segment-files';
+  writeSegment,
+  appendEntries,
+} from './segment-files';
 
 const ENTRIES = ['{"n":0}', '{"n":1}', '{"n":2}'];
 /** Each entry above is an 8-byte header + 7 payload bytes. */
@@ -152,7 +154,9 @@ describe('segment recovery', () => {
     const { entries, repairs } = await readBack(dir());
     expect(entries).toEqual(ENTRIES);
     expect(repairs).toEqual([
-      expect.stringMatching(/^corrected 2 index entries from the data \(entry 1: it gave \d+, the frame is at 15; entry 2: it gave \d+, the frame is at 30\)$/),
+      expect.stringMatching(
+        /^corrected 2 index entries from the data \(entry 1: it gave \d+, the frame is at 15; entry 2: it gave \d+, the frame is at 30\)$/,
+      ),
     ]);
   });
 
@@ -251,7 +255,8 @@ describe('segment recovery checks every index entry against the data', () => {
         flipBit(paths().data, bit);
         const hit = frameEnds.findIndex((end) => bit >> 3 < end);
         const { entries } = await readBack(dir(), 0, next);
-        const expected = entries.length === VARIED.length && entries.every((entry, i) => (i === hit ? ERROR_NAMES.includes(entry) : entry === VARIED[i]));
+        const expected =
+          entries.length === VARIED.length && entries.every((entry, i) => (i === hit ? ERROR_NAMES.includes(entry) : entry === VARIED[i]));
         if (!expected) wrong.push(`bit ${bit} (entry ${hit}): ${JSON.stringify(entries)}`);
       }
       expect(wrong).toEqual([]);
@@ -304,7 +309,9 @@ describe('segment recovery checks every index entry against the data', () => {
     const { entries, repairs } = await readBack(dir());
 
     expect(entries).toEqual(written);
-    expect(repairs).toEqual(['corrected 2 index entries from the data (entry 3: it gave 0, the frame is at 45; entry 4: it gave 0, the frame is at 60)']);
+    expect(repairs).toEqual([
+      'corrected 2 index entries from the data (entry 3: it gave 0, the frame is at 45; entry 4: it gave 0, the frame is at 60)',
+    ]);
   });
 
   it('rebuilds a closed segment whose index lost entries: all of its entries were committed before the next segment began', async () => {
@@ -362,7 +369,7 @@ describe('segment recovery checks every index entry against the data', () => {
     expect((await readBack(dir())).entries).toEqual([payloads[0], 'CorruptionError', payloads[2], payloads[3]]);
   });
 
-  it('reads on past a damaged frame that a closed segment\'s short index has no entry for', async () => {
+  it("reads on past a damaged frame that a closed segment's short index has no entry for", async () => {
     writeSegment(dir(), VARIED);
     writeSegment(dir(), [], VARIED.length);
     const addresses = readIndex(paths().index);
@@ -389,7 +396,7 @@ describe('segment recovery checks every index entry against the data', () => {
     expect(statSync(paths().data).size).toBe(addresses[4]);
   });
 
-  it('never scans past the entry count of a tail segment\'s index: later frames were never acknowledged', async () => {
+  it("never scans past the entry count of a tail segment's index: later frames were never acknowledged", async () => {
     writeSegment(dir(), VARIED);
     const addresses = readIndex(paths().index);
     const size = statSync(paths().data).size;
@@ -415,7 +422,13 @@ describe('segment recovery checks every index entry against the data', () => {
   });
 
   it('walks frames larger than its read window', async () => {
-    const payloads = ['{"n":0}', JSON.stringify('x'.repeat(1536 * 1024)), '{"n":2}', JSON.stringify('y'.repeat(3 * 1024 * 1024)), '{"n":4}'];
+    const payloads = [
+      '{"n":0}',
+      JSON.stringify('x'.repeat(1536 * 1024)),
+      '{"n":2}',
+      JSON.stringify('y'.repeat(3 * 1024 * 1024)),
+      '{"n":4}',
+    ];
     writeSegment(dir(), payloads);
     flipIndexBit(paths().index, 2, 20);
     flipIndexBit(paths().index, 4, 3);

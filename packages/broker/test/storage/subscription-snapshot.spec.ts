@@ -10,8 +10,15 @@ import {
 
 const SNAPSHOT: SubscriptionSnapshot = {
   cursor: 1_000,
-  settled: [[1_001, 1_003], [1_003, 1_004], [1_010, 1_020]],
-  counts: [{ offset: 1_000, deliveries: 3, nacks: 1 }, { offset: 1_005, deliveries: 2, nacks: 0 }],
+  settled: [
+    [1_001, 1_003],
+    [1_003, 1_004],
+    [1_010, 1_020],
+  ],
+  counts: [
+    { offset: 1_000, deliveries: 3, nacks: 1 },
+    { offset: 1_005, deliveries: 2, nacks: 0 },
+  ],
   deliveredMark: 1_100,
 };
 
@@ -20,10 +27,9 @@ const snapshots = fc
   .record({
     cursor: fc.nat({ max: 2 ** 40 }),
     gaps: fc.array(fc.tuple(fc.nat({ max: 50 }), fc.integer({ min: 1, max: 50 })), { maxLength: 8 }),
-    counts: fc.array(
-      fc.record({ at: fc.nat({ max: 10_000 }), deliveries: fc.nat({ max: 1_000_000 }), nacks: fc.nat({ max: 1_000 }) }),
-      { maxLength: 8 },
-    ),
+    counts: fc.array(fc.record({ at: fc.nat({ max: 10_000 }), deliveries: fc.nat({ max: 1_000_000 }), nacks: fc.nat({ max: 1_000 }) }), {
+      maxLength: 8,
+    }),
     markAbove: fc.nat({ max: 20_000 }),
   })
   .map(({ cursor, gaps, counts, markAbove }): SubscriptionSnapshot => {
@@ -70,7 +76,13 @@ describe('subscription snapshots', () => {
     const flipped = Buffer.from(bytes);
     flipped[40] ^= 0x01;
     expect(decodeSnapshot(flipped)).toBe('a subscription snapshot whose checksum does not match');
-    const overlapping = encodeSnapshot({ ...SNAPSHOT, settled: [[1_001, 1_005], [1_004, 1_006]] });
+    const overlapping = encodeSnapshot({
+      ...SNAPSHOT,
+      settled: [
+        [1_001, 1_005],
+        [1_004, 1_006],
+      ],
+    });
     expect(decodeSnapshot(overlapping)).toBe('a subscription snapshot whose settled ranges are out of order');
     const empty = encodeSnapshot({ ...SNAPSHOT, settled: [[1_001, 1_001]] });
     expect(decodeSnapshot(empty)).toBe('a subscription snapshot whose settled ranges are out of order');

@@ -35,14 +35,9 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
 
   it('creates a queue on first use, once, and announces it', async () => {
     const announced: string[] = [];
-    events.on(TopicQueueInitializedEvent.eventName, (event: TopicQueueInitializedEvent) =>
-      announced.push(event.queue.topic.name),
-    );
+    events.on(TopicQueueInitializedEvent.eventName, (event: TopicQueueInitializedEvent) => announced.push(event.queue.topic.name));
     const container = newContainer();
-    const [a, b] = await Promise.all([
-      container.getOrCreate(Topic.of('order.created')),
-      container.getOrCreate(Topic.of('order.created')),
-    ]);
+    const [a, b] = await Promise.all([container.getOrCreate(Topic.of('order.created')), container.getOrCreate(Topic.of('order.created'))]);
     expect(a).toBe(b);
     expect(announced).toEqual(['order.created']);
     expect(container.list().map((queue) => queue.topic.name)).toEqual(['order.created']);
@@ -63,7 +58,12 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     await first.onApplicationShutdown();
 
     const container = await boot();
-    expect(container.list().map((restored) => restored.topic.name).sort()).toEqual(['a', 'b.c']);
+    expect(
+      container
+        .list()
+        .map((restored) => restored.topic.name)
+        .sort(),
+    ).toEqual(['a', 'b.c']);
     expect(container.get('a')?.tailOffset).toBe(2);
     expect(await container.get('a')?.offer(bytes('3'))).toBe(2);
   });

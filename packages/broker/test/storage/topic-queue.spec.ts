@@ -61,10 +61,7 @@ describe('TopicQueue', () => {
   it('appends offerAll as one contiguous unit', async () => {
     const queue = await open();
     await queue.offer(bytes('first'));
-    const [a, b] = await Promise.all([
-      queue.offerAll([bytes('a1'), bytes('a2'), bytes('a3')]),
-      queue.offerAll([bytes('b1'), bytes('b2')]),
-    ]);
+    const [a, b] = await Promise.all([queue.offerAll([bytes('a1'), bytes('a2'), bytes('a3')]), queue.offerAll([bytes('b1'), bytes('b2')])]);
     expect([a, b]).toEqual([1, 4]);
     expect(String(await queue.peek(3))).toBe('a3');
     expect(String(await queue.peek(5))).toBe('b2');

@@ -46,7 +46,10 @@ describe('publish stream with tokens: a connection authenticates first, with an 
     const client = connect();
     client.send(1, 'not-a-token-of-this-broker', AUTH_KIND);
     client.send(2, { topic: 'order.created', content: 1 });
-    expect(await client.answer(1)).toEqual({ status: 401, body: { acknowledgement: 'NACK', message: 'The token is not valid for this broker' } });
+    expect(await client.answer(1)).toEqual({
+      status: 401,
+      body: { acknowledgement: 'NACK', message: 'The token is not valid for this broker' },
+    });
     expect((await client.answer(2)).status).toBe(401);
     await client.closed;
     expect(broker.topics.get('order.created')).toBeUndefined();
@@ -125,7 +128,9 @@ describe('publish stream: a connection that does not finish its handshake within
   const closedWithin = (client: StreamClient, what: string) =>
     Promise.race([
       client.closed,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} still open after ${DEADLINE_MS} ms`)), DEADLINE_MS).unref()),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`${what} still open after ${DEADLINE_MS} ms`)), DEADLINE_MS).unref(),
+      ),
     ]);
 
   it('closes a connection that never sends the preamble, and, with tokens, one that never authenticates', async () => {

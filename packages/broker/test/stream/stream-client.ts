@@ -1,11 +1,5 @@
 import { connect, Socket } from 'node:net';
-import {
-  decodeStreamReply,
-  encodeStreamRequest,
-  STREAM_PREAMBLE,
-  StreamFrameReader,
-  StreamRequestKind,
-} from '@mmmq/core';
+import { decodeStreamReply, encodeStreamRequest, STREAM_PREAMBLE, StreamFrameReader, StreamRequestKind } from '@mmmq/core';
 import { PublishStreamServer } from '../../src';
 import type { BrokerApp } from '../http/broker-app.fixture';
 

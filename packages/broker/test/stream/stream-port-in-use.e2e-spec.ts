@@ -11,7 +11,9 @@ describe('publish stream: a port that cannot be bound fails start-up', () => {
     try {
       const error = await startBroker({ stream: { port } }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(StreamListenError);
-      expect((error as Error).message).toMatch(new RegExp(`^The publish stream cannot listen on 127\\.0\\.0\\.1:${port} \\(stream\\.port\\): .*EADDRINUSE`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^The publish stream cannot listen on 127\\.0\\.0\\.1:${port} \\(stream\\.port\\): .*EADDRINUSE`),
+      );
     } finally {
       taken.close();
     }

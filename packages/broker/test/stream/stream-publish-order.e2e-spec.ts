@@ -34,11 +34,7 @@ describe('publish stream: requests sent without waiting are stored in the order 
         expect(answer.body).toEqual({ acknowledgement: 'ACK', id: `m${n}`, topic: 'order.created', offset: expected });
         expected += 1;
       } else {
-        expect(answer.body.messages.map((message: { offset: number }) => message.offset)).toEqual([
-          expected,
-          expected + 1,
-          expected + 2,
-        ]);
+        expect(answer.body.messages.map((message: { offset: number }) => message.offset)).toEqual([expected, expected + 1, expected + 2]);
         expected += 3;
       }
       // An answer is sent only after the commit that made the message readable.
@@ -46,8 +42,6 @@ describe('publish stream: requests sent without waiting are stored in the order 
     }
     const stored = await queue().peekMany(0, expected);
     const ids = stored.map((payload) => decodeEnvelope(payload as Buffer).id);
-    expect(ids).toEqual(
-      Array.from({ length: requests }, (_, n) => (n % 2 === 0 ? [`m${n}`] : [0, 1, 2].map((k) => `m${n}.${k}`))).flat(),
-    );
+    expect(ids).toEqual(Array.from({ length: requests }, (_, n) => (n % 2 === 0 ? [`m${n}`] : [0, 1, 2].map((k) => `m${n}.${k}`))).flat());
   });
 });

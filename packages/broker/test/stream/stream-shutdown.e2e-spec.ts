@@ -18,7 +18,10 @@ describe('publish stream: shutting down answers what was received before closing
       await new Promise((resolve) => setTimeout(resolve, 200));
       return sync.call(this);
     });
-    client.sendAll(1, Array.from({ length: 49 }, (_, n) => ({ topic: 't', content: n })));
+    client.sendAll(
+      1,
+      Array.from({ length: 49 }, (_, n) => ({ topic: 't', content: n })),
+    );
     await started;
     const closing = broker.close();
     for (let n = 1; n <= 49; n++) expect((await client.answer(n)).status).toBe(200);

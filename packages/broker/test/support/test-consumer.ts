@@ -86,7 +86,9 @@ export class TestConsumer {
       return this.reply(delivery);
     });
     if (replies[0] !== 'ACK' && replies[0] !== 'NACK' && replies[0] !== 'REJECT') return this.answer(replies[0], response);
-    const acknowledgements = replies.map((reply) => (reply === 'REJECT' ? REJECTION : { acknowledgement: reply === 'NACK' ? 'NACK' : 'ACK' }));
+    const acknowledgements = replies.map((reply) =>
+      reply === 'REJECT' ? REJECTION : { acknowledgement: reply === 'NACK' ? 'NACK' : 'ACK' },
+    );
     respond(response, { acknowledgements });
   }
 

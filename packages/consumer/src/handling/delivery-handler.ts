@@ -85,7 +85,12 @@ export class DeliveryHandler {
       acknowledgement: Acknowledgement.NACK,
       message:
         `No listener of this application has consumer id ${JSON.stringify(consumerId ?? null)} (known: ` +
-        `${this.registry.all().map((known) => known.consumerId).join(', ') || 'none'}); the broker will retry ` +
+        `${
+          this.registry
+            .all()
+            .map((known) => known.consumerId)
+            .join(', ') || 'none'
+        }); the broker will retry ` +
         `and then dead-letter the message`,
     };
   }

@@ -134,7 +134,7 @@ export class FrontHandler {
 
   /** Starts waiting jobs in arrival order, skipping those whose lane is at its concurrency. */
   private startWaiting(): void {
-    for (let i = 0; i < this.waiting.length && this.running.size < this.limits.maxWorkers; ) {
+    for (let i = 0; i < this.waiting.length && this.running.size < this.limits.maxWorkers;) {
       if (this.canStart(this.waiting[i].lane)) this.start(this.waiting.splice(i, 1)[0]);
       else i++;
     }

@@ -40,7 +40,12 @@ class SessionLane {
     });
     this.tail = handled.then(
       () => undefined,
-      () => this.fail(new PushOutOfOrderError(`Push ${sequence} of session ${this.session} failed, so the pushes after it were not handled; the broker resends them`)),
+      () =>
+        this.fail(
+          new PushOutOfOrderError(
+            `Push ${sequence} of session ${this.session} failed, so the pushes after it were not handled; the broker resends them`,
+          ),
+        ),
     );
     this.waiting.get(this.next)?.start();
     return handled;
@@ -60,7 +65,12 @@ class SessionLane {
   private awaitTurn(sequence: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => waiter.refuse(new PushOutOfOrderError(`Push ${sequence} of session ${this.session} waited ${this.waitMs} ms for push ${this.next}; it was not handled`)),
+        () =>
+          waiter.refuse(
+            new PushOutOfOrderError(
+              `Push ${sequence} of session ${this.session} waited ${this.waitMs} ms for push ${this.next}; it was not handled`,
+            ),
+          ),
         this.waitMs,
       );
       const done = () => {

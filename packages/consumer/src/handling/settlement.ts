@@ -6,10 +6,7 @@ import type { AckMode } from './ack-mode';
 export const MAX_NACK_DELAY_MS = 3_600_000;
 
 /** What a handler decided about its message in `manual` mode. */
-export type SettleDecision =
-  | { kind: 'ack' }
-  | { kind: 'nack'; delayMs?: number; message?: string }
-  | { kind: 'terminate'; reason: string };
+export type SettleDecision = { kind: 'ack' } | { kind: 'nack'; delayMs?: number; message?: string } | { kind: 'terminate'; reason: string };
 
 /** A push reply: a consumer acknowledgement, which may ask for a delayed redelivery. */
 export type ConsumerReply = ConsumerAcknowledgement;
@@ -82,7 +79,11 @@ export class Settlement {
       throw new SettlementError(`${this.where} called context.inProgress() on a message it already settled with ${this.settled.kind}`);
     }
     if (this.channel.extend === undefined) {
-      return Promise.reject(new SettlementError(`${this.where} called context.inProgress(), but ${this.channel.extendUnavailable ?? 'the lease cannot be extended'}`));
+      return Promise.reject(
+        new SettlementError(
+          `${this.where} called context.inProgress(), but ${this.channel.extendUnavailable ?? 'the lease cannot be extended'}`,
+        ),
+      );
     }
     return this.channel.extend();
   }

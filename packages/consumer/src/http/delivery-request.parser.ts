@@ -66,7 +66,10 @@ const MAX_SESSION_LENGTH = 128;
  * `mmmq-push-sequence`; undefined when neither is sent (one push at a time).
  * @throws InvalidDeliveryError when only one is sent or either is malformed
  */
-export function parsePushOrder(session: string | undefined, sequence: string | undefined): { session: string; sequence: number } | undefined {
+export function parsePushOrder(
+  session: string | undefined,
+  sequence: string | undefined,
+): { session: string; sequence: number } | undefined {
   if (session === undefined && sequence === undefined) return undefined;
   if (session === undefined || session.length === 0 || session.length > MAX_SESSION_LENGTH) {
     throw new InvalidDeliveryError(`mmmq-push-session must be 1 to ${MAX_SESSION_LENGTH} characters, sent with mmmq-push-sequence`);

@@ -1,11 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  verifyWebhook,
-  WEBHOOK_ID_HEADER,
-  WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
-  WebhookVerificationError,
-} from '@mmmq/core';
+import { verifyWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, WebhookVerificationError } from '@mmmq/core';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DeliveryUnauthorizedError } from '../errors/delivery-unauthorized.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
@@ -34,7 +28,11 @@ export class DeliverySignatureVerifier {
     try {
       verifyWebhook(
         signing.secrets,
-        { id: one(headers[WEBHOOK_ID_HEADER]), timestamp: one(headers[WEBHOOK_TIMESTAMP_HEADER]), signature: one(headers[WEBHOOK_SIGNATURE_HEADER]) },
+        {
+          id: one(headers[WEBHOOK_ID_HEADER]),
+          timestamp: one(headers[WEBHOOK_TIMESTAMP_HEADER]),
+          signature: one(headers[WEBHOOK_SIGNATURE_HEADER]),
+        },
         body.bytes,
         { toleranceSeconds: signing.toleranceSeconds },
       );

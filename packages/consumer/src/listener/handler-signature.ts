@@ -15,13 +15,7 @@ const PARAMTYPES = 'design:paramtypes';
  * what the content is.
  * @throws InvalidListenerError naming `where` (`Class.method`)
  */
-export function inspectHandler(
-  prototype: object,
-  methodName: string,
-  method: Function,
-  where: string,
-  explicit?: unknown,
-): ContentType {
+export function inspectHandler(prototype: object, methodName: string, method: Function, where: string, explicit?: unknown): ContentType {
   const recorded = Reflect.getMetadata(PARAMTYPES, prototype, methodName) as unknown[] | undefined;
   const count = Math.max(recorded?.length ?? 0, method.length);
   if (count > HANDLER_MAX_PARAMETERS) {

@@ -66,12 +66,7 @@ function patternOf(listener: DiscoveredListener): TopicPattern {
   }
 }
 
-function consumerIdOf(
-  listener: DiscoveredListener,
-  name: string,
-  configured: string | undefined,
-  app: string | undefined,
-): string {
+function consumerIdOf(listener: DiscoveredListener, name: string, configured: string | undefined, app: string | undefined): string {
   const consumerId = configured ?? listener.options.consumerId ?? defaultConsumerId(app, name);
   try {
     return assertListenerConsumerId(consumerId);
@@ -95,12 +90,7 @@ function concurrencyOf(listener: DiscoveredListener, configured: number | undefi
   return concurrency;
 }
 
-function refuseDuplicates(
-  definitions: readonly ListenerDefinition[],
-  key: 'name' | 'consumerId',
-  label: string,
-  remedy: string,
-): void {
+function refuseDuplicates(definitions: readonly ListenerDefinition[], key: 'name' | 'consumerId', label: string, remedy: string): void {
   const first = new Map<string, ListenerDefinition>();
   for (const definition of definitions) {
     const earlier = first.get(definition[key]);

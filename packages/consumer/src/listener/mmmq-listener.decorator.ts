@@ -46,4 +46,5 @@ export function MMMQListener<E extends EventMap = EventMap>(
 
 // The same name for the decorator and the class-style contract, so that users import one symbol for both
 // styles: `@MMMQListener('order.*')` and `implements MMMQListener<Order>`.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an alias that merges with the function
 export interface MMMQListener<T = unknown> extends MmmqListenerContract<T> {}

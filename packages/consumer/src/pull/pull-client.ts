@@ -87,7 +87,8 @@ export class PullClient {
   async extend(consumerId: string, leases: string[], ackTimeoutMs?: number): Promise<{ extended: number; lost: string[] }> {
     const body = await this.post(consumerId, 'extend', { leases, ...(ackTimeoutMs === undefined ? {} : { ackTimeoutMs }) });
     const { extended, lost } = (body ?? {}) as { extended?: unknown; lost?: unknown };
-    if (!Number.isSafeInteger(extended) || !isStringArray(lost)) throw this.malformed(consumerId, 'extend', 'is not {"extended": n, "lost": [...]}');
+    if (!Number.isSafeInteger(extended) || !isStringArray(lost))
+      throw this.malformed(consumerId, 'extend', 'is not {"extended": n, "lost": [...]}');
     return { extended: extended as number, lost };
   }
 
@@ -106,7 +107,8 @@ export class PullClient {
 
   private async settle(consumerId: string, action: string, body: object): Promise<SettleResult> {
     const { settled, lost } = ((await this.post(consumerId, action, body)) ?? {}) as { settled?: unknown; lost?: unknown };
-    if (!Number.isSafeInteger(settled) || !isStringArray(lost)) throw this.malformed(consumerId, action, 'is not {"settled": n, "lost": [...]}');
+    if (!Number.isSafeInteger(settled) || !isStringArray(lost))
+      throw this.malformed(consumerId, action, 'is not {"settled": n, "lost": [...]}');
     return { settled: settled as number, lost };
   }
 

@@ -63,7 +63,7 @@ export class PullLoop {
 
   private async run(): Promise<void> {
     const { prefetch } = this.deps.settings;
-    for (let failures = 0; !this.abort.signal.aborted; ) {
+    for (let failures = 0; !this.abort.signal.aborted;) {
       await this.roomFor(Math.ceil(prefetch / 2));
       if (this.abort.signal.aborted) return;
       let messages: PulledMessage[];
@@ -85,7 +85,13 @@ export class PullLoop {
 
   private fetch(max: number): Promise<PulledMessage[]> {
     const { waitMs, member, ackTimeoutMs } = this.deps.settings;
-    const request = { max, waitMs, member, autoAck: this.listener.ackMode === 'none', ...(ackTimeoutMs === undefined ? {} : { ackTimeoutMs }) };
+    const request = {
+      max,
+      waitMs,
+      member,
+      autoAck: this.listener.ackMode === 'none',
+      ...(ackTimeoutMs === undefined ? {} : { ackTimeoutMs }),
+    };
     return this.deps.client.fetch(this.listener.consumerId, request, this.abort.signal);
   }
 
@@ -138,7 +144,11 @@ export class PullLoop {
     if (reply.acknowledgement === Acknowledgement.ACK) {
       const acked = this.acks.add(lease);
       // dupsOk does not wait for its lazy ack: the message leaves the prefetch now, the ack follows in a batch.
-      if (this.listener.ackMode === 'dupsOk') return void acked.then((ok) => this.reportLost(message, ok), (error) => this.reportFailed(message, error));
+      if (this.listener.ackMode === 'dupsOk')
+        return void acked.then(
+          (ok) => this.reportLost(message, ok),
+          (error) => this.reportFailed(message, error),
+        );
       held = await acked;
     } else if (reply.retry === false) {
       held = !(await client.terminate(consumerId, [lease], reply.message)).lost.includes(lease);

@@ -153,9 +153,7 @@ function brokerUrl(value: unknown): string {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-    throw new InvalidConsumerOptionsError(
-      `broker must be an http(s) URL like "http://127.0.0.1:8080", got ${describe(value)}`,
-    );
+    throw new InvalidConsumerOptionsError(`broker must be an http(s) URL like "http://127.0.0.1:8080", got ${describe(value)}`);
   }
   return url.href.replace(/\/+$/, '');
 }

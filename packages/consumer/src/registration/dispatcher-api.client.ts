@@ -55,7 +55,11 @@ export class DispatcherApiClient {
    * @param access.token sent as `Authorization: Bearer <token>` with every request
    * @param access.tls certificates to trust for an `https://` broker
    */
-  constructor(private readonly brokerUrl: string, timeoutMs: number, { token, tls }: { token?: string; tls?: TlsClientOptions } = {}) {
+  constructor(
+    private readonly brokerUrl: string,
+    timeoutMs: number,
+    { token, tls }: { token?: string; tls?: TlsClientOptions } = {},
+  ) {
     this.httpsAgent = new https.Agent({ keepAlive: true, ca: tls?.ca });
     this.http = axios.create({
       baseURL: brokerUrl,

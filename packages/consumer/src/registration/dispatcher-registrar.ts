@@ -55,11 +55,7 @@ export class DispatcherRegistrar {
     this.client?.close();
   }
 
-  private async register(
-    client: DispatcherApiClient,
-    registration: ResolvedRegistration,
-    listener: ListenerDefinition,
-  ): Promise<void> {
+  private async register(client: DispatcherApiClient, registration: ResolvedRegistration, listener: ListenerDefinition): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.ensure(client, registration, listener);
@@ -115,7 +111,11 @@ export class DispatcherRegistrar {
     // for topics the dispatcher has not seen yet; keep the broker's unless set.
     const hosts = [...hostsOf(existing), advertisedHost].filter((host, i, all) => all.findIndex((other) => other.equals(host)) === i);
     const { host: _own, ...settings } = wanted;
-    await client.replace(listener.consumerId, { ...settings, hosts: hosts.map((host) => host.toUrl()), startFrom: wanted.startFrom ?? existing.startFrom });
+    await client.replace(listener.consumerId, {
+      ...settings,
+      hosts: hosts.map((host) => host.toUrl()),
+      startFrom: wanted.startFrom ?? existing.startFrom,
+    });
     this.logger.log(`Dispatcher ${listener.consumerId} updated${describeSigning(wanted)}: ${listener.pattern.value} → ${hosts.join(', ')}`);
   }
 }

@@ -25,7 +25,7 @@ describe('a consumer application on @nestjs/platform-fastify', () => {
   });
   afterAll(() => broker?.close());
 
-  it('registers, receives batched pushes through fastify\'s JSON parser, and validates them', async () => {
+  it("registers, receives batched pushes through fastify's JSON parser, and validates them", async () => {
     const port = await freePort();
     @Module({
       imports: [MmmqConsumerModule.forRoot({ app: 'billing', broker: broker.url, advertisedUrl: `http://127.0.0.1:${port}` })],

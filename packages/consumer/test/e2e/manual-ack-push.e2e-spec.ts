@@ -53,7 +53,10 @@ describe('ackMode manual on pushes (real broker)', () => {
     expect(attempts.filter(({ n }) => n === 2)).toHaveLength(1);
     const deadLetters = await broker.deadLetters(CONSUMER_ID);
     expect(deadLetters).toHaveLength(1);
-    expect(deadLetters[0]).toMatchObject({ content: { n: 2 }, headers: { 'mmmq-dlq-reason': 'REJECTED', 'mmmq-dlq-last-error': 'account closed' } });
+    expect(deadLetters[0]).toMatchObject({
+      content: { n: 2 },
+      headers: { 'mmmq-dlq-reason': 'REJECTED', 'mmmq-dlq-last-error': 'account closed' },
+    });
     await consumer.close();
     consumer = undefined;
   });

@@ -44,7 +44,9 @@ describe('a NonRetriableError from a handler', () => {
 
     expect(listener.attempts).toEqual(['thrown', 'returned', 'fine']);
     const deadLetters = await broker.deadLetters(CONSUMER_ID);
-    expect(deadLetters.map((letter) => [letter.content.refundId, letter.headers['mmmq-dlq-reason'], letter.headers['mmmq-dlq-attempts']])).toEqual([
+    expect(
+      deadLetters.map((letter) => [letter.content.refundId, letter.headers['mmmq-dlq-reason'], letter.headers['mmmq-dlq-attempts']]),
+    ).toEqual([
       ['thrown', 'REJECTED', 1],
       ['returned', 'REJECTED', 1],
     ]);

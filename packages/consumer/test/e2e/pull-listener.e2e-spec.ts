@@ -85,7 +85,10 @@ describe('a pull listener against the real broker', () => {
     apps.push(app);
     await broker.publish('stock.changed', { n: 7 });
     await waitFor(() => seen.length === 2, 'the NACKed message to come back');
-    expect(seen.map(({ deliveryCount, redelivered }) => [deliveryCount, redelivered])).toEqual([[1, false], [2, true]]);
+    expect(seen.map(({ deliveryCount, redelivered }) => [deliveryCount, redelivered])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
     await broker.caughtUp('billing.stock-manual', 'stock.changed');
   });
 

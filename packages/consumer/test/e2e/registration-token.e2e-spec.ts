@@ -57,7 +57,9 @@ describe('self-registration with a broker that requires tokens', () => {
   it('fails bootstrap at once without a token, saying which option is missing', async () => {
     const starting = start(undefined);
     await expect(starting).rejects.toBeInstanceOf(DispatcherRegistrationError);
-    await expect(starting).rejects.toThrow(/\(attempt 1 of 3\): .*answered HTTP 401: This broker requires a token.* \(the consumer option token\)/);
+    await expect(starting).rejects.toThrow(
+      /\(attempt 1 of 3\): .*answered HTTP 401: This broker requires a token.* \(the consumer option token\)/,
+    );
   });
 
   it('registers with its token, and the listener then receives what is published', async () => {

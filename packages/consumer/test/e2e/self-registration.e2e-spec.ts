@@ -39,10 +39,7 @@ describe('self-registration', () => {
       advertisedUrl: `http://127.0.0.1:${port}`,
       listeners: { AuditListener: { startFrom: 'latest' } },
     };
-    return startConsumer(
-      { imports: [MmmqConsumerModule.forRoot(options)], providers: [InvoiceListener, AuditListener] },
-      { port, logger },
-    );
+    return startConsumer({ imports: [MmmqConsumerModule.forRoot(options)], providers: [InvoiceListener, AuditListener] }, { port, logger });
   }
 
   beforeAll(async () => {

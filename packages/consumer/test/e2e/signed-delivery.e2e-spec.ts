@@ -22,7 +22,12 @@ const WRONG_SECRET = SigningSecret.generate();
 
 /** A consumer application verifying pushes with `SECRET` (Nest's rawBody on, so the bytes are there to check). */
 function startSigningConsumer(port: number, options: MmmqConsumerOptions, logger: CapturedLogger): Promise<ConsumerApp> {
-  const module = MmmqConsumerModule.forRoot({ app: 'billing', signingSecrets: [SECRET.reveal()], registration: { backoffMs: 50 }, ...options });
+  const module = MmmqConsumerModule.forRoot({
+    app: 'billing',
+    signingSecrets: [SECRET.reveal()],
+    registration: { backoffMs: 50 },
+    ...options,
+  });
   return startConsumer({ imports: [module], providers: [OrderListener] }, { port, rawBody: true, logger });
 }
 
@@ -69,7 +74,10 @@ describe('signed pushes from a real broker to a consumer application', () => {
     expect(registered.status).toBe(201);
     await broker.publish('order.created', { n: 1 });
 
-    await waitFor(async () => (await broker.subscription(CONSUMER_ID, 'order.created'))?.state === 'unauthorized', 'the unauthorized state');
+    await waitFor(
+      async () => (await broker.subscription(CONSUMER_ID, 'order.created'))?.state === 'unauthorized',
+      'the unauthorized state',
+    );
     const refused = await broker.subscription(CONSUMER_ID, 'order.created');
     expect(refused).toMatchObject({ lag: 1, stats: { unauthorized: 1, delivered: 0 } });
     expect(refused.stats.lastError).toContain('HTTP 401: No v1 signature in webhook-signature matches a known signing secret');

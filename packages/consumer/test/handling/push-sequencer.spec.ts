@@ -69,7 +69,7 @@ describe('PushSequencer', () => {
     expect(pushes.started).toEqual(['s1/0']);
   });
 
-  it('starts a new session only after the running push of the old one, refusing the old one\'s waiting pushes', async () => {
+  it("starts a new session only after the running push of the old one, refusing the old one's waiting pushes", async () => {
     const pushes = new Pushes(new PushSequencer());
     const running = pushes.send(0, 'old');
     const waiting = pushes.send(2, 'old');

@@ -24,7 +24,10 @@ class OrderListener {
 const ID = 'billing.order-listener.on-order';
 
 async function start(options: ConsumerAppOptions = {}, queueSize = 1000): Promise<ConsumerApp> {
-  return startConsumer({ imports: [MmmqConsumerModule.forRoot({ app: 'billing', queueSize, workers: { max: 1 } })], providers: [OrderListener] }, options);
+  return startConsumer(
+    { imports: [MmmqConsumerModule.forRoot({ app: 'billing', queueSize, workers: { max: 1 } })], providers: [OrderListener] },
+    options,
+  );
 }
 
 describe('POST /mmmq/messages', () => {
@@ -38,7 +41,10 @@ describe('POST /mmmq/messages', () => {
     afterAll(() => consumer.close());
 
     it('acknowledges a delivery after the handler ran, with the typed content and the context', async () => {
-      const response = await consumer.deliver(ID, delivery(validOrder('o-1'), { id: 'm-7', offset: 7, deliveryCount: 2, redelivered: true }));
+      const response = await consumer.deliver(
+        ID,
+        delivery(validOrder('o-1'), { id: 'm-7', offset: 7, deliveryCount: 2, redelivered: true }),
+      );
       expect(response).toMatchObject({ status: 200, body: { acknowledgement: 'ACK' } });
       const [{ order, context }] = consumer.app.get(OrderListener).received.slice(-1);
       expect(order).toBeInstanceOf(OrderCreated);
@@ -91,7 +97,10 @@ describe('POST /mmmq/messages', () => {
 
     it('answers 400 to a body without the delivery fields', async () => {
       const response = await consumer.deliver(ID, { topic: 'order.created', content: {} });
-      expect(response).toMatchObject({ status: 400, body: { acknowledgement: 'NACK', message: expect.stringContaining('id must be a string') } });
+      expect(response).toMatchObject({
+        status: 400,
+        body: { acknowledgement: 'NACK', message: expect.stringContaining('id must be a string') },
+      });
     });
   });
 

@@ -75,7 +75,11 @@ describe('POST /mmmq/messages with signingSecrets', () => {
     it.each<[string, Signing, string]>([
       ['a secret it does not know', { secret: STRANGER }, 'No v1 signature in webhook-signature matches a known signing secret'],
       ['no webhook-signature', { omit: ['webhook-signature'] }, 'The push is not signed: missing webhook-signature'],
-      ['no headers at all', { omit: ['webhook-id', 'webhook-timestamp', 'webhook-signature'] }, 'missing webhook-id, webhook-timestamp, webhook-signature'],
+      [
+        'no headers at all',
+        { omit: ['webhook-id', 'webhook-timestamp', 'webhook-signature'] },
+        'missing webhook-id, webhook-timestamp, webhook-signature',
+      ],
       ['a stale timestamp', { timestamp: Math.floor(Date.now() / 1000) - 301 }, 'the tolerance is ±300 s'],
       ['a timestamp from the future', { timestamp: Math.floor(Date.now() / 1000) + 3600 }, 's in the future'],
       ['a garbled signature', { signature: 'v1,AAAA' }, 'matches a known signing secret'],

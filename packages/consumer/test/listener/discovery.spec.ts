@@ -101,7 +101,10 @@ describe('listener discovery', () => {
   afterAll(() => app.close());
 
   it('finds decorated methods and MMMQListener classes on providers, controllers, factory and value providers', () => {
-    const consumerIds = app.get(ListenerRegistry).all().map((listener) => listener.consumerId);
+    const consumerIds = app
+      .get(ListenerRegistry)
+      .all()
+      .map((listener) => listener.consumerId);
     expect(consumerIds.sort()).toEqual([
       'billing.audit',
       'billing.decorated-provider.on-order',
@@ -150,6 +153,8 @@ describe('listener discovery', () => {
     expect(lines).toContainEqual(
       expect.stringContaining('Listener DecoratedProvider.onOrder ← order.* (consumerId billing.decorated-provider.on-order'),
     );
-    expect(lines).toContainEqual(expect.stringContaining('Listener PLAIN_LISTENER.handle ← order.created (consumerId billing.plain-listener'));
+    expect(lines).toContainEqual(
+      expect.stringContaining('Listener PLAIN_LISTENER.handle ← order.created (consumerId billing.plain-listener'),
+    );
   });
 });

@@ -142,6 +142,8 @@ describe('a misconfigured listener fails bootstrap, naming its class and method'
     }
     const failure = bootstrap([Known], { listeners: { 'Known.onCreatd': { concurrency: 2 } } });
     await expect(failure).rejects.toBeInstanceOf(InvalidConsumerOptionsError);
-    await expect(failure).rejects.toThrow('listeners["Known.onCreatd"] names no listener of this application; known listeners: Known.onCreated');
+    await expect(failure).rejects.toThrow(
+      'listeners["Known.onCreatd"] names no listener of this application; known listeners: Known.onCreated',
+    );
   });
 });

@@ -18,7 +18,13 @@ describe('PullClient', () => {
     broker.publish('c.1', 'order.created', [{ n: 1 }, { n: 2 }]);
     const messages = await client.fetch('c.1', { max: 10, waitMs: 0, member: 'm:1', autoAck: false, ackTimeoutMs: 5000 });
     expect(messages).toEqual([
-      expect.objectContaining({ id: 'order.created-0', content: { n: 1 }, deliveryCount: 1, redelivered: false, lease: 'order.created:0:1' }),
+      expect.objectContaining({
+        id: 'order.created-0',
+        content: { n: 1 },
+        deliveryCount: 1,
+        redelivered: false,
+        lease: 'order.created:0:1',
+      }),
       expect.objectContaining({ id: 'order.created-1', content: { n: 2 }, lease: 'order.created:1:1' }),
     ]);
     expect(broker.callsTo('fetch')[0].body).toEqual({ max: 10, waitMs: 0, member: 'm:1', autoAck: false, ackTimeoutMs: 5000 });
@@ -45,7 +51,10 @@ describe('PullClient', () => {
 
   it('says whether retrying can help, and names the request', async () => {
     broker.failures = [{ status: 503 }, { status: 404 }];
-    await expect(client.ack('c.4', ['x'])).rejects.toMatchObject({ retriable: true, message: expect.stringContaining('POST /mmmq/consumers/c.4/ack') });
+    await expect(client.ack('c.4', ['x'])).rejects.toMatchObject({
+      retriable: true,
+      message: expect.stringContaining('POST /mmmq/consumers/c.4/ack'),
+    });
     await expect(client.ack('c.4', ['x'])).rejects.toMatchObject({ retriable: false, message: expect.stringContaining('HTTP 404') });
     const unreachable = new PullClient('http://127.0.0.1:1', 500);
     await expect(unreachable.recover('c.4', 'm:1')).rejects.toMatchObject({ retriable: true });

@@ -28,7 +28,11 @@ describe('a pull listener (against a stand-in broker)', () => {
 
   async function start(options: MmmqConsumerOptions = {}): Promise<void> {
     const module = MmmqConsumerModule.forRoot({
-      app: 'billing', broker: broker.url, delivery: 'pull', pull: { waitMs: 200, member: 'billing:test:1' }, ...options,
+      app: 'billing',
+      broker: broker.url,
+      delivery: 'pull',
+      pull: { waitMs: 200, member: 'billing:test:1' },
+      ...options,
     });
     ({ app, logs } = await initConsumer({ imports: [module], providers: [Orders] }));
   }
@@ -59,7 +63,13 @@ describe('a pull listener (against a stand-in broker)', () => {
 
   it('runs in an application context without an HTTP server', async () => {
     broker.publish(CONSUMER_ID, 'order.created', numbers(1, 3));
-    const module = MmmqConsumerModule.forRoot({ app: 'billing', broker: broker.url, delivery: 'pull', pull: { waitMs: 200 }, isGlobal: true });
+    const module = MmmqConsumerModule.forRoot({
+      app: 'billing',
+      broker: broker.url,
+      delivery: 'pull',
+      pull: { waitMs: 200 },
+      isGlobal: true,
+    });
     @Module({ imports: [module], providers: [Orders] })
     class StandaloneModule {}
     const context = await NestFactory.createApplicationContext(StandaloneModule, { logger: false });
@@ -120,7 +130,9 @@ describe('a pull listener (against a stand-in broker)', () => {
   });
 
   it("none: fetches with autoAck, so nothing is acknowledged afterwards, and a failing handler's message is gone", async () => {
-    behaviour = () => { throw new Error('lost on purpose'); };
+    behaviour = () => {
+      throw new Error('lost on purpose');
+    };
     broker.publish(CONSUMER_ID, 'order.created', numbers(1, 5));
     await start({ ackMode: 'none' });
     await waitFor(() => handled.length === 5, 'every message to be handled');

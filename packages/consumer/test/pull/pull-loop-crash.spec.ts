@@ -28,8 +28,15 @@ describe('what a consumer crash redelivers, by ack mode (stand-in broker)', () =
 
   function loop(ackMode: AckMode): PullLoop {
     const listener: ListenerDefinition = {
-      name: 'crash', where: 'Crash.onMessage', consumerId: CONSUMER_ID, pattern: new TopicPattern('**'), concurrency: 1,
-      startFrom: undefined, ackMode, contentType: { kind: 'any' }, handle: async (_content, context) => {
+      name: 'crash',
+      where: 'Crash.onMessage',
+      consumerId: CONSUMER_ID,
+      pattern: new TopicPattern('**'),
+      concurrency: 1,
+      startFrom: undefined,
+      ackMode,
+      contentType: { kind: 'any' },
+      handle: async (_content, context) => {
         const { id } = context as { id: string };
         handled.push(id);
         if (id === stuckAt) await stuck;
@@ -37,12 +44,20 @@ describe('what a consumer crash redelivers, by ack mode (stand-in broker)', () =
     };
     const settings = { prefetch: 100, waitMs: 50, member: MEMBER, ackTimeoutMs: undefined };
     return new PullLoop(listener, {
-      client, frontHandler, invoker: new ListenerInvoker(), settings, logger: silent,
+      client,
+      frontHandler,
+      invoker: new ListenerInvoker(),
+      settings,
+      logger: silent,
     });
   }
 
   async function crashAfterHandling(ackMode: AckMode, count: number): Promise<{ redelivered: number }> {
-    broker.publish(CONSUMER_ID, 't', Array.from({ length: count }, (_, n) => ({ n })));
+    broker.publish(
+      CONSUMER_ID,
+      't',
+      Array.from({ length: count }, (_, n) => ({ n })),
+    );
     const pulling = loop(ackMode);
     pulling.start();
     await waitFor(() => handled.length === count, `all ${count} messages to be handled`);
@@ -67,7 +82,11 @@ describe('what a consumer crash redelivers, by ack mode (stand-in broker)', () =
     const gate = new Gate();
     stuckAt = 't-24';
     stuck = gate.promise;
-    broker.publish(CONSUMER_ID, 't', Array.from({ length: 50 }, (_, n) => ({ n })));
+    broker.publish(
+      CONSUMER_ID,
+      't',
+      Array.from({ length: 50 }, (_, n) => ({ n })),
+    );
     const pulling = loop('auto');
     pulling.start();
     await waitFor(() => handled.includes('t-24'), 'the handler of t-24 to start');

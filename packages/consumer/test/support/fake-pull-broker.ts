@@ -74,7 +74,12 @@ export class FakePullBroker {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let text = '';
     for await (const chunk of req) text += chunk;
-    const call: Call = { method: req.method ?? '', path: req.url ?? '', body: text ? JSON.parse(text) : undefined, authorization: req.headers.authorization };
+    const call: Call = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      body: text ? JSON.parse(text) : undefined,
+      authorization: req.headers.authorization,
+    };
     this.calls.push(call);
     const reply = (status: number, body?: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -133,8 +138,14 @@ export class FakePullBroker {
     return ready.map((m) => {
       m.deliveryCount++;
       const message = {
-        id: m.id, topic: m.topic, content: m.content, headers: {}, offset: m.offset, deliveryCount: m.deliveryCount,
-        redelivered: m.deliveryCount > 1, publishedAt: null,
+        id: m.id,
+        topic: m.topic,
+        content: m.content,
+        headers: {},
+        offset: m.offset,
+        deliveryCount: m.deliveryCount,
+        redelivered: m.deliveryCount > 1,
+        publishedAt: null,
       };
       if (body.autoAck) {
         queue.splice(queue.indexOf(m), 1);

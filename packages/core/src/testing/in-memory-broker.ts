@@ -129,7 +129,10 @@ export class InMemoryBroker {
         const key = `${consumerId}\u0000${topic}`;
         if (this.running.has(key) || !subscription.pattern.matches(topic)) continue;
         if ((subscription.positions.get(topic) ?? 0) >= log.length) continue;
-        this.running.set(key, this.deliverAll(consumerId, subscription, topic).finally(() => this.running.delete(key)));
+        this.running.set(
+          key,
+          this.deliverAll(consumerId, subscription, topic).finally(() => this.running.delete(key)),
+        );
       }
     }
   }

@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { IN_MEMORY_MAX_NACK_RETRIES, InMemoryBroker } from './in-memory-broker';
+import { InMemoryBroker } from './in-memory-broker';
 
 export interface MmmqTestingOptions {
-  /** NACK retries before a dead letter. Default {@link IN_MEMORY_MAX_NACK_RETRIES}. */
+  /** NACK retries before a dead letter. Default 3 (`IN_MEMORY_MAX_NACK_RETRIES`). */
   maxNackRetries?: number;
 }
 

@@ -10,9 +10,7 @@ describe('describeValue', () => {
   it('truncates long strings and says how long they were', () => {
     const long = 'x'.repeat(DESCRIBED_VALUE_MAX_LENGTH + 50);
 
-    expect(describeValue(long)).toBe(
-      `"${'x'.repeat(DESCRIBED_VALUE_MAX_LENGTH)}"… (${DESCRIBED_VALUE_MAX_LENGTH + 50} characters)`,
-    );
+    expect(describeValue(long)).toBe(`"${'x'.repeat(DESCRIBED_VALUE_MAX_LENGTH)}"… (${DESCRIBED_VALUE_MAX_LENGTH + 50} characters)`);
   });
 
   it('keeps a string of exactly the maximum length whole', () => {

@@ -58,7 +58,9 @@ describe('InMemoryBroker', () => {
     ]);
     await broker.drain();
     expect(attempts).toEqual([1, 2, 3, 4, 1]);
-    expect(broker.deadLetters('billing').map(({ content, reason, attempts: tries, lastError }) => ({ content, reason, tries, lastError }))).toEqual([
+    expect(
+      broker.deadLetters('billing').map(({ content, reason, attempts: tries, lastError }) => ({ content, reason, tries, lastError })),
+    ).toEqual([
       { content: 'flaky', reason: 'NACK', tries: 4, lastError: 'handler failed' },
       { content: 'poison', reason: 'REJECTED', tries: 1, lastError: 'bad' },
     ]);
@@ -70,7 +72,12 @@ describe('InMemoryBroker', () => {
     expect(() => broker.publish({ topic: 'a..b', content: 1 })).toThrow(InvalidTopicError);
     expect(() => broker.publish({ topic: 'a', content: 1, id: 'has space' })).toThrow(InvalidMessageError);
     expect(() => broker.publish({ topic: 'a', content: undefined })).toThrow(InvalidMessageError);
-    expect(() => broker.publishBatch([{ topic: 'a', content: 1 }, { topic: 'a', content: () => 1 }])).toThrow(InvalidMessageError);
+    expect(() =>
+      broker.publishBatch([
+        { topic: 'a', content: 1 },
+        { topic: 'a', content: () => 1 },
+      ]),
+    ).toThrow(InvalidMessageError);
     expect(broker.published()).toEqual([]);
   });
 
@@ -87,11 +94,7 @@ describe('InMemoryBroker', () => {
       { topic: 'invoice.created', content: 2 },
       { topic: 'order.created', content: 3 },
     ]);
-    expect(published.map(({ topic, offset }) => `${topic}@${offset}`)).toEqual([
-      'order.created@1',
-      'invoice.created@0',
-      'order.created@2',
-    ]);
+    expect(published.map(({ topic, offset }) => `${topic}@${offset}`)).toEqual(['order.created@1', 'invoice.created@0', 'order.created@2']);
     await broker.drain();
     // Every delivery, the first one included, saw all four messages stored.
     expect(seen.sort()).toEqual(['invoice.created@0:4', 'order.created@0:4', 'order.created@1:4', 'order.created@2:4']);

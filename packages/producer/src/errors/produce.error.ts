@@ -45,8 +45,7 @@ export class ProduceError extends MmmqError implements ProduceFailure {
   /** Every attempt failed in a way a retry could have fixed, and none is left. */
   static exhausted(failure: ProduceFailure, cause: unknown): ProduceError {
     return new ProduceError(
-      `${publishing(failure)} failed after ${attempts(failure.attempts)}: ${reason(cause)}. Gave up; ` +
-        `${publishAgain(failure)}`,
+      `${publishing(failure)} failed after ${attempts(failure.attempts)}: ${reason(cause)}. Gave up; ` + `${publishAgain(failure)}`,
       failure,
       { cause },
     );
@@ -65,8 +64,7 @@ export class ProduceError extends MmmqError implements ProduceFailure {
   /** Something other than the broker or the network failed, which retrying would not fix. */
   static unexpected(failure: ProduceFailure, cause: unknown): ProduceError {
     return new ProduceError(
-      `${publishing(failure)} failed on attempt ${failure.attempts} with an unexpected error: ${reason(cause)}. ` +
-        'It was not retried.',
+      `${publishing(failure)} failed on attempt ${failure.attempts} with an unexpected error: ${reason(cause)}. ` + 'It was not retried.',
       failure,
       { cause },
     );

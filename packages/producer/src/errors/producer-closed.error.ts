@@ -7,9 +7,9 @@ import { listTopics, ProduceError, Publication } from './produce.error';
 export class ProducerClosedError extends ProduceError {
   constructor(failure: Publication) {
     const what = failure.topics.length === 0 ? 'a transaction' : `to ${listTopics(failure.topics)}`;
-    super(
-      `Cannot publish ${what}: the producer is closed because the application is shutting down. Nothing was sent.`,
-      { ...failure, attempts: 0 },
-    );
+    super(`Cannot publish ${what}: the producer is closed because the application is shutting down. Nothing was sent.`, {
+      ...failure,
+      attempts: 0,
+    });
   }
 }

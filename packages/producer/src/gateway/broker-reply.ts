@@ -49,22 +49,23 @@ function readAcknowledgement(reply: BrokerReply): Record<string, unknown> {
   const acknowledgement = isBrokerAcknowledgement(body) ? body : undefined;
   // The publish stream has no headers; its NACKs carry the same hint in the body.
   const retryAfterSeconds = acknowledgement?.retryAfterSeconds;
-  const retryAfterMs =
-    parseRetryAfter(reply.retryAfter) ?? (retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
+  const retryAfterMs = parseRetryAfter(reply.retryAfter) ?? (retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
   if (reply.status < 200 || reply.status >= 300) {
     const reason = acknowledgement?.message ?? messageOf(body) ?? quote(reply.body);
-    throw new BrokerResponseError(
-      `The broker at ${reply.url} answered ${reply.status}${reason === '' ? '' : `: ${reason}`}`,
-      { status: reply.status, reason, retryAfterMs },
-    );
+    throw new BrokerResponseError(`The broker at ${reply.url} answered ${reply.status}${reason === '' ? '' : `: ${reason}`}`, {
+      status: reply.status,
+      reason,
+      retryAfterMs,
+    });
   }
   if (acknowledgement === undefined) throw unreadable(reply, 'an ACK or NACK');
   if (acknowledgement.acknowledgement === Acknowledgement.NACK) {
     const reason = acknowledgement.message ?? '';
-    throw new BrokerResponseError(
-      `The broker at ${reply.url} answered NACK${reason === '' ? ' without a reason' : `: ${reason}`}`,
-      { status: reply.status, reason, retryAfterMs },
-    );
+    throw new BrokerResponseError(`The broker at ${reply.url} answered NACK${reason === '' ? ' without a reason' : `: ${reason}`}`, {
+      status: reply.status,
+      reason,
+      retryAfterMs,
+    });
   }
   return body as Record<string, unknown>;
 }

@@ -52,10 +52,5 @@ export function isTransient(error: unknown): boolean {
   if (error instanceof BrokerUnreachableError) return true;
   if (!(error instanceof BrokerResponseError)) return false;
   const { status } = error;
-  return (
-    (status >= 200 && status < 300) ||
-    status === HTTP_REQUEST_TIMEOUT ||
-    status === HTTP_TOO_MANY_REQUESTS ||
-    status >= 500
-  );
+  return (status >= 200 && status < 300) || status === HTTP_REQUEST_TIMEOUT || status === HTTP_TOO_MANY_REQUESTS || status >= 500;
 }

@@ -27,9 +27,7 @@ describe('readPublishReply', () => {
   });
 
   it('reports a NACK with its reason, status and Retry-After', () => {
-    const error = failureOf(() =>
-      readPublishReply(reply(503, { acknowledgement: 'NACK', message: 'disk full' }, '2'), sent),
-    );
+    const error = failureOf(() => readPublishReply(reply(503, { acknowledgement: 'NACK', message: 'disk full' }, '2'), sent));
     expect(error).toMatchObject({ status: 503, reason: 'disk full', retryAfterMs: 2000 });
     expect(error.message).toBe('The broker at http://broker/mmmq/messages answered 503: disk full');
   });

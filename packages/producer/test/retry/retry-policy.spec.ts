@@ -31,12 +31,7 @@ describe('RetryPolicy', () => {
     const policy = new RetryPolicy({ maxRetryCount: 3, retryDelayMs: 100, maxRetryDelayMs: 5000 });
 
     it('allows maxRetryCount retries after the first attempt, so 1 + maxRetryCount attempts in all', () => {
-      expect([1, 2, 3, 4].map((attempts) => policy.shouldRetry(answered(503), attempts))).toEqual([
-        true,
-        true,
-        true,
-        false,
-      ]);
+      expect([1, 2, 3, 4].map((attempts) => policy.shouldRetry(answered(503), attempts))).toEqual([true, true, true, false]);
     });
 
     it('never retries a permanent failure, however many attempts remain', () => {
@@ -54,9 +49,7 @@ describe('RetryPolicy', () => {
 
     it('doubles from retryDelayMs and stops at maxRetryDelayMs', () => {
       const policy = new RetryPolicy(options, noJitter);
-      expect([1, 2, 3, 4, 5, 6].map((retry) => policy.delayMs(retry, answered(200)))).toEqual([
-        100, 200, 400, 800, 1000, 1000,
-      ]);
+      expect([1, 2, 3, 4, 5, 6].map((retry) => policy.delayMs(retry, answered(200)))).toEqual([100, 200, 400, 800, 1000, 1000]);
     });
 
     it('takes at most 20 % off at random', () => {

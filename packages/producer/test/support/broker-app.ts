@@ -2,13 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  decodeEnvelope,
-  MmmqBrokerModule,
-  MmmqBrokerOptions,
-  PublishStreamServer,
-  TopicQueueContainer,
-} from '@mmmq/broker';
+import { decodeEnvelope, MmmqBrokerModule, MmmqBrokerOptions, PublishStreamServer, TopicQueueContainer } from '@mmmq/broker';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 

@@ -41,10 +41,7 @@ export class RecordingGateway extends BrokerGateway {
 }
 
 /** A producer module whose gateway is `gateway`, logging into a {@link RecordingLogger}. */
-export async function startProducerWith(
-  gateway: BrokerGateway,
-  options: MmmqProducerOptions = {},
-): Promise<ProducerApp> {
+export async function startProducerWith(gateway: BrokerGateway, options: MmmqProducerOptions = {}): Promise<ProducerApp> {
   const logger = new RecordingLogger();
   const module = await Test.createTestingModule({
     imports: [MmmqProducerModule.forRoot({ broker: 'http://127.0.0.1:1', retryDelayMs: 1, ...options })],

@@ -15,11 +15,14 @@ export class DueTimer {
     if (due === undefined || due >= this.at) return;
     clearTimeout(this.timer);
     this.at = due;
-    this.timer = setTimeout(() => {
-      this.at = Infinity;
-      this.timer = undefined;
-      this.onDue();
-    }, Math.max(0, due - performance.now()));
+    this.timer = setTimeout(
+      () => {
+        this.at = Infinity;
+        this.timer = undefined;
+        this.onDue();
+      },
+      Math.max(0, due - performance.now()),
+    );
     this.timer.unref();
   }
 

@@ -40,7 +40,7 @@ export class LogReader {
 
   private async read(max: number): Promise<void> {
     const { ledger, queue } = this;
-    for (let failures = 1; !this.host.stopping; ) {
+    for (let failures = 1; !this.host.stopping;) {
       if (ledger.available >= max) return;
       const wanted = Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - ledger.windowSize, READ_CHUNK);
       const from = ledger.readEnd;

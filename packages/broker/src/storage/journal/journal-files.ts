@@ -25,7 +25,12 @@ export class JournalFiles {
   static async open(dir: string, nextSeq: number, older: JournalFileEntry[], spare?: string): Promise<JournalFiles> {
     const current = await JournalFile.create(dir, nextSeq, spare);
     await syncDirectory(dir);
-    return new JournalFiles(dir, current, older.filter((file) => file.path !== current.path), undefined);
+    return new JournalFiles(
+      dir,
+      current,
+      older.filter((file) => file.path !== current.path),
+      undefined,
+    );
   }
 
   /** The file records are appended to. */
@@ -39,7 +44,14 @@ export class JournalFiles {
 
   /** Bytes of the journal files, the current one counted as written so far. */
   async byteSize(): Promise<number> {
-    const sizes = await Promise.all(this.older.map((file) => fs.stat(file.path).then((stat) => stat.size, () => 0)));
+    const sizes = await Promise.all(
+      this.older.map((file) =>
+        fs.stat(file.path).then(
+          (stat) => stat.size,
+          () => 0,
+        ),
+      ),
+    );
     return sizes.reduce((sum, size) => sum + size, this.current.size);
   }
 

@@ -49,7 +49,13 @@ export function assembleGroup(requests: readonly CommitRequest[]): AssembledGrou
   for (const group of byTopic.values()) {
     const { bytes, starts } = encodeFrames(group.payloads);
     appends.push({ ...group, starts });
-    ops.push({ kind: JournalOpKind.APPEND, topic: group.topic.name, firstOffset: group.first, entryCount: group.payloads.length, frames: bytes });
+    ops.push({
+      kind: JournalOpKind.APPEND,
+      topic: group.topic.name,
+      firstOffset: group.first,
+      entryCount: group.payloads.length,
+      frames: bytes,
+    });
   }
   ops.push(...others);
   return { appends, ops, firstOffsets, applies };

@@ -21,10 +21,7 @@ export interface RecoveredTopic {
  * past it was ever acknowledged) and makes all of it durable. A torn tail is cut; damage in the middle is reported
  * and the records after it are still replayed.
  */
-export async function recoverJournal(
-  dir: string,
-  openTopic: (name: string) => Promise<RecoveredTopic>,
-): Promise<JournalStart> {
+export async function recoverJournal(dir: string, openTopic: (name: string) => Promise<RecoveredTopic>): Promise<JournalStart> {
   const logger = new Logger('JournalRecovery');
   await fs.mkdir(dir, { recursive: true });
   const scan = await scanJournal(dir);
@@ -66,7 +63,10 @@ export async function recoverJournal(
       } else if (op.kind === JournalOpKind.CHECKPOINT_STATE) {
         const snapshot = decodeSnapshot(op.state);
         // Its record's checksum matched, so this is a bug, not damage: keep the older state (redeliver, never skip).
-        if (typeof snapshot === 'string') logger.warn(`Topic ${op.topic}: journal record ${record.seq} holds ${snapshot} for consumer ${op.consumerId}; kept its older state`);
+        if (typeof snapshot === 'string')
+          logger.warn(
+            `Topic ${op.topic}: journal record ${record.seq} holds ${snapshot} for consumer ${op.consumerId}; kept its older state`,
+          );
         else await topic.checkpoints.restore(op.consumerId, snapshot, topic.chain.tailOffset);
       } else {
         await topic.checkpoints.forget(op.consumerId);

@@ -32,7 +32,10 @@ export async function replayAppend(chain: SegmentFileChain, op: AppendOp): Promi
     await chain.write(lost.bytes, lost.starts);
   }
   const from = starts[matching];
-  await chain.write(op.frames.subarray(from), starts.slice(matching).map((start) => start - from));
+  await chain.write(
+    op.frames.subarray(from),
+    starts.slice(matching).map((start) => start - from),
+  );
   return repairs;
 }
 

@@ -34,7 +34,12 @@ export async function scanJournal(dir: string): Promise<JournalScan> {
     .map((name) => ({ firstSeq: parseJournalFileName(name), path: join(dir, name) }))
     .filter((file): file is { firstSeq: number; path: string } => file.firstSeq !== undefined)
     .sort((a, b) => a.firstSeq - b.firstSeq);
-  const scan: JournalScan = { files, records: [], damage: [], spare: names.includes(SPARE_JOURNAL_FILE) ? join(dir, SPARE_JOURNAL_FILE) : undefined };
+  const scan: JournalScan = {
+    files,
+    records: [],
+    damage: [],
+    spare: names.includes(SPARE_JOURNAL_FILE) ? join(dir, SPARE_JOURNAL_FILE) : undefined,
+  };
   let lastSeq = 0;
   for (const [i, file] of files.entries()) {
     const bytes = await fs.readFile(file.path);

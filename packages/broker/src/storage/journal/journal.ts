@@ -209,7 +209,11 @@ export class Journal implements FlushedJournal {
       if (target) this.markDirty(target);
     }
     for (const [i, request] of requests.entries()) request.resolve(firstOffsets[i]);
-    this.flusher.recorded(seq, record.length, ops.some((op) => op.kind !== JournalOpKind.FLUSHED));
+    this.flusher.recorded(
+      seq,
+      record.length,
+      ops.some((op) => op.kind !== JournalOpKind.FLUSHED),
+    );
   }
 
   /**
