@@ -65,4 +65,9 @@ export interface DeliveryRequest<T = unknown> {
    * the subscription model.
    */
   lease?: string;
+  /**
+   * True when this is the last attempt the broker makes: if it fails (NACK, error, timeout), the message is
+   * dead-lettered instead of retried. Absent (read as false) from brokers before it was added.
+   */
+  lastAttempt?: boolean;
 }
