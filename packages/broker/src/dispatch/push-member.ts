@@ -10,6 +10,7 @@ import { Slot } from './ledger/slot';
 import { pushIdOf } from './push-id';
 import { DeliveryFailedError, PushOrder, PushTarget, PushUnauthorizedError } from './push-sender';
 import type { DeliveryContext, Subscription } from './subscription';
+import { StallWatch } from '../events/stall-watch';
 
 /**
  * `active`: delivering, or retrying after failures with the usual backoff. `unauthorized`: the consumer answered
@@ -45,6 +46,7 @@ export class PushMember {
   private stopping?: Promise<void>;
   private failedPushes = 0;
   private currentState: PushMemberState = 'active';
+  private readonly stall: StallWatch;
   readonly id: string;
 
   constructor(
@@ -54,6 +56,7 @@ export class PushMember {
   ) {
     this.definition = subscription.definition;
     this.id = target.host.toUrl();
+    this.stall = new StallWatch(context.events, { consumerId: target.consumerId, topic: subscription.queue.topic.name, host: this.id });
   }
 
   get state(): PushMemberState {
@@ -88,6 +91,7 @@ export class PushMember {
           this.wanted = true;
           this.subscription.failing(this.id);
           if (failure instanceof PushUnauthorizedError) this.refusedByConsumer(failure);
+          this.stall.failed(failure, this.currentState === 'unauthorized');
           await this.backoff(++this.failedPushes, failure);
         }
       }
@@ -198,6 +202,7 @@ export class PushMember {
   /** The consumer answered a push. */
   private answered(): void {
     this.failedPushes = 0;
+    this.stall.answered();
     this.subscription.seen(this.id);
     if (this.currentState !== 'unauthorized') return;
     this.currentState = 'active';

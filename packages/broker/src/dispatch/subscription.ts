@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
 import { backoffDelay, sleep } from '@mmmq/core';
+import { BrokerEvents } from '../events/broker-events';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
@@ -23,6 +24,8 @@ export interface DeliveryContext {
   sender: PushSender;
   deadLetters: DeadLetterWriter;
   options: ResolvedDeliveryOptions;
+  /** Where push members report stalls. */
+  events: BrokerEvents;
 }
 
 /** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */

@@ -3,6 +3,7 @@ import { DeadLetterHeaders, DeadLetterWriter } from '../../src/dispatch/dead-let
 import { DEFAULT_DELIVERY_OPTIONS } from '../../src/dispatch/delivery.options';
 import { DEFAULT_ACK_TIMEOUT_MS, DEFAULT_MAX_DELIVERIES, DispatcherDefinition } from '../../src/dispatch/dispatcher-definition';
 import { PushSender } from '../../src/dispatch/push-sender';
+import { BrokerEvents } from '../../src/events/broker-events';
 import { Subscription } from '../../src/dispatch/subscription';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { CheckpointFile } from '../../src/storage/checkpoint-file';
@@ -45,6 +46,7 @@ describe('Subscription', () => {
       sender,
       deadLetters: new DeadLetterWriter(container),
       options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 20, maxMs: 100 } },
+      events: new BrokerEvents(),
     });
     subscriptions.push(subscription);
     queue.subscribe(() => subscription.signal());
