@@ -77,9 +77,12 @@ async function recoverAndRead(
   rootDir: string,
   written: Buffer[],
 ): Promise<{ intact: Set<number>; garbage: number[]; appendedAt?: number }> {
-  const container = new TopicQueueContainer(
-    { rootDir, segmentMaxBytes: 64 * 1024 * 1024, flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS, flushBytes: DEFAULT_FLUSH_BYTES },
-  );
+  const container = new TopicQueueContainer({
+    rootDir,
+    segmentMaxBytes: 64 * 1024 * 1024,
+    flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
+    flushBytes: DEFAULT_FLUSH_BYTES,
+  });
   const intact = new Set<number>();
   const garbage = new Set<number>();
   try {

@@ -78,9 +78,12 @@ describe('a broker killed with SIGKILL mid-stream loses no acknowledged message'
 
 /** Opens the data directory in-process, after every broker process is gone, and decodes every entry. */
 async function readTopics(rootDir: string): Promise<Map<string, DecodedEnvelope[]>> {
-  const container = new TopicQueueContainer(
-    { rootDir, segmentMaxBytes: SEGMENT_MAX_BYTES, flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS, flushBytes: DEFAULT_FLUSH_BYTES },
-  );
+  const container = new TopicQueueContainer({
+    rootDir,
+    segmentMaxBytes: SEGMENT_MAX_BYTES,
+    flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
+    flushBytes: DEFAULT_FLUSH_BYTES,
+  });
   try {
     const topics = new Map<string, DecodedEnvelope[]>();
     for (const name of TOPICS) {

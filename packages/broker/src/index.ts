@@ -1,6 +1,12 @@
 export { MmmqBrokerModule } from './mmmq-broker.module';
-export { MMMQ_BROKER_OPTIONS, MMMQ_BROKER_ASYNC_OPTIONS_TYPE, MMMQ_BROKER_OPTIONS_TYPE } from './mmmq-broker.module-definition';
-export { Dispatcher, type DispatcherHostInput, type DispatcherInput, type DispatcherRegistration } from './dispatch/dispatcher';
+export { MMMQ_BROKER_OPTIONS } from './mmmq-broker.module-definition';
+export {
+  Dispatcher,
+  type DispatcherHostInput,
+  type DispatcherInput,
+  type DispatcherRegistration,
+  type DispatcherUpdate,
+} from './dispatch/dispatcher';
 export type { DispatcherDefinitionJson, StartFrom } from './dispatch/dispatcher-definition';
 export { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from './dispatch/dispatcher.errors';
 export type { SubscriptionView } from './dispatch/subscription-container';

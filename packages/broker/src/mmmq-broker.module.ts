@@ -58,9 +58,20 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
  * imports `EventEmitterModule` (docs/broker.md).
  */
 @Module({
-  controllers: [MessagesController, DispatchersController, ConsumersController, DeadLettersController, SubscriptionsController, StorageController],
+  controllers: [
+    MessagesController,
+    DispatchersController,
+    ConsumersController,
+    DeadLettersController,
+    SubscriptionsController,
+    StorageController,
+  ],
   providers: [
-    { provide: RESOLVED_BROKER_OPTIONS, useFactory: (options: MmmqBrokerOptions) => resolveBrokerOptions(options), inject: [MMMQ_BROKER_OPTIONS] },
+    {
+      provide: RESOLVED_BROKER_OPTIONS,
+      useFactory: (options: MmmqBrokerOptions) => resolveBrokerOptions(options),
+      inject: [MMMQ_BROKER_OPTIONS],
+    },
     optionsPart(MMMQ_PERSISTENCE_OPTIONS, 'persistence'),
     optionsPart(MMMQ_HTTP_OPTIONS, 'http'),
     optionsPart(MMMQ_STREAM_OPTIONS, 'stream'),

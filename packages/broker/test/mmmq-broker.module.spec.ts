@@ -34,7 +34,9 @@ describe('MmmqBrokerModule', () => {
     expect((fromForRoot as Error).message).toBe('Unknown option persistence.segments; the persistence options are rootDir, segment, flush');
     const fromFactory = await failure(MmmqBrokerModule.forRootAsync({ useFactory: () => ({ persistence: { rootDir }, dispatcher: [] }) }));
     expect(fromFactory).toBeInstanceOf(InvalidBrokerOptionsError);
-    expect((fromFactory as Error).message).toMatch(/^Unknown broker option dispatcher; the options are persistence, http, stream, dispatchers,/);
+    expect((fromFactory as Error).message).toMatch(
+      /^Unknown broker option dispatcher; the options are persistence, http, stream, dispatchers,/,
+    );
   });
 
   it('wires the storage under the given root directory and closes idempotently', async () => {

@@ -27,6 +27,9 @@ export interface DispatcherInput {
   exclusive?: boolean;
 }
 
+/** A new definition for {@link Dispatcher.update}: the consumer id comes from the call (one given here must match). */
+export type DispatcherUpdate = Omit<DispatcherInput, 'consumerId'> & { consumerId?: string };
+
 /** What {@link Dispatcher.add} did. */
 export interface DispatcherRegistration {
   dispatcher: DispatcherDefinitionJson;
@@ -77,12 +80,14 @@ export class Dispatcher {
    * @throws DispatcherNotFoundError
    * @throws MmmqValidationError
    */
-  async update(consumerId: string, input: Omit<DispatcherInput, 'consumerId'> & { consumerId?: string }): Promise<DispatcherDefinitionJson> {
+  async update(consumerId: string, input: DispatcherUpdate): Promise<DispatcherDefinitionJson> {
     const id = parseConsumerId(consumerId);
-    if (typeof input === 'object' && input !== null && 'consumerId' in input && input.consumerId !== id) {
+    // The input is unchecked JSON when it comes over HTTP: anything but an object is left for the parser to refuse.
+    const isObject = typeof input === 'object' && input !== null;
+    if (isObject && input.consumerId !== undefined && input.consumerId !== id) {
       throw new MmmqValidationError(`consumerId in the body must be ${id}, as in the path`);
     }
-    const definition = parseDispatcherDefinition(typeof input === 'object' && input !== null ? { ...input, consumerId: id } : input, 'dispatcher');
+    const definition = parseDispatcherDefinition(isObject ? { ...input, consumerId: id } : input, 'dispatcher');
     await this.subscriptions.replaceDispatcher(definition);
     return toDefinitionJson(definition);
   }

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { Dispatcher, DispatcherInput } from '../dispatch/dispatcher';
+import { Dispatcher, DispatcherInput, DispatcherUpdate } from '../dispatch/dispatcher';
 import { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
 import { BrokerAccessGuard } from '../security/broker-access.guard';
@@ -61,7 +61,7 @@ export class DispatchersController {
   @Put(':consumerId')
   @ReadsRawBody()
   async replace(@Param('consumerId') consumerId: string, @Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
-    return this.dispatcher.update(consumerId, (await this.body.read(request)) as DispatcherInput);
+    return this.dispatcher.update(consumerId, (await this.body.read(request)) as DispatcherUpdate);
   }
 
   @Delete(':consumerId')

@@ -51,7 +51,9 @@ describe('the Dispatcher service', () => {
     await dispatcher.removeHost('billing', 'http://127.0.0.1:9');
     expect(dispatcher.get('billing')).toEqual(shown('billing', consumer.port));
 
-    await expect(dispatcher.add({ consumerId: 'billing', host: consumer.url, pattern: 'invoice.*' })).rejects.toThrow(DuplicateConsumerIdError);
+    await expect(dispatcher.add({ consumerId: 'billing', host: consumer.url, pattern: 'invoice.*' })).rejects.toThrow(
+      DuplicateConsumerIdError,
+    );
     expect(onDisk()).toEqual([shown('billing', consumer.port)]);
   });
 

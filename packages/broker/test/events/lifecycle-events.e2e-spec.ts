@@ -100,7 +100,11 @@ describe('broker lifecycle events in a host application with EventEmitterModule'
     return { status: response.status, body: (await response.json()) as { id: string; offset: number } };
   };
   const request = (method: string, path: string, body?: unknown) =>
-    fetch(url + path, { method, body: body && JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    fetch(url + path, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
 
   beforeAll(async () => {
     rootDir = await mkdtemp(join(tmpdir(), 'mmmq-events-'));
@@ -156,7 +160,10 @@ describe('broker lifecycle events in a host application with EventEmitterModule'
         name: MmmqBrokerEvent.DISPATCHER_HOST_JOINED,
         payload: { consumerId: 'audit', host: 'http://127.0.0.1:10', hosts: ['http://127.0.0.1:9', 'http://127.0.0.1:10'] },
       },
-      { name: MmmqBrokerEvent.DISPATCHER_HOST_LEFT, payload: { consumerId: 'audit', host: 'http://127.0.0.1:10', hosts: ['http://127.0.0.1:9'] } },
+      {
+        name: MmmqBrokerEvent.DISPATCHER_HOST_LEFT,
+        payload: { consumerId: 'audit', host: 'http://127.0.0.1:10', hosts: ['http://127.0.0.1:9'] },
+      },
       {
         name: MmmqBrokerEvent.DISPATCHER_UPDATED,
         payload: {
@@ -165,7 +172,10 @@ describe('broker lifecycle events in a host application with EventEmitterModule'
           previous: expect.objectContaining(first),
         },
       },
-      { name: MmmqBrokerEvent.DISPATCHER_REMOVED, payload: { consumerId: 'audit', dispatcher: expect.objectContaining({ pattern: 'audit.**' }) } },
+      {
+        name: MmmqBrokerEvent.DISPATCHER_REMOVED,
+        payload: { consumerId: 'audit', dispatcher: expect.objectContaining({ pattern: 'audit.**' }) },
+      },
     ]);
   });
 
