@@ -1,3 +1,4 @@
+import { describeValue as describe, HOST_PORT_MAX, MAX_TIMER_MS, optionChecks } from '@mmmq/core';
 import { resolve } from 'node:path';
 import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } from './dispatch/delivery.options';
 import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/dispatcher-definition';
@@ -40,9 +41,7 @@ export interface ResolvedBrokerOptions {
   auth: ResolvedAuthOptions;
 }
 
-const PORT_MAX = 65535;
-// Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
+const { nonBlankString, nonNegativeInteger, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
 const HTTP_OPTIONS: ReadonlySet<string> = new Set<keyof HttpOptions>([
   'maxBodyBytes',
   'maxJsonDepth',
@@ -143,8 +142,7 @@ function resolveStream(stream: MmmqBrokerOptions['stream']): ResolvedStreamOptio
   if (typeof stream !== 'object' || stream === null) {
     throw new InvalidBrokerOptionsError(`stream must be an object { port, host? }, got ${describe(stream)}`);
   }
-  const port = nonNegativeInteger('stream.port', stream.port);
-  if (port > PORT_MAX) throw new InvalidBrokerOptionsError(`stream.port must be at most ${PORT_MAX}, got ${port}`);
+  const port = nonNegativeInteger('stream.port', stream.port, HOST_PORT_MAX);
   return { port, host: nonBlankString('stream.host', stream.host ?? DEFAULT_STREAM_HOST) };
 }
 
@@ -201,30 +199,4 @@ function resolveAllowedNetworks(networks: unknown): readonly string[] {
     }
   });
   return [...networks];
-}
-
-function nonNegativeInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidBrokerOptionsError(`${name} must be a non-negative integer, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function nonBlankString(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidBrokerOptionsError(`${name} must be a non-blank string, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidBrokerOptionsError(`${name} must be a positive integer, got ${describe(value)}`);
-  }
-  if (value > max) throw new InvalidBrokerOptionsError(`${name} must be at most ${max}, got ${value}`);
-  return value;
-}
-
-function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

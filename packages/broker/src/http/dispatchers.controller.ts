@@ -1,4 +1,4 @@
-import { Host, MmmqValidationError } from '@mmmq/core';
+import { DISPATCHERS_PATH, Host, MmmqValidationError } from '@mmmq/core';
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { DispatcherDefinitionJson, parseConsumerId, parseDispatcherDefinition, toDefinitionJson } from '../dispatch/dispatcher-definition';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
@@ -16,7 +16,7 @@ interface StatusSetter {
 }
 
 /** Runtime management of consumers; every change is in `dispatchers.json` before it takes effect. */
-@Controller('mmmq/dispatchers')
+@Controller(DISPATCHERS_PATH)
 @UseFilters(NackExceptionFilter)
 @UseGuards(BrokerAccessGuard)
 @RequiresRole('consume')
