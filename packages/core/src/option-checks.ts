@@ -31,7 +31,8 @@ export function optionChecks(InvalidOptions: OptionErrorClass): OptionChecks {
   const fail = (message: string): never => {
     throw new InvalidOptions(message);
   };
-  const atMost = (name: string, value: number, max: number): number => (value > max ? fail(`${name} must be at most ${max}, got ${value}`) : value);
+  const atMost = (name: string, value: number, max: number): number =>
+    value > max ? fail(`${name} must be at most ${max}, got ${value}`) : value;
   return {
     positiveInteger(name, value, max = Number.MAX_SAFE_INTEGER) {
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {

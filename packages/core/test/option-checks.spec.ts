@@ -23,7 +23,11 @@ describe('optionChecks', () => {
     ['zero is not positive', () => checks.positiveInteger('n', 0), 'n must be a positive integer, got 0'],
     ['a fraction is no integer', () => checks.nonNegativeInteger('n', 1.5), 'n must be a non-negative integer, got 1.5'],
     ['a negative count', () => checks.nonNegativeInteger('n', -1), 'n must be a non-negative integer, got -1'],
-    ['above the cap', () => checks.positiveInteger('delayMs', MAX_TIMER_MS + 1, MAX_TIMER_MS), `delayMs must be at most ${MAX_TIMER_MS}, got ${MAX_TIMER_MS + 1}`],
+    [
+      'above the cap',
+      () => checks.positiveInteger('delayMs', MAX_TIMER_MS + 1, MAX_TIMER_MS),
+      `delayMs must be at most ${MAX_TIMER_MS}, got ${MAX_TIMER_MS + 1}`,
+    ],
     ['outside a range', () => checks.integerInRange('port', 70_000, 0, 65_535), 'port must be an integer from 0 to 65535, got 70000'],
     ['not one of the choices', () => checks.oneOf('mode', 'pul', ['push', 'pull']), 'mode must be one of "push", "pull", got "pul"'],
     ['a blank string', () => checks.nonBlankString('rootDir', ' '), 'rootDir must be a non-blank string, got " "'],
