@@ -47,7 +47,7 @@ describe('the packed packages in a fresh Nest application', () => {
       for (const pkg of PUBLISHED_PACKAGES) manifest.dependencies[`@mmmq/${pkg}`] = `file:${tarballs[pkg]}`;
       writeFileSync(join(appDir, 'package.json'), JSON.stringify(manifest, null, 2));
       await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], appDir, INSTALL_TIMEOUT_MS);
-      await run(process.execPath, [join(appDir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], appDir, BUILD_TIMEOUT_MS);
+      await run(process.execPath, [tsc(), '-p', 'tsconfig.json'], appDir, BUILD_TIMEOUT_MS);
     },
     INSTALL_TIMEOUT_MS + 3 * BUILD_TIMEOUT_MS,
   );
@@ -79,9 +79,13 @@ describe('the packed packages in a fresh Nest application', () => {
     },
   );
 
-  it('compiles against the declarations with the legacy node10 resolution too (typesVersions for the subpath)', async () => {
-    await run(process.execPath, [join(appDir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.node10.json'], appDir, BUILD_TIMEOUT_MS);
-  });
+  it.each(['tsconfig.json', 'tsconfig.node10.json'])(
+    'type-checks the published declarations with the application (%s, skipLibCheck off)',
+    async (tsconfig) => {
+      // tsconfig.json resolves through the exports maps (nodenext); tsconfig.node10.json through main, types and typesVersions.
+      await run(process.execPath, [tsc(), '-p', tsconfig, '--noEmit', '--skipLibCheck', 'false'], appDir, BUILD_TIMEOUT_MS);
+    },
+  );
 
   it('resolves the public subpath @mmmq/core/testing and hides internal files', async () => {
     const script = `
@@ -115,6 +119,11 @@ describe('the packed packages in a fresh Nest application', () => {
     await app.waitFor(/\[Billing\] Invoice for order 42: 9\.50 \(delivery 1\)/, START_TIMEOUT_MS);
   });
 
+  /** The application's own TypeScript, not the monorepo's. */
+  function tsc(): string {
+    return join(appDir, 'node_modules/typescript/bin/tsc');
+  }
+
   function track(process: AppProcess): AppProcess {
     processes.push(process);
     return process;
@@ -132,3 +141,27 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+describe('docs/getting-started.md', () => {
+  const page = readFileSync(join(REPOSITORY_ROOT, 'docs/getting-started.md'), 'utf8');
+
+  it('shows every source file of the tested application as it is', () => {
+    const shown = [...page.matchAll(/```ts\n\/\/ src\/(\S+)\n([\s\S]*?)```/g)].map(([, name, body]) => ({ name, body }));
+
+    expect(shown.map(({ name }) => name).sort()).toEqual([
+      'app.module.ts',
+      'broker.ts',
+      'invoice.listener.ts',
+      'main.ts',
+      'order-events.ts',
+      'orders.service.ts',
+    ]);
+    for (const { name, body } of shown) expect({ name, body }).toEqual({ name, body: readFileSync(join(FIXTURE, 'src', name), 'utf8') });
+  });
+
+  it("shows the tested application's tsconfig.json as it is", () => {
+    const [, shown] = /```json\n(\{[\s\S]*?\})\n```/.exec(page) ?? [];
+
+    expect(JSON.parse(shown)).toEqual(JSON.parse(readFileSync(join(FIXTURE, 'tsconfig.json'), 'utf8')));
+  });
+});
