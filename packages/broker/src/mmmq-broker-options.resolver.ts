@@ -1,5 +1,5 @@
+import { BackoffOptions, describeValue as describe, HOST_PORT_MAX, MAX_TIMER_MS, optionChecks } from '@mmmq/core';
 import { resolve } from 'node:path';
-import { BackoffOptions } from '@mmmq/core';
 import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } from './dispatch/delivery.options';
 import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/dispatcher-definition';
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
@@ -46,9 +46,7 @@ export interface ResolvedBrokerOptions {
   auth: ResolvedAuthOptions;
 }
 
-const PORT_MAX = 65535;
-// Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
+const { nonBlankString, nonNegativeInteger, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
 /** Every option of each group, so an unknown (misspelt) one is refused; the compiler keeps the lists complete. */
 const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   persistence: true,
@@ -176,8 +174,7 @@ function resolveStream(stream: MmmqBrokerOptions['stream']): ResolvedStreamOptio
     throw new InvalidBrokerOptionsError(`stream must be an object { port, host? }, got ${describe(stream)}`);
   }
   optionGroup('stream', stream, STREAM_OPTIONS);
-  const port = nonNegativeInteger('stream.port', stream.port);
-  if (port > PORT_MAX) throw new InvalidBrokerOptionsError(`stream.port must be at most ${PORT_MAX}, got ${port}`);
+  const port = nonNegativeInteger('stream.port', stream.port, HOST_PORT_MAX);
   return { port, host: nonBlankString('stream.host', stream.host ?? DEFAULT_STREAM_HOST) };
 }
 
@@ -255,30 +252,4 @@ function optionGroup<T extends object>(name: string, value: T, known: Record<key
     );
   }
   return value;
-}
-
-function nonNegativeInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidBrokerOptionsError(`${name} must be a non-negative integer, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function nonBlankString(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidBrokerOptionsError(`${name} must be a non-blank string, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidBrokerOptionsError(`${name} must be a positive integer, got ${describe(value)}`);
-  }
-  if (value > max) throw new InvalidBrokerOptionsError(`${name} must be at most ${max}, got ${value}`);
-  return value;
-}
-
-function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

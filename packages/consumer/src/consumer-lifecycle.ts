@@ -1,4 +1,4 @@
-import { InMemoryBroker } from '@mmmq/core';
+import { InMemoryBroker } from '@mmmq/core/testing';
 import {
   Inject,
   Injectable,

@@ -33,7 +33,7 @@ export { MMMQListener, type MmmqListenerDecoratorOptions } from './listener/mmmq
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
 export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';
-export { MAX_NACK_DELAY_MS } from './handling/settlement';
+export { MAX_NACK_DELAY_MS } from '@mmmq/core';
 export { DUPS_OK_ACK_LINGER_MS, DUPS_OK_ACK_BATCH, ACK_SEND_ATTEMPTS } from './pull/ack-batcher';
 export { PULL_BACKOFF_INITIAL_MS, PULL_BACKOFF_MAX_MS } from './pull/pull-backoff';
 export { SettlementError } from './errors/settlement.error';
@@ -56,3 +56,5 @@ export { InvalidDeliveryError } from './errors/invalid-delivery.error';
 export { DeliveryTooLargeError } from './errors/delivery-too-large.error';
 export { DeliveryUnauthorizedError } from './errors/delivery-unauthorized.error';
 export { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '@mmmq/core';
+// Defined in core, shared with the producer; re-exported so listener code needs no core import.
+export type { AnyEvents, EventMap, EventTopic } from '@mmmq/core';

@@ -1,4 +1,12 @@
-import type { TlsClientOptions } from '@mmmq/core';
+import {
+  MAX_ACK_TIMEOUT_MS,
+  MAX_FETCH_MESSAGES,
+  MAX_FETCH_WAIT_MS,
+  MAX_PUSH_BATCH_SIZE,
+  MAX_PUSH_IN_FLIGHT,
+  MIN_ACK_TIMEOUT_MS,
+  type TlsClientOptions,
+} from '@mmmq/core';
 import type { AckMode } from './handling/ack-mode';
 
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
@@ -23,23 +31,23 @@ export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
 /** Messages the broker may push in one request to this application (it then calls `POST /mmmq/messages/batch`). */
 export const DEFAULT_DELIVERY_BATCH_SIZE = 500;
 /** The broker's limit on `batchSize`. */
-export const MAX_DELIVERY_BATCH_SIZE = 1000;
+export const MAX_DELIVERY_BATCH_SIZE = MAX_PUSH_BATCH_SIZE;
 /** Pushes of one subscription the broker may have on their way to this application at once (`maxInFlight`). */
 export const DEFAULT_DELIVERY_MAX_IN_FLIGHT = 4;
 /** The broker's limit on `maxInFlight`. */
-export const MAX_DELIVERY_MAX_IN_FLIGHT = 16;
+export const MAX_DELIVERY_MAX_IN_FLIGHT = MAX_PUSH_IN_FLIGHT;
 
 /** Messages one pull listener holds at most (fetched, not yet handled and settled); also the largest fetch. */
 export const DEFAULT_PULL_PREFETCH = 100;
 /** The broker's limit on one fetch (`max`), and so on `pull.prefetch`. */
-export const MAX_PULL_PREFETCH = 1000;
+export const MAX_PULL_PREFETCH = MAX_FETCH_MESSAGES;
 /** How long one fetch waits on the broker for a first message (long poll) before it answers with none. */
 export const DEFAULT_PULL_WAIT_MS = 20_000;
 /** The broker's limit on `waitMs`. */
-export const MAX_PULL_WAIT_MS = 60_000;
+export const MAX_PULL_WAIT_MS = MAX_FETCH_WAIT_MS;
 /** The broker's limits on a lease asked for with `ackTimeoutMs` (1 s to 12 h). */
-export const MIN_PULL_ACK_TIMEOUT_MS = 1_000;
-export const MAX_PULL_ACK_TIMEOUT_MS = 43_200_000;
+export const MIN_PULL_ACK_TIMEOUT_MS = MIN_ACK_TIMEOUT_MS;
+export const MAX_PULL_ACK_TIMEOUT_MS = MAX_ACK_TIMEOUT_MS;
 
 /** How messages reach the listeners: pushed by the broker to this application, or fetched by it. */
 export type DeliveryMode = 'push' | 'pull';

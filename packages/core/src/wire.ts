@@ -3,6 +3,12 @@ import type { MessageHeaders } from './message';
 
 /** Path of the publish endpoint on the broker and of the delivery endpoint on every consumer. */
 export const MESSAGES_PATH = '/mmmq/messages';
+/** Path of the batch publish endpoint on the broker and of the batched delivery endpoint on a consumer. */
+export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
+/** The broker's dispatcher API: `GET`/`POST` here, `PUT`/`DELETE` on `…/{consumerId}`. */
+export const DISPATCHERS_PATH = '/mmmq/dispatchers';
+/** The broker's consumer API: `…/{consumerId}/fetch`, `ack`, `nack`, `extend`, `terminate`, `recover`. */
+export const CONSUMERS_PATH = '/mmmq/consumers';
 
 /** Tells a consumer which of its subscriptions a pushed message is for. */
 export const CONSUMER_ID_HEADER = 'mmmq-consumer-id';

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import {
+  BATCH_MESSAGES_PATH,
   CONSUMER_ID_HEADER,
   ConsumerAcknowledgement,
   isConsumerAcknowledgement,
@@ -19,8 +20,6 @@ import { PushTargetPolicy } from './push-target-policy';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
-/** Where a consumer that asked for batches receives them. */
-export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
 /** A consumer's reply is small JSON (one acknowledgement per message); anything longer is not one. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 /** How much of a consumer's refusal message a failure quotes. */

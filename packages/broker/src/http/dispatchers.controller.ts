@@ -1,3 +1,4 @@
+import { DISPATCHERS_PATH } from '@mmmq/core';
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { Dispatcher, DispatcherInput, DispatcherUpdate } from '../dispatch/dispatcher';
 import { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
@@ -17,7 +18,7 @@ interface StatusSetter {
  * Runtime management of consumers over HTTP: the {@link Dispatcher} service's rules, its typed errors mapped to
  * 400 / 404 / 409. The bodies are validated there (they are `unknown` JSON here, whatever the parameter types say).
  */
-@Controller('mmmq/dispatchers')
+@Controller(DISPATCHERS_PATH)
 @UseFilters(NackExceptionFilter)
 @UseGuards(BrokerAccessGuard)
 @RequiresRole('consume')

@@ -1,5 +1,6 @@
 import {
   Acknowledgement,
+  BATCH_MESSAGES_PATH,
   CONSUMER_ID_HEADER,
   ConsumerAcknowledgement,
   MESSAGES_PATH,
@@ -60,7 +61,7 @@ export class MessagesController {
   }
 
   /** Batched pushes, for dispatchers registered with `batchSize` > 1: `{"messages":[…]}` in, one acknowledgement per message out. */
-  @Post(`${MESSAGES_PATH}/batch`)
+  @Post(BATCH_MESSAGES_PATH)
   async receiveBatch(
     @Req() request: RequestWithBody,
     @Res() response: unknown,
