@@ -1,6 +1,7 @@
 import { Acknowledgement } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
+import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
 import type { FrontHandler } from '../handling/front-handler';
 import type { ListenerInvoker } from '../handling/listener-invoker';
 import type { ConsumerReply, SettlementChannel } from '../handling/settlement';
@@ -119,8 +120,8 @@ export class PullLoop {
       if (outcome.sent || message.lease === undefined || this.listener.ackMode === 'none') return;
       await this.settle(message, message.lease, outcome.reply);
     } catch (error) {
-      // Shutdown came first: not handled, so not settled; the broker releases the lease (recover or expiry).
-      if (error instanceof ConsumerClosingError) return;
+      // Shutdown came first, or outlasted the handler: not settled; the broker releases the lease (recover or expiry).
+      if (error instanceof ConsumerClosingError || error instanceof HandlerAbandonedError) return;
       this.deps.logger.warn(
         `Settling message ${message.id} of ${this.listener.consumerId} failed; the broker delivers it again when its lease ends: ${(error as Error).message}`,
       );
