@@ -24,7 +24,7 @@ export interface PullLoopDeps {
 /**
  * Feeds one listener by fetching: long-polls the broker for up to what its prefetch leaves free (once at least
  * half is free), runs each message through the worker pool like a push, and settles it by its lease (acks
- * batched, see AckBatcher). Broker errors back off (250 ms doubling to 30 s). `stop()` ends fetching at once;
+ * batched, see AckBatcher). Broker errors back off (250 ms doubling to 30 s), with one warning per outage. `stop()` ends fetching at once;
  * `drain()` then waits for the messages already fetched and sends the last acks.
  */
 export class PullLoop {
@@ -70,13 +70,18 @@ export class PullLoop {
       let messages: PulledMessage[];
       try {
         messages = await this.fetch(prefetch - this.inFlight.size);
+        if (failures > 0)
+          this.deps.logger.log(`Fetching messages of ${this.listener.consumerId} works again after ${failures} failed tries`);
         failures = 0;
       } catch (error) {
         if (this.abort.signal.aborted) return;
         const delayMs = pullBackoffDelay(++failures);
-        this.deps.logger.warn(
-          `Fetching messages of ${this.listener.consumerId} failed (${failures} in a row); next try in ${delayMs} ms: ${(error as Error).message}`,
-        );
+        // Once per outage: the retries go on quietly until a fetch succeeds.
+        if (failures === 1) {
+          this.deps.logger.warn(
+            `Fetching messages of ${this.listener.consumerId} failed; retrying with backoff (from ${delayMs} ms) until it works: ${(error as Error).message}`,
+          );
+        }
         await sleep(delayMs, this.abort.signal);
         continue;
       }
