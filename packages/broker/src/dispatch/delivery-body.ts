@@ -14,7 +14,11 @@ export interface DeliveryAttemptFields {
  * "publishedAt","lease","lastAttempt"}` — pushed, or one of the messages a fetch answers. The content bytes are
  * copied from the stored payload, so the consumer gets exactly what the producer sent.
  */
-export function encodeDelivery(envelope: DecodedEnvelope, offset: number, { deliveryCount, lease, lastAttempt }: DeliveryAttemptFields): Buffer {
+export function encodeDelivery(
+  envelope: DecodedEnvelope,
+  offset: number,
+  { deliveryCount, lease, lastAttempt }: DeliveryAttemptFields,
+): Buffer {
   const id = envelope.id ?? `${envelope.topic}@${offset}`;
   const head = `{"id":${JSON.stringify(id)},"topic":${JSON.stringify(envelope.topic)},"content":`;
   const tail =
