@@ -10,6 +10,8 @@ export {
   DEFAULT_QUEUE_SIZE,
   DEFAULT_REGISTRATION_ATTEMPTS,
   DEFAULT_REGISTRATION_BACKOFF_MS,
+  DEFAULT_REGISTRATION_FAIL_FAST,
+  DEFAULT_REGISTRATION_MAX_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
@@ -29,6 +31,8 @@ export {
   type StartFrom,
   type WorkersOptions,
 } from './mmmq-consumer.options';
+export { MmmqConsumerHealthIndicator, DEFAULT_CONSUMER_HEALTH_KEY, type MmmqConsumerHealth } from './health/mmmq-consumer.health-indicator';
+export type { PendingRegistration } from './registration/registration-status';
 export { MMMQListener, type MmmqListenerDecoratorOptions } from './listener/mmmq-listener.decorator';
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
@@ -51,6 +55,7 @@ export { BrokerRequestError } from './errors/broker-request.error';
 export { DeliveryRefusedError } from './errors/delivery-refused.error';
 export { QueueFullError } from './errors/queue-full.error';
 export { ConsumerClosingError } from './errors/consumer-closing.error';
+export { HandlerAbandonedError } from './errors/handler-abandoned.error';
 export { PushOutOfOrderError } from './errors/push-out-of-order.error';
 export { InvalidDeliveryError } from './errors/invalid-delivery.error';
 export { DeliveryTooLargeError } from './errors/delivery-too-large.error';

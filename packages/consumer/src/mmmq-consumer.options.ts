@@ -21,10 +21,17 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Messages of one listener handled at once; 1 keeps the broker's order. */
 export const DEFAULT_LISTENER_CONCURRENCY = 1;
-/** Tries to reach the broker's dispatcher API at bootstrap before the application fails to start. */
+/** With `registration.failFast`: tries to reach the broker's dispatcher API at bootstrap before the application fails to start. */
 export const DEFAULT_REGISTRATION_ATTEMPTS = 5;
-/** Wait before the second registration try; it doubles after each further failure. */
+/** Wait before the second registration try; it doubles after each further failure (minus up to 20 % jitter). */
 export const DEFAULT_REGISTRATION_BACKOFF_MS = 500;
+/**
+ * The longest wait between two registration tries in the background: a broker that comes back is found within
+ * this (plus one request).
+ */
+export const DEFAULT_REGISTRATION_MAX_BACKOFF_MS = 10_000;
+/** Default of `registration.failFast`: register in the background, the application starts without the broker. */
+export const DEFAULT_REGISTRATION_FAIL_FAST = false;
 /** Time limit of one request to the broker's dispatcher API. */
 export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
 
@@ -110,9 +117,19 @@ export interface ListenerConfig {
 }
 
 export interface RegistrationOptions {
-  /** Tries per listener before bootstrap fails. Default {@link DEFAULT_REGISTRATION_ATTEMPTS}. */
+  /**
+   * `false`: the application starts whether or not the broker answers; the dispatchers are registered in the
+   * background, retried with backoff until they are (`MmmqConsumerHealthIndicator` says not ready meanwhile).
+   * `true`: bootstrap waits for the registrations and fails with `DispatcherRegistrationError` after `attempts`
+   * tries. Default {@link DEFAULT_REGISTRATION_FAIL_FAST} (`false`).
+   */
+  failFast?: boolean;
+  /** With `failFast`: tries per listener before bootstrap fails. Default {@link DEFAULT_REGISTRATION_ATTEMPTS}. */
   attempts?: number;
-  /** Wait before the second try, doubled after each failure. Default {@link DEFAULT_REGISTRATION_BACKOFF_MS}. */
+  /**
+   * Wait before the second try, doubled after each failure up to {@link DEFAULT_REGISTRATION_MAX_BACKOFF_MS}.
+   * Default {@link DEFAULT_REGISTRATION_BACKOFF_MS}.
+   */
   backoffMs?: number;
   /** Time limit of one request. Default {@link DEFAULT_REGISTRATION_TIMEOUT_MS}. */
   timeoutMs?: number;
@@ -137,8 +154,8 @@ export interface MmmqConsumerOptions {
    */
   token?: string;
   /**
-   * Register one dispatcher per listener with the broker at bootstrap. Default: on when `broker` and
-   * `advertisedUrl` are both set; `false` turns it off.
+   * Register one dispatcher per listener with the broker once the application listens (with `registration.failFast`:
+   * at bootstrap). Default: on when `broker` and `advertisedUrl` are both set; `false` turns it off.
    */
   autoRegister?: boolean;
   /** Messages that may wait for a worker; beyond that deliveries get 503. Default {@link DEFAULT_QUEUE_SIZE}. */

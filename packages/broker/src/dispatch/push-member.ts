@@ -2,10 +2,9 @@ import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { backoffDelay, maxBackoffDelay, sleep } from '@mmmq/core';
-import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
+import { encodeDeliveryBatch } from './delivery-body';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { PUSH_BATCH_MAX_BYTES } from './ledger/entry-decoder';
-import { leaseToken } from './ledger/lease-token';
 import { Slot } from './ledger/slot';
 import { pushIdOf } from './push-id';
 import { DeliveryFailedError, PushOrder, PushTarget, PushUnauthorizedError } from './push-sender';
@@ -171,9 +170,7 @@ export class PushMember {
 
   private push(slots: Slot[], signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement[]> {
     const topic = this.subscription.queue.topic.name;
-    const bodies = slots.map((slot) =>
-      encodeDelivery(slot.envelope!, slot.offset, slot.deliveries, slot.deliveries > 1, leaseToken(topic, slot.offset, slot.deliveries)),
-    );
+    const bodies = slots.map((slot) => this.subscription.deliveryBody(slot));
     const id = pushIdOf(
       this.target.consumerId,
       topic,

@@ -87,7 +87,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /**
    * Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`). When
    * the consumer exists with the same settings, its hosts join it as more members instead (competing consumers)
-   * and the answer is `joined`. Hosts are checked first (and names resolved, outside the lock): a refused one
+   * and the answer is `joined`; hosts that already were members count as registering again and retry at once. Hosts are checked first (and names resolved, outside the lock): a refused one
    * changes nothing.
    *
    * @throws PushTargetRefusedError
@@ -104,6 +104,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         const hosts = [...existing.hosts, ...definition.hosts.filter((host) => !existing.hosts.some((known) => known.equals(host)))];
         const stored = hosts.length === existing.hosts.length ? existing : { ...existing, hosts };
         if (stored !== existing) await this.applyHosts(existing, stored);
+        // A host registering again is back (typically after an outage): its backoff ends and delivery resumes now.
+        for (const subscription of this.subscriptionsOf(definition.consumerId)) subscription.retryNow(definition.hosts);
         return { stored, joined: true };
       }
       await this.registry.add(definition);

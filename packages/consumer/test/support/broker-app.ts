@@ -29,9 +29,12 @@ export interface BrokerApp {
   close(): Promise<void>;
 }
 
-/** Quick retries unless `delivery` says otherwise; `logger` receives what the broker logs (default: nothing). */
-export async function startBroker(options: MmmqBrokerOptions & { logger?: LoggerService } = {}): Promise<BrokerApp> {
-  const { logger, ...brokerOptions } = options;
+/**
+ * Quick retries unless `delivery` says otherwise; `logger` receives what the broker logs (default: nothing); `port`
+ * (default: any free one) for a broker whose URL a consumer knows before it starts.
+ */
+export async function startBroker(options: MmmqBrokerOptions & { logger?: LoggerService; port?: number } = {}): Promise<BrokerApp> {
+  const { logger, port: wantedPort = 0, ...brokerOptions } = options;
   const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-consumer-e2e-'));
   const module = MmmqBrokerModule.forRoot({
     persistence: { rootDir },
@@ -39,7 +42,7 @@ export async function startBroker(options: MmmqBrokerOptions & { logger?: Logger
     ...brokerOptions,
   });
   const app = await NestFactory.create(module, { bodyParser: false, logger: logger ?? false });
-  await app.listen(0, '127.0.0.1');
+  await app.listen(wantedPort, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
