@@ -29,7 +29,15 @@ export {
   type StartFrom,
   type WorkersOptions,
 } from './mmmq-consumer.options';
-export { MMMQListener, type MmmqListenerDecoratorOptions } from './listener/mmmq-listener.decorator';
+export {
+  MMMQListener,
+  type ListenerDecorator,
+  type MmmqListenerDecoratorOptions,
+  type TypedListenerDecoratorFactory,
+} from './listener/mmmq-listener.decorator';
+export { Payload } from './listener/payload.decorator';
+export { Ctx } from './listener/ctx.decorator';
+export { MMMQ_CONTEXT_TYPE, type MmmqContextType } from './handling/listener-context-creator';
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
 export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';
