@@ -66,7 +66,9 @@ function inspectDecorated(params: ListenerParams, recorded: unknown[] | undefine
       throw new InvalidListenerError(`${where}: the @Ctx() parameter ${index + 1} must be typed MessageContext, not ${nameOf(type)}`);
     }
   }
-  const whole = Object.values(params).find((param, i) => paramtypeOf(Object.keys(params)[i]) === MmmqParamtype.PAYLOAD && param.data === undefined);
+  const whole = Object.values(params).find(
+    (param, i) => paramtypeOf(Object.keys(params)[i]) === MmmqParamtype.PAYLOAD && param.data === undefined,
+  );
   return whole === undefined ? undefined : recorded?.[whole.index];
 }
 

@@ -55,7 +55,11 @@ export function MMMQListener(patternOrOptions?: string | MmmqListenerOptions, mo
     if (typeof method !== 'function') {
       throw new TypeError(`@MMMQListener decorates a class or a method, not the property ${String(key)}`);
     }
-    Reflect.defineMetadata(MMMQ_LISTENER_METADATA, [...getListenerMetadata(method), { ...options, pattern: options.pattern ?? MATCH_ALL_PATTERN }], method);
+    Reflect.defineMetadata(
+      MMMQ_LISTENER_METADATA,
+      [...getListenerMetadata(method), { ...options, pattern: options.pattern ?? MATCH_ALL_PATTERN }],
+      method,
+    );
   }) as ListenerDecorator<any>;
 }
 

@@ -182,7 +182,9 @@ describe('listener discovery', () => {
   it('logs one line per listener with its pattern and consumer id', () => {
     const lines = logs.lines.filter((line) => line.startsWith('Listener '));
     expect(lines).toHaveLength(7);
-    expect(lines).toContainEqual(expect.stringContaining('Listener ClassListener.handle ← order.created (consumerId billing.class-listener'));
+    expect(lines).toContainEqual(
+      expect.stringContaining('Listener ClassListener.handle ← order.created (consumerId billing.class-listener'),
+    );
     expect(lines).toContainEqual(
       expect.stringContaining('Listener DecoratedProvider.onOrder ← order.* (consumerId billing.decorated-provider.on-order'),
     );

@@ -120,7 +120,9 @@ describe('a misconfigured listener fails bootstrap, naming its class and method'
       @MMMQListener('order.created')
       handle(): void {}
     }
-    await expect(bootstrap([BothStyles])).rejects.toThrow(/BothStyles\.handle is decorated with @MMMQListener in a class that is decorated/);
+    await expect(bootstrap([BothStyles])).rejects.toThrow(
+      /BothStyles\.handle is decorated with @MMMQListener in a class that is decorated/,
+    );
   });
 
   it('refuses a decorated parameter next to an undecorated one', async () => {
