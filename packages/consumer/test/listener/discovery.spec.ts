@@ -53,6 +53,17 @@ class ContentTypedListener implements MMMQListener<OrderCreated> {
   }
 }
 
+/** Provided as a value: the class (and its decorator) is reached through the instance. */
+@MMMQListener('order.created')
+class ValueClassListener implements MMMQListener {
+  readonly received: unknown[] = [];
+
+  handle(content: unknown): void {
+    this.received.push(content);
+  }
+}
+const valueClassListener = new ValueClassListener();
+
 /** Shaped like a listener but not decorated: not a listener (no duck typing). */
 @Injectable()
 class ShapedButUndecorated {
@@ -120,6 +131,7 @@ describe('listener discovery', () => {
         TwoOnOneTopic,
         { provide: 'FACTORY_MADE', useFactory: () => new FactoryMadeListener() },
         { provide: 'PLAIN_LISTENER', useValue: plainListener },
+        { provide: 'VALUE_CLASS_LISTENER', useValue: valueClassListener },
         // An alias of a listener is the same instance and must not listen twice.
         { provide: 'ALIAS', useExisting: DecoratedProvider },
       ],
@@ -130,7 +142,7 @@ describe('listener discovery', () => {
   });
   afterAll(() => app.close());
 
-  it('finds decorated methods and decorated classes on providers, controllers and factory providers, and nothing else', () => {
+  it('finds decorated methods and classes on providers, controllers, factory and value providers, and nothing else', () => {
     const consumerIds = app
       .get(ListenerRegistry)
       .all()
@@ -143,6 +155,7 @@ describe('listener discovery', () => {
       'billing.two-on-one-topic.first',
       'billing.two-on-one-topic.second',
       'billing.typed-by-property',
+      'billing.value-class-listener',
     ]);
     expect(broker.deadLetters()).toEqual([]);
   });
@@ -156,6 +169,7 @@ describe('listener discovery', () => {
     expect(app.get(ContentTypedListener).received[0]).toBeInstanceOf(OrderCreated);
     expect(app.get(DecoratedController).received).toEqual([validOrder('o-1')]);
     expect(app.get<FactoryMadeListener>('FACTORY_MADE').received).toEqual([validOrder('o-1')]);
+    expect(valueClassListener.received).toEqual([validOrder('o-1')]);
     expect(plainListener.received).toEqual([]);
     expect(app.get(ShapedButUndecorated).received).toEqual([]);
   });
@@ -181,7 +195,7 @@ describe('listener discovery', () => {
 
   it('logs one line per listener with its pattern and consumer id', () => {
     const lines = logs.lines.filter((line) => line.startsWith('Listener '));
-    expect(lines).toHaveLength(7);
+    expect(lines).toHaveLength(8);
     expect(lines).toContainEqual(
       expect.stringContaining('Listener ClassListener.handle ← order.created (consumerId billing.class-listener'),
     );
