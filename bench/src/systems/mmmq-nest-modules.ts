@@ -11,7 +11,12 @@ export type BenchListener = MMMQListener<BenchContent>;
  * A listener of `pattern` for one group (or one member of a group shared by competing apps: `group` is then the
  * member). Each is an instance of its own decorated class, because its pattern and consumer id are chosen at run time.
  */
-export function benchListener(pattern: string, group: number, onMessage: OnMessage, options: { name: string; consumerId: string }): BenchListener {
+export function benchListener(
+  pattern: string,
+  group: number,
+  onMessage: OnMessage,
+  options: { name: string; consumerId: string },
+): BenchListener {
   @MMMQListener(pattern, options)
   class BenchGroupListener implements MMMQListener<BenchContent> {
     handle(content: BenchContent): void {

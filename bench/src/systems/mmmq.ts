@@ -149,8 +149,8 @@ export class MmmqSystem implements System {
 
   private async consumerApp(plan: TopicPlan, onMessage: OnMessage, port: number, autoRegister: boolean): Promise<INestApplication> {
     const ids = this.consumerIds(plan);
-    const listeners = plan.groups.map(
-      (group, g) => benchListener(this.pattern(plan), g, onMessage, { name: `bench-${group}`, consumerId: ids[g] }),
+    const listeners = plan.groups.map((group, g) =>
+      benchListener(this.pattern(plan), g, onMessage, { name: `bench-${group}`, consumerId: ids[g] }),
     );
     return this.nestApp(listeners, port, autoRegister);
   }

@@ -11,6 +11,12 @@ import type { MmmqListenerOptions } from './mmmq-listener.options';
  */
 type ListenerHandler<C> = (content: C, context: MessageContext) => unknown;
 
+/**
+ * The content of an untyped listener: whatever its handler declares. `never` in a parameter position accepts any
+ * parameter type (every type is a supertype of `never`), while the context parameter is still checked.
+ */
+type UntypedContent = never;
+
 /** `@MMMQListener('pattern', {...})`: everything but the pattern. */
 export type MmmqListenerDecoratorOptions = Omit<MmmqListenerOptions, 'pattern'>;
 
@@ -39,9 +45,12 @@ export type TypedListenerDecoratorFactory<E extends EventMap> = <K extends Event
  * @example `@MMMQListener('order.created', { consumerId: 'billing.orders' }) class OrderListener implements MMMQListener<Order> {…}`
  * @see MMMQListener.for for listeners typed by an event map
  */
-export function MMMQListener(options?: MmmqListenerOptions): ListenerDecorator<any>;
-export function MMMQListener(pattern: string, options?: MmmqListenerDecoratorOptions): ListenerDecorator<any>;
-export function MMMQListener(patternOrOptions?: string | MmmqListenerOptions, more?: MmmqListenerDecoratorOptions): ListenerDecorator<any> {
+export function MMMQListener(options?: MmmqListenerOptions): ListenerDecorator<UntypedContent>;
+export function MMMQListener(pattern: string, options?: MmmqListenerDecoratorOptions): ListenerDecorator<UntypedContent>;
+export function MMMQListener(
+  patternOrOptions?: string | MmmqListenerOptions,
+  more?: MmmqListenerDecoratorOptions,
+): ListenerDecorator<UntypedContent> {
   const options: MmmqListenerOptions =
     typeof patternOrOptions === 'object' && patternOrOptions !== null ? { ...patternOrOptions } : { ...more, pattern: patternOrOptions };
   return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
@@ -60,7 +69,7 @@ export function MMMQListener(patternOrOptions?: string | MmmqListenerOptions, mo
       [...getListenerMetadata(method), { ...options, pattern: options.pattern ?? MATCH_ALL_PATTERN }],
       method,
     );
-  }) as ListenerDecorator<any>;
+  }) as ListenerDecorator<UntypedContent>;
 }
 
 /**
