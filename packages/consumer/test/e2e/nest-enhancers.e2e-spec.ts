@@ -16,8 +16,17 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { catchError, Observable, of, tap } from 'rxjs';
-import { Ctx, MessageContext, MMMQ_CONTEXT_TYPE, MmmqConsumerModule, MmmqContextType, MMMQListener, Payload } from '../../src';
+import { catchError, Observable, of, tap, throwError } from 'rxjs';
+import {
+  Ctx,
+  MessageContext,
+  MMMQ_CONTEXT_TYPE,
+  MmmqConsumerModule,
+  MmmqContextType,
+  MMMQListener,
+  NonRetriableError,
+  Payload,
+} from '../../src';
 import { BrokerApp, startBroker } from '../support/broker-app';
 import { ConsumerApp, freePort, startConsumer } from '../support/consumer-app';
 import { OrderCreated, validOrder } from '../support/order-created.dto';
@@ -75,8 +84,10 @@ class OutOfStockError extends Error {}
 @Catch(OutOfStockError)
 class OutOfStockFilter implements ExceptionFilter {
   readonly caught: string[] = [];
-  catch(error: OutOfStockError, host: ArgumentsHost): string {
+  catch(error: OutOfStockError, host: ArgumentsHost): string | Observable<never> {
     this.caught.push(`${host.getType()}: ${error.message} (${host.switchToRpc().getContext<MessageContext>().topic})`);
+    // As an RpcExceptionFilter would: an observable that errors is the handler's error.
+    if (error.message.startsWith('o-9')) return throwError(() => new NonRetriableError(`${error.message}, and discontinued`));
     return 'skipped';
   }
 }
@@ -97,7 +108,7 @@ class Orders {
     this.received.decorated.push([order, context]);
   }
 
-  @MMMQListener('order.created', { consumerId: 'shop.quantity' })
+  @MMMQListener('order.quantity', { consumerId: 'shop.quantity' })
   quantity(@Payload('quantity', ParseIntPipe) quantity: number): void {
     this.received.quantity.push(quantity);
   }
@@ -154,14 +165,17 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
     );
     await publish('order.created', validOrder('o-1'));
     await publish('order.created', { ...validOrder('o-2'), coupon: 'FREE' });
+    await publish('order.quantity', { orderId: 'o-7', quantity: '3' });
+    await publish('order.quantity', { orderId: 'o-8', quantity: 'three' });
     await publish('order.guarded', validOrder('o-3'), { tenant: 'acme' });
     await publish('order.guarded', validOrder('o-4'), { tenant: 'other' });
     await publish('order.filtered', validOrder('o-5'));
+    await publish('order.filtered', validOrder('o-9'));
     await publish('order.recovered', validOrder('o-6'));
     for (const [consumerId, topic] of [
       ['shop.positional', 'order.created'],
       ['shop.decorated', 'order.created'],
-      ['shop.quantity', 'order.created'],
+      ['shop.quantity', 'order.quantity'],
       ['shop.guarded', 'order.guarded'],
       ['shop.filtered', 'order.filtered'],
       ['shop.recovered', 'order.recovered'],
@@ -192,9 +206,11 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
     }
   });
 
-  it('gives @Payload(property, pipe) the property, through the pipe', async () => {
-    expect(consumer.app.get(Orders).received.quantity).toEqual([2, 2]);
-    expect(await broker.deadLetters('shop.quantity')).toEqual([]);
+  it('gives @Payload(property, PipeClass) the property, through the pipe, which Nest builds from its class', async () => {
+    expect(consumer.app.get(Orders).received.quantity).toEqual([3]);
+    expect(await reasons('shop.quantity')).toEqual([
+      ['REJECTED', 'BadRequestException (400): Validation failed (numeric string is expected)'],
+    ]);
   });
 
   it('dead-letters at once what a handler guard refuses, without running the handler', async () => {
@@ -204,10 +220,12 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
     expect(refused.headers['mmmq-dlq-attempts']).toBe(1);
   });
 
-  it('acknowledges what an exception filter catches and turns into a result', async () => {
-    expect(outOfStock.caught).toEqual([`${MMMQ_CONTEXT_TYPE}: o-5 is out of stock (order.filtered)`]);
-    expect(await broker.deadLetters('shop.filtered')).toEqual([]);
-    expect((await broker.subscription('shop.filtered', 'order.filtered')).lag).toBe(0);
+  it('acknowledges what an exception filter catches and turns into a result, and fails what its observable fails', async () => {
+    expect(outOfStock.caught).toEqual([
+      `${MMMQ_CONTEXT_TYPE}: o-5 is out of stock (order.filtered)`,
+      `${MMMQ_CONTEXT_TYPE}: o-9 is out of stock (order.filtered)`,
+    ]);
+    expect(await reasons('shop.filtered')).toEqual([['REJECTED', 'o-9 is out of stock, and discontinued']]);
   });
 
   it('lets a handler interceptor transform the outcome: a recovered failure is acknowledged, not retried', async () => {
@@ -223,11 +241,12 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
         'decorated:o-1',
         'decorated:o-2',
         'filtered:o-5',
+        'filtered:o-9',
         'guarded:o-3',
         'positional:o-1',
         'positional:o-2',
-        'quantity:o-1',
-        'quantity:o-2',
+        'quantity:o-7',
+        'quantity:o-8',
         'recovered:o-6',
       ].sort(),
     );
