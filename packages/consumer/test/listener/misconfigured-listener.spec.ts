@@ -1,5 +1,13 @@
 import { Injectable, Scope } from '@nestjs/common';
-import { InvalidConsumerOptionsError, InvalidListenerError, MessageContext, MMMQListener, MmmqConsumerModule, Payload } from '../../src';
+import {
+  InvalidConsumerOptionsError,
+  InvalidListenerError,
+  MessageContext,
+  MMMQListener,
+  MmmqConsumerModule,
+  Payload,
+  Ctx,
+} from '../../src';
 import { initConsumer } from '../support/consumer-context';
 import { OrderCreated } from '../support/order-created.dto';
 
@@ -134,6 +142,20 @@ describe('a misconfigured listener fails bootstrap, naming its class and method'
       }
     }
     await expect(bootstrap([HalfDecorated])).rejects.toThrow(/HalfDecorated\.onCreated: parameter 2 has no parameter decorator/);
+  });
+
+  it('refuses an @Ctx() parameter of another type', async () => {
+    @Injectable()
+    class WrongContext {
+      // @ts-expect-error the compiler refuses it too; the bootstrap check covers JavaScript and loosely typed code
+      @MMMQListener('order.created')
+      onCreated(@Payload() order: OrderCreated, @Ctx() context: OrderCreated): void {
+        void [order, context];
+      }
+    }
+    await expect(bootstrap([WrongContext])).rejects.toThrow(
+      /WrongContext\.onCreated: the @Ctx\(\) parameter 2 must be typed MessageContext, not OrderCreated/,
+    );
   });
 
   it('refuses an unknown decorator option', async () => {
