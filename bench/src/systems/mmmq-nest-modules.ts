@@ -1,28 +1,29 @@
-import { MmmqConsumerModule, type MMMQListener } from '@mmmq/consumer';
+import { MmmqConsumerModule, MMMQListener } from '@mmmq/consumer';
 import { MmmqProducerModule } from '@mmmq/producer';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { BenchContent } from '../payload';
 import type { OnMessage } from './system';
 
+/** What the bench consumer module is given: one listener per group (or per member of a shared group). */
+export type BenchListener = MMMQListener<BenchContent>;
+
 /**
- * One listener per group (or per member of a group shared by competing apps: `group` is then the member), in the
- * class style so that its pattern and consumer id can be chosen at run time.
+ * A listener of `pattern` for one group (or one member of a group shared by competing apps: `group` is then the
+ * member). Each is an instance of its own decorated class, because its pattern and consumer id are chosen at run time.
  */
-export class BenchListener implements MMMQListener<BenchContent> {
-  constructor(
-    private readonly pattern: string,
-    private readonly group: number,
-    private readonly onMessage: OnMessage,
-    readonly listenerOptions: { name: string; consumerId: string },
-  ) {}
-
-  listens(): string {
-    return this.pattern;
+export function benchListener(
+  pattern: string,
+  group: number,
+  onMessage: OnMessage,
+  options: { name: string; consumerId: string },
+): BenchListener {
+  @MMMQListener(pattern, options)
+  class BenchGroupListener implements MMMQListener<BenchContent> {
+    handle(content: BenchContent): void {
+      onMessage(group, content);
+    }
   }
-
-  handle(content: BenchContent): void {
-    this.onMessage(this.group, content);
-  }
+  return new BenchGroupListener();
 }
 
 @Module({})

@@ -10,7 +10,7 @@ import { commandOutput, freePort, log, ManagedProcess, REPO_ROOT, tempDir, track
 import { HttpPublishers } from './http-publishers';
 import { expectHosts, postDispatcher } from './mmmq-dispatchers';
 import { httpRequest, readFsyncCounters } from './mmmq-http';
-import { BenchConsumerModule, BenchListener, BenchProducerModule } from './mmmq-nest-modules';
+import { BenchConsumerModule, type BenchListener, benchListener, BenchProducerModule } from './mmmq-nest-modules';
 import { startPull } from './mmmq-pull';
 import { startPlainConsumers } from './plain-http-consumer';
 import type {
@@ -151,8 +151,8 @@ export class MmmqSystem implements System {
 
   private async consumerApp(plan: TopicPlan, onMessage: OnMessage, port: number, autoRegister: boolean): Promise<INestApplication> {
     const ids = this.consumerIds(plan);
-    const listeners = plan.groups.map(
-      (group, g) => new BenchListener(this.pattern(plan), g, onMessage, { name: `bench-${group}`, consumerId: ids[g] }),
+    const listeners = plan.groups.map((group, g) =>
+      benchListener(this.pattern(plan), g, onMessage, { name: `bench-${group}`, consumerId: ids[g] }),
     );
     return this.nestApp(listeners, port, autoRegister);
   }
@@ -187,7 +187,7 @@ export class MmmqSystem implements System {
       for (let m = 0; m < members; m++) {
         const port = await freePort();
         apps.push(
-          await this.nestApp([new BenchListener(this.pattern(plan), m, onMessage, { name: `bench-member-${m}`, consumerId })], port, false),
+          await this.nestApp([benchListener(this.pattern(plan), m, onMessage, { name: `bench-member-${m}`, consumerId })], port, false),
         );
         const host = `http://127.0.0.1:${port}`;
         await postDispatcher(this.port, {

@@ -53,7 +53,7 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
       );
     }
     if (listeners.length === 0) {
-      this.logger.warn('No listener found: no provider or controller uses @MMMQListener or implements MMMQListener');
+      this.logger.warn('No listener found: no provider or controller uses @MMMQListener (on a method or on the class)');
     }
   }
 

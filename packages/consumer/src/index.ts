@@ -33,7 +33,15 @@ export {
 } from './mmmq-consumer.options';
 export { MmmqConsumerHealthIndicator, DEFAULT_CONSUMER_HEALTH_KEY, type MmmqConsumerHealth } from './health/mmmq-consumer.health-indicator';
 export type { PendingRegistration } from './registration/registration-status';
-export { MMMQListener, type MmmqListenerDecoratorOptions } from './listener/mmmq-listener.decorator';
+export {
+  MMMQListener,
+  type ListenerDecorator,
+  type MmmqListenerDecoratorOptions,
+  type TypedListenerDecoratorFactory,
+} from './listener/mmmq-listener.decorator';
+export { Payload } from './listener/payload.decorator';
+export { Ctx } from './listener/ctx.decorator';
+export { MMMQ_CONTEXT_TYPE, type MmmqContextType } from './handling/listener-context-creator';
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
 export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';

@@ -4,6 +4,7 @@ import { ConsumerLifecycle } from './consumer-lifecycle';
 import { DeliveryHandler } from './handling/delivery-handler';
 import { FrontHandler } from './handling/front-handler';
 import { PushSequencer } from './handling/push-sequencer';
+import { ListenerContextCreator } from './handling/listener-context-creator';
 import { ListenerInvoker } from './handling/listener-invoker';
 import { DeliveryBodyReader } from './http/delivery-body.reader';
 import { DeliverySignatureVerifier } from './http/delivery-signature.verifier';
@@ -41,6 +42,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
       useFactory: (options: ResolvedConsumerOptions) => new FrontHandler({ queueSize: options.queueSize, maxWorkers: options.workers.max }),
       inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS],
     },
+    ListenerContextCreator,
     ListenerExplorer,
     ListenerRegistry,
     ListenerInvoker,

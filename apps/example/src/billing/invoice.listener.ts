@@ -1,16 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { MessageContext, MMMQListener } from '@mmmq/consumer';
+import { MessageContext } from '@mmmq/consumer';
 import { OrderCreated } from '../orders/order-events';
 import { Ledger } from './ledger';
+import { OrderEventListener } from './order-event-listener';
 
-/** Decorator style: any method of any provider can listen. */
+/** Method style: any method of any provider can listen. */
 @Injectable()
 export class InvoiceListener {
   private readonly logger = new Logger('Billing');
 
   constructor(private readonly ledger: Ledger) {}
 
-  @MMMQListener('order.created')
+  @OrderEventListener('order.created')
   onOrderCreated(order: OrderCreated, context: MessageContext): void {
     // `order` is an OrderCreated instance, already validated: a malformed event never reaches this line.
     if (this.ledger.invoice(order.orderId, order.amount)) {

@@ -5,6 +5,7 @@ import type { ListenerDefinition } from '../listener/listener-definition';
 import { MessageContext } from '../listener/message-context';
 import { convertContent } from './content-converter';
 import type { ConsumerDelivery } from './consumer-delivery';
+import { verdictOf } from './listener-verdict';
 import { ConsumerReply, replyFor, Settlement, SettlementChannel } from './settlement';
 
 const ACK: ConsumerReply = { acknowledgement: Acknowledgement.ACK };
@@ -17,11 +18,12 @@ export interface InvocationOutcome {
 }
 
 /**
- * Runs one listener on one delivery and turns the outcome into the acknowledgement: ACK once the handler
- * succeeded; NACK (the broker retries) when it threw; NACK with `retry: false` (the broker dead-letters at
- * once) when the content is invalid or the handler threw or returned a `NonRetriableError`. In `manual` mode
- * the handler's own `ack()` / `nack()` / `terminate()` decides, and returning without one is a NACK. It never
- * throws.
+ * Runs one listener on one delivery (through its Nest pipes, guards, interceptors and filters) and turns the
+ * outcome into the acknowledgement: ACK once the handler succeeded; NACK (the broker retries) when it threw;
+ * NACK with `retry: false` (the broker dead-letters at once) when the content is invalid, or on a verdict that
+ * retrying cannot change: a `NonRetriableError` thrown or returned, a pipe's or guard's 4xx `HttpException`, an
+ * `RpcException` (see `verdictOf`). In `manual` mode the handler's own `ack()` / `nack()` / `terminate()`
+ * decides, and returning without one is a NACK. It never throws.
  */
 @Injectable()
 export class ListenerInvoker {
@@ -59,10 +61,11 @@ export class ListenerInvoker {
       );
       return { reply: replyFor(settlement.decision), sent: settlement.sent };
     }
-    if (error instanceof NonRetriableError) return this.reject(listener, delivery, error.message);
+    const verdict = verdictOf(error);
+    if (verdict !== undefined) return this.reject(listener, delivery, verdict);
     this.logger.warn(
       `${listener.where} failed on message ${delivery.id} from ${delivery.topic} (attempt ${delivery.deliveryCount}); ` +
-        `${retryNote(listener)}: ${message}`,
+        `${retryNote(listener, delivery)}: ${message}`,
     );
     return { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };
   }
@@ -71,7 +74,7 @@ export class ListenerInvoker {
     const message =
       `${listener.where} returned without settling message ${delivery.id} from ${delivery.topic}: with ackMode ` +
       `'manual' a handler must call context.ack(), nack() or terminate() before it returns; the message is NACKed ` +
-      `and the broker will retry it`;
+      `and ${delivery.lastAttempt === true ? LAST_ATTEMPT : 'the broker will retry it'}`;
     this.logger.error(message);
     return { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };
   }
@@ -79,14 +82,16 @@ export class ListenerInvoker {
   private reject(listener: ListenerDefinition, delivery: ConsumerDelivery, message: string): InvocationOutcome {
     this.logger.warn(
       `${listener.where} refused message ${delivery.id} from ${delivery.topic}; ` +
-        `${listener.ackMode === 'none' ? retryNote(listener) : 'the broker dead-letters it'}: ${message}`,
+        `${listener.ackMode === 'none' ? retryNote(listener, delivery) : 'the broker dead-letters it'}: ${message}`,
     );
     return { reply: { acknowledgement: Acknowledgement.NACK, retry: false, message }, sent: false };
   }
 }
 
-function retryNote(listener: ListenerDefinition): string {
-  return listener.ackMode === 'none'
-    ? "the message is dropped: with ackMode 'none' the broker settled it on delivery"
-    : 'the broker will retry it';
+/** The broker marks its last attempt (`lastAttempt`); a failure then is dead-lettered, not retried. */
+const LAST_ATTEMPT = 'this was the last attempt, so the broker dead-letters it';
+
+function retryNote(listener: ListenerDefinition, delivery: ConsumerDelivery): string {
+  if (listener.ackMode === 'none') return "the message is dropped: with ackMode 'none' the broker settled it on delivery";
+  return delivery.lastAttempt === true ? LAST_ATTEMPT : 'the broker will retry it';
 }

@@ -10,6 +10,6 @@ export interface DiscoveredListener {
   /** What the decorator or the class says; `pattern` is not validated yet. */
   options: MmmqListenerOptions;
   contentType: ContentType;
-  /** Calls the handler on its instance. */
-  handle(content: unknown, context: unknown): unknown;
+  /** Calls the handler on its instance, through its Nest pipes, guards, interceptors and filters. */
+  handle(content: unknown, context: unknown): Promise<unknown>;
 }

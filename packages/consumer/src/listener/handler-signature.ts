@@ -1,5 +1,6 @@
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ContentType, contentTypeOf } from './content-type';
+import { getListenerParams, ListenerParams, MmmqParamtype, paramtypeOf } from './listener-params';
 import { MessageContext } from './message-context';
 
 /** A handler receives the content and, optionally, the `MessageContext`; nothing else can be supplied. */
@@ -8,15 +9,25 @@ export const HANDLER_MAX_PARAMETERS = 2;
 const PARAMTYPES = 'design:paramtypes';
 
 /**
- * Checks a handler's parameters and returns what its content must be.
+ * Checks a handler's parameters and returns what its content must be: positional `(content, context)`, or
+ * every parameter decorated (`@Payload()`, `@Ctx()`, or a custom parameter decorator).
  *
- * TypeScript records parameter types only for decorated methods, so for undecorated ones only the parameter
- * count (`Function.length`) can be checked, and `explicit` (an interface listener's `contentType`) says
- * what the content is.
+ * TypeScript records parameter types only for decorated methods (a method decorator, or a parameter decorator
+ * such as `@Payload()`), so for undecorated ones only the parameter count (`Function.length`) can be checked,
+ * and `explicit` (a class listener's `contentType`) says what the content is.
  * @throws InvalidListenerError naming `where` (`Class.method`)
  */
 export function inspectHandler(prototype: object, methodName: string, method: Function, where: string, explicit?: unknown): ContentType {
   const recorded = Reflect.getMetadata(PARAMTYPES, prototype, methodName) as unknown[] | undefined;
+  const params = getListenerParams(prototype, methodName);
+  const declared = params === undefined ? inspectPositional(recorded, method, where) : inspectDecorated(params, recorded, method, where);
+  if (explicit !== undefined && typeof explicit !== 'function') {
+    throw new InvalidListenerError(`${where}: contentType must be a class, got ${typeof explicit}`);
+  }
+  return contentTypeOf(explicit ?? declared);
+}
+
+function inspectPositional(recorded: unknown[] | undefined, method: Function, where: string): unknown {
   const count = Math.max(recorded?.length ?? 0, method.length);
   if (count > HANDLER_MAX_PARAMETERS) {
     throw new InvalidListenerError(
@@ -36,10 +47,29 @@ export function inspectHandler(prototype: object, methodName: string, method: Fu
         `the MessageContext; a listener receives exactly one content value`,
     );
   }
-  if (explicit !== undefined && typeof explicit !== 'function') {
-    throw new InvalidListenerError(`${where}: contentType must be a class, got ${typeof explicit}`);
+  return recorded?.[0];
+}
+
+/** The declared type of the whole content is that of the `@Payload()` parameter without a property key. */
+function inspectDecorated(params: ListenerParams, recorded: unknown[] | undefined, method: Function, where: string): unknown {
+  const byIndex = new Map(Object.entries(params).map(([key, param]) => [param.index, paramtypeOf(key)]));
+  const count = Math.max(recorded?.length ?? 0, method.length);
+  for (let index = 0; index < count; index++) {
+    if (!byIndex.has(index)) {
+      throw new InvalidListenerError(
+        `${where}: parameter ${index + 1} has no parameter decorator; once one parameter uses @Payload() or @Ctx(), ` +
+          `every parameter needs one (it would receive undefined)`,
+      );
+    }
+    const type = recorded?.[index];
+    if (byIndex.get(index) === MmmqParamtype.CONTEXT && type !== undefined && type !== MessageContext && type !== Object) {
+      throw new InvalidListenerError(`${where}: the @Ctx() parameter ${index + 1} must be typed MessageContext, not ${nameOf(type)}`);
+    }
   }
-  return contentTypeOf(explicit ?? recorded?.[0]);
+  const whole = Object.values(params).find(
+    (param, i) => paramtypeOf(Object.keys(params)[i]) === MmmqParamtype.PAYLOAD && param.data === undefined,
+  );
+  return whole === undefined ? undefined : recorded?.[whole.index];
 }
 
 function nameOf(type: unknown): string {

@@ -18,5 +18,6 @@ export interface ListenerDefinition {
   /** When its messages count as settled. */
   ackMode: AckMode;
   contentType: ContentType;
+  /** The handler behind its Nest enhancers; called with the converted content. */
   handle(content: unknown, context: MessageContext): unknown;
 }

@@ -1,4 +1,4 @@
-import { MmmqError, TopicPattern } from '@mmmq/core';
+import { MATCH_ALL_PATTERN, MmmqError, TopicPattern } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ACK_MODES, AckMode, isAckMode } from '../handling/ack-mode';
@@ -7,6 +7,7 @@ import { DEFAULT_LISTENER_CONCURRENCY, StartFrom } from '../mmmq-consumer.option
 import { assertListenerConsumerId, defaultConsumerId } from './consumer-id.naming';
 import type { DiscoveredListener } from './discovered-listener';
 import type { ListenerDefinition } from './listener-definition';
+import { LISTENER_OPTION_KEYS } from './mmmq-listener.options';
 
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 
@@ -36,6 +37,12 @@ export function buildListenerDefinitions(
 
 function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumerOptions): ListenerDefinition {
   const { where } = listener;
+  const unknown = Object.keys(listener.options).filter((key) => !LISTENER_OPTION_KEYS.has(key));
+  if (unknown.length > 0) {
+    throw new InvalidListenerError(
+      `${where}: @MMMQListener has unknown option(s) ${unknown.join(', ')}; allowed are ${[...LISTENER_OPTION_KEYS].join(', ')}`,
+    );
+  }
   const name = listener.options.name ?? listener.defaultName;
   if (typeof name !== 'string' || name.trim() === '') {
     throw new InvalidListenerError(`${where}: the listener name must be a non-blank string, got ${JSON.stringify(name)}`);
@@ -60,7 +67,7 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
 
 function patternOf(listener: DiscoveredListener): TopicPattern {
   try {
-    return new TopicPattern(listener.options.pattern);
+    return new TopicPattern(listener.options.pattern ?? MATCH_ALL_PATTERN);
   } catch (error) {
     throw wrap(listener.where, 'has an invalid topic pattern', error);
   }

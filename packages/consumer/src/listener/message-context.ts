@@ -11,8 +11,8 @@ export interface NackOptions {
 
 /**
  * What a listener may learn about the message besides its content, and (with `ackMode: 'manual'`) how it
- * settles it; declare it as the handler's second parameter. It is a class, not an interface, so that discovery
- * can tell it from a second content parameter.
+ * settles it; declare it as the handler's second parameter, or anywhere with `@Ctx()`. It is a class, not an
+ * interface, so that discovery can tell it from a second content parameter.
  */
 export class MessageContext {
   /** The dispatcher this delivery is for (the listener's consumer id). */

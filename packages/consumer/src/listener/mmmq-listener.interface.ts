@@ -1,16 +1,18 @@
 import type { TopicPattern } from '@mmmq/core';
 import type { Type } from '@nestjs/common';
 import type { MessageContext } from './message-context';
-import type { MmmqListenerOptions } from './mmmq-listener.options';
 
 /**
- * The class style of a listener, exported as `MMMQListener<T>`: any provider or controller with a `listens()`
- * and a `handle()` method is one. TypeScript interfaces leave no trace at runtime, so discovery recognises
- * such classes by shape (both methods present), not by metadata.
+ * The class style of a listener, exported as `MMMQListener<T>`: a class decorated with `@MMMQListener(pattern)`
+ * whose `handle()` receives each message. The decorator is what makes it a listener; a provider that merely has
+ * `listens()` and `handle()` methods is not one.
  */
 export interface MmmqListenerContract<T = unknown> {
-  /** The topics to receive; read once at bootstrap. */
-  listens(): TopicPattern | string;
+  /**
+   * The topics to receive, read once at bootstrap. Optional: the decorator's pattern is enough. When both are
+   * given they must agree, or bootstrap fails.
+   */
+  listens?(): TopicPattern | string;
   /**
    * Handles one message. Returning (or throwing) a `NonRetriableError` dead-letters it at once; throwing
    * anything else asks the broker to retry; returning anything else acknowledges it.
@@ -18,10 +20,9 @@ export interface MmmqListenerContract<T = unknown> {
   handle(content: T, context: MessageContext): unknown;
   /**
    * Class the content is converted to (class-transformer) and validated against (class-validator) before
-   * `handle` runs. Needed here because TypeScript records `handle`'s parameter types only on decorated methods.
-   * Default: the recorded parameter type if there is one, otherwise the content is passed as parsed JSON.
+   * `handle` runs. Only needed when `handle`'s parameter is undecorated: TypeScript records parameter types
+   * only for decorated methods, so `handle(@Payload() order: Order)` is read at runtime and
+   * `handle(order: Order)` is not. Default: the recorded type, otherwise the content passes as parsed JSON.
    */
   readonly contentType?: Type<T>;
-  /** Name, consumer id, concurrency and start position, as in `@MMMQListener({...})`. */
-  readonly listenerOptions?: Omit<MmmqListenerOptions, 'pattern'>;
 }

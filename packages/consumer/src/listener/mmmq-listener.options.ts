@@ -7,11 +7,13 @@ export interface MmmqListenerOptions {
   pattern?: string;
   /**
    * The listener's name: the key of its entry in the module's `listeners` map and the base of its default
-   * consumer id. Default `{ClassName}.{methodName}` for a decorated method, `{ClassName}` for a class that
-   * implements `MMMQListener`.
+   * consumer id. Default `{ClassName}.{methodName}` for a decorated method, `{ClassName}` for a decorated class.
    */
   name?: string;
-  /** The listener's dispatcher id on the broker. Default `{app}.{name in kebab case}`. */
+  /**
+   * The listener's dispatcher id on the broker. Default `{app}.{name in kebab case}`, which changes when the
+   * method or class is renamed: set it to keep the broker's position (docs/consumer.md, "Consumer ids").
+   */
   consumerId?: string;
   /** Messages handled at once; above 1 the broker's order is not kept. Default {@link DEFAULT_LISTENER_CONCURRENCY}. */
   concurrency?: number;
@@ -20,3 +22,13 @@ export interface MmmqListenerOptions {
   /** This listener's acknowledge mode (`auto`, `manual`, `dupsOk`, `none`). Default: the module's `ackMode`. */
   ackMode?: AckMode;
 }
+
+/** Every field of {@link MmmqListenerOptions}: anything else in a decorator's options fails bootstrap. */
+export const LISTENER_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MmmqListenerOptions>([
+  'pattern',
+  'name',
+  'consumerId',
+  'concurrency',
+  'startFrom',
+  'ackMode',
+]);

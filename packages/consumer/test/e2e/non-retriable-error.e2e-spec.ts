@@ -7,12 +7,9 @@ import { waitFor } from '../support/wait-for';
 
 /** Class style: one way to refuse is to throw a NonRetriableError, the other to return one. */
 @Injectable()
+@MMMQListener('refund.requested')
 class RefundListener implements MMMQListener<{ refundId: string }> {
   readonly attempts: string[] = [];
-
-  listens(): string {
-    return 'refund.requested';
-  }
 
   handle(content: { refundId: string }): NonRetriableError | void {
     this.attempts.push(content.refundId);

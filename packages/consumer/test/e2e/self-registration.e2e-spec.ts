@@ -17,12 +17,9 @@ class InvoiceListener {
 }
 
 @Injectable()
+@MMMQListener('**')
 class AuditListener implements MMMQListener {
   readonly received: unknown[] = [];
-
-  listens(): string {
-    return '**';
-  }
 
   handle(content: unknown): void {
     this.received.push(content);

@@ -1,6 +1,6 @@
 import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
 import { Controller, INestApplication, Injectable } from '@nestjs/common';
-import { MessageContext, MMMQListener, MmmqConsumerModule } from '../../src';
+import { MessageContext, MMMQListener, MmmqConsumerModule, Payload } from '../../src';
 import { ListenerRegistry } from '../../src/listener/listener-registry';
 import { CapturedLogger } from '../support/captured-logger';
 import { initConsumer } from '../support/consumer-context';
@@ -26,8 +26,21 @@ class DecoratedController {
   }
 }
 
+/** `@Payload()` makes TypeScript record handle()'s parameter type, so the content is converted without contentType. */
 @Injectable()
-class InterfaceListener implements MMMQListener<OrderCreated> {
+@MMMQListener('order.created')
+class ClassListener implements MMMQListener<OrderCreated> {
+  readonly received: OrderCreated[] = [];
+
+  handle(@Payload() order: OrderCreated): void {
+    this.received.push(order);
+  }
+}
+
+/** An undecorated handle() leaves no type at runtime; contentType names it. listens() agrees with the decorator. */
+@Injectable()
+@MMMQListener('order.created', { name: 'typed-by-property' })
+class ContentTypedListener implements MMMQListener<OrderCreated> {
   readonly contentType = OrderCreated;
   readonly received: OrderCreated[] = [];
 
@@ -37,6 +50,31 @@ class InterfaceListener implements MMMQListener<OrderCreated> {
 
   handle(order: OrderCreated): void {
     this.received.push(order);
+  }
+}
+
+/** Provided as a value: the class (and its decorator) is reached through the instance. */
+@MMMQListener('order.created')
+class ValueClassListener implements MMMQListener {
+  readonly received: unknown[] = [];
+
+  handle(content: unknown): void {
+    this.received.push(content);
+  }
+}
+const valueClassListener = new ValueClassListener();
+
+/** Shaped like a listener but not decorated: not a listener (no duck typing). */
+@Injectable()
+class ShapedButUndecorated {
+  readonly received: unknown[] = [];
+
+  listens(): string {
+    return 'order.created';
+  }
+
+  handle(content: unknown): void {
+    this.received.push(content);
   }
 }
 
@@ -67,6 +105,7 @@ class TwoOnOneTopic {
   }
 }
 
+/** A plain object with listens() and handle(): not a listener either. */
 const plainListener = {
   received: [] as unknown[],
   listens: () => 'order.created',
@@ -86,10 +125,13 @@ describe('listener discovery', () => {
       controllers: [DecoratedController],
       providers: [
         DecoratedProvider,
-        InterfaceListener,
+        ClassListener,
+        ContentTypedListener,
+        ShapedButUndecorated,
         TwoOnOneTopic,
         { provide: 'FACTORY_MADE', useFactory: () => new FactoryMadeListener() },
         { provide: 'PLAIN_LISTENER', useValue: plainListener },
+        { provide: 'VALUE_CLASS_LISTENER', useValue: valueClassListener },
         // An alias of a listener is the same instance and must not listen twice.
         { provide: 'ALIAS', useExisting: DecoratedProvider },
       ],
@@ -100,19 +142,20 @@ describe('listener discovery', () => {
   });
   afterAll(() => app.close());
 
-  it('finds decorated methods and MMMQListener classes on providers, controllers, factory and value providers', () => {
+  it('finds decorated methods and classes on providers, controllers, factory and value providers, and nothing else', () => {
     const consumerIds = app
       .get(ListenerRegistry)
       .all()
       .map((listener) => listener.consumerId);
     expect(consumerIds.sort()).toEqual([
       'billing.audit',
+      'billing.class-listener',
       'billing.decorated-provider.on-order',
       'billing.factory-made-listener.on-created',
-      'billing.interface-listener',
-      'billing.plain-listener',
       'billing.two-on-one-topic.first',
       'billing.two-on-one-topic.second',
+      'billing.typed-by-property',
+      'billing.value-class-listener',
     ]);
     expect(broker.deadLetters()).toEqual([]);
   });
@@ -122,10 +165,13 @@ describe('listener discovery', () => {
     expect(decorated).toHaveLength(1);
     expect(decorated[0].order).toBeInstanceOf(OrderCreated);
     expect(decorated[0].order.summary).toBe('2 × o-1 for Ada');
-    expect(app.get(InterfaceListener).received[0]).toBeInstanceOf(OrderCreated);
+    expect(app.get(ClassListener).received[0]).toBeInstanceOf(OrderCreated);
+    expect(app.get(ContentTypedListener).received[0]).toBeInstanceOf(OrderCreated);
     expect(app.get(DecoratedController).received).toEqual([validOrder('o-1')]);
     expect(app.get<FactoryMadeListener>('FACTORY_MADE').received).toEqual([validOrder('o-1')]);
-    expect(plainListener.received).toEqual([validOrder('o-1')]);
+    expect(valueClassListener.received).toEqual([validOrder('o-1')]);
+    expect(plainListener.received).toEqual([]);
+    expect(app.get(ShapedButUndecorated).received).toEqual([]);
   });
 
   it('gives two listeners of one topic their own consumer ids, so both receive', () => {
@@ -149,12 +195,12 @@ describe('listener discovery', () => {
 
   it('logs one line per listener with its pattern and consumer id', () => {
     const lines = logs.lines.filter((line) => line.startsWith('Listener '));
-    expect(lines).toHaveLength(7);
+    expect(lines).toHaveLength(8);
     expect(lines).toContainEqual(
-      expect.stringContaining('Listener DecoratedProvider.onOrder ← order.* (consumerId billing.decorated-provider.on-order'),
+      expect.stringContaining('Listener ClassListener.handle ← order.created (consumerId billing.class-listener'),
     );
     expect(lines).toContainEqual(
-      expect.stringContaining('Listener PLAIN_LISTENER.handle ← order.created (consumerId billing.plain-listener'),
+      expect.stringContaining('Listener DecoratedProvider.onOrder ← order.* (consumerId billing.decorated-provider.on-order'),
     );
   });
 });

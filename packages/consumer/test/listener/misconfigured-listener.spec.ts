@@ -1,5 +1,13 @@
 import { Injectable, Scope } from '@nestjs/common';
-import { InvalidConsumerOptionsError, InvalidListenerError, MessageContext, MMMQListener, MmmqConsumerModule } from '../../src';
+import {
+  InvalidConsumerOptionsError,
+  InvalidListenerError,
+  MessageContext,
+  MMMQListener,
+  MmmqConsumerModule,
+  Payload,
+  Ctx,
+} from '../../src';
 import { initConsumer } from '../support/consumer-context';
 import { OrderCreated } from '../support/order-created.dto';
 
@@ -66,8 +74,9 @@ describe('a misconfigured listener fails bootstrap, naming its class and method'
     await expect(bootstrap([DoubledDot])).rejects.toThrow(/DoubledDot\.onCreated has an invalid topic pattern: .*empty segment/);
   });
 
-  it('refuses an interface listener whose listens() gives a blank pattern', async () => {
+  it('refuses a class listener whose listens() gives a blank pattern', async () => {
     @Injectable()
+    @MMMQListener()
     class BlankInterface implements MMMQListener {
       listens(): string {
         return '';
@@ -77,17 +86,85 @@ describe('a misconfigured listener fails bootstrap, naming its class and method'
     await expect(bootstrap([BlankInterface])).rejects.toThrow(/BlankInterface\.handle has an invalid topic pattern/);
   });
 
-  it('refuses an interface listener whose handle() takes three parameters', async () => {
+  it('refuses a class listener whose handle() takes three parameters', async () => {
     @Injectable()
+    @MMMQListener('order.created')
     class WideHandle implements MMMQListener {
-      listens(): string {
-        return 'order.created';
-      }
       handle(a: unknown, b: MessageContext, c?: unknown): void {
         void [a, b, c];
       }
     }
     await expect(bootstrap([WideHandle])).rejects.toThrow(/WideHandle\.handle declares 3 parameters/);
+  });
+
+  it('refuses a class listener whose decorator and listens() name different patterns', async () => {
+    @Injectable()
+    @MMMQListener('order.created')
+    class Disagreeing implements MMMQListener {
+      listens(): string {
+        return 'order.*';
+      }
+      handle(): void {}
+    }
+    await expect(bootstrap([Disagreeing])).rejects.toThrow(
+      'Disagreeing: @MMMQListener says "order.created" but listens() returns "order.*"; they must agree',
+    );
+  });
+
+  it('refuses a decorated class without a handle() method', async () => {
+    @Injectable()
+    // @ts-expect-error the compiler refuses it too
+    @MMMQListener('order.created')
+    class NoHandle {
+      onCreated(): void {}
+    }
+    await expect(bootstrap([NoHandle])).rejects.toThrow(/NoHandle is decorated with @MMMQListener but has no handle\(\) method/);
+  });
+
+  it('refuses a class listener whose handle() is decorated as well', async () => {
+    @Injectable()
+    @MMMQListener('order.created')
+    class BothStyles {
+      @MMMQListener('order.created')
+      handle(): void {}
+    }
+    await expect(bootstrap([BothStyles])).rejects.toThrow(
+      /BothStyles\.handle is decorated with @MMMQListener in a class that is decorated/,
+    );
+  });
+
+  it('refuses a decorated parameter next to an undecorated one', async () => {
+    @Injectable()
+    class HalfDecorated {
+      @MMMQListener('order.created')
+      onCreated(@Payload() order: OrderCreated, context: MessageContext): void {
+        void [order, context];
+      }
+    }
+    await expect(bootstrap([HalfDecorated])).rejects.toThrow(/HalfDecorated\.onCreated: parameter 2 has no parameter decorator/);
+  });
+
+  it('refuses an @Ctx() parameter of another type', async () => {
+    @Injectable()
+    class WrongContext {
+      // @ts-expect-error the compiler refuses it too; the bootstrap check covers JavaScript and loosely typed code
+      @MMMQListener('order.created')
+      onCreated(@Payload() order: OrderCreated, @Ctx() context: OrderCreated): void {
+        void [order, context];
+      }
+    }
+    await expect(bootstrap([WrongContext])).rejects.toThrow(
+      /WrongContext\.onCreated: the @Ctx\(\) parameter 2 must be typed MessageContext, not OrderCreated/,
+    );
+  });
+
+  it('refuses an unknown decorator option', async () => {
+    @Injectable()
+    class Misspelt {
+      @MMMQListener({ pattern: 'order.created', consumerID: 'billing.orders' } as never)
+      onCreated(): void {}
+    }
+    await expect(bootstrap([Misspelt])).rejects.toThrow(/Misspelt\.onCreated: @MMMQListener has unknown option\(s\) consumerID/);
   });
 
   it('refuses two listeners with one consumer id, naming both', async () => {
@@ -123,6 +200,15 @@ describe('a misconfigured listener fails bootstrap, naming its class and method'
       onOrder(): void {}
     }
     await expect(bootstrap([Twice])).rejects.toThrow(/Twice\.onOrder has 2 @MMMQListener decorators/);
+  });
+
+  it('refuses a class listener that is request-scoped', async () => {
+    @Injectable({ scope: Scope.REQUEST })
+    @MMMQListener('order.created')
+    class PerRequestClass {
+      handle(): void {}
+    }
+    await expect(bootstrap([PerRequestClass])).rejects.toThrow(/PerRequestClass has listeners but is request-scoped or transient/);
   });
 
   it('refuses a listener that is request-scoped', async () => {

@@ -9,59 +9,31 @@ class OrderCancelled {
   reason!: string;
 }
 
-class Unrelated {
-  flag!: boolean;
-}
-
 /** The event map a producer and its listeners share. */
 interface OrderEvents {
   'order.created': OrderCreated;
   'order.cancelled': OrderCancelled;
 }
 
+/** The typed decorator factory: each listener's topic decides its content type (listener-typing.cases.ts). */
+const OrderListener = MMMQListener.for<OrderEvents>();
+
 @Injectable()
 class TypedListener {
   readonly received: unknown[] = [];
 
-  @MMMQListener<OrderEvents>('order.created')
+  @OrderListener('order.created')
   onCreated(order: OrderCreated): void {
     this.received.push(order);
   }
 
-  @MMMQListener<OrderEvents>({ pattern: 'order.cancelled', name: 'cancellations' })
+  @OrderListener('order.cancelled', { name: 'cancellations' })
   onCancelled(cancelled: OrderCancelled, context: MessageContext): void {
     this.received.push([cancelled, context.topic]);
   }
 }
 
-// Never instantiated: these declarations only exist for the compiler (`tsc -p tsconfig.json`) to refuse.
-export class RefusedByTheCompiler {
-  // @ts-expect-error a wildcard is not a topic of the map
-  @MMMQListener<OrderEvents>('order.*')
-  wildcard(order: OrderCreated): void {
-    void order;
-  }
-
-  // @ts-expect-error a topic the map does not have
-  @MMMQListener<OrderEvents>('order.shipped')
-  unknownTopic(order: OrderCreated): void {
-    void order;
-  }
-
-  // @ts-expect-error content of a type the map does not carry
-  @MMMQListener<OrderEvents>('order.created')
-  wrongContent(content: Unrelated): void {
-    void content;
-  }
-
-  // @ts-expect-error the second parameter can only be the MessageContext
-  @MMMQListener('order.created')
-  secondNotContext(order: OrderCreated, extra: string): void {
-    void [order, extra];
-  }
-}
-
-describe('@MMMQListener with an event map', () => {
+describe('MMMQListener.for<EventMap>()', () => {
   it('receives the typed topics like any listener', async () => {
     const { app } = await initConsumer({
       imports: [MmmqTestingModule.forRoot(), MmmqConsumerModule.forRoot({ app: 'billing' })],

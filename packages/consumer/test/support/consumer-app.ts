@@ -18,14 +18,17 @@ export interface ConsumerApp {
 export interface ConsumerAppOptions extends NestApplicationOptions {
   /** Default 0: any free port. */
   port?: number;
+  /** Runs before the application initialises, as `main.ts` would (`app.useGlobalPipes(...)`). */
+  configure?: (app: INestApplication) => void;
 }
 
 export async function startConsumer(metadata: ModuleMetadata, options: ConsumerAppOptions = {}): Promise<ConsumerApp> {
-  const { port: wanted = 0, ...appOptions } = options;
+  const { port: wanted = 0, configure, ...appOptions } = options;
   @Module(metadata)
   class ConsumerTestAppModule {}
   const app = await NestFactory.create(ConsumerTestAppModule, { logger: false, abortOnError: false, ...appOptions });
   try {
+    configure?.(app);
     await app.listen(wanted, '127.0.0.1');
   } catch (error) {
     await app.close().catch(() => undefined);
