@@ -54,7 +54,7 @@ describe('the packed packages in a fresh Nest application', () => {
 
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.stop()));
-    rmSync(workDir, { recursive: true, force: true });
+    if (!process.env.MMMQ_PACK_KEEP) rmSync(workDir, { recursive: true, force: true });
   });
 
   it.each(PUBLISHED_PACKAGES)('packs @mmmq/%s with its build, README and changelog, and no tests or build state', async (pkg) => {
@@ -117,6 +117,19 @@ describe('the packed packages in a fresh Nest application', () => {
 
     await app.waitFor(/Order 42 placed: order\.created @0/, START_TIMEOUT_MS);
     await app.waitFor(/\[Billing\] Invoice for order 42: 9\.50 \(delivery 1\)/, START_TIMEOUT_MS);
+    await app.waitFor(/\[Timing\] order\.created @0 handled in \d+ ms/, START_TIMEOUT_MS);
+
+    // The page's curl: a field OrderCreated does not declare, refused by the global ValidationPipe.
+    const published = await fetch(`${brokerUrl}/mmmq/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: 'order.created', content: { orderId: '43', amount: 5, coupon: 'FREE' } }),
+    });
+    expect(published.status).toBe(200);
+    await app.waitFor(
+      /refused message .* from order\.created; the broker dead-letters it: .*property coupon should not exist/,
+      START_TIMEOUT_MS,
+    );
   });
 
   /** The application's own TypeScript, not the monorepo's. */
@@ -155,6 +168,7 @@ describe('docs/getting-started.md', () => {
       'main.ts',
       'order-events.ts',
       'orders.service.ts',
+      'timing.interceptor.ts',
     ]);
     for (const { name, body } of shown) expect({ name, body }).toEqual({ name, body: readFileSync(join(FIXTURE, 'src', name), 'utf8') });
   });
