@@ -130,7 +130,7 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
     from: { type: 'string' },
     ...Object.fromEntries(Object.keys(NUMERIC).map((name) => [name, { type: 'string' as const }])),
   };
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     ({ values } = parseArgs({ args: argv.filter((arg) => arg !== '--'), options, strict: true, allowPositionals: false }));
   } catch (error) {
