@@ -2,7 +2,7 @@ import type { Config } from 'jest';
 
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/apps'],
+  roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/bench'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: {

@@ -1,3 +1,5 @@
+import { parseArgs, ParseArgsConfig } from 'node:util';
+
 export interface BenchConfig {
   quick: boolean;
   rounds: number;
@@ -105,26 +107,51 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
 
 export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [--systems=system,…] [--out=docs/benchmarks.md]
            [--from=bench/results/….json (only re-render the report from a saved run)]
-           [--messages=N (= --e2e)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
+           [--e2e=N (or --messages=N)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
            [--fanout=N] [--competing=N] [--pull=N] [--plain-seconds=S] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N] [--backlog=N] [--drain-cap-seconds=S]
            [--window=N] [--round-timeout-seconds=S]`;
 
-export function parseArgs(argv: string[]): BenchConfig {
-  const quick = argv.includes('--quick');
+/** A value with `_` separators (`--e2e=200_000`), or plain digits. */
+const POSITIVE_INTEGER = /^\d+(_\d+)*$/;
+const LIST_OPTIONS = ['only', 'systems'] as const;
+
+/**
+ * Reads `pnpm bench`'s arguments with Node's `util.parseArgs` (strict: an unknown option or a stray value is an
+ * error): `--name=value` or `--name value`. A bare `--`, which some ways of running a script pass along, is ignored.
+ *
+ * @throws Error naming the argument, followed by {@link USAGE}
+ */
+export function parseBenchArgs(argv: string[]): BenchConfig {
+  const options: ParseArgsConfig['options'] = {
+    quick: { type: 'boolean' },
+    only: { type: 'string' },
+    systems: { type: 'string' },
+    out: { type: 'string' },
+    from: { type: 'string' },
+    ...Object.fromEntries(Object.keys(NUMERIC).map((name) => [name, { type: 'string' as const }])),
+  };
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv.filter((arg) => arg !== '--'), options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${USAGE}`, { cause: error });
+  }
+  const quick = values.quick === true;
   const config: BenchConfig = { ...(quick ? QUICK : FULL), quick, only: [], systems: [], out: 'docs/benchmarks.md' };
-  for (const arg of argv) {
-    if (arg === '--quick' || arg === '--') continue;
-    const match = /^--([a-z-]+)=(.*)$/.exec(arg);
-    if (!match) throw new Error(`unknown argument ${arg}\n${USAGE}`);
-    const [, name, value] = match;
-    if (name === 'only' || name === 'systems') config[name] = value.split(',').filter(Boolean);
-    else if (name === 'out') config.out = value;
-    else if (name === 'from') config.from = value;
-    else if (NUMERIC[name]) {
-      const n = Number(value.replace(/_/g, ''));
-      if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer, got ${value}`);
-      config[NUMERIC[name]] = n;
-    } else throw new Error(`unknown argument ${arg}\n${USAGE}`);
+  for (const name of LIST_OPTIONS) {
+    const value = values[name];
+    if (typeof value === 'string') config[name] = value.split(',').filter(Boolean);
+  }
+  if (typeof values.out === 'string') config.out = values.out;
+  if (typeof values.from === 'string') config.from = values.from;
+  for (const [name, key] of Object.entries(NUMERIC)) {
+    const value = values[name];
+    if (typeof value !== 'string') continue;
+    const n = Number(value.replace(/_/g, ''));
+    if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(n) || n <= 0) {
+      throw new Error(`--${name} needs a positive integer, got ${JSON.stringify(value)}\n${USAGE}`);
+    }
+    config[key] = n;
   }
   return config;
 }

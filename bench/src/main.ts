@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs, USAGE } from './config';
+import { parseBenchArgs, USAGE } from './config';
 import { renderChart } from './chart';
 import { renderReport } from './report';
 import { runBench, type BenchResults } from './runner';
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const config = parseArgs(process.argv.slice(2));
+  const config = parseBenchArgs(process.argv.slice(2));
   if (config.from) {
     const saved = JSON.parse(readFileSync(path.resolve(process.cwd(), config.from), 'utf8')) as BenchResults;
     writeReport(saved, config.out);

@@ -27,7 +27,8 @@ async function bootstrap(): Promise<void> {
   const app = await createBrokerApp(BrokerAppModule.register(config.broker), config.httpAdapter, tls);
   const certificates = app.get(TlsCertificates);
   // With TLS, SIGHUP hands HTTPS and the publish stream a renewed certificate without a restart, as nginx does.
-  app.enableShutdownHooks(certificates ? SHUTDOWN_SIGNALS : [...SHUTDOWN_SIGNALS, 'SIGHUP']);
+  // Exits 0 once closed (1 if closing failed), rather than dying of the signal: a clean stop is not a failure.
+  app.enableShutdownHooks(certificates ? SHUTDOWN_SIGNALS : [...SHUTDOWN_SIGNALS, 'SIGHUP'], { useProcessExit: true });
   if (isUnspecifiedAddress(config.host)) {
     const tokens = config.broker.auth?.tokens?.length ?? 0;
     logger.warn(

@@ -1,7 +1,13 @@
+import { MmmqError } from '@mmmq/core';
+
 /** Where the example expects the broker when `MMMQ_BROKER` is unset: the README's standalone broker. */
 export const DEFAULT_BROKER_URL = 'http://127.0.0.1:8080';
 /** Port of the example's HTTP API (and of the listeners the broker pushes to) when `EXAMPLE_PORT` is unset. */
 export const DEFAULT_EXAMPLE_PORT = 3000;
+
+const PORT_MAX = 65535;
+const DIGITS = /^\d+$/;
+const DEMO_VALUES: Record<string, boolean> = { '0': false, '1': true };
 
 export interface ExampleConfig {
   broker: string;
@@ -10,10 +16,40 @@ export interface ExampleConfig {
   demo: boolean;
 }
 
+/** The example's configuration is wrong; the message names the variable. */
+export class InvalidExampleConfigError extends MmmqError {}
+
+/**
+ * Reads `MMMQ_BROKER` (an http or https URL), `EXAMPLE_PORT` (1 to 65535: the broker pushes to it, so it must be
+ * known before listening) and `EXAMPLE_DEMO` (`1` or `0`).
+ *
+ * @throws InvalidExampleConfigError naming the variable that is set to something unusable
+ */
 export function readExampleConfig(env: NodeJS.ProcessEnv): ExampleConfig {
-  const port = Number(env.EXAMPLE_PORT ?? DEFAULT_EXAMPLE_PORT);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new Error(`EXAMPLE_PORT must be a port number from 1 to 65535, got ${JSON.stringify(env.EXAMPLE_PORT)}`);
+  return { broker: brokerUrl(env.MMMQ_BROKER), port: examplePort(env.EXAMPLE_PORT), demo: demo(env.EXAMPLE_DEMO) };
+}
+
+function brokerUrl(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_BROKER_URL;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new InvalidExampleConfigError(`MMMQ_BROKER must be an http:// or https:// URL of the broker, got ${JSON.stringify(value)}`);
   }
-  return { broker: env.MMMQ_BROKER ?? DEFAULT_BROKER_URL, port, demo: env.EXAMPLE_DEMO !== '0' };
+  return value;
+}
+
+function examplePort(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_EXAMPLE_PORT;
+  const port = Number(value);
+  if (!DIGITS.test(value) || port < 1 || port > PORT_MAX) {
+    throw new InvalidExampleConfigError(`EXAMPLE_PORT must be a port number from 1 to ${PORT_MAX}, got ${JSON.stringify(value)}`);
+  }
+  return port;
+}
+
+function demo(value: string | undefined): boolean {
+  if (value === undefined) return true;
+  const demo = DEMO_VALUES[value];
+  if (demo === undefined) throw new InvalidExampleConfigError(`EXAMPLE_DEMO must be 1 or 0, got ${JSON.stringify(value)}`);
+  return demo;
 }

@@ -2,15 +2,17 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExampleAppModule } from './example-app.module';
-import { readExampleConfig } from './example-config';
+import { InvalidExampleConfigError, readExampleConfig } from './example-config';
 import { OrdersService } from './orders/orders.service';
 
 const logger = new Logger('Example');
+/** Ctrl-C and `kill`: close (listeners drain, the broker redelivers what was not acknowledged), then exit 0. */
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'];
 
 async function bootstrap(): Promise<void> {
   const config = readExampleConfig(process.env);
   const app = await NestFactory.create(ExampleAppModule.register(config));
-  app.enableShutdownHooks();
+  app.enableShutdownHooks(SHUTDOWN_SIGNALS, { useProcessExit: true });
   await app.listen(config.port, '127.0.0.1');
   logger.log(`Order API on http://127.0.0.1:${config.port}/orders, broker at ${config.broker}`);
   if (!config.demo) return;
@@ -21,6 +23,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  logger.error(`Example failed: ${(error as Error)?.message ?? String(error)}`);
+  if (error instanceof InvalidExampleConfigError) logger.error(`Example failed to start: ${error.message}`);
+  else logger.error(`Example failed: ${(error as Error)?.message ?? String(error)}`, (error as Error)?.stack);
   process.exitCode = 1;
 });

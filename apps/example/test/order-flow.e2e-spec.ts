@@ -63,7 +63,7 @@ describe('the example: order service → broker → billing service', () => {
       expect.arrayContaining([
         { orderId: keyboard.orderId, kind: 'invoice', amount: 49.9 },
         { orderId: monitor.orderId, kind: 'invoice', amount: 189 },
-        { orderId: keyboard.orderId, kind: 'refund', amount: 49.9 },
+        { orderId: keyboard.orderId, kind: 'refund', amount: 49.9, reason: 'cancelled by the customer' },
       ]),
     );
     const dispatchers = (await (await fetch(`${await broker.getUrl()}/mmmq/dispatchers`)).json()) as Array<{ consumerId: string }>;

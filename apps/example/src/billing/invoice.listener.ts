@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MessageContext } from '@mmmq/consumer';
 import { OrderCreated } from '../orders/order-events';
-import { Ledger } from './ledger';
+import { describeRefund, Ledger } from './ledger';
 import { OrderEventListener } from './order-event-listener';
 
 /** Method style: any method of any provider can listen. */
@@ -14,8 +14,12 @@ export class InvoiceListener {
   @OrderEventListener('order.created')
   onOrderCreated(order: OrderCreated, context: MessageContext): void {
     // `order` is an OrderCreated instance, already validated: a malformed event never reaches this line.
-    if (this.ledger.invoice(order.orderId, order.amount)) {
-      this.logger.log(`Invoice for order ${order.orderId}: ${order.amount.toFixed(2)} (${order.item}, delivery ${context.deliveryCount})`);
+    for (const entry of this.ledger.invoice(order.orderId, order.amount)) {
+      if (entry.kind === 'refund') this.logger.log(describeRefund(entry));
+      else
+        this.logger.log(
+          `Invoice for order ${order.orderId}: ${order.amount.toFixed(2)} (${order.item}, delivery ${context.deliveryCount})`,
+        );
     }
   }
 }

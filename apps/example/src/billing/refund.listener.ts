@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MMMQListener, Payload } from '@mmmq/consumer';
 import { OrderCancelled } from '../orders/order-events';
-import { Ledger } from './ledger';
+import { describeRefund, Ledger } from './ledger';
 import { OrderEventListener } from './order-event-listener';
 
 /**
@@ -16,7 +16,8 @@ export class RefundListener implements MMMQListener<OrderCancelled> {
   constructor(private readonly ledger: Ledger) {}
 
   handle(@Payload() event: OrderCancelled): void {
-    const amount = this.ledger.refund(event.orderId);
-    if (amount !== undefined) this.logger.log(`Refund for order ${event.orderId}: ${amount.toFixed(2)} (${event.reason})`);
+    const refund = this.ledger.cancel(event.orderId, event.reason);
+    if (refund === 'held') this.logger.log(`Cancellation of order ${event.orderId} arrived before its invoice; refunding once invoiced`);
+    else if (refund) this.logger.log(describeRefund(refund));
   }
 }

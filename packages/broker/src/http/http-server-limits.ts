@@ -1,8 +1,10 @@
 import { Server } from 'node:net';
-import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import type { Server as HttpServer } from 'node:http';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
 import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
+import { HttpShutdownGate } from './http-shutdown-gate';
 import { SERVER_MAX_HEADERS_COUNT } from './request-head';
 
 /** The timeouts of Node's HTTP server this sets; express's and fastify's servers are both Node's. */
@@ -24,10 +26,13 @@ const MIN_CHECKING_INTERVAL_MS = 10;
  * `http.maxConnectionsPerIp` and the header-field cap (request-head.ts) to the application's HTTP server at bootstrap, before it listens: on express and
  * fastify alike, since both run on Node's server. A request not complete in time is answered 408 by Node and its
  * connection closed; a request whose body has arrived is never cut, however long the broker takes to answer.
- * These apply to every route of the application, the broker's and the host's.
+ * These apply to every route of the application, the broker's and the host's, and so does the shutdown
+ * behaviour of {@link HttpShutdownGate}: every request answered (503 when it cannot be served), none dropped.
  */
 @Injectable()
-export class HttpServerLimits implements OnApplicationBootstrap {
+export class HttpServerLimits implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly shutdownGate = new HttpShutdownGate();
+
   constructor(
     @Inject(MMMQ_HTTP_OPTIONS) private readonly options: ResolvedHttpOptions,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
@@ -48,5 +53,14 @@ export class HttpServerLimits implements OnApplicationBootstrap {
     );
     timeouts.maxHeadersCount = SERVER_MAX_HEADERS_COUNT;
     new PerIpConnectionCap(maxConnectionsPerIp, 'HTTP').attach(server);
+    this.shutdownGate.attach(server as HttpServer);
+  }
+
+  /**
+   * Before the HTTP server closes (Nest closes it after this hook, and the topics after that): answers what can
+   * be answered while the storage is still open. A request is given at most the request timeout.
+   */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.shutdownGate.close(this.options.requestTimeoutMs);
   }
 }

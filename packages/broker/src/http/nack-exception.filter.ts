@@ -24,6 +24,8 @@ export class NackExceptionFilter implements ExceptionFilter {
       const request = context.getRequest<{ method?: string; url?: string }>();
       this.logger.error(`${request.method} ${request.url} failed: ${describe(error)}`, (error as Error)?.stack);
     }
+    // Shutdown answered it already (503, http-shutdown-gate.ts); what failed since is the body it cut short.
+    if (alreadyAnswered(response)) return;
     if (nack.retryAfterSeconds !== undefined && !hasHeader(response, RETRY_AFTER_HEADER)) {
       adapter.setHeader(response, RETRY_AFTER_HEADER, String(nack.retryAfterSeconds));
     }
@@ -31,6 +33,12 @@ export class NackExceptionFilter implements ExceptionFilter {
     const body: BrokerAcknowledgement = { acknowledgement: Acknowledgement.NACK, message: nack.message };
     adapter.reply(response, body, nack.status);
   }
+}
+
+/** Express' response is Node's; fastify's reply wraps it as `raw`. */
+function alreadyAnswered(response: unknown): boolean {
+  const raw = (response as { raw?: unknown }).raw ?? response;
+  return (raw as { headersSent?: boolean }).headersSent === true;
 }
 
 function hasHeader(response: unknown, name: string): boolean {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { encodeDeliveryBatch } from '../dispatch/delivery-body';
@@ -27,10 +27,11 @@ type Leased = { subscription: Subscription; slot: Slot };
  * the same subscription the push members use. Settlements are answered once durable.
  */
 @Injectable()
-export class PullService {
+export class PullService implements BeforeApplicationShutdown {
   private readonly waiting = new Map<string, number>();
   /** Where the next fetch of a consumer starts among its topics, so no topic starves the others. */
   private readonly rotation = new Map<string, number>();
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly registry: DispatcherRegistry,
@@ -38,7 +39,9 @@ export class PullService {
   ) {}
 
   /** `{"messages":[…]}`: up to `max` messages, waiting up to `waitMs` for the first. */
-  async fetch(consumerId: string, request: FetchRequest, cancelled: AbortSignal): Promise<Buffer> {
+  async fetch(consumerId: string, request: FetchRequest, clientGone: AbortSignal): Promise<Buffer> {
+    // A shutdown answers waiting fetches with what they hold (usually nothing) rather than holding the broker open.
+    const cancelled = AbortSignal.any([clientGone, this.closing.signal]);
     const definition = this.registry.get(consumerId);
     const member = request.member ?? `pull:${randomUUID()}`;
     const leaseMs = request.ackTimeoutMs ?? definition.ackTimeoutMs;
@@ -67,6 +70,11 @@ export class PullService {
     } finally {
       this.waiting.set(consumerId, (this.waiting.get(consumerId) ?? 1) - 1);
     }
+  }
+
+  /** Before the HTTP server closes, so that no long poll keeps it waiting for up to `MAX_FETCH_WAIT_MS`. */
+  beforeApplicationShutdown(): void {
+    this.closing.abort();
   }
 
   async ack(consumerId: string, request: SettleRequest): Promise<SettleResult> {

@@ -1,0 +1,80 @@
+import { Agent, createServer, request as httpRequest, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
+import { HttpShutdownGate } from '../../src/http/http-shutdown-gate';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+function send(port: number, path: string, agent: Agent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ port, host: '127.0.0.1', path, method: 'POST', agent, headers: { 'content-type': 'application/json' } });
+    request.once('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    request.once('error', reject);
+    request.end('{}');
+  });
+}
+
+describe('HttpShutdownGate', () => {
+  let server: Server;
+  let port: number;
+  let gate: HttpShutdownGate;
+  /** Releases the requests the application holds: they stand for a publish waiting for its commit. */
+  const held: Array<() => void> = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+  beforeEach(async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      request.once('end', () => held.push(() => response.end('{"acknowledgement":"ACK"}')));
+    });
+    gate = new HttpShutdownGate();
+    gate.attach(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterEach(async () => {
+    agent.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('lets a request in flight finish, with Connection: close, and answers a new one 503 with a NACK', async () => {
+    const inFlight = send(port, '/mmmq/messages', new Agent());
+    while (held.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const closed = gate.close(10_000);
+
+    const late = await send(port, '/mmmq/messages', agent);
+    expect(late.status).toBe(503);
+    expect(late.headers).toMatchObject({ connection: 'close', 'retry-after': '1' });
+    expect(JSON.parse(late.body)).toEqual({ acknowledgement: 'NACK', message: expect.stringMatching(/shutting down/) });
+    const elsewhere = await send(port, '/orders', agent);
+    expect(elsewhere.status).toBe(503);
+    expect(JSON.parse(elsewhere.body)).toEqual({ statusCode: 503, message: expect.stringMatching(/shutting down/) });
+
+    held.shift()?.();
+    const finished = await inFlight;
+    expect(finished).toMatchObject({ status: 200, body: '{"acknowledgement":"ACK"}' });
+    expect(finished.headers.connection).toBe('close');
+    await closed;
+  });
+
+  it('answers 503 what is still unanswered when the wait is over', async () => {
+    const inFlight = send(port, '/mmmq/consumers/c/fetch', new Agent());
+    while (held.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    await gate.close(50);
+    expect(await inFlight).toMatchObject({ status: 503, headers: { connection: 'close' } });
+    expect(warn).toHaveBeenCalledWith('1 request(s) still unanswered 50 ms into shutdown; answering them 503');
+    warn.mockRestore();
+    held.shift()?.();
+  });
+});
