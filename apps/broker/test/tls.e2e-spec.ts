@@ -9,7 +9,7 @@ import { MmmqProducerModule, Producer } from '@mmmq/producer';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { startConsumer } from '../../../packages/consumer/test/support/consumer-app';
-import { createSelfSignedCertificate, SelfSignedCertificate } from '../../../packages/broker/test/support/self-signed-certificate';
+import { createSelfSignedCertificate, SelfSignedCertificate } from '@mmmq/test-support';
 import { BrokerProcess, spawnBroker } from './broker-process.fixture';
 
 const STREAM_LISTENING = /Publish stream listening on (mmmqs?):\/\/[^:\s]+:(\d+)/;
