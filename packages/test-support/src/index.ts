@@ -2,6 +2,7 @@ export * from './broker-app';
 export * from './broker-process';
 export * from './free-port';
 export * from './quiet-logger';
+export * from './range';
 export * from './self-signed-certificate';
 export * from './temp-dir';
 export * from './test-consumer';

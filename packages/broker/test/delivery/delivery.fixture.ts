@@ -1,6 +1,6 @@
 import { BrokerApp } from '@mmmq/test-support';
 
-export { FAST_BACKOFF } from '@mmmq/test-support';
+export { FAST_BACKOFF, range } from '@mmmq/test-support';
 
 /** Publishes each content to `topic` one after another and returns the offsets. */
 export const publishAll = (broker: BrokerApp, topic: string, contents: unknown[]): Promise<number[]> => broker.publishAll(topic, contents);
@@ -8,5 +8,3 @@ export const publishAll = (broker: BrokerApp, topic: string, contents: unknown[]
 /** Registers a push consumer through the dispatcher API. */
 export const addDispatcher = (broker: BrokerApp, consumerId: string, url: string, pattern: string): Promise<void> =>
   broker.addDispatcher(consumerId, url, pattern);
-
-export const range = (n: number, from = 0): number[] => Array.from({ length: n }, (_, i) => from + i);
