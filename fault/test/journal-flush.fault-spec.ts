@@ -126,7 +126,11 @@ describe('journal flush (whitebox)', () => {
     const journal = await openLogged({ intervalMs: 3_600_000, bytes: 1 }, events);
     const topic = new LoggingTopic('a', events, 5);
     for (let i = 0; i < 3; i++) await journal.commit([{ topic, payloads: [Buffer.from(`{"n":${i}}`)] }]);
-    await waitFor(() => events.some((event) => event.startsWith('flushed')), { deadlineMs: TIMEOUT_MS, message: 'a FLUSHED commit', pollMs: FAULT_POLL_MS });
+    await waitFor(() => events.some((event) => event.startsWith('flushed')), {
+      deadlineMs: TIMEOUT_MS,
+      message: 'a FLUSHED commit',
+      pollMs: FAULT_POLL_MS,
+    });
     await journal.flush();
     const claims = uncoveredClaims(events);
     tally(events, claims);
@@ -138,7 +142,11 @@ describe('journal flush (whitebox)', () => {
     const journal = await openLogged({ intervalMs: 20, bytes: Number.MAX_SAFE_INTEGER }, events);
     const topic = new LoggingTopic('a', events, 120);
     for (let i = 0; i < 3; i++) await journal.commit([{ topic, payloads: [Buffer.from(`{"n":${i}}`)] }]);
-    await waitFor(() => events.filter((event) => event.startsWith('flushed')).length >= 2, { deadlineMs: TIMEOUT_MS, message: 'two FLUSHED commits', pollMs: FAULT_POLL_MS });
+    await waitFor(() => events.filter((event) => event.startsWith('flushed')).length >= 2, {
+      deadlineMs: TIMEOUT_MS,
+      message: 'two FLUSHED commits',
+      pollMs: FAULT_POLL_MS,
+    });
     const claims = uncoveredClaims(events);
     tally(events, claims);
     expect({ claims, events }).toEqual({ claims: [], events });

@@ -42,7 +42,10 @@ describe('the example: order service → broker → billing service', () => {
     await fetch(`${url}/orders/${keyboard.orderId}`, { method: 'DELETE' });
 
     const ledger = example.get(Ledger);
-    await waitFor(() => ledger.entries.length === 3, { deadlineMs: 30_000, message: () => `three ledger entries, got ${JSON.stringify(ledger.entries)}` });
+    await waitFor(() => ledger.entries.length === 3, {
+      deadlineMs: 30_000,
+      message: () => `three ledger entries, got ${JSON.stringify(ledger.entries)}`,
+    });
     expect(ledger.entries).toEqual(
       expect.arrayContaining([
         { orderId: keyboard.orderId, kind: 'invoice', amount: 49.9 },

@@ -82,7 +82,11 @@ export async function startBroker(options: MmmqBrokerOptions = {}, launch: Broke
   const given = options.persistence?.rootDir;
   const rootDir = given ?? (await makeTempDir('mmmq-broker-'));
   const module = MmmqBrokerModule.forRoot({ ...options, persistence: { ...options.persistence, rootDir } });
-  const appOptions: NestApplicationOptions = { bodyParser: false, ...(launch.logger === undefined ? {} : { logger: launch.logger }), ...launch.app };
+  const appOptions: NestApplicationOptions = {
+    bodyParser: false,
+    ...(launch.logger === undefined ? {} : { logger: launch.logger }),
+    ...launch.app,
+  };
   let app: INestApplication;
   try {
     app = await createApplication(module, platform, appOptions, launch.overrides ?? []);

@@ -38,7 +38,10 @@ describe('a consumer that is down for four push attempts (about 7 s)', () => {
     );
 
     // Down until the broker has tried four times (0, 1, 3 and 7 s): three backoff steps to measure.
-    await waitFor(() => down.attempts.length >= 4, { deadlineMs: 20_000, message: () => `four push attempts, got ${down.attempts.length}` });
+    await waitFor(() => down.attempts.length >= 4, {
+      deadlineMs: 20_000,
+      message: () => `four push attempts, got ${down.attempts.length}`,
+    });
     await down.close();
     await consumer.start(down.port);
     await consumer.waitFor(() => consumer.received.length >= 20, 40_000);

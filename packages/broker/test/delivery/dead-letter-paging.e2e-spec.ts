@@ -29,7 +29,7 @@ describe('GET /mmmq/dead-letters/{consumerId}: paging with from and limit', () =
 
   it('walks every dead letter once, in order, following nextFrom until it equals total', async () => {
     const pages: Array<{ offsets: number[]; contents: unknown[]; nextFrom: number; total: number }> = [];
-    for (let from = 0; ; ) {
+    for (let from = 0; ;) {
       const { status, body } = await broker.request('GET', `/mmmq/dead-letters/billing?from=${from}&limit=${PAGE}`);
       expect(status).toBe(200);
       pages.push({
