@@ -81,20 +81,23 @@ export async function startBroker(options: MmmqBrokerOptions = {}, launch: Broke
   const { platform = 'express', host = '127.0.0.1', token } = launch;
   const given = options.persistence?.rootDir;
   const rootDir = given ?? (await makeTempDir('mmmq-broker-'));
-  const module = MmmqBrokerModule.forRoot({ ...options, persistence: { ...options.persistence, rootDir } });
   const appOptions: NestApplicationOptions = {
     bodyParser: false,
     ...(launch.logger === undefined ? {} : { logger: launch.logger }),
     ...launch.app,
   };
-  let app: INestApplication;
+  let started: INestApplication | undefined;
   try {
-    app = await createApplication(module, platform, appOptions, launch.overrides ?? []);
-    await app.listen(0, host);
+    const module = MmmqBrokerModule.forRoot({ ...options, persistence: { ...options.persistence, rootDir } });
+    started = await createApplication(module, platform, appOptions, launch.overrides ?? []);
+    await started.listen(0, host);
   } catch (error) {
+    // Options the broker refuses are tested too: leave nothing behind.
+    await started?.close().catch(() => undefined);
     if (!given) await removeTempDir(rootDir);
     throw error;
   }
+  const app = started;
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   const topics = app.get(TopicQueueContainer);
