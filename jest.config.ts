@@ -10,7 +10,8 @@ const config: Config = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
   },
-  moduleNameMapper: { '^@mmmq/(.*)$': '<rootDir>/packages/$1/src' },
+  // The packages' sources, public subpaths (`@mmmq/core/testing`) included, so tests need no build of them first.
+  moduleNameMapper: { '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src', '^@mmmq/([^/]+)/testing$': '<rootDir>/packages/$1/src/testing' },
   testTimeout: 30_000,
 };
 

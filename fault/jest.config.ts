@@ -14,7 +14,8 @@ const config: Config = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/fault/tsconfig.json' }],
   },
-  moduleNameMapper: { '^@mmmq/(.*)$': '<rootDir>/packages/$1/src' },
+  // The packages' sources, public subpaths (`@mmmq/core/testing`) included, so tests need no build of them first.
+  moduleNameMapper: { '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src', '^@mmmq/([^/]+)/testing$': '<rootDir>/packages/$1/src/testing' },
   globalTeardown: '<rootDir>/fault/src/report/render-on-teardown.ts',
   // The long tier's 300 crash cycles alone take over 10 minutes on the 2-core machine.
   testTimeout: process.env.MMMQ_FAULT_TIER === 'long' ? 3_600_000 : 600_000,

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { DEFAULT_FLUSH_BYTES, DEFAULT_FLUSH_INTERVAL_MS, TopicQueueContainer } from '@mmmq/broker';
 import { Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { checkProperty } from '../src/fuzz/check-property';
 import { applyDamage, buildTopic, damage, topicShape } from '../src/fuzz/segment-builder';
 import { ScenarioRun } from '../src/harness/scenario-run';
@@ -78,10 +77,12 @@ async function recoverAndRead(
   rootDir: string,
   written: Buffer[],
 ): Promise<{ intact: Set<number>; garbage: number[]; appendedAt?: number }> {
-  const container = new TopicQueueContainer(
-    { rootDir, segmentMaxBytes: 64 * 1024 * 1024, flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS, flushBytes: DEFAULT_FLUSH_BYTES },
-    new EventEmitter2(),
-  );
+  const container = new TopicQueueContainer({
+    rootDir,
+    segmentMaxBytes: 64 * 1024 * 1024,
+    flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
+    flushBytes: DEFAULT_FLUSH_BYTES,
+  });
   const intact = new Set<number>();
   const garbage = new Set<number>();
   try {

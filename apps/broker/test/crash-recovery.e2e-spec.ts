@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { decodeEnvelope, DecodedEnvelope, DEFAULT_FLUSH_BYTES, DEFAULT_FLUSH_INTERVAL_MS, TopicQueueContainer } from '@mmmq/broker';
 import { spawnBroker } from './broker-process.fixture';
 import { publishLoad, SentMessage } from './publish-load';
@@ -79,10 +78,12 @@ describe('a broker killed with SIGKILL mid-stream loses no acknowledged message'
 
 /** Opens the data directory in-process, after every broker process is gone, and decodes every entry. */
 async function readTopics(rootDir: string): Promise<Map<string, DecodedEnvelope[]>> {
-  const container = new TopicQueueContainer(
-    { rootDir, segmentMaxBytes: SEGMENT_MAX_BYTES, flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS, flushBytes: DEFAULT_FLUSH_BYTES },
-    new EventEmitter2(),
-  );
+  const container = new TopicQueueContainer({
+    rootDir,
+    segmentMaxBytes: SEGMENT_MAX_BYTES,
+    flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
+    flushBytes: DEFAULT_FLUSH_BYTES,
+  });
   try {
     const topics = new Map<string, DecodedEnvelope[]>();
     for (const name of TOPICS) {

@@ -109,7 +109,14 @@ describe('the standalone broker over TLS (MMMQ_TLS_KEY_FILE, MMMQ_TLS_CERT_FILE)
     const consumer = await startConsumer(
       {
         imports: [
-          MmmqConsumerModule.forRoot({ app: 'billing', broker: broker.url, tls: { ca: first.cert }, advertisedUrl: 'http://127.0.0.1:1' }),
+          MmmqConsumerModule.forRoot({
+            app: 'billing',
+            broker: broker.url,
+            tls: { ca: first.cert },
+            advertisedUrl: 'http://127.0.0.1:1',
+            // Registered at bootstrap, so the list below shows it.
+            registration: { failFast: true },
+          }),
         ],
         providers: [OrderListener],
       },

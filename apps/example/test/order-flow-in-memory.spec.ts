@@ -1,5 +1,5 @@
 import { MmmqConsumerModule } from '@mmmq/consumer';
-import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core';
+import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
 import { MmmqProducerModule } from '@mmmq/producer';
 import { Test } from '@nestjs/testing';
 import { BillingModule } from '../src/billing/billing.module';

@@ -1,4 +1,4 @@
-import { DEFAULT_DELIVERY_BATCH_SIZE, DEFAULT_DELIVERY_MAX_IN_FLIGHT } from '@mmmq/consumer';
+import { DEFAULT_DELIVERY_BATCH_SIZE, DEFAULT_DELIVERY_MAX_IN_FLIGHT, MmmqConsumerHealthIndicator } from '@mmmq/consumer';
 import { Producer } from '@mmmq/producer';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -28,6 +28,8 @@ import type {
 const BROKER_MAIN = path.join(REPO_ROOT, 'apps', 'broker', 'dist', 'main.js');
 /** Nest's own start-up lines would drown the bench's output. */
 const LOGGER = ['error', 'warn'] as ('error' | 'warn')[];
+/** How long a consumer app may take to register its dispatchers with the (running) broker. */
+const REGISTRATION_DEADLINE_MS = 30_000;
 
 /**
  * MMMQ: the standalone broker (`apps/broker/dist/main.js`) on a fresh temp data dir, driven by the project's
@@ -162,6 +164,7 @@ export class MmmqSystem implements System {
       { logger: LOGGER, bodyParser: false, abortOnError: false },
     );
     await app.listen(port, '127.0.0.1');
+    if (autoRegister) await registered(app);
     return app;
   }
 
@@ -256,4 +259,15 @@ export class MmmqSystem implements System {
       return { restartAt, readyAt, handle: { close: () => app.close() } };
     },
   };
+}
+
+/** Resolves once the app's listeners are registered with the broker (in the background after `listen`), so the timing starts with delivery possible. */
+async function registered(app: INestApplication): Promise<void> {
+  const health = app.get(MmmqConsumerHealthIndicator);
+  const deadline = Date.now() + REGISTRATION_DEADLINE_MS;
+  while (health.check().status !== 'up') {
+    if (Date.now() > deadline)
+      throw new Error(`the consumer app did not register within ${REGISTRATION_DEADLINE_MS} ms: ${health.check().message}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -1,4 +1,32 @@
 export { MmmqBrokerModule } from './mmmq-broker.module';
+export { MMMQ_BROKER_OPTIONS } from './mmmq-broker.module-definition';
+export {
+  Dispatcher,
+  type DispatcherHostInput,
+  type DispatcherInput,
+  type DispatcherRegistration,
+  type DispatcherUpdate,
+} from './dispatch/dispatcher';
+export type { DispatcherDefinitionJson, StartFrom } from './dispatch/dispatcher-definition';
+export { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from './dispatch/dispatcher.errors';
+export type { SubscriptionView } from './dispatch/subscription-container';
+export type { SubscriptionState } from './dispatch/subscription';
+export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
+export {
+  MmmqBrokerEvent,
+  type DispatcherHostJoinedEvent,
+  type DispatcherHostLeftEvent,
+  type DispatcherRegisteredEvent,
+  type DispatcherRemovedEvent,
+  type DispatcherUpdatedEvent,
+  type MessageDeadLetteredEvent,
+  type MmmqBrokerEventMap,
+  type MmmqBrokerEventName,
+  type StallReason,
+  type SubscriptionResumedEvent,
+  type SubscriptionStalledEvent,
+  type TopicCreatedEvent,
+} from './events';
 export { registerRawBodyParser } from './http/register-raw-body-parser';
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,

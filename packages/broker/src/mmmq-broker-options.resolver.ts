@@ -1,3 +1,4 @@
+import { BackoffOptions, describeValue as describe, HOST_PORT_MAX, MAX_TIMER_MS, optionChecks } from '@mmmq/core';
 import { resolve } from 'node:path';
 import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } from './dispatch/delivery.options';
 import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/dispatcher-definition';
@@ -17,12 +18,17 @@ import {
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
+  FlushOptions,
   HttpOptions,
   MmmqBrokerOptions,
+  PersistenceOptions,
   ResolvedHttpOptions,
   ResolvedPersistenceOptions,
   ResolvedStreamOptions,
   ResolvedTlsOptions,
+  SegmentOptions,
+  StreamOptions,
+  TlsOptions,
 } from './mmmq-broker.options';
 import { ResolvedAuthOptions, resolveAuthOptions } from './security/auth-options.resolver';
 import { normaliseAllowedHost } from './security/host-policy';
@@ -40,20 +46,41 @@ export interface ResolvedBrokerOptions {
   auth: ResolvedAuthOptions;
 }
 
-const PORT_MAX = 65535;
-// Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
-const HTTP_OPTIONS: ReadonlySet<string> = new Set<keyof HttpOptions>([
-  'maxBodyBytes',
-  'maxJsonDepth',
-  'maxBatchMessages',
-  'allowedHosts',
-  'allowedOrigins',
-  'headersTimeoutMs',
-  'requestTimeoutMs',
-  'keepAliveTimeoutMs',
-  'maxConnectionsPerIp',
-]);
+const { nonBlankString, nonNegativeInteger, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
+/** Every option of each group, so an unknown (misspelt) one is refused; the compiler keeps the lists complete. */
+const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
+  persistence: true,
+  http: true,
+  stream: true,
+  dispatchers: true,
+  delivery: true,
+  tls: true,
+  auth: true,
+};
+const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = { rootDir: true, segment: true, flush: true };
+const SEGMENT_OPTIONS: Record<keyof SegmentOptions, true> = { maxBytes: true };
+const FLUSH_OPTIONS: Record<keyof FlushOptions, true> = { intervalMs: true, bytes: true };
+const STREAM_OPTIONS: Record<keyof StreamOptions, true> = { port: true, host: true };
+const TLS_OPTIONS: Record<keyof TlsOptions, true> = { keyFile: true, certFile: true };
+const DELIVERY_OPTIONS: Record<keyof DeliveryOptions, true> = {
+  maxNackRetries: true,
+  timeoutMs: true,
+  backoff: true,
+  shutdownGraceMs: true,
+  allowedNetworks: true,
+};
+const BACKOFF_OPTIONS: Record<keyof BackoffOptions, true> = { initialMs: true, multiplier: true, maxMs: true, jitter: true };
+const HTTP_OPTIONS: Record<keyof HttpOptions, true> = {
+  maxBodyBytes: true,
+  maxJsonDepth: true,
+  maxBatchMessages: true,
+  allowedHosts: true,
+  allowedOrigins: true,
+  headersTimeoutMs: true,
+  requestTimeoutMs: true,
+  keepAliveTimeoutMs: true,
+  maxConnectionsPerIp: true,
+};
 
 /**
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
@@ -62,16 +89,9 @@ const HTTP_OPTIONS: ReadonlySet<string> = new Set<keyof HttpOptions>([
  * @throws InvalidBrokerOptionsError
  */
 export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedBrokerOptions {
-  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls, auth } = options;
-  const rootDir = persistence.rootDir ?? DEFAULT_ROOT_DIR;
-  const segmentMaxBytes = persistence.segment?.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES;
+  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls, auth } = optionGroup('', options, OPTIONS);
   return {
-    persistence: {
-      rootDir: resolve(nonBlankString('persistence.rootDir', rootDir)),
-      segmentMaxBytes: positiveInteger('persistence.segment.maxBytes', segmentMaxBytes),
-      flushIntervalMs: positiveInteger('persistence.flush.intervalMs', persistence.flush?.intervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
-      flushBytes: positiveInteger('persistence.flush.bytes', persistence.flush?.bytes ?? DEFAULT_FLUSH_BYTES),
-    },
+    persistence: resolvePersistence(persistence),
     http: resolveHttp(http),
     stream: resolveStream(stream),
     dispatch: resolveDispatch(dispatchers, delivery),
@@ -80,11 +100,24 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
   };
 }
 
+function resolvePersistence(given: PersistenceOptions): ResolvedPersistenceOptions {
+  const persistence = optionGroup('persistence', given, PERSISTENCE_OPTIONS);
+  const segment = optionGroup('persistence.segment', persistence.segment ?? {}, SEGMENT_OPTIONS);
+  const flush = optionGroup('persistence.flush', persistence.flush ?? {}, FLUSH_OPTIONS);
+  return {
+    rootDir: resolve(nonBlankString('persistence.rootDir', persistence.rootDir ?? DEFAULT_ROOT_DIR)),
+    segmentMaxBytes: positiveInteger('persistence.segment.maxBytes', segment.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES),
+    flushIntervalMs: positiveInteger('persistence.flush.intervalMs', flush.intervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
+    flushBytes: positiveInteger('persistence.flush.bytes', flush.bytes ?? DEFAULT_FLUSH_BYTES),
+  };
+}
+
 function resolveTls(tls: MmmqBrokerOptions['tls']): ResolvedTlsOptions | undefined {
   if (tls === undefined) return undefined;
   if (typeof tls !== 'object' || tls === null) {
     throw new InvalidBrokerOptionsError(`tls must be an object { keyFile, certFile }, got ${describe(tls)}`);
   }
+  optionGroup('tls', tls, TLS_OPTIONS);
   return {
     keyFile: resolve(nonBlankString('tls.keyFile', tls.keyFile)),
     certFile: resolve(nonBlankString('tls.certFile', tls.certFile)),
@@ -104,11 +137,8 @@ function resolveDispatch(dispatchers: unknown, delivery: DeliveryOptions): Resol
   return resolved;
 }
 
-function resolveHttp(http: HttpOptions): ResolvedHttpOptions {
-  const unknown = Object.keys(http).find((key) => !HTTP_OPTIONS.has(key));
-  if (unknown !== undefined) {
-    throw new InvalidBrokerOptionsError(`Unknown option http.${unknown}; the http options are ${[...HTTP_OPTIONS].join(', ')}`);
-  }
+function resolveHttp(given: HttpOptions): ResolvedHttpOptions {
+  const http = optionGroup('http', given, HTTP_OPTIONS);
   const headersTimeoutMs = positiveInteger('http.headersTimeoutMs', http.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, MAX_TIMER_MS);
   const requestTimeoutMs = positiveInteger('http.requestTimeoutMs', http.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS);
   // Node refuses a headers timeout above the request timeout: the head is part of the request.
@@ -143,8 +173,8 @@ function resolveStream(stream: MmmqBrokerOptions['stream']): ResolvedStreamOptio
   if (typeof stream !== 'object' || stream === null) {
     throw new InvalidBrokerOptionsError(`stream must be an object { port, host? }, got ${describe(stream)}`);
   }
-  const port = nonNegativeInteger('stream.port', stream.port);
-  if (port > PORT_MAX) throw new InvalidBrokerOptionsError(`stream.port must be at most ${PORT_MAX}, got ${port}`);
+  optionGroup('stream', stream, STREAM_OPTIONS);
+  const port = nonNegativeInteger('stream.port', stream.port, HOST_PORT_MAX);
   return { port, host: nonBlankString('stream.host', stream.host ?? DEFAULT_STREAM_HOST) };
 }
 
@@ -166,9 +196,10 @@ function resolveDispatchers(dispatchers: unknown): DispatcherDefinition[] {
   });
 }
 
-function resolveDelivery(delivery: DeliveryOptions): ResolvedDeliveryOptions {
+function resolveDelivery(given: DeliveryOptions): ResolvedDeliveryOptions {
+  const delivery = optionGroup('delivery', given, DELIVERY_OPTIONS);
   const defaults = DEFAULT_DELIVERY_OPTIONS;
-  const backoff = { ...defaults.backoff, ...delivery.backoff };
+  const backoff = { ...defaults.backoff, ...optionGroup('delivery.backoff', delivery.backoff ?? {}, BACKOFF_OPTIONS) };
   if (typeof backoff.jitter !== 'number' || !(backoff.jitter >= 0 && backoff.jitter < 1)) {
     throw new InvalidBrokerOptionsError(`delivery.backoff.jitter must be a number from 0 to below 1, got ${describe(backoff.jitter)}`);
   }
@@ -203,28 +234,22 @@ function resolveAllowedNetworks(networks: unknown): readonly string[] {
   return [...networks];
 }
 
-function nonNegativeInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidBrokerOptionsError(`${name} must be a non-negative integer, got ${describe(value)}`);
+/**
+ * Checks that a group of options (`''` for the top level) is an object holding only known options: a misspelt
+ * `persistance` or `segment.maxByte` would otherwise be ignored and its default used without a word.
+ */
+function optionGroup<T extends object>(name: string, value: T, known: Record<keyof T, true>): T {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidBrokerOptionsError(`${name || 'The broker options'} must be an object, got ${describe(value)}`);
+  }
+  const unknown = Object.keys(value).find((key) => !Object.hasOwn(known, key));
+  if (unknown !== undefined) {
+    const names = Object.keys(known).join(', ');
+    throw new InvalidBrokerOptionsError(
+      name === ''
+        ? `Unknown broker option ${unknown}; the options are ${names}`
+        : `Unknown option ${name}.${unknown}; the ${name} options are ${names}`,
+    );
   }
   return value;
-}
-
-function nonBlankString(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidBrokerOptionsError(`${name} must be a non-blank string, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidBrokerOptionsError(`${name} must be a positive integer, got ${describe(value)}`);
-  }
-  if (value > max) throw new InvalidBrokerOptionsError(`${name} must be at most ${max}, got ${value}`);
-  return value;
-}
-
-function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

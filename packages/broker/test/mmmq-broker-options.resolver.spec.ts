@@ -109,6 +109,28 @@ describe('resolveBrokerOptions', () => {
 
   it.each<[MmmqBrokerOptions, RegExp]>([
     [{ http: { maxBodySize: 1 } as never }, /^Unknown option http\.maxBodySize; the http options are maxBodyBytes, /],
+    [{ persistance: {} } as never, /^Unknown broker option persistance; the options are persistence, http, stream, /],
+    [
+      { persistence: { rootdir: '/x' } } as never,
+      /^Unknown option persistence\.rootdir; the persistence options are rootDir, segment, flush$/,
+    ],
+    [
+      { persistence: { segment: { maxByte: 1 } } } as never,
+      /^Unknown option persistence\.segment\.maxByte; the persistence\.segment options are maxBytes$/,
+    ],
+    [
+      { persistence: { flush: { interval: 1 } } } as never,
+      /^Unknown option persistence\.flush\.interval; the persistence\.flush options are intervalMs, bytes$/,
+    ],
+    [{ stream: { port: 1, hostname: 'x' } } as never, /^Unknown option stream\.hostname; the stream options are port, host$/],
+    [{ tls: { keyFile: 'k', certFile: 'c', caFile: 'a' } } as never, /^Unknown option tls\.caFile; the tls options are keyFile, certFile$/],
+    [{ delivery: { maxRetries: 1 } } as never, /^Unknown option delivery\.maxRetries; the delivery options are maxNackRetries, /],
+    [
+      { delivery: { backoff: { initial: 1 } } } as never,
+      /^Unknown option delivery\.backoff\.initial; the delivery\.backoff options are initialMs, /,
+    ],
+    [{ persistence: 'mmmq' } as never, /^persistence must be an object, got "mmmq"$/],
+    ['./mmmq' as never, /^The broker options must be an object, got "\.\/mmmq"$/],
     [{ http: { allowedHosts: 'localhost' as never } }, /^http\.allowedHosts must be an array, got "localhost"$/],
     [{ http: { allowedHosts: ['broker:8080'] } }, /^http\.allowedHosts\[0\] must be a host name without scheme or port/],
     [{ http: { allowedHosts: ['http://broker'] } }, /^http\.allowedHosts\[0\] must be a host name/],

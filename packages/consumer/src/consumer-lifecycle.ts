@@ -1,4 +1,4 @@
-import { InMemoryBroker } from '@mmmq/core';
+import { InMemoryBroker } from '@mmmq/core/testing';
 import {
   Inject,
   Injectable,
@@ -17,12 +17,14 @@ import { ListenerRegistry } from './listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
 import { PullConsumer } from './pull/pull-consumer';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
+import { RegistrationStatus } from './registration/registration-status';
 import { InMemorySubscriber } from './testing/in-memory-subscriber';
 
 /**
  * Runs the consumer through the application's life: finds and checks the listeners when modules initialise,
- * connects them (self-registration and pulling, or the in-memory broker) at bootstrap, and drains in-flight handlers
- * first thing on shutdown, before other modules close what handlers may still use.
+ * connects them at bootstrap (the in-memory broker; or self-registration, in the background unless
+ * `registration.failFast`, each pull listener fetching once its dispatcher is registered), and drains in-flight
+ * handlers first thing on shutdown, before other modules close what handlers may still use.
  */
 @Injectable()
 export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -34,6 +36,7 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     private readonly registry: ListenerRegistry,
     private readonly frontHandler: FrontHandler,
     private readonly registrar: DispatcherRegistrar,
+    private readonly status: RegistrationStatus,
     private readonly inMemory: InMemorySubscriber,
     private readonly pull: PullConsumer,
     @Optional() private readonly inMemoryBroker?: InMemoryBroker,
@@ -57,12 +60,13 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
   async onApplicationBootstrap(): Promise<void> {
     const listeners = this.registry.all();
     if (this.inMemoryBroker !== undefined) {
+      this.status.expect([]);
       this.inMemory.subscribeAll(this.inMemoryBroker, listeners);
       this.logger.log(`${listeners.length} listener(s) subscribed to the in-memory broker; self-registration is skipped`);
       return;
     }
-    await this.registrar.registerAll(listeners);
-    this.pull.start(listeners);
+    // A pull listener fetches once its dispatcher exists; before, the broker would only answer 404.
+    await this.registrar.registerAll(listeners, (listener) => this.pull.start(listener));
   }
 
   /**

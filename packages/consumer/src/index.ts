@@ -10,6 +10,8 @@ export {
   DEFAULT_QUEUE_SIZE,
   DEFAULT_REGISTRATION_ATTEMPTS,
   DEFAULT_REGISTRATION_BACKOFF_MS,
+  DEFAULT_REGISTRATION_FAIL_FAST,
+  DEFAULT_REGISTRATION_MAX_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
@@ -29,11 +31,13 @@ export {
   type StartFrom,
   type WorkersOptions,
 } from './mmmq-consumer.options';
+export { MmmqConsumerHealthIndicator, DEFAULT_CONSUMER_HEALTH_KEY, type MmmqConsumerHealth } from './health/mmmq-consumer.health-indicator';
+export type { PendingRegistration } from './registration/registration-status';
 export { MMMQListener, type MmmqListenerDecoratorOptions } from './listener/mmmq-listener.decorator';
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
 export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';
-export { MAX_NACK_DELAY_MS } from './handling/settlement';
+export { MAX_NACK_DELAY_MS } from '@mmmq/core';
 export { DUPS_OK_ACK_LINGER_MS, DUPS_OK_ACK_BATCH, ACK_SEND_ATTEMPTS } from './pull/ack-batcher';
 export { PULL_BACKOFF_INITIAL_MS, PULL_BACKOFF_MAX_MS } from './pull/pull-backoff';
 export { SettlementError } from './errors/settlement.error';
@@ -51,8 +55,11 @@ export { BrokerRequestError } from './errors/broker-request.error';
 export { DeliveryRefusedError } from './errors/delivery-refused.error';
 export { QueueFullError } from './errors/queue-full.error';
 export { ConsumerClosingError } from './errors/consumer-closing.error';
+export { HandlerAbandonedError } from './errors/handler-abandoned.error';
 export { PushOutOfOrderError } from './errors/push-out-of-order.error';
 export { InvalidDeliveryError } from './errors/invalid-delivery.error';
 export { DeliveryTooLargeError } from './errors/delivery-too-large.error';
 export { DeliveryUnauthorizedError } from './errors/delivery-unauthorized.error';
 export { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '@mmmq/core';
+// Defined in core, shared with the producer; re-exported so listener code needs no core import.
+export type { AnyEvents, EventMap, EventTopic } from '@mmmq/core';

@@ -16,6 +16,8 @@ import type { MmmqConsumerOptions } from './mmmq-consumer.options';
 import { ConsumerApi } from './pull/consumer-api';
 import { PullConsumer } from './pull/pull-consumer';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
+import { RegistrationStatus } from './registration/registration-status';
+import { MmmqConsumerHealthIndicator } from './health/mmmq-consumer.health-indicator';
 import { InMemorySubscriber } from './testing/in-memory-subscriber';
 
 /**
@@ -47,12 +49,14 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     DeliveryBodyReader,
     DeliverySignatureVerifier,
     DispatcherRegistrar,
+    RegistrationStatus,
+    MmmqConsumerHealthIndicator,
     InMemorySubscriber,
     ConsumerApi,
     PullConsumer,
     ConsumerLifecycle,
   ],
-  exports: [MMMQ_CONSUMER_OPTIONS],
+  exports: [MMMQ_CONSUMER_OPTIONS, MmmqConsumerHealthIndicator],
 })
 export class MmmqConsumerModule extends MmmqConsumerConfigurableModule {
   /** Every option has a default, so `forRoot()` alone gives a consumer without self-registration. */

@@ -1,4 +1,12 @@
-import type { TlsClientOptions } from '@mmmq/core';
+import {
+  MAX_ACK_TIMEOUT_MS,
+  MAX_FETCH_MESSAGES,
+  MAX_FETCH_WAIT_MS,
+  MAX_PUSH_BATCH_SIZE,
+  MAX_PUSH_IN_FLIGHT,
+  MIN_ACK_TIMEOUT_MS,
+  type TlsClientOptions,
+} from '@mmmq/core';
 import type { AckMode } from './handling/ack-mode';
 
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
@@ -13,33 +21,40 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Messages of one listener handled at once; 1 keeps the broker's order. */
 export const DEFAULT_LISTENER_CONCURRENCY = 1;
-/** Tries to reach the broker's dispatcher API at bootstrap before the application fails to start. */
+/** With `registration.failFast`: tries to reach the broker's dispatcher API at bootstrap before the application fails to start. */
 export const DEFAULT_REGISTRATION_ATTEMPTS = 5;
-/** Wait before the second registration try; it doubles after each further failure. */
+/** Wait before the second registration try; it doubles after each further failure (minus up to 20 % jitter). */
 export const DEFAULT_REGISTRATION_BACKOFF_MS = 500;
+/**
+ * The longest wait between two registration tries in the background: a broker that comes back is found within
+ * this (plus one request).
+ */
+export const DEFAULT_REGISTRATION_MAX_BACKOFF_MS = 10_000;
+/** Default of `registration.failFast`: register in the background, the application starts without the broker. */
+export const DEFAULT_REGISTRATION_FAIL_FAST = false;
 /** Time limit of one request to the broker's dispatcher API. */
 export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
 
 /** Messages the broker may push in one request to this application (it then calls `POST /mmmq/messages/batch`). */
 export const DEFAULT_DELIVERY_BATCH_SIZE = 500;
 /** The broker's limit on `batchSize`. */
-export const MAX_DELIVERY_BATCH_SIZE = 1000;
+export const MAX_DELIVERY_BATCH_SIZE = MAX_PUSH_BATCH_SIZE;
 /** Pushes of one subscription the broker may have on their way to this application at once (`maxInFlight`). */
 export const DEFAULT_DELIVERY_MAX_IN_FLIGHT = 4;
 /** The broker's limit on `maxInFlight`. */
-export const MAX_DELIVERY_MAX_IN_FLIGHT = 16;
+export const MAX_DELIVERY_MAX_IN_FLIGHT = MAX_PUSH_IN_FLIGHT;
 
 /** Messages one pull listener holds at most (fetched, not yet handled and settled); also the largest fetch. */
 export const DEFAULT_PULL_PREFETCH = 100;
 /** The broker's limit on one fetch (`max`), and so on `pull.prefetch`. */
-export const MAX_PULL_PREFETCH = 1000;
+export const MAX_PULL_PREFETCH = MAX_FETCH_MESSAGES;
 /** How long one fetch waits on the broker for a first message (long poll) before it answers with none. */
 export const DEFAULT_PULL_WAIT_MS = 20_000;
 /** The broker's limit on `waitMs`. */
-export const MAX_PULL_WAIT_MS = 60_000;
+export const MAX_PULL_WAIT_MS = MAX_FETCH_WAIT_MS;
 /** The broker's limits on a lease asked for with `ackTimeoutMs` (1 s to 12 h). */
-export const MIN_PULL_ACK_TIMEOUT_MS = 1_000;
-export const MAX_PULL_ACK_TIMEOUT_MS = 43_200_000;
+export const MIN_PULL_ACK_TIMEOUT_MS = MIN_ACK_TIMEOUT_MS;
+export const MAX_PULL_ACK_TIMEOUT_MS = MAX_ACK_TIMEOUT_MS;
 
 /** How messages reach the listeners: pushed by the broker to this application, or fetched by it. */
 export type DeliveryMode = 'push' | 'pull';
@@ -102,9 +117,19 @@ export interface ListenerConfig {
 }
 
 export interface RegistrationOptions {
-  /** Tries per listener before bootstrap fails. Default {@link DEFAULT_REGISTRATION_ATTEMPTS}. */
+  /**
+   * `false`: the application starts whether or not the broker answers; the dispatchers are registered in the
+   * background, retried with backoff until they are (`MmmqConsumerHealthIndicator` says not ready meanwhile).
+   * `true`: bootstrap waits for the registrations and fails with `DispatcherRegistrationError` after `attempts`
+   * tries. Default {@link DEFAULT_REGISTRATION_FAIL_FAST} (`false`).
+   */
+  failFast?: boolean;
+  /** With `failFast`: tries per listener before bootstrap fails. Default {@link DEFAULT_REGISTRATION_ATTEMPTS}. */
   attempts?: number;
-  /** Wait before the second try, doubled after each failure. Default {@link DEFAULT_REGISTRATION_BACKOFF_MS}. */
+  /**
+   * Wait before the second try, doubled after each failure up to {@link DEFAULT_REGISTRATION_MAX_BACKOFF_MS}.
+   * Default {@link DEFAULT_REGISTRATION_BACKOFF_MS}.
+   */
   backoffMs?: number;
   /** Time limit of one request. Default {@link DEFAULT_REGISTRATION_TIMEOUT_MS}. */
   timeoutMs?: number;
@@ -129,8 +154,8 @@ export interface MmmqConsumerOptions {
    */
   token?: string;
   /**
-   * Register one dispatcher per listener with the broker at bootstrap. Default: on when `broker` and
-   * `advertisedUrl` are both set; `false` turns it off.
+   * Register one dispatcher per listener with the broker once the application listens (with `registration.failFast`:
+   * at bootstrap). Default: on when `broker` and `advertisedUrl` are both set; `false` turns it off.
    */
   autoRegister?: boolean;
   /** Messages that may wait for a worker; beyond that deliveries get 503. Default {@link DEFAULT_QUEUE_SIZE}. */

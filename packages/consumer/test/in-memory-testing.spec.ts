@@ -1,4 +1,4 @@
-import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core';
+import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
 import { INestApplication, Injectable } from '@nestjs/common';
 import { MessageContext, MmmqConsumerModule, MMMQListener, NonRetriableError } from '../src';
 import { initConsumer } from './support/consumer-context';

@@ -6,6 +6,7 @@ import {
   DEFAULT_QUEUE_SIZE,
   DEFAULT_REGISTRATION_ATTEMPTS,
   DEFAULT_REGISTRATION_BACKOFF_MS,
+  DEFAULT_REGISTRATION_MAX_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   InvalidConsumerOptionsError,
@@ -59,12 +60,24 @@ describe('resolveConsumerOptions', () => {
     expect(resolved.registration).toEqual({
       brokerUrl: 'http://broker:8080',
       advertisedHost: Host.parse('http://billing:3000'),
+      failFast: false,
       attempts: DEFAULT_REGISTRATION_ATTEMPTS,
-      backoffMs: DEFAULT_REGISTRATION_BACKOFF_MS,
+      backoff: { initialMs: DEFAULT_REGISTRATION_BACKOFF_MS, multiplier: 2, maxMs: DEFAULT_REGISTRATION_MAX_BACKOFF_MS, jitter: 0.2 },
       timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
       batchSize: 500,
       maxInFlight: 4,
+      tls: undefined,
       token: undefined,
+    });
+  });
+
+  it('registers in the background unless registration.failFast, and never waits less than backoffMs between tries', () => {
+    const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
+    expect(resolveConsumerOptions({ ...base, registration: { failFast: true } }).registration?.failFast).toBe(true);
+    expect(resolveConsumerOptions({ ...base, delivery: 'pull', advertisedUrl: undefined }).registration?.failFast).toBe(false);
+    expect(resolveConsumerOptions({ ...base, registration: { backoffMs: 20_000 } }).registration?.backoff).toMatchObject({
+      initialMs: 20_000,
+      maxMs: 20_000,
     });
   });
 
@@ -135,6 +148,16 @@ describe('resolveConsumerOptions', () => {
       'registration.attempts',
       { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { attempts: 0 } },
       'registration.attempts must be a positive integer',
+    ],
+    [
+      'registration.failFast',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { failFast: 'yes' as never } },
+      'registration.failFast must be true or false, got "yes"',
+    ],
+    [
+      'registration.backoffMs',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { backoffMs: 0 } },
+      'registration.backoffMs must be a positive integer, got 0',
     ],
     ['listeners entry field', { listeners: { x: { concurency: 2 } as never } }, 'listeners["x"] has unknown field(s) concurency'],
     ['listeners concurrency', { listeners: { x: { concurrency: 0 } } }, 'listeners["x"].concurrency must be a positive integer, got 0'],

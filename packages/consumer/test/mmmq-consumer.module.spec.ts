@@ -1,4 +1,4 @@
-import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core';
+import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { InvalidConsumerOptionsError, MMMQ_CONSUMER_OPTIONS, MmmqConsumerModule, MmmqConsumerOptions, MMMQListener } from '../src';

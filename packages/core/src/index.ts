@@ -39,6 +39,9 @@ export {
 } from './message';
 export {
   MESSAGES_PATH,
+  BATCH_MESSAGES_PATH,
+  DISPATCHERS_PATH,
+  CONSUMERS_PATH,
   CONSUMER_ID_HEADER,
   PUSH_SESSION_HEADER,
   PUSH_SEQUENCE_HEADER,
@@ -66,15 +69,6 @@ export {
   type VerifyWebhookOptions,
 } from './webhook-signature';
 export {
-  InMemoryBroker,
-  IN_MEMORY_MAX_NACK_RETRIES,
-  type InMemoryDeadLetter,
-  type InMemoryHandler,
-  type InMemoryMessage,
-  type InMemoryPublishRequest,
-} from './testing/in-memory-broker';
-export { MmmqTestingModule, type MmmqTestingOptions } from './testing/mmmq-testing.module';
-export {
   STREAM_PREAMBLE,
   STREAM_URL_PROTOCOL,
   SECURE_STREAM_URL_PROTOCOL,
@@ -90,3 +84,15 @@ export {
 } from './stream/stream-frame';
 export { explainInvalidTlsClientOptions, type TlsClientOptions } from './tls-client-options';
 export * from './backoff';
+export {
+  MAX_PUSH_BATCH_SIZE,
+  MAX_PUSH_IN_FLIGHT,
+  MIN_ACK_TIMEOUT_MS,
+  MAX_ACK_TIMEOUT_MS,
+  MAX_FETCH_MESSAGES,
+  MAX_FETCH_WAIT_MS,
+  MAX_NACK_DELAY_MS,
+} from './wire-limits';
+export { MAX_TIMER_MS, optionChecks, type OptionChecks, type OptionErrorClass } from './option-checks';
+export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-value';
+export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';

@@ -3,6 +3,12 @@ import type { MessageHeaders } from './message';
 
 /** Path of the publish endpoint on the broker and of the delivery endpoint on every consumer. */
 export const MESSAGES_PATH = '/mmmq/messages';
+/** Path of the batch publish endpoint on the broker and of the batched delivery endpoint on a consumer. */
+export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
+/** The broker's dispatcher API: `GET`/`POST` here, `PUT`/`DELETE` on `…/{consumerId}`. */
+export const DISPATCHERS_PATH = '/mmmq/dispatchers';
+/** The broker's consumer API: `…/{consumerId}/fetch`, `ack`, `nack`, `extend`, `terminate`, `recover`. */
+export const CONSUMERS_PATH = '/mmmq/consumers';
 
 /** Tells a consumer which of its subscriptions a pushed message is for. */
 export const CONSUMER_ID_HEADER = 'mmmq-consumer-id';
@@ -66,8 +72,11 @@ export interface DeliveryRequest<T = unknown> {
    */
   lease?: string;
   /**
-   * True when this is the last attempt the broker makes: if it fails (NACK, error, timeout), the message is
-   * dead-lettered instead of retried. Absent (read as false) from brokers before it was added.
+   * True when a NACK of this delivery dead-letters the message instead of having it delivered again: its NACK
+   * retries are used up (the broker's `delivery.maxNackRetries`), or this is delivery number `maxDeliveries` of its
+   * dispatcher — then any other failure (an error status, a timeout, an expired lease) dead-letters it too. Never
+   * true while NACK retries are left under `maxDeliveries: -1`. A NACK with `retry: false` dead-letters whatever
+   * this says. Absent (read as false) from brokers before it was added.
    */
   lastAttempt?: boolean;
 }

@@ -1,4 +1,5 @@
 import * as core from '../src';
+import * as testing from '../src/testing';
 
 describe('@mmmq/core public API', () => {
   it('exports exactly the agreed runtime names', () => {
@@ -27,8 +28,6 @@ describe('@mmmq/core public API', () => {
         'HOST_PORT_MIN',
         'Host',
         'HostProtocol',
-        'IN_MEMORY_MAX_NACK_RETRIES',
-        'InMemoryBroker',
         'InvalidConsumerIdError',
         'InvalidHostError',
         'InvalidMessageError',
@@ -38,7 +37,6 @@ describe('@mmmq/core public API', () => {
         'MESSAGES_PATH',
         'MESSAGE_ID_MAX_LENGTH',
         'MmmqError',
-        'MmmqTestingModule',
         'MmmqValidationError',
         'RESERVED_TOPIC_PREFIX',
         'SECURE_STREAM_URL_PROTOCOL',
@@ -78,7 +76,27 @@ describe('@mmmq/core public API', () => {
         'WebhookVerificationError',
         'SigningSecret',
         'verifyWebhook',
+        'BATCH_MESSAGES_PATH',
+        'DISPATCHERS_PATH',
+        'CONSUMERS_PATH',
+        'MAX_PUSH_BATCH_SIZE',
+        'MAX_PUSH_IN_FLIGHT',
+        'MIN_ACK_TIMEOUT_MS',
+        'MAX_ACK_TIMEOUT_MS',
+        'MAX_FETCH_MESSAGES',
+        'MAX_FETCH_WAIT_MS',
+        'MAX_NACK_DELAY_MS',
+        'MAX_TIMER_MS',
+        'optionChecks',
+        'describeValue',
+        'DESCRIBED_VALUE_MAX_LENGTH',
       ].sort(),
     );
+  });
+});
+
+describe('@mmmq/core/testing public API', () => {
+  it('exports the in-memory broker and its module, and nothing else', () => {
+    expect(Object.keys(testing).sort()).toEqual(['IN_MEMORY_MAX_NACK_RETRIES', 'InMemoryBroker', 'MmmqTestingModule']);
   });
 });

@@ -12,7 +12,9 @@ export { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX
 export { HTTP_MAX_SOCKETS } from './gateway/http-broker-gateway';
 export { Producer } from './producer';
 export type { ProducerTransaction, TransactionResult } from './producer-transaction';
-export type { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
+export type { ProduceOptions } from './produce-options';
+// Defined in core, shared with the consumer's listeners; re-exported so a producer-only app needs no core import.
+export type { AnyEvents, EventMap, EventMessage, EventTopic } from '@mmmq/core';
 export { ProduceError, type ProduceFailure } from './errors/produce.error';
 export { MessageRejectedError } from './errors/message-rejected.error';
 export { ProducerClosedError } from './errors/producer-closed.error';

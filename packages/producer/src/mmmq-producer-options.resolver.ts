@@ -1,6 +1,9 @@
 import {
+  describeValue as describe,
   explainInvalidTlsClientOptions,
   isBearerTokenText,
+  MAX_TIMER_MS,
+  optionChecks,
   SECURE_STREAM_URL_PROTOCOL,
   STREAM_URL_PROTOCOL,
   TlsClientOptions,
@@ -46,8 +49,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'token',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
-// Node's timers fire at once, with a warning, for anything longer than a signed 32-bit number of ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
+const { nonNegativeInteger, positiveInteger } = optionChecks(InvalidProducerOptionsError);
 
 /**
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
@@ -165,30 +167,4 @@ function streamUrl(url: URL, value: string): string {
     throw new InvalidProducerOptionsError(`broker must be ${url.protocol}//host:port for the publish stream, got ${describe(value)}`);
   }
   return `${url.protocol}//${url.host}`;
-}
-
-function nonNegativeInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidProducerOptionsError(`${name} must be a non-negative integer, got ${describe(value)}`);
-  }
-  return atMost(name, value, max);
-}
-
-function positiveInteger(name: string, value: unknown, max: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidProducerOptionsError(`${name} must be a positive integer, got ${describe(value)}`);
-  }
-  return atMost(name, value, max);
-}
-
-function atMost(name: string, value: number, max: number): number {
-  if (value > max) throw new InvalidProducerOptionsError(`${name} must be at most ${max}, got ${value}`);
-  return value;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'object' && value !== null) return JSON.stringify(value) ?? String(value);
-  // `String()` rather than a template literal: symbols throw on implicit conversion.
-  return String(value);
 }

@@ -1,4 +1,4 @@
-import { InMemoryBroker } from '@mmmq/core';
+import { InMemoryBroker } from '@mmmq/core/testing';
 import { DynamicModule, Module } from '@nestjs/common';
 import { BROKER_GATEWAY_PROVIDER } from './gateway/broker-gateway.provider';
 import { ConfigurableMmmqProducerModule, MMMQ_PRODUCER_OPTIONS, MMMQ_PRODUCER_OPTIONS_TYPE } from './mmmq-producer.module-definition';

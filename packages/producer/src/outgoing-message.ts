@@ -8,7 +8,7 @@ import {
   MmmqValidationError,
   Topic,
 } from '@mmmq/core';
-import type { ProduceOptions } from './event-map';
+import type { ProduceOptions } from './produce-options';
 
 /**
  * A message ready to send: validated, its id fixed and its content serialised once, before the first attempt,

@@ -1,6 +1,6 @@
-import type { PublishedMessage } from '@mmmq/core';
+import type { AnyEvents, EventMap, EventMessage, EventTopic, PublishedMessage } from '@mmmq/core';
 import { TransactionEndedError } from './errors/transaction-ended.error';
-import type { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
+import type { ProduceOptions } from './produce-options';
 import { messageFromArguments, OutgoingMessage, prepareBatchMessage } from './outgoing-message';
 
 /**

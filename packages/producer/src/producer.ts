@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { PublishedMessage } from '@mmmq/core';
+import { AnyEvents, EventMap, EventMessage, EventTopic, PublishedMessage } from '@mmmq/core';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { BrokerResponseError } from './errors/broker-response.error';
 import { MessageRejectedError } from './errors/message-rejected.error';
 import { ProduceError, ProduceFailure, Publication, publicationOf, publishing } from './errors/produce.error';
 import { ProducerClosedError } from './errors/producer-closed.error';
-import { AnyEvents, EventMap, EventMessage, EventTopic, ProduceOptions } from './event-map';
+import { ProduceOptions } from './produce-options';
 import { BrokerGateway } from './gateway/broker-gateway';
 import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-producer-options.resolver';
 import { messageFromArguments, OutgoingMessage, prepareBatch, prepareMessage } from './outgoing-message';

@@ -1,4 +1,4 @@
-import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core';
+import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
 import { Injectable } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { MessageRejectedError, MmmqProducerModule, Producer } from '../src';

@@ -39,6 +39,8 @@ export interface BrokerLaunchOptions {
   platform?: HttpPlatform;
   /** Interface to listen on; `url` is on 127.0.0.1 either way. */
   host?: string;
+  /** Default 0, any free port; a fixed one for a broker whose URL a client knows before it starts. */
+  port?: number;
   /** Where the broker logs; by default Nest's logger, which the quiet test logger buffers per test. */
   logger?: LoggerService | false;
   /** Providers to replace in the broker module (say a fake DNS resolver), as `overrideProvider(token).useValue(value)`. */
@@ -78,7 +80,7 @@ export interface BrokerApp {
 }
 
 export async function startBroker(options: MmmqBrokerOptions = {}, launch: BrokerLaunchOptions = {}): Promise<BrokerApp> {
-  const { platform = 'express', host = '127.0.0.1', token } = launch;
+  const { platform = 'express', host = '127.0.0.1', port: wantedPort = 0, token } = launch;
   const given = options.persistence?.rootDir;
   const rootDir = given ?? (await makeTempDir('mmmq-broker-'));
   const appOptions: NestApplicationOptions = {
@@ -90,7 +92,7 @@ export async function startBroker(options: MmmqBrokerOptions = {}, launch: Broke
   try {
     const module = MmmqBrokerModule.forRoot({ ...options, persistence: { ...options.persistence, rootDir } });
     started = await createApplication(module, platform, appOptions, launch.overrides ?? []);
-    await started.listen(0, host);
+    await started.listen(wantedPort, host);
   } catch (error) {
     // Options the broker refuses are tested too: leave nothing behind.
     await started?.close().catch(() => undefined);

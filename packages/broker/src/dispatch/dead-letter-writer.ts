@@ -1,4 +1,6 @@
 import { MessageHeaders, Topic } from '@mmmq/core';
+import { BrokerEvents } from '../events/broker-events';
+import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
 import { DecodedEnvelope, encodeEnvelope } from '../publish/message-envelope';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import type { DeliveryAttempt } from './ledger/slot';
@@ -31,9 +33,15 @@ export interface DeadLetter {
 /** The longest last-error text kept in a dead letter's headers. */
 const LAST_ERROR_MAX_LENGTH = 1000;
 
-/** Appends undeliverable messages to `__dlq.{consumerId}`; it resolves only once the dead letter is durable. */
+/**
+ * Appends undeliverable messages to `__dlq.{consumerId}`; it resolves only once the dead letter is durable, and then
+ * emits `mmmq.message.dead-lettered` (when someone listens).
+ */
 export class DeadLetterWriter {
-  constructor(private readonly queues: TopicQueueContainer) {}
+  constructor(
+    private readonly queues: TopicQueueContainer,
+    private readonly events = new BrokerEvents(),
+  ) {}
 
   async write(letter: DeadLetter): Promise<number> {
     const { envelope } = letter;
@@ -50,8 +58,9 @@ export class DeadLetterWriter {
       [DeadLetterHeaders.FAILED_AT]: new Date().toISOString(),
       [DeadLetterHeaders.DELIVERIES]: JSON.stringify(letter.history),
     };
-    const queue = await this.queues.getOrCreate(Topic.of(deadLetterTopicOf(letter.consumerId)));
-    return queue.offer(
+    const deadLetterTopic = deadLetterTopicOf(letter.consumerId);
+    const queue = await this.queues.getOrCreate(Topic.of(deadLetterTopic));
+    const at = await queue.offer(
       encodeEnvelope({
         id,
         topic: envelope.topic,
@@ -60,5 +69,17 @@ export class DeadLetterWriter {
         content: envelope.content,
       }),
     );
+    this.events.emit(MmmqBrokerEvent.MESSAGE_DEAD_LETTERED, () => ({
+      consumerId: letter.consumerId,
+      topic: envelope.topic,
+      offset: letter.offset,
+      id: envelope.id,
+      reason: letter.reason,
+      attempts: letter.attempts,
+      lastError: letter.lastError,
+      deadLetterTopic,
+      deadLetterOffset: at,
+    }));
+    return at;
   }
 }

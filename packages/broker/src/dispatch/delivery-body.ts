@@ -1,22 +1,30 @@
 import { DecodedEnvelope } from '../publish/message-envelope';
 
+/** What a delivery body says about the attempt, besides the message. */
+export interface DeliveryAttemptFields {
+  /** This delivery's number, from 1; `redelivered` is `deliveryCount > 1`. */
+  deliveryCount: number;
+  lease: string;
+  /** A NACK of this delivery dead-letters the message (see DeliveryLedger.isLastAttempt). */
+  lastAttempt: boolean;
+}
+
 /**
  * The delivery body of SPEC §3: `{"id","topic","content","headers","offset","deliveryCount","redelivered",
- * "publishedAt","lease"}` — pushed, or one of the messages a fetch answers. The content bytes are copied from the
- * stored payload, so the consumer gets exactly what the producer sent.
+ * "publishedAt","lease","lastAttempt"}` — pushed, or one of the messages a fetch answers. The content bytes are
+ * copied from the stored payload, so the consumer gets exactly what the producer sent.
  */
 export function encodeDelivery(
   envelope: DecodedEnvelope,
   offset: number,
-  deliveryCount: number,
-  redelivered: boolean,
-  lease: string,
+  { deliveryCount, lease, lastAttempt }: DeliveryAttemptFields,
 ): Buffer {
   const id = envelope.id ?? `${envelope.topic}@${offset}`;
   const head = `{"id":${JSON.stringify(id)},"topic":${JSON.stringify(envelope.topic)},"content":`;
   const tail =
     `,"headers":${JSON.stringify(envelope.headers)},"offset":${offset},"deliveryCount":${deliveryCount},` +
-    `"redelivered":${redelivered},"publishedAt":${envelope.publishedAt ?? null},"lease":${JSON.stringify(lease)}}`;
+    `"redelivered":${deliveryCount > 1},"publishedAt":${envelope.publishedAt ?? null},"lease":${JSON.stringify(lease)},` +
+    `"lastAttempt":${lastAttempt}}`;
   return Buffer.concat([Buffer.from(head), envelope.content, Buffer.from(tail)]);
 }
 

@@ -1,4 +1,10 @@
 import { assertConsumerId, Host, InvalidConsumerIdError, MmmqValidationError, SigningSecret, Topic, TopicPattern } from '@mmmq/core';
+import {
+  MAX_ACK_TIMEOUT_MS,
+  MAX_PUSH_BATCH_SIZE as MAX_BATCH_SIZE,
+  MAX_PUSH_IN_FLIGHT as MAX_MAX_IN_FLIGHT,
+  MIN_ACK_TIMEOUT_MS,
+} from '@mmmq/core';
 import { deadLetterTopicOf, redriveTopicOf } from './reserved-topics';
 
 /** Where a new subscription starts when it has no checkpoint yet. */
@@ -8,21 +14,14 @@ export const DEFAULT_START_FROM: StartFrom = 'earliest';
 
 /** Messages per push unless the consumer asks for batches. */
 export const DEFAULT_BATCH_SIZE = 1;
-/** The largest batch a consumer may ask for. */
-export const MAX_BATCH_SIZE = 1000;
 /** Pushes of one subscription in flight at once unless the consumer asks for more. */
 export const DEFAULT_MAX_IN_FLIGHT = 1;
-/** The most pushes of one subscription a consumer may ask to have in flight. */
-export const MAX_MAX_IN_FLIGHT = 16;
 /** Deliveries that may have reached a handler before a message is dead-lettered (seed 003's figure). */
 export const DEFAULT_MAX_DELIVERIES = 16;
 /** `maxDeliveries` that never dead-letters (a choice that can block a subscription for good). */
 export const UNLIMITED_DELIVERIES = -1;
 /** How long a pulled message stays leased to its member unless it asks for another time. */
 export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
-export const MIN_ACK_TIMEOUT_MS = 1000;
-/** 12 hours, SQS's longest visibility timeout. */
-export const MAX_ACK_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 /** The most patterns and push hosts one dispatcher may have. */
 export const MAX_PATTERNS = 32;
 export const MAX_HOSTS = 64;

@@ -2,14 +2,14 @@ import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { backoffDelay, maxBackoffDelay, sleep } from '@mmmq/core';
-import { encodeDelivery, encodeDeliveryBatch } from './delivery-body';
+import { encodeDeliveryBatch } from './delivery-body';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { PUSH_BATCH_MAX_BYTES } from './ledger/entry-decoder';
-import { leaseToken } from './ledger/lease-token';
 import { Slot } from './ledger/slot';
 import { pushIdOf } from './push-id';
 import { DeliveryFailedError, PushOrder, PushTarget, PushUnauthorizedError } from './push-sender';
 import type { DeliveryContext, Subscription } from './subscription';
+import { StallWatch } from '../events/stall-watch';
 
 /**
  * `active`: delivering, or retrying after failures with the usual backoff. `unauthorized`: the consumer answered
@@ -45,6 +45,7 @@ export class PushMember {
   private stopping?: Promise<void>;
   private failedPushes = 0;
   private currentState: PushMemberState = 'active';
+  private readonly stall: StallWatch;
   readonly id: string;
 
   constructor(
@@ -54,6 +55,7 @@ export class PushMember {
   ) {
     this.definition = subscription.definition;
     this.id = target.host.toUrl();
+    this.stall = new StallWatch(context.events, { consumerId: target.consumerId, topic: subscription.queue.topic.name, host: this.id });
   }
 
   get state(): PushMemberState {
@@ -88,6 +90,7 @@ export class PushMember {
           this.wanted = true;
           this.subscription.failing(this.id);
           if (failure instanceof PushUnauthorizedError) this.refusedByConsumer(failure);
+          this.stall.failed(failure, this.currentState === 'unauthorized');
           await this.backoff(++this.failedPushes, failure);
         }
       }
@@ -167,9 +170,7 @@ export class PushMember {
 
   private push(slots: Slot[], signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement[]> {
     const topic = this.subscription.queue.topic.name;
-    const bodies = slots.map((slot) =>
-      encodeDelivery(slot.envelope!, slot.offset, slot.deliveries, slot.deliveries > 1, leaseToken(topic, slot.offset, slot.deliveries)),
-    );
+    const bodies = slots.map((slot) => this.subscription.deliveryBody(slot));
     const id = pushIdOf(
       this.target.consumerId,
       topic,
@@ -198,6 +199,7 @@ export class PushMember {
   /** The consumer answered a push. */
   private answered(): void {
     this.failedPushes = 0;
+    this.stall.answered();
     this.subscription.seen(this.id);
     if (this.currentState !== 'unauthorized') return;
     this.currentState = 'active';

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import {
+  BATCH_MESSAGES_PATH,
   CONSUMER_ID_HEADER,
   ConsumerAcknowledgement,
   isConsumerAcknowledgement,
@@ -19,8 +20,14 @@ import { PushTargetPolicy } from './push-target-policy';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
-/** Where a consumer that asked for batches receives them. */
-export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
+/**
+ * An idle keep-alive connection to a consumer is closed after this long (or sooner when the consumer announces a
+ * shorter `Keep-Alive: timeout`, less a second): below Node's default server `keepAliveTimeout` of 5 s, so the
+ * broker closes an idle connection before the consumer does. A push written into a connection the consumer is
+ * closing fails with a reset that cannot be told from a handler's crash, and so counts as a delivery.
+ */
+export const PUSH_IDLE_SOCKET_TIMEOUT_MS = 4_000;
+const HTTP_SERVICE_UNAVAILABLE = 503;
 /** A consumer's reply is small JSON (one acknowledgement per message); anything longer is not one. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 /** How much of a consumer's refusal message a failure quotes. */
@@ -56,8 +63,9 @@ export interface Push {
 /** A push got no usable acknowledgement: connection error, timeout, HTTP status ≥ 400 or an unreadable reply. */
 export class DeliveryFailedError extends MmmqError {
   /**
-   * False when the request never left whole (a refused connection, a refused target, DNS): no handler can have seen
-   * it, so it does not count as a delivery.
+   * False when no handler can have seen it, so it does not count as a delivery: the request never left whole (a
+   * refused connection, a refused target, DNS), or the consumer answered 503 (it did not take it: starting, shutting
+   * down, full).
    */
   reachedConsumer = true;
 }
@@ -83,8 +91,8 @@ export class PushSender {
     private readonly targets: PushTargetGuard = new PushTargetGuard(new PushTargetPolicy(), new PushTargetResolver()),
   ) {
     this.agents = {
-      HTTP: new http.Agent({ keepAlive: true, lookup: targets.lookup }),
-      HTTPS: new https.Agent({ keepAlive: true, lookup: targets.lookup }),
+      HTTP: new http.Agent({ keepAlive: true, timeout: PUSH_IDLE_SOCKET_TIMEOUT_MS, lookup: targets.lookup }),
+      HTTPS: new https.Agent({ keepAlive: true, timeout: PUSH_IDLE_SOCKET_TIMEOUT_MS, lookup: targets.lookup }),
     };
   }
 
@@ -134,9 +142,9 @@ export class PushSender {
     return new Promise((resolve, reject) => {
       // A request that was never sent whole cannot have reached a handler.
       let sent = false;
-      const fail = (message: string, cause?: unknown) => {
+      const fail = (message: string, cause?: unknown, reached = sent) => {
         const failure = this.failure(dispatcher, path, message, cause);
-        failure.reachedConsumer = sent;
+        failure.reachedConsumer = reached;
         reject(failure);
       };
       const refusal = this.targets.refusalBeforePush(host);
@@ -163,6 +171,8 @@ export class PushSender {
             if (status === HTTP_UNAUTHORIZED) {
               return reject(new PushUnauthorizedError(this.describe(dispatcher, path, `HTTP 401${refusalOf(chunks)}`)));
             }
+            // 503 is the consumer's "not taken, send it again later" (docs/http-api.md): nothing was handled.
+            if (status === HTTP_SERVICE_UNAVAILABLE) return fail(`HTTP ${status}${refusalOf(chunks)}`, undefined, false);
             if (status >= 400) return fail(`HTTP ${status}`);
             try {
               resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));

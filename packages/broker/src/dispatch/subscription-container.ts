@@ -1,9 +1,9 @@
 import { Topic } from '@mmmq/core';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { BrokerEvents } from '../events/broker-events';
+import { DispatcherAnnouncer } from '../events/dispatcher-announcer';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
-import { TopicQueueInitializedEvent } from '../storage/topic-queue-initialized.event';
 import { AttachRetry } from './attach-retry';
 import { Notifier } from './ledger/notifier';
 import { DeadLetterWriter } from './dead-letter-writer';
@@ -52,6 +52,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private readonly topics = new Map<string, AttachedTopic>();
   private readonly context: DeliveryContext;
   private readonly sender: PushSender;
+  private readonly announce: DispatcherAnnouncer;
   private lock: Promise<unknown> = Promise.resolve();
   /** Notified when a subscription starts (a fetch waiting for a consumer with no topics yet wakes up). */
   private readonly subscribed = new Notifier();
@@ -59,20 +60,21 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   constructor(
     private readonly queues: TopicQueueContainer,
-    private readonly events: EventEmitter2,
+    events: BrokerEvents,
     private readonly registry: DispatcherRegistry,
     private readonly targets: PushTargetGuard,
     @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
     queues.journal.othersNeedEventLoop = () => this.sender.inFlight > 0;
-    this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues), options: options.delivery };
+    this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues, events), options: options.delivery, events };
+    this.announce = new DispatcherAnnouncer(events);
   }
 
   async onModuleInit(): Promise<void> {
     await this.registry.load(this.options.dispatchers);
     this.logger.log(`${this.registry.list().length} dispatchers loaded`);
-    this.events.on(TopicQueueInitializedEvent.eventName, ({ queue }: TopicQueueInitializedEvent) => {
+    this.queues.onOpened((queue) => {
       // Captured now: by the time the attach runs, the first publish to a new topic may be committed.
       const tailAtOpen = queue.tailOffset;
       this.exclusive(() => this.attach(queue, tailAtOpen)).catch((error: Error) =>
@@ -85,7 +87,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /**
    * Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`). When
    * the consumer exists with the same settings, its hosts join it as more members instead (competing consumers)
-   * and the answer is `joined`. Hosts are checked first (and names resolved, outside the lock): a refused one
+   * and the answer is `joined`; hosts that already were members count as registering again and retry at once. Hosts are checked first (and names resolved, outside the lock): a refused one
    * changes nothing.
    *
    * @throws PushTargetRefusedError
@@ -101,13 +103,16 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         }
         const hosts = [...existing.hosts, ...definition.hosts.filter((host) => !existing.hosts.some((known) => known.equals(host)))];
         const stored = hosts.length === existing.hosts.length ? existing : { ...existing, hosts };
-        if (stored !== existing) await this.applyHosts(stored);
+        if (stored !== existing) await this.applyHosts(existing, stored);
+        // A host registering again is back (typically after an outage): its backoff ends and delivery resumes now.
+        for (const subscription of this.subscriptionsOf(definition.consumerId)) subscription.retryNow(definition.hosts);
         return { stored, joined: true };
       }
       await this.registry.add(definition);
       for (const topic of this.topics.values()) {
         if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, topic.queue.tailOffset);
       }
+      this.announce.registered(definition);
       return { stored: definition, joined: false };
     });
   }
@@ -120,7 +125,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return this.exclusive(async () => {
       const existing = this.registry.get(consumerId);
       if (!existing.hosts.some((known) => known.equals(host))) throw new PushHostNotFoundError(consumerId, host);
-      await this.applyHosts({ ...existing, hosts: existing.hosts.filter((known) => !known.equals(host)) });
+      await this.applyHosts(existing, { ...existing, hosts: existing.hosts.filter((known) => !known.equals(host)) });
     });
   }
 
@@ -142,21 +147,23 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         for (const subscription of this.subscriptionsOf(definition.consumerId)) subscription.retryNow();
         return;
       }
-      if (sameSettings(previous, definition)) return this.applyHosts(definition);
+      if (sameSettings(previous, definition)) return this.applyHosts(previous, definition);
       await this.registry.replace(definition);
       for (const topic of this.topics.values()) {
         const matches = this.matches(definition, topic.queue.topic);
         const existed = await this.detach(topic, definition.consumerId, !matches);
         if (matches) await this.open(topic, definition, existed ? undefined : topic.queue.tailOffset);
       }
+      this.announce.updated(previous, definition);
     });
   }
 
   /** Removes a dispatcher: its subscriptions stop and its checkpoints are deleted in every topic. */
   removeDispatcher(consumerId: string): Promise<void> {
     return this.exclusive(async () => {
-      await this.registry.remove(consumerId);
+      const removed = await this.registry.remove(consumerId);
       for (const topic of this.topics.values()) await this.detach(topic, consumerId, true);
+      this.announce.removed(removed);
     });
   }
 
@@ -178,9 +185,10 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return this.topics.get(topic)?.subscriptions.get(consumerId);
   }
 
-  private async applyHosts(definition: DispatcherDefinition): Promise<void> {
+  private async applyHosts(previous: DispatcherDefinition, definition: DispatcherDefinition): Promise<void> {
     await this.registry.replace(definition);
     await Promise.all(this.subscriptionsOf(definition.consumerId).map((subscription) => subscription.setHosts(definition)));
+    this.announce.hostsChanged(previous, definition);
   }
 
   list(): SubscriptionView[] {

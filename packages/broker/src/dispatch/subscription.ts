@@ -4,11 +4,14 @@ import { performance } from 'node:perf_hooks';
 import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
 import { backoffDelay, sleep } from '@mmmq/core';
+import { BrokerEvents } from '../events/broker-events';
 import { DeadLetterWriter } from './dead-letter-writer';
+import { encodeDelivery } from './delivery-body';
 import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { DeliveryLedger, Unsettled } from './ledger/delivery-ledger';
 import { DueTimer } from './ledger/due-timer';
+import { leaseToken } from './ledger/lease-token';
 import { LogReader, LogReaderHost } from './ledger/log-reader';
 import { Notifier } from './ledger/notifier';
 import { Slot, SlotState } from './ledger/slot';
@@ -23,6 +26,8 @@ export interface DeliveryContext {
   sender: PushSender;
   deadLetters: DeadLetterWriter;
   options: ResolvedDeliveryOptions;
+  /** Where push members report stalls. */
+  events: BrokerEvents;
 }
 
 /** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */
@@ -140,9 +145,13 @@ export class Subscription implements LogReaderHost {
     return this.changes.wait(ms, signal ? AbortSignal.any([signal, this.stopSignal.signal]) : this.stopSignal.signal);
   }
 
-  /** The consumer registered again: push members leave the `unauthorized` state and retry at once. */
-  retryNow(): void {
-    for (const member of this.pushMembers.values()) member.retryNow();
+  /**
+   * The consumer registered again: its push members (those of `hosts`, when given) leave the `unauthorized` state
+   * and end their backoff, so delivery is tried at once.
+   */
+  retryNow(hosts?: readonly Host[]): void {
+    const wanted = hosts && new Set(hosts.map((host) => host.toUrl()));
+    for (const [id, member] of this.pushMembers) if (!wanted || wanted.has(id)) member.retryNow();
   }
 
   /**
@@ -177,6 +186,16 @@ export class Subscription implements LogReaderHost {
     if (slots.some((slot) => slot.deliveries > 1)) this.writer.schedule();
     this.armTimer();
     return slots;
+  }
+
+  /** The delivery body (SPEC §3) of a leased message, as pushed or fetched. */
+  deliveryBody(slot: Slot): Buffer {
+    const topic = this.queue.topic.name;
+    return encodeDelivery(slot.envelope!, slot.offset, {
+      deliveryCount: slot.deliveries,
+      lease: leaseToken(topic, slot.offset, slot.deliveries),
+      lastAttempt: this.ledger.isLastAttempt(slot),
+    });
   }
 
   /** The leased message at `offset` (of delivery `delivery`, when fenced). */

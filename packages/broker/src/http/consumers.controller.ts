@@ -1,3 +1,4 @@
+import { CONSUMERS_PATH } from '@mmmq/core';
 import { Controller, HttpCode, HttpStatus, Param, Post, Req, Res, StreamableFile, UseFilters, UseGuards } from '@nestjs/common';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
@@ -16,7 +17,7 @@ interface ClosableReply {
 }
 
 /** The pull API (docs/http-api.md): fetch with leases, then ack / nack / extend / terminate, and recover. */
-@Controller('mmmq/consumers/:consumerId')
+@Controller(`${CONSUMERS_PATH}/:consumerId`)
 @UseFilters(NackExceptionFilter)
 @UseGuards(BrokerAccessGuard)
 @RequiresRole('consume')

@@ -1,8 +1,7 @@
-import { Host, MmmqValidationError } from '@mmmq/core';
+import { DISPATCHERS_PATH } from '@mmmq/core';
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { DispatcherDefinitionJson, parseConsumerId, parseDispatcherDefinition, toDefinitionJson } from '../dispatch/dispatcher-definition';
-import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
-import { SubscriptionContainer } from '../dispatch/subscription-container';
+import { Dispatcher, DispatcherInput, DispatcherUpdate } from '../dispatch/dispatcher';
+import { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
 import { BrokerAccessGuard } from '../security/broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
@@ -15,26 +14,28 @@ interface StatusSetter {
   status(code: number): unknown;
 }
 
-/** Runtime management of consumers; every change is in `dispatchers.json` before it takes effect. */
-@Controller('mmmq/dispatchers')
+/**
+ * Runtime management of consumers over HTTP: the {@link Dispatcher} service's rules, its typed errors mapped to
+ * 400 / 404 / 409. The bodies are validated there (they are `unknown` JSON here, whatever the parameter types say).
+ */
+@Controller(DISPATCHERS_PATH)
 @UseFilters(NackExceptionFilter)
 @UseGuards(BrokerAccessGuard)
 @RequiresRole('consume')
 export class DispatchersController {
   constructor(
-    private readonly registry: DispatcherRegistry,
-    private readonly subscriptions: SubscriptionContainer,
+    private readonly dispatcher: Dispatcher,
     private readonly body: JsonBodyReader,
   ) {}
 
   @Get()
   list(): DispatcherDefinitionJson[] {
-    return this.registry.list().map(toDefinitionJson);
+    return this.dispatcher.list();
   }
 
   @Get(':consumerId')
   get(@Param('consumerId') consumerId: string): DispatcherDefinitionJson {
-    return toDefinitionJson(this.registry.get(parseConsumerId(consumerId)));
+    return this.dispatcher.get(consumerId);
   }
 
   /**
@@ -45,36 +46,28 @@ export class DispatchersController {
   @HttpCode(HttpStatus.CREATED)
   @ReadsRawBody()
   async create(@Req() request: RequestWithRawBody, @Res({ passthrough: true }) response: StatusSetter): Promise<DispatcherDefinitionJson> {
-    const definition = parseDispatcherDefinition(await this.body.read(request), 'dispatcher');
-    const { stored, joined } = await this.subscriptions.addDispatcher(definition);
+    const { dispatcher, joined } = await this.dispatcher.add((await this.body.read(request)) as DispatcherInput);
     if (joined) response.status(HttpStatus.OK);
-    return toDefinitionJson(stored);
+    return dispatcher;
   }
 
   /** Removes one push host (`{host}` is its URL, encoded: `http%3A%2F%2Fbilling-2%3A8080`); the consumer stays. */
   @Delete(':consumerId/hosts/:host')
   @HttpCode(HttpStatus.NO_CONTENT)
-  async removeHost(@Param('consumerId') consumerId: string, @Param('host') host: string): Promise<void> {
-    await this.subscriptions.removeHost(parseConsumerId(consumerId), Host.parse(host));
+  removeHost(@Param('consumerId') consumerId: string, @Param('host') host: string): Promise<void> {
+    return this.dispatcher.removeHost(consumerId, host);
   }
 
   /** The body holds `host` and `pattern` (and optionally `startFrom`); a `consumerId` in it must match the path. */
   @Put(':consumerId')
   @ReadsRawBody()
-  async replace(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
-    const consumerId = parseConsumerId(id);
-    const body = await this.body.read(request);
-    if (typeof body === 'object' && body !== null && 'consumerId' in body && body.consumerId !== consumerId) {
-      throw new MmmqValidationError(`consumerId in the body must be ${consumerId}, as in the path`);
-    }
-    const definition = parseDispatcherDefinition({ ...(body as object), consumerId }, 'dispatcher');
-    await this.subscriptions.replaceDispatcher(definition);
-    return toDefinitionJson(definition);
+  async replace(@Param('consumerId') consumerId: string, @Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
+    return this.dispatcher.update(consumerId, (await this.body.read(request)) as DispatcherUpdate);
   }
 
   @Delete(':consumerId')
   @HttpCode(HttpStatus.NO_CONTENT)
-  async remove(@Param('consumerId') consumerId: string): Promise<void> {
-    await this.subscriptions.removeDispatcher(parseConsumerId(consumerId));
+  remove(@Param('consumerId') consumerId: string): Promise<void> {
+    return this.dispatcher.remove(consumerId);
   }
 }

@@ -1,13 +1,7 @@
-import { MmmqValidationError } from '@mmmq/core';
+import { MAX_FETCH_MESSAGES, MAX_FETCH_WAIT_MS, MAX_NACK_DELAY_MS, MmmqValidationError } from '@mmmq/core';
 import { parseAckTimeoutMs } from '../dispatch/dispatcher-definition';
 import { PUSH_BATCH_MAX_BYTES } from '../dispatch/ledger/entry-decoder';
 
-/** The most messages one fetch answers. */
-export const MAX_FETCH_MESSAGES = 1000;
-/** The longest a fetch waits for a first message. */
-export const MAX_FETCH_WAIT_MS = 60_000;
-/** The longest delay a NACK may ask for before its message is delivered again. */
-export const MAX_NACK_DELAY_MS = 3_600_000;
 /** The most leases one settle request names. */
 export const MAX_SETTLE_ITEMS = 10_000;
 const MEMBER = /^[A-Za-z0-9._:-]{1,128}$/;

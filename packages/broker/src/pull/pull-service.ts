@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { encodeDelivery, encodeDeliveryBatch } from '../dispatch/delivery-body';
+import { encodeDeliveryBatch } from '../dispatch/delivery-body';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
-import { LeaseRef, leaseToken, parseLeaseToken } from '../dispatch/ledger/lease-token';
+import { LeaseRef, parseLeaseToken } from '../dispatch/ledger/lease-token';
 import { Slot } from '../dispatch/ledger/slot';
 import { Subscription } from '../dispatch/subscription';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
@@ -133,16 +133,7 @@ export class PullService {
   }
 
   private async answer(leased: Leased[], autoAck: boolean): Promise<Buffer> {
-    const bodies = leased.map(({ subscription, slot }) => {
-      const topic = subscription.queue.topic.name;
-      return encodeDelivery(
-        slot.envelope!,
-        slot.offset,
-        slot.deliveries,
-        slot.deliveries > 1,
-        leaseToken(topic, slot.offset, slot.deliveries),
-      );
-    });
+    const bodies = leased.map(({ subscription, slot }) => subscription.deliveryBody(slot));
     if (autoAck) {
       // Settled on send: the answer leaves only once that is durable, so a crash cannot deliver them again.
       for (const { subscription, slot } of leased) subscription.ack(slot);

@@ -1,8 +1,10 @@
-import { isBearerTokenText, MmmqError, TopicPattern } from '@mmmq/core';
+import { isBearerTokenText, MmmqError, optionChecks, TopicPattern } from '@mmmq/core';
 import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
 import { AuthTokenOptions, MAX_TOKEN_LENGTH, MIN_TOKEN_LENGTH } from './auth.options';
 import { BROKER_ROLES, BrokerRole, isBrokerRole } from './broker-role';
 import { tokenDigest } from './token-digest';
+
+const { refuseUnknownFields } = optionChecks(InvalidBrokerOptionsError);
 
 /** A configured token after validation; the token itself is kept only as its digest. */
 export interface ResolvedAuthToken {
@@ -97,15 +99,6 @@ function resolveTopics(topics: unknown, where: string, roles: readonly BrokerRol
       throw new InvalidBrokerOptionsError(`${where}[${index}]: ${error.message}`, { cause: error });
     }
   });
-}
-
-function refuseUnknownFields(where: string, value: Record<string, unknown>, known: ReadonlySet<string>): void {
-  const unknown = Object.keys(value).find((key) => !known.has(key));
-  if (unknown !== undefined) {
-    throw new InvalidBrokerOptionsError(
-      `${where} has an unknown field ${JSON.stringify(unknown)}; the fields are ${[...known].join(', ')}`,
-    );
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

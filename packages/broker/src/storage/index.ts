@@ -9,13 +9,12 @@ export { TopicQueue } from './topic-queue';
 export type { TopicQueueListener } from './topic-queue';
 export { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
 export { TopicQueueContainer } from './topic-queue-container';
-export type { StorageView } from './topic-queue-container';
+export type { StorageView, TopicOpenedListener } from './topic-queue-container';
 export { Journal } from './journal/journal';
 export { StorageStats } from './journal/storage-stats';
-export { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
 
 import { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
 import { TopicQueueContainer } from './topic-queue-container';
 
-/** The storage providers; they need `MMMQ_PERSISTENCE_OPTIONS` and `EventEmitterModule`. */
+/** The storage providers; they need `MMMQ_PERSISTENCE_OPTIONS` and `BrokerEvents`. */
 export const STORAGE_PROVIDERS = [TopicQueueContainer, TopicQueueBootstrapper];

@@ -71,6 +71,16 @@ export class SegmentFileChain {
     return this.tail.endOffset;
   }
 
+  /** The offset of the oldest entry kept. */
+  get startOffset(): number {
+    return this.segments[0].startOffset;
+  }
+
+  /** Bytes of the data files, frames included. */
+  get byteSize(): number {
+    return this.segments.reduce((sum, segment) => sum + segment.size, 0);
+  }
+
   get segmentCount(): number {
     return this.segments.length;
   }

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { BrokerEvents } from '../events/broker-events';
+import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
 import { MMMQ_PERSISTENCE_OPTIONS, ResolvedPersistenceOptions } from '../mmmq-broker.options';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { createDirectoryDurably, syncDirectory } from './file-handle';
@@ -12,10 +13,12 @@ import { SegmentFileChain } from './segment-file-chain';
 import { StorageUnavailableError, TopicNameConflictError } from './storage.errors';
 import { RecentEntriesBudget } from './recent-entries-budget';
 import { TopicQueue } from './topic-queue';
-import { TopicQueueInitializedEvent } from './topic-queue-initialized.event';
 
 export const TOPICS_DIR = 'topics';
 export const JOURNAL_DIR = 'journal';
+
+/** Called when a topic's queue is open and readable: created by a first publish, or restored. */
+export type TopicOpenedListener = (queue: TopicQueue) => void;
 
 /** The journal's state and the storage layer's counters since the broker started. */
 export interface StorageView {
@@ -30,7 +33,8 @@ export interface StorageView {
 
 /**
  * Owns the broker-wide journal and every open topic queue. Before the first topic is used it replays the journal
- * into the topic files; it creates a topic on first use and announces it with a TopicQueueInitializedEvent.
+ * into the topic files; it creates a topic on first use and tells the {@link onOpened} listeners (and the host
+ * application, through `mmmq.topic.created`).
  */
 @Injectable()
 export class TopicQueueContainer implements OnApplicationShutdown {
@@ -41,6 +45,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   private readonly recentEntries = new RecentEntriesBudget();
   /** Case-folded name → name, so `Order` cannot be created beside `order`. */
   private readonly names = new Map<string, string>();
+  private readonly openedListeners = new Set<TopicOpenedListener>();
   private recovering?: Promise<void>;
   private recovered = false;
   private closing?: Promise<void>;
@@ -52,7 +57,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
 
   constructor(
     @Inject(MMMQ_PERSISTENCE_OPTIONS) private readonly options: ResolvedPersistenceOptions,
-    private readonly events: EventEmitter2,
+    private readonly events: BrokerEvents = new BrokerEvents(),
   ) {
     this.topicsDir = join(resolve(options.rootDir), TOPICS_DIR);
     this.journalDir = join(resolve(options.rootDir), JOURNAL_DIR);
@@ -65,6 +70,15 @@ export class TopicQueueContainer implements OnApplicationShutdown {
 
   list(): TopicQueue[] {
     return [...this.queues.values()];
+  }
+
+  /**
+   * Calls `listener` for every topic opened from now on (created, or restored at boot) once it is readable;
+   * returns the unsubscribe function. Topics open already are in {@link list}.
+   */
+  onOpened(listener: TopicOpenedListener): () => void {
+    this.openedListeners.add(listener);
+    return () => this.openedListeners.delete(listener);
   }
 
   /** What `GET /mmmq/storage` shows. */
@@ -96,7 +110,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       // Topics the replay opened are announced only now, with their replayed entries readable.
       for (const queue of this.queues.values()) {
         queue.resumeAfterReplay();
-        this.events.emit(TopicQueueInitializedEvent.eventName, new TopicQueueInitializedEvent(queue));
+        this.announce(queue);
       }
     })();
     return this.recovering;
@@ -132,8 +146,9 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   private async open(topic: Topic): Promise<TopicQueue> {
     const dir = join(this.topicsDir, topic.name);
     let queue: TopicQueue;
+    let created: boolean;
     try {
-      const created = await this.ensureDirectory(dir);
+      created = await this.ensureDirectory(dir);
       const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
       const checkpoints = await CheckpointDirectory.open(dir, this.journal);
       queue = new TopicQueue(topic, dir, chain, checkpoints, this.recentEntries, this.journal);
@@ -147,8 +162,22 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       throw new StorageUnavailableError(`Topic ${topic.name} cannot be opened; publishes to it are refused`, { cause });
     }
     this.queues.set(topic.name, queue);
-    if (this.recovered) this.events.emit(TopicQueueInitializedEvent.eventName, new TopicQueueInitializedEvent(queue));
+    if (this.recovered) this.announce(queue);
+    // Not for a directory the journal's replay recreated: that topic was created before the restart.
+    if (created && this.recovered) {
+      this.events.emit(MmmqBrokerEvent.TOPIC_CREATED, () => ({ topic: topic.name, reserved: topic.isReserved }));
+    }
     return queue;
+  }
+
+  private announce(queue: TopicQueue): void {
+    for (const listener of this.openedListeners) {
+      try {
+        listener(queue);
+      } catch (error) {
+        this.logger.error(`A listener of topic ${queue.topic.name} opening failed`, (error as Error).stack);
+      }
+    }
   }
 
   private async ensureDirectory(dir: string): Promise<boolean> {

@@ -41,7 +41,7 @@ describe('bounded redelivery of pushes', () => {
   };
 
   it.each([
-    ['HTTP 503', () => ({ status: 503 }), /^HTTP 503$/, {}],
+    ['HTTP 500', () => ({ status: 500 }), /^HTTP 500$/, {}],
     ['a timeout', () => 'hang' as const, /^no reply within 300 ms$/, { timeoutMs: 300 }],
   ])(
     'dead-letters a message answered with %s after maxDeliveries, with the history, and the next one flows',
@@ -78,6 +78,23 @@ describe('bounded redelivery of pushes', () => {
     await consumer.start(port);
     await consumer.waitFor(() => consumer.received.length === 1);
     expect(consumer.received[0].body).toMatchObject({ deliveryCount: 1, redelivered: false });
+    expect(broker.topics.get('__dlq.billing')).toBeUndefined();
+  });
+
+  it('does not count a 503 (the consumer did not take it: starting, shutting down, full): neither redelivered nor dead-lettered', async () => {
+    broker = await startBroker({ delivery: FAST_BACKOFF });
+    await consumer.start();
+    let refusals = 0;
+    consumer.reply = () => (++refusals <= 3 ? { status: 503, body: { acknowledgement: 'NACK', message: 'queue full' } } : 'ACK');
+    await register(consumer.url, 2);
+    await publishAll(broker, 'order.created', [{ n: 0 }]);
+    await consumer.waitFor(() => consumer.received.length === 4);
+    expect(consumer.received.map((pushed) => [pushed.body.deliveryCount, pushed.body.redelivered])).toEqual([
+      [1, false],
+      [1, false],
+      [1, false],
+      [1, false],
+    ]);
     expect(broker.topics.get('__dlq.billing')).toBeUndefined();
   });
 });

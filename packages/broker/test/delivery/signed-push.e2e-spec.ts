@@ -98,7 +98,7 @@ describe('signed push deliveries', () => {
 
     it('signs every attempt over the exact body; the webhook-id stays the same on retries', async () => {
       let attempts = 0;
-      consumer.reply = () => (++attempts === 1 ? { status: 503 } : 'ACK');
+      consumer.reply = () => (++attempts === 1 ? { status: 500 } : 'ACK');
       expect((await register({ signingSecret: SECRET.reveal() })).status).toBe(201);
       await publishAll(broker, 'order.created', [{ n: 0 }, { n: 1 }]);
       await consumer.waitFor(() => consumer.received.length === 3);

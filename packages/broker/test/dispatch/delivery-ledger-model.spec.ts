@@ -129,7 +129,7 @@ class Run {
       case 'nack':
         return this.release(offset, { outcome: 'NACK', counted: true, nack: {}, delayMs: step.delayMs }, step.delayMs);
       case 'release':
-        return this.release(offset, { outcome: step.counted ? 'HTTP 503' : 'connection refused', counted: step.counted }, 0);
+        return this.release(offset, { outcome: step.counted ? 'HTTP 500' : 'connection refused', counted: step.counted }, 0);
     }
   }
 

@@ -1,4 +1,4 @@
-import { HTTP_503, LEASE_MS, ledgerOf, NACK, offsets, takeOne } from './ledger-fixture';
+import { HTTP_500, LEASE_MS, ledgerOf, NACK, offsets, takeOne } from './ledger-fixture';
 
 const takeAll = (ledger: ReturnType<typeof ledgerOf>, now = 0, member = 'm1') => offsets(ledger.take(member, 100, Infinity, now, LEASE_MS));
 
@@ -14,7 +14,7 @@ describe('the delivery ledger keeps ordering keys', () => {
   it('keeps the key with a holder that is released, delayed or expired, and gives it back to the holder first', () => {
     const ledger = ledgerOf([{ key: 'a' }, { key: 'a' }]);
     const holder = takeOne(ledger, 0, 'm1', 100);
-    ledger.release(holder, HTTP_503, 0);
+    ledger.release(holder, HTTP_500, 0);
     expect(takeAll(ledger, 0, 'm2')).toEqual([0]);
     ledger.release(holder, { ...NACK, delayMs: 50 }, 0);
     expect(takeAll(ledger, 10)).toEqual([]);
@@ -38,7 +38,7 @@ describe('the delivery ledger keeps ordering keys', () => {
   it('dead-lettering the holder releases its key once settled', () => {
     const ledger = ledgerOf([{ key: 'a' }, { key: 'a' }, { key: 'a' }], undefined, { maxDeliveries: 1, maxNackRetries: 0 });
     const holder = takeOne(ledger);
-    expect(ledger.release(holder, HTTP_503, 0)?.reason).toBe('MAX_DELIVERIES');
+    expect(ledger.release(holder, HTTP_500, 0)?.reason).toBe('MAX_DELIVERIES');
     expect(takeAll(ledger)).toEqual([]);
     ledger.settle(holder);
     expect(takeAll(ledger)).toEqual([1]);
@@ -86,9 +86,9 @@ describe('the delivery ledger snapshot', () => {
     ledger.reserveMark(108);
     for (const i of [1, 2, 4]) ledger.settle(slots[i]);
     ledger.release(slots[3], NACK, 0);
-    ledger.release(slots[5], HTTP_503, 0);
+    ledger.release(slots[5], HTTP_500, 0);
     expect(offsets(ledger.take('m2', 2, Infinity, 0, LEASE_MS))).toEqual([3, 5]);
-    ledger.release(slots[6], HTTP_503, 0);
+    ledger.release(slots[6], HTTP_500, 0);
     ledger.release(slots[7], NACK, 0);
     expect(ledger.snapshot()).toEqual({
       cursor: 0,
@@ -115,7 +115,7 @@ describe('the delivery ledger snapshot', () => {
     const ledger = ledgerOf(1);
     const versions = [ledger.version];
     const slot = takeOne(ledger);
-    ledger.release(slot, HTTP_503, 0);
+    ledger.release(slot, HTTP_500, 0);
     versions.push(ledger.version);
     takeOne(ledger);
     versions.push(ledger.version);

@@ -1,12 +1,13 @@
 import { SlotState } from '../../src/dispatch/ledger/slot';
-import { HTTP_503, LEASE_MS, ledgerOf, NACK, offsets, REFUSED, takeOne } from './ledger-fixture';
+import { cursorOnly } from '../../src/storage/subscription-snapshot';
+import { HTTP_500, LEASE_MS, ledgerOf, NACK, offsets, REFUSED, takeOne } from './ledger-fixture';
 
 describe('the delivery ledger hands out messages', () => {
   it('takes the lowest available offsets first, up to max', () => {
     const ledger = ledgerOf(5);
     expect(offsets(ledger.take('m1', 2, Infinity, 0, LEASE_MS))).toEqual([0, 1]);
     expect(offsets(ledger.take('m2', 2, Infinity, 0, LEASE_MS))).toEqual([2, 3]);
-    ledger.release(ledger.leaseAt(1)!, HTTP_503, 0);
+    ledger.release(ledger.leaseAt(1)!, HTTP_500, 0);
     expect(offsets(ledger.take('m3', 5, Infinity, 0, LEASE_MS))).toEqual([1, 4]);
     expect(ledger.take('m3', 5, Infinity, 0, LEASE_MS)).toEqual([]);
   });
@@ -22,7 +23,7 @@ describe('the delivery ledger hands out messages', () => {
     const ledger = ledgerOf(1);
     const slot = takeOne(ledger);
     expect([slot.deliveries, slot.member, slot.state, slot.deadline]).toEqual([1, 'm1', SlotState.LEASED, LEASE_MS]);
-    ledger.release(slot, HTTP_503, 0);
+    ledger.release(slot, HTTP_500, 0);
     expect(takeOne(ledger, 5, 'm2').deliveries).toBe(2);
     expect(ledger.leaseAt(0, 1)).toBeUndefined();
     expect(ledger.leaseAt(0, 2)).toBe(slot);
@@ -74,9 +75,9 @@ describe('the delivery ledger bounds redelivery', () => {
 
   it('dead-letters with MAX_DELIVERIES when the maxDeliveries-th counted delivery fails', () => {
     const ledger = ledgerOf(1); // maxDeliveries 5
-    for (let i = 0; i < 4; i++) expect(ledger.release(takeOne(ledger), HTTP_503, 0)).toBeUndefined();
-    const verdict = ledger.release(takeOne(ledger), HTTP_503, 0);
-    expect(verdict).toEqual({ reason: 'MAX_DELIVERIES', lastError: '5 deliveries, the last: HTTP 503' });
+    for (let i = 0; i < 4; i++) expect(ledger.release(takeOne(ledger), HTTP_500, 0)).toBeUndefined();
+    const verdict = ledger.release(takeOne(ledger), HTTP_500, 0);
+    expect(verdict).toEqual({ reason: 'MAX_DELIVERIES', lastError: '5 deliveries, the last: HTTP 500' });
   });
 
   it('does not count refused deliveries towards maxDeliveries', () => {
@@ -88,7 +89,7 @@ describe('the delivery ledger bounds redelivery', () => {
 
   it('never dead-letters failures with maxDeliveries -1', () => {
     const ledger = ledgerOf(1, undefined, { maxDeliveries: -1, maxNackRetries: 2 });
-    for (let i = 0; i < 50; i++) expect(ledger.release(takeOne(ledger), HTTP_503, 0)).toBeUndefined();
+    for (let i = 0; i < 50; i++) expect(ledger.release(takeOne(ledger), HTTP_500, 0)).toBeUndefined();
     expect(takeOne(ledger).deliveries).toBe(51);
   });
 
@@ -101,7 +102,7 @@ describe('the delivery ledger bounds redelivery', () => {
     expect(ledger.cursor).toBe(0);
     ledger.settle(slot);
     expect(ledger.cursor).toBe(1);
-    expect(ledger.release(slot, HTTP_503, 0)).toBeUndefined();
+    expect(ledger.release(slot, HTTP_500, 0)).toBeUndefined();
   });
 });
 
@@ -148,7 +149,7 @@ describe('the delivery ledger delays and expires', () => {
   it('does not report a re-leased message at its previous lease deadline', () => {
     const ledger = ledgerOf(1);
     const slot = takeOne(ledger, 0, 'm1', 100);
-    ledger.release(slot, HTTP_503, 10);
+    ledger.release(slot, HTTP_500, 10);
     takeOne(ledger, 20, 'm2', 1_000);
     expect(ledger.expired(500)).toEqual([]);
     ledger.settle(slot);
@@ -180,5 +181,37 @@ describe('the delivery ledger delays and expires', () => {
     expect(ledger.nextDue()).toBeUndefined();
     ledger.settle(slot);
     expect(ledger.extend(slot, 600, 2_000)).toBe(false);
+  });
+});
+
+describe('the last attempt of a message', () => {
+  it('is the delivery whose NACK uses up the NACK retries, however many deliveries are left', () => {
+    const ledger = ledgerOf(1, cursorOnly(0), { maxDeliveries: -1, maxNackRetries: 2 });
+    const seen: boolean[] = [];
+    for (let verdict; verdict === undefined;) {
+      const slot = takeOne(ledger);
+      seen.push(ledger.isLastAttempt(slot));
+      verdict = ledger.release(slot, NACK, 0);
+    }
+    expect(seen).toEqual([false, false, true]);
+  });
+
+  it('is delivery number maxDeliveries, after which any counted failure dead-letters it', () => {
+    const ledger = ledgerOf(1, cursorOnly(0), { maxDeliveries: 3, maxNackRetries: 10 });
+    const seen: boolean[] = [];
+    for (let verdict; verdict === undefined;) {
+      const slot = takeOne(ledger);
+      seen.push(ledger.isLastAttempt(slot));
+      verdict = ledger.release(slot, HTTP_500, 0);
+    }
+    expect(seen).toEqual([false, false, true]);
+  });
+
+  it('is not taken by a delivery that was taken back (a refused connection)', () => {
+    const ledger = ledgerOf(1, cursorOnly(0), { maxDeliveries: 1, maxNackRetries: 10 });
+    const refused = takeOne(ledger);
+    expect(ledger.isLastAttempt(refused)).toBe(true);
+    ledger.release(refused, REFUSED, 0);
+    expect(ledger.isLastAttempt(takeOne(ledger))).toBe(true);
   });
 });

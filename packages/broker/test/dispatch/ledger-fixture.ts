@@ -48,5 +48,5 @@ export function takeOne(ledger: DeliveryLedger, now = 0, member = 'm1', leaseMs 
 }
 
 export const NACK = { outcome: 'NACK', counted: true, nack: { message: 'not now' } };
-export const HTTP_503 = { outcome: 'HTTP 503', counted: true };
+export const HTTP_500 = { outcome: 'HTTP 500', counted: true };
 export const REFUSED = { outcome: 'connection refused', counted: false };

@@ -3,6 +3,7 @@ import { DeadLetterHeaders, DeadLetterWriter } from '../../src/dispatch/dead-let
 import { DEFAULT_DELIVERY_OPTIONS } from '../../src/dispatch/delivery.options';
 import { DEFAULT_ACK_TIMEOUT_MS, DEFAULT_MAX_DELIVERIES, DispatcherDefinition } from '../../src/dispatch/dispatcher-definition';
 import { PushSender } from '../../src/dispatch/push-sender';
+import { BrokerEvents } from '../../src/events/broker-events';
 import { Subscription } from '../../src/dispatch/subscription';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { CheckpointFile } from '../../src/storage/checkpoint-file';
@@ -45,6 +46,7 @@ describe('Subscription', () => {
       sender,
       deadLetters: new DeadLetterWriter(container),
       options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 20, maxMs: 100 } },
+      events: new BrokerEvents(),
     });
     subscriptions.push(subscription);
     queue.subscribe(() => subscription.signal());
@@ -87,6 +89,7 @@ describe('Subscription', () => {
       redelivered: false,
       publishedAt: expect.any(Number),
       lease: 'order.created:0:1',
+      lastAttempt: false,
     });
     await consumer.waitFor(() => subscription.position === 3);
     await consumer.waitFor(() => checkpointOnDisk() === 3);
@@ -158,7 +161,7 @@ describe('Subscription', () => {
 
   it('retries HTTP errors with backoff and the same id, marking them redelivered', async () => {
     let calls = 0;
-    consumer.reply = () => (++calls <= 3 ? { status: 503 } : 'ACK');
+    consumer.reply = () => (++calls <= 3 ? { status: 500 } : 'ACK');
     await publish(queue, { n: 0 });
     const subscription = await subscribe();
     await consumer.waitFor(() => subscription.position === 1);
@@ -169,7 +172,7 @@ describe('Subscription', () => {
       ['order.created-0', 4, true],
     ]);
     expect(subscription.stats.failures).toBe(3);
-    expect(subscription.stats.lastError).toMatch(/HTTP 503/);
+    expect(subscription.stats.lastError).toMatch(/HTTP 500/);
   });
 
   it('times out a hung consumer and delivers once it answers again', async () => {
@@ -264,7 +267,7 @@ describe('Subscription', () => {
       consumer.reply = (delivery) => {
         if (delivery.body.offset !== 0 || failed) return { ackAfterMs: 20 };
         failed = true;
-        return { status: 503 };
+        return { status: 500 };
       };
       await publish(queue, ...Array.from({ length: 6 }, (_, n) => ({ n })));
       const subscription = await subscribe({ maxInFlight: 3 });

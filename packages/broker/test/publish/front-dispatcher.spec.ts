@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FrontDispatcher } from '../../src/publish/front-dispatcher';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { PublishableMessage } from '../../src/publish/publish-request.parser';
@@ -23,7 +22,7 @@ describe('FrontDispatcher', () => {
 
   beforeEach(async () => {
     rootDir = await mkdtemp(join(tmpdir(), 'mmmq-dispatcher-'));
-    queues = new TopicQueueContainer(persistenceOptions(rootDir, { segmentMaxBytes: 1024 * 1024 }), new EventEmitter2());
+    queues = new TopicQueueContainer(persistenceOptions(rootDir, { segmentMaxBytes: 1024 * 1024 }));
     dispatcher = new FrontDispatcher(queues);
   });
 

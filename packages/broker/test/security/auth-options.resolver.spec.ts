@@ -27,7 +27,7 @@ describe('resolveAuthOptions', () => {
 
   it.each<[unknown, RegExp]>([
     ['tokens', /^auth must be an object \{ tokens \}$/],
-    [{ token: TOKEN }, /^auth has an unknown field "token"; the fields are tokens$/],
+    [{ token: TOKEN }, /^auth has unknown field\(s\) token; allowed are tokens$/],
     [{ tokens: {} }, /^auth\.tokens must be an array/],
     [{ tokens: [TOKEN] }, /^auth\.tokens\[0\] must be an object/],
     [{ tokens: [{ token: 'short-token', roles: ['admin'] }] }, /^auth\.tokens\[0\]\.token must be 16 to 4096 characters long, got 11$/],
@@ -43,7 +43,7 @@ describe('resolveAuthOptions', () => {
     [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: [] }] }, /^auth\.tokens\[0\]\.topics must be a non-empty array/],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: ['a..b'] }] }, /^auth\.tokens\[0\]\.topics\[0\]: Topic pattern/],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], name: ' ' }] }, /^auth\.tokens\[0\]\.name must be a non-blank string$/],
-    [{ tokens: [{ token: TOKEN, roles: ['publish'], secret: 1 }] }, /^auth\.tokens\[0\] has an unknown field "secret"/],
+    [{ tokens: [{ token: TOKEN, roles: ['publish'], secret: 1 }] }, /^auth\.tokens\[0\] has unknown field\(s\) secret/],
     [
       {
         tokens: [

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { persistenceOptions } from '../support/topic-fixture';
@@ -38,7 +37,6 @@ export function useCrashScenario(): CrashScenario {
     scenario.spy = IoSpy.install();
     scenario.container = new TopicQueueContainer(
       persistenceOptions(scenario.dataDir, { ...NO_AUTOMATIC_FLUSH, segmentMaxBytes: SEGMENT_MAX_BYTES }),
-      new EventEmitter2(),
     );
     scenario.queues = await Promise.all(TOPICS.map((name) => scenario.container.getOrCreate(Topic.of(name))));
     scenario.ledger = new Ledger(scenario.container);

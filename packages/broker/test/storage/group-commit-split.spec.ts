@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { useTempDir } from '@mmmq/test-support';
 import { GROUP_COMMIT_MAX_BYTES } from '../../src/storage/journal/journal';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
@@ -16,7 +15,7 @@ describe('group commit: a burst over GROUP_COMMIT_MAX_BYTES', () => {
   let container: TopicQueueContainer;
 
   beforeEach(async () => {
-    container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH), new EventEmitter2());
+    container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
   });
   afterEach(() => container.onApplicationShutdown());

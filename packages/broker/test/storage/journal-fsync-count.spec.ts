@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FileHandle } from '../../src/storage/file-handle';
 import { StorageStats } from '../../src/storage/journal/storage-stats';
 import type { TopicQueue } from '../../src/storage/topic-queue';
@@ -76,7 +75,7 @@ describe('fsyncs per commit (the journal is shared by every topic)', () => {
   beforeEach(async () => {
     tempDir = mkdtempSync(join(tmpdir(), 'mmmq-fsync-count-'));
     counter = await FsyncCounter.install(dir());
-    container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH), new EventEmitter2());
+    container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     const before = counter.mark(container.journal.stats);
     queues = await Promise.all(Array.from({ length: TOPIC_COUNT }, (_, i) => container.getOrCreate(Topic.of(`topic.${i}`))));

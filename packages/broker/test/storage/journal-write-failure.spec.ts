@@ -1,7 +1,6 @@
 import { join, sep } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FrontDispatcher } from '../../src/publish/front-dispatcher';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/journal/journal';
@@ -62,7 +61,7 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
 
   beforeEach(async () => {
     spy = IoSpy.install();
-    container = new TopicQueueContainer(persistenceOptions(dataDir(), NO_AUTOMATIC_FLUSH), new EventEmitter2());
+    container = new TopicQueueContainer(persistenceOptions(dataDir(), NO_AUTOMATIC_FLUSH));
     await Promise.all(TOPICS.map((name) => container.getOrCreate(Topic.of(name))));
     dispatcher = new FrontDispatcher(container);
     acked = new Ledger(container);

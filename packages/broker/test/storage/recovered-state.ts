@@ -1,7 +1,6 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ResolvedPersistenceOptions } from '../../src/mmmq-broker.options';
 import { Journal } from '../../src/storage/journal/journal';
 import type { TopicQueue } from '../../src/storage/topic-queue';
@@ -31,7 +30,7 @@ export async function bootContainer(
   dir: string,
   options: Partial<ResolvedPersistenceOptions> = NO_AUTOMATIC_FLUSH,
 ): Promise<TopicQueueContainer> {
-  const container = new TopicQueueContainer(persistenceOptions(dir, options), new EventEmitter2());
+  const container = new TopicQueueContainer(persistenceOptions(dir, options));
   await new TopicQueueBootstrapper(container).onApplicationBootstrap();
   return container;
 }

@@ -2,10 +2,12 @@ import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { BrokerEvents } from '../../src/events/broker-events';
+import { MmmqBrokerEvent } from '../../src/events/mmmq-broker-event';
+import { TopicCreatedEvent } from '../../src/events/topic-created.event';
 import { StorageUnavailableError, TopicNameConflictError } from '../../src/storage/storage.errors';
 import { TopicQueueBootstrapper } from '../../src/storage/topic-queue-bootstrapper';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
-import { TopicQueueInitializedEvent } from '../../src/storage/topic-queue-initialized.event';
 import { bytes, useTempDir } from './temp-dir';
 import { segmentPaths, writeSegment } from './segment-files';
 import { Logger } from '@nestjs/common';
@@ -17,7 +19,8 @@ Logger.overrideLogger(false);
 describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
   const dir = useTempDir();
   const containers: TopicQueueContainer[] = [];
-  const events = new EventEmitter2();
+  const emitter = new EventEmitter2();
+  const events = new BrokerEvents(emitter);
   const newContainer = () => {
     const container = new TopicQueueContainer(persistenceOptions(dir(), { segmentMaxBytes: 1024 * 1024 }), events);
     containers.push(container);
@@ -29,17 +32,20 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     return container;
   };
   afterEach(async () => {
-    events.removeAllListeners();
+    emitter.removeAllListeners();
     await Promise.all(containers.splice(0).map((container) => container.onApplicationShutdown()));
   });
 
   it('creates a queue on first use, once, and announces it', async () => {
     const announced: string[] = [];
-    events.on(TopicQueueInitializedEvent.eventName, (event: TopicQueueInitializedEvent) => announced.push(event.queue.topic.name));
+    const created: TopicCreatedEvent[] = [];
+    emitter.on(MmmqBrokerEvent.TOPIC_CREATED, (event: TopicCreatedEvent) => created.push(event));
     const container = newContainer();
+    container.onOpened((queue) => announced.push(queue.topic.name));
     const [a, b] = await Promise.all([container.getOrCreate(Topic.of('order.created')), container.getOrCreate(Topic.of('order.created'))]);
     expect(a).toBe(b);
     expect(announced).toEqual(['order.created']);
+    expect(created).toEqual([{ topic: 'order.created', reserved: false }]);
     expect(container.list().map((queue) => queue.topic.name)).toEqual(['order.created']);
     expect(a.dir).toBe(join(dir(), 'topics', 'order.created'));
   });
@@ -50,14 +56,21 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     await expect(container.getOrCreate(Topic.of('Order.Created'))).rejects.toThrow(TopicNameConflictError);
   });
 
-  it('restores every topic at boot and continues offsets', async () => {
+  it('restores every topic at boot and continues offsets, announcing them as opened but not as created', async () => {
     const first = newContainer();
     const queue = await first.getOrCreate(Topic.of('a'));
     await queue.offerAll([bytes('1'), bytes('2')]);
     await (await first.getOrCreate(Topic.of('b.c'))).offer(bytes('x'));
     await first.onApplicationShutdown();
 
-    const container = await boot();
+    const created: TopicCreatedEvent[] = [];
+    emitter.on(MmmqBrokerEvent.TOPIC_CREATED, (event: TopicCreatedEvent) => created.push(event));
+    const opened: string[] = [];
+    const container = newContainer();
+    container.onOpened((restored) => opened.push(restored.topic.name));
+    await new TopicQueueBootstrapper(container).onApplicationBootstrap();
+    expect(opened.sort()).toEqual(['a', 'b.c']);
+    expect(created).toEqual([]);
     expect(
       container
         .list()
@@ -75,10 +88,14 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     // A crash copy without the topic's directory: nothing made it durable yet, the journal holds its entries.
     const crashed = join(dir(), 'crashed');
     cpSync(join(dir(), 'journal'), join(crashed, 'journal'), { recursive: true });
+    const created: TopicCreatedEvent[] = [];
+    emitter.on(MmmqBrokerEvent.TOPIC_CREATED, (event: TopicCreatedEvent) => created.push(event));
     const recovered = new TopicQueueContainer(persistenceOptions(crashed), events);
     containers.push(recovered);
     const restored = await recovered.getOrCreate(Topic.of('order.created'));
     expect((await restored.peekMany(0, 10)).map(String)).toEqual(['a', 'b']);
+    // It was created before the power loss; the replay only brings its directory back.
+    expect(created).toEqual([]);
   });
 
   it('boots without a topics directory', async () => {

@@ -1,6 +1,5 @@
 import { statSync } from 'node:fs';
 import { Topic } from '@mmmq/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FileHandle } from '../../src/storage/file-handle';
 import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/journal/journal';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
@@ -17,7 +16,7 @@ describe('TopicQueue', () => {
   const dir = useTempDir();
   let container: TopicQueueContainer;
   const open = (maxBytes = 64 * 1024 * 1024) => {
-    container = new TopicQueueContainer(persistenceOptions(dir(), { segmentMaxBytes: maxBytes }), new EventEmitter2());
+    container = new TopicQueueContainer(persistenceOptions(dir(), { segmentMaxBytes: maxBytes }));
     return container.getOrCreate(Topic.of('order.created'));
   };
   afterEach(async () => {

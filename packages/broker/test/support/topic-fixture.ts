@@ -1,5 +1,4 @@
 import { Topic } from '@mmmq/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import {
   DEFAULT_FLUSH_BYTES,
   DEFAULT_FLUSH_INTERVAL_MS,
@@ -22,8 +21,8 @@ export function persistenceOptions(rootDir: string, overrides: Partial<ResolvedP
 }
 
 /** A real TopicQueueContainer over `rootDir`. */
-export function openContainer(rootDir: string, events = new EventEmitter2()): TopicQueueContainer {
-  return new TopicQueueContainer(persistenceOptions(rootDir), events);
+export function openContainer(rootDir: string): TopicQueueContainer {
+  return new TopicQueueContainer(persistenceOptions(rootDir));
 }
 
 /** Publishes JSON contents the way the HTTP endpoint stores them; resolves with their offsets. */

@@ -1,4 +1,5 @@
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
+import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
 import { QueueFullError } from '../errors/queue-full.error';
 
 /** Messages of one lane (one listener) run one after another, or up to `concurrency` at once. */
@@ -42,7 +43,7 @@ export class FrontHandler {
    * Runs `task` when a slot and its lane allow, and settles with its outcome.
    * `bounded: false` lets the job wait even when the queue is full (for senders that cannot back off).
    * @throws QueueFullError when the job cannot start and `queueSize` jobs already wait
-   * @throws ConsumerClosingError once `close()` was called, or if the task outlives the shutdown timeout
+   * @throws ConsumerClosingError once `close()` was called; HandlerAbandonedError if the task outlives the shutdown timeout
    */
   submit<T>(lane: Lane, task: () => Promise<T>, { bounded = true } = {}): Promise<T> {
     try {
@@ -81,7 +82,7 @@ export class FrontHandler {
 
   /**
    * Refuses new jobs and every waiting one, then waits up to `timeoutMs` for the running ones. A job still
-   * running then is settled with `ConsumerClosingError` (its outcome is dropped when it ends), so it is never
+   * running then is settled with `HandlerAbandonedError` (its outcome is dropped when it ends), so it is never
    * reported as done. Calling it again returns the same promise.
    */
   close(timeoutMs: number): Promise<void> {
@@ -102,7 +103,7 @@ export class FrontHandler {
       settle(
         job,
         'reject',
-        new ConsumerClosingError(
+        new HandlerAbandonedError(
           `The handler did not finish within the shutdown timeout of ${timeoutMs} ms; the message is not ` +
             `acknowledged and the broker will redeliver it`,
         ),

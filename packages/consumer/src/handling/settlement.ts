@@ -1,9 +1,6 @@
-import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
+import { Acknowledgement, ConsumerAcknowledgement, MAX_NACK_DELAY_MS } from '@mmmq/core';
 import { SettlementError } from '../errors/settlement.error';
 import type { AckMode } from './ack-mode';
-
-/** The longest redelivery delay a NACK may ask for (the broker's limit, 1 h). */
-export const MAX_NACK_DELAY_MS = 3_600_000;
 
 /** What a handler decided about its message in `manual` mode. */
 export type SettleDecision = { kind: 'ack' } | { kind: 'nack'; delayMs?: number; message?: string } | { kind: 'terminate'; reason: string };

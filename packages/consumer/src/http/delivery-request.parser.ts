@@ -4,8 +4,8 @@ import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 
 /**
  * Checks that a parsed body is a delivery as the broker sends it. `id`, `topic` and `content` are required;
- * the bookkeeping fields get neutral defaults so that a hand-written test request stays short. `lease` (sent by
- * brokers with leases) is kept when it is a non-empty string.
+ * the bookkeeping fields get neutral defaults so that a hand-written test request stays short (`lastAttempt`: false,
+ * as from brokers before it). `lease` (sent by brokers with leases) is kept when it is a non-empty string.
  * @throws InvalidDeliveryError naming the first bad field
  */
 export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
@@ -13,7 +13,18 @@ export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
     throw new InvalidDeliveryError('A delivery must be a JSON object with id, topic and content');
   }
   const record = body as Record<string, unknown>;
-  const { id, topic, content, headers = {}, offset = 0, deliveryCount = 1, redelivered = false, publishedAt = null, lease } = record;
+  const {
+    id,
+    topic,
+    content,
+    headers = {},
+    offset = 0,
+    deliveryCount = 1,
+    redelivered = false,
+    publishedAt = null,
+    lease,
+    lastAttempt = false,
+  } = record;
   if (typeof id !== 'string') throw invalid('id', 'a string', id);
   if (typeof topic !== 'string') throw invalid('topic', 'a string', topic);
   if (content === undefined) throw new InvalidDeliveryError('A delivery must have a content field');
@@ -23,6 +34,7 @@ export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
   if (typeof redelivered !== 'boolean') throw invalid('redelivered', 'a boolean', redelivered);
   if (publishedAt !== null && !Number.isFinite(publishedAt)) throw invalid('publishedAt', 'a number or null', publishedAt);
   if (lease !== undefined && (typeof lease !== 'string' || lease === '')) throw invalid('lease', 'a non-empty string', lease);
+  if (typeof lastAttempt !== 'boolean') throw invalid('lastAttempt', 'a boolean', lastAttempt);
   return {
     id,
     topic,
@@ -33,6 +45,7 @@ export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
     redelivered,
     publishedAt: publishedAt as number | null,
     ...(lease === undefined ? {} : { lease: lease as string }),
+    lastAttempt,
   };
 }
 

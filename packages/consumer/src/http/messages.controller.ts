@@ -1,5 +1,6 @@
 import {
   Acknowledgement,
+  BATCH_MESSAGES_PATH,
   CONSUMER_ID_HEADER,
   ConsumerAcknowledgement,
   MESSAGES_PATH,
@@ -12,6 +13,7 @@ import { ConsumerClosingError } from '../errors/consumer-closing.error';
 import { DeliveryRefusedError } from '../errors/delivery-refused.error';
 import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
 import { DeliveryUnauthorizedError } from '../errors/delivery-unauthorized.error';
+import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { PushSequencer } from '../handling/push-sequencer';
@@ -25,7 +27,8 @@ export const RETRY_AFTER_SECONDS = 1;
 /**
  * The push endpoint the broker delivers to: `POST /mmmq/messages`, with the listener's consumer id in the
  * `mmmq-consumer-id` header. The answer is always JSON with an `acknowledgement`; 503 means "not taken, send
- * it again later", and nothing answered with 503 or 4xx was handled. Pushes numbered with `mmmq-push-session`
+ * it again later", and nothing answered with 503 or 4xx was handled (the broker does not count a 503 as a
+ * delivery); a handler cut off by the shutdown timeout gets 500. Pushes numbered with `mmmq-push-session`
  * and `mmmq-push-sequence` are handled in that order (see PushSequencer). With `signingSecrets`, a push that is
  * not signed with one of them gets 401 before anything else looks at it.
  */
@@ -60,7 +63,7 @@ export class MessagesController {
   }
 
   /** Batched pushes, for dispatchers registered with `batchSize` > 1: `{"messages":[…]}` in, one acknowledgement per message out. */
-  @Post(`${MESSAGES_PATH}/batch`)
+  @Post(BATCH_MESSAGES_PATH)
   async receiveBatch(
     @Req() request: RequestWithBody,
     @Res() response: unknown,
@@ -105,6 +108,10 @@ export class MessagesController {
       // and the HTTP server only closes once every connection is idle: shutting down has to hang up.
       if (error instanceof ConsumerClosingError) this.adapterHost.httpAdapter.setHeader(response, 'Connection', 'close');
       this.reply(response, HttpStatus.SERVICE_UNAVAILABLE, nack);
+    } else if (error instanceof HandlerAbandonedError) {
+      this.logger.warn(message);
+      this.adapterHost.httpAdapter.setHeader(response, 'Connection', 'close');
+      this.reply(response, HttpStatus.INTERNAL_SERVER_ERROR, nack);
     } else if (error instanceof DeliveryUnauthorizedError) {
       this.reply(response, HttpStatus.UNAUTHORIZED, nack);
     } else if (error instanceof DeliveryTooLargeError) {

@@ -1,5 +1,5 @@
 import { MATCH_ALL_PATTERN } from '@mmmq/core';
-import type { EventMap, EventTopic } from './listener-event-map';
+import type { EventMap, EventTopic } from '@mmmq/core';
 import { getListenerMetadata, MMMQ_LISTENER_METADATA } from './listener.metadata';
 import type { MessageContext } from './message-context';
 import type { MmmqListenerContract } from './mmmq-listener.interface';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { bearerAuthorization, TlsClientOptions } from '@mmmq/core';
+import { bearerAuthorization, CONSUMERS_PATH, TlsClientOptions } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ConsumerDelivery } from '../handling/consumer-delivery';
@@ -113,7 +113,7 @@ export class PullClient {
   }
 
   private async post(consumerId: string, action: string, data: object, timeout = this.timeoutMs, signal?: AbortSignal): Promise<unknown> {
-    const url = `/mmmq/consumers/${encodeURIComponent(consumerId)}/${action}`;
+    const url = `${CONSUMERS_PATH}/${encodeURIComponent(consumerId)}/${action}`;
     let response: AxiosResponse;
     try {
       response = await this.http.request({ method: 'POST', url, data, timeout, signal });

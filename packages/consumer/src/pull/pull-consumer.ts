@@ -15,6 +15,8 @@ import { PullLoop } from './pull-loop';
 export class PullConsumer {
   private readonly logger = new Logger('MmmqConsumer');
   private loops: Array<{ listener: ListenerDefinition; loop: PullLoop }> = [];
+  /** Background registration may still call `start` during shutdown. */
+  private stopped = false;
 
   constructor(
     @Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: ResolvedConsumerOptions,
@@ -23,23 +25,22 @@ export class PullConsumer {
     private readonly api: ConsumerApi,
   ) {}
 
-  /** Starts fetching for every listener; nothing happens unless `delivery` is `pull`. */
-  start(listeners: readonly ListenerDefinition[]): void {
+  /** Starts fetching for a listener; nothing happens unless `delivery` is `pull`, nor once stopping has begun. */
+  start(listener: ListenerDefinition): void {
     const settings = this.options.pull;
     const client = this.api.client;
-    if (settings === undefined || client === undefined) return;
+    if (settings === undefined || client === undefined || this.stopped) return;
     const deps = { client, frontHandler: this.frontHandler, invoker: this.invoker, settings, logger: this.logger };
-    for (const listener of listeners) {
-      const loop = new PullLoop(listener, deps);
-      this.loops.push({ listener, loop });
-      loop.start();
-      this.logger.log(
-        `Pulling ${listener.consumerId} as member ${settings.member} (prefetch ${settings.prefetch}, ackMode ${listener.ackMode})`,
-      );
-    }
+    const loop = new PullLoop(listener, deps);
+    this.loops.push({ listener, loop });
+    loop.start();
+    this.logger.log(
+      `Pulling ${listener.consumerId} as member ${settings.member} (prefetch ${settings.prefetch}, ackMode ${listener.ackMode})`,
+    );
   }
 
   async stopFetching(): Promise<void> {
+    this.stopped = true;
     await Promise.all(this.loops.map(({ loop }) => loop.stop()));
   }
 

@@ -1,6 +1,7 @@
 import { Acknowledgement } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
+import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
 import type { FrontHandler } from '../handling/front-handler';
 import type { ListenerInvoker } from '../handling/listener-invoker';
 import type { ConsumerReply, SettlementChannel } from '../handling/settlement';
@@ -23,7 +24,7 @@ export interface PullLoopDeps {
 /**
  * Feeds one listener by fetching: long-polls the broker for up to what its prefetch leaves free (once at least
  * half is free), runs each message through the worker pool like a push, and settles it by its lease (acks
- * batched, see AckBatcher). Broker errors back off (250 ms doubling to 30 s). `stop()` ends fetching at once;
+ * batched, see AckBatcher). Broker errors back off (250 ms doubling to 30 s), with one warning per outage. `stop()` ends fetching at once;
  * `drain()` then waits for the messages already fetched and sends the last acks.
  */
 export class PullLoop {
@@ -69,13 +70,18 @@ export class PullLoop {
       let messages: PulledMessage[];
       try {
         messages = await this.fetch(prefetch - this.inFlight.size);
+        if (failures > 0)
+          this.deps.logger.log(`Fetching messages of ${this.listener.consumerId} works again after ${failures} failed tries`);
         failures = 0;
       } catch (error) {
         if (this.abort.signal.aborted) return;
         const delayMs = pullBackoffDelay(++failures);
-        this.deps.logger.warn(
-          `Fetching messages of ${this.listener.consumerId} failed (${failures} in a row); next try in ${delayMs} ms: ${(error as Error).message}`,
-        );
+        // Once per outage: the retries go on quietly until a fetch succeeds.
+        if (failures === 1) {
+          this.deps.logger.warn(
+            `Fetching messages of ${this.listener.consumerId} failed; retrying with backoff (from ${delayMs} ms) until it works: ${(error as Error).message}`,
+          );
+        }
         await sleep(delayMs, this.abort.signal);
         continue;
       }
@@ -119,8 +125,8 @@ export class PullLoop {
       if (outcome.sent || message.lease === undefined || this.listener.ackMode === 'none') return;
       await this.settle(message, message.lease, outcome.reply);
     } catch (error) {
-      // Shutdown came first: not handled, so not settled; the broker releases the lease (recover or expiry).
-      if (error instanceof ConsumerClosingError) return;
+      // Shutdown came first, or outlasted the handler: not settled; the broker releases the lease (recover or expiry).
+      if (error instanceof ConsumerClosingError || error instanceof HandlerAbandonedError) return;
       this.deps.logger.warn(
         `Settling message ${message.id} of ${this.listener.consumerId} failed; the broker delivers it again when its lease ends: ${(error as Error).message}`,
       );

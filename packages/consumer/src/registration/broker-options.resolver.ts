@@ -1,16 +1,26 @@
-import { explainInvalidTlsClientOptions, Host, TlsClientOptions } from '@mmmq/core';
+import {
+  BackoffOptions,
+  DEFAULT_BACKOFF_JITTER,
+  DEFAULT_BACKOFF_MULTIPLIER,
+  explainInvalidTlsClientOptions,
+  Host,
+  TlsClientOptions,
+} from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import {
   DEFAULT_DELIVERY_BATCH_SIZE,
   DEFAULT_DELIVERY_MAX_IN_FLIGHT,
   DEFAULT_REGISTRATION_ATTEMPTS,
   DEFAULT_REGISTRATION_BACKOFF_MS,
+  DEFAULT_REGISTRATION_FAIL_FAST,
+  DEFAULT_REGISTRATION_MAX_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
   MAX_DELIVERY_MAX_IN_FLIGHT,
   MmmqConsumerOptions,
+  RegistrationOptions,
 } from '../mmmq-consumer.options';
-import { atMost, describe, nonNegativeInteger, positiveInteger } from '../option-checks';
+import { atMost, describe, positiveInteger } from '../option-checks';
 
 /** How to reach the broker's dispatcher API, present only when self-registration is on. */
 export interface ResolvedRegistration {
@@ -18,8 +28,11 @@ export interface ResolvedRegistration {
   brokerUrl: string;
   /** Absent with `delivery: 'pull'`: the dispatcher is registered without a host (pull only). */
   advertisedHost: Host | undefined;
+  /** Bootstrap waits for the registrations (and fails after `attempts`); otherwise they run in the background. */
+  failFast: boolean;
   attempts: number;
-  backoffMs: number;
+  /** Waits between tries: `backoffMs` doubling to {@link DEFAULT_REGISTRATION_MAX_BACKOFF_MS}, minus jitter. */
+  backoff: BackoffOptions;
   timeoutMs: number;
   /** The `batchSize` asked of the broker. */
   batchSize: number;
@@ -75,8 +88,7 @@ export function resolvePullRegistration(
   return {
     brokerUrl: brokerUrl(options.broker),
     advertisedHost: undefined,
-    attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
-    backoffMs: nonNegativeInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS),
+    ...retries(registration),
     timeoutMs: registrationTimeout(options),
     batchSize: 1,
     maxInFlight: 1,
@@ -105,8 +117,7 @@ export function resolveRegistration(
   return {
     brokerUrl: brokerUrl(broker),
     advertisedHost: advertisedHost(advertisedUrl),
-    attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
-    backoffMs: nonNegativeInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS),
+    ...retries(registration),
     timeoutMs: registrationTimeout(options),
     batchSize: atMost(
       'deliveryBatchSize',
@@ -120,6 +131,25 @@ export function resolveRegistration(
     ),
     tls: tlsOptions(options.tls),
     token,
+  };
+}
+
+function retries(registration: RegistrationOptions): Pick<ResolvedRegistration, 'failFast' | 'attempts' | 'backoff'> {
+  const failFast = registration.failFast ?? DEFAULT_REGISTRATION_FAIL_FAST;
+  if (typeof failFast !== 'boolean') {
+    throw new InvalidConsumerOptionsError(`registration.failFast must be true or false, got ${describe(failFast)}`);
+  }
+  // Positive: a retry in the background that does not wait would hammer a broker that is down.
+  const initialMs = positiveInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS);
+  return {
+    failFast,
+    attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
+    backoff: {
+      initialMs,
+      multiplier: DEFAULT_BACKOFF_MULTIPLIER,
+      maxMs: Math.max(initialMs, DEFAULT_REGISTRATION_MAX_BACKOFF_MS),
+      jitter: DEFAULT_BACKOFF_JITTER,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { bearerAuthorization, TlsClientOptions } from '@mmmq/core';
+import { bearerAuthorization, DISPATCHERS_PATH, TlsClientOptions } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { StartFrom } from '../mmmq-consumer.options';
@@ -84,7 +84,7 @@ export class DispatcherApiClient {
    * @returns false if a dispatcher with this id and other settings appeared meanwhile (409)
    */
   async create(definition: (DispatcherChange | PullDispatcherChange) & { consumerId: string }): Promise<boolean> {
-    const response = await this.send('POST', '/mmmq/dispatchers', definition);
+    const response = await this.send('POST', DISPATCHERS_PATH, definition);
     if (response.status === 409) return false;
     // 200: a broker with leases already had this consumer id with the same settings (another member's).
     this.expect(response, response.status === 200 ? 200 : 201, 'POST /mmmq/dispatchers');
@@ -129,5 +129,5 @@ export class DispatcherApiClient {
 }
 
 function path(consumerId: string): string {
-  return `/mmmq/dispatchers/${encodeURIComponent(consumerId)}`;
+  return `${DISPATCHERS_PATH}/${encodeURIComponent(consumerId)}`;
 }

@@ -1,44 +1,70 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Host } from '@mmmq/core';
+import { backoffDelay, sleep } from '@mmmq/core';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { firstValueFrom } from 'rxjs';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import { DispatcherRegistrationError } from '../errors/dispatcher-registration.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, ResolvedRegistration } from '../mmmq-consumer-options.resolver';
-import { DispatcherApiClient, DispatcherChange, DispatcherJson } from './dispatcher-api.client';
+import { DispatcherApiClient } from './dispatcher-api.client';
 import { ensurePullDispatcher } from './pull-dispatcher';
+import { ensurePushDispatcher } from './push-dispatcher';
+import { RegistrationStatus } from './registration-status';
 
 /**
- * Makes the broker hold one dispatcher per listener (consumer id, this application's advertised URL, the
- * listener's pattern): created when absent, updated when the URL or pattern changed, left alone when equal,
- * so registering again after a restart changes nothing.
+ * Makes the broker hold one dispatcher per listener (see ensurePushDispatcher / ensurePullDispatcher), so
+ * registering again after a restart changes nothing but telling the broker this host is back. By default in the
+ * background, once the application listens: the application starts while the broker is down, and the retries log
+ * once per outage (RegistrationStatus, and so the health indicator, tells what is pending and why). With
+ * `registration.failFast` at bootstrap, which fails after `attempts` tries.
  */
 @Injectable()
 export class DispatcherRegistrar {
   private readonly logger = new Logger('MmmqConsumer');
   private client: DispatcherApiClient | undefined;
-  /** Consumer ids this application's host is a push member of. */
+  /** Consumer ids this application's host is (or may have become) a push member of. */
   private readonly joined: string[] = [];
+  private readonly stopped = new AbortController();
+  private background: Promise<void> | undefined;
 
-  constructor(@Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: ResolvedConsumerOptions) {}
+  constructor(
+    @Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: ResolvedConsumerOptions,
+    private readonly status: RegistrationStatus,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
 
-  /** @throws DispatcherRegistrationError once a listener could not be registered within the allowed attempts */
-  async registerAll(listeners: readonly ListenerDefinition[]): Promise<void> {
+  /**
+   * Registers every listener's dispatcher and calls `onRegistered` for each once the broker holds it (at once for
+   * all when self-registration is off). Returns at once unless `registration.failFast` is set.
+   * @throws DispatcherRegistrationError with `failFast`, once a listener could not be registered within the allowed attempts
+   */
+  async registerAll(listeners: readonly ListenerDefinition[], onRegistered: (listener: ListenerDefinition) => void): Promise<void> {
     const registration = this.options.registration;
-    if (registration === undefined) return;
+    this.status.expect(registration === undefined ? [] : listeners);
+    if (registration === undefined) return listeners.forEach(onRegistered);
     this.client ??= new DispatcherApiClient(registration.brokerUrl, registration.timeoutMs, {
       token: registration.token,
       tls: registration.tls,
     });
-    for (const listener of listeners) await this.register(this.client, registration, listener);
+    if (!registration.failFast) {
+      this.background = this.registerInBackground(this.client, registration, listeners, onRegistered);
+      return;
+    }
+    for (const listener of listeners) {
+      await this.registerNow(this.client, registration, listener);
+      onRegistered(listener);
+    }
   }
 
   /**
-   * Takes this application's host out of the consumers it joined, so the broker stops pushing to an address that is
-   * going away (its other members, or the next instance, carry on). A failure is only logged: the broker then keeps
-   * the host and retries it with backoff, as for any host that stopped answering.
+   * Ends the background registration, then takes this application's host out of the consumers it joined, so the
+   * broker stops pushing to an address that is going away (its other members, or the next instance, carry on). A
+   * failure is only logged: the broker then keeps the host and retries it with backoff, as for any host that stopped
+   * answering.
    */
   async leaveAll(): Promise<void> {
+    this.stopped.abort();
+    await this.background;
     const host = this.options.registration?.advertisedHost;
     if (!this.client || host === undefined) return;
     for (const consumerId of this.joined.splice(0)) {
@@ -50,28 +76,89 @@ export class DispatcherRegistrar {
     }
   }
 
-  /** Releases the keep-alive connections to the broker. */
+  /** Stops retrying and releases the keep-alive connections to the broker. Idempotent. */
   close(): void {
+    this.stopped.abort();
     this.client?.close();
   }
 
-  private async register(client: DispatcherApiClient, registration: ResolvedRegistration, listener: ListenerDefinition): Promise<void> {
+  private async registerNow(client: DispatcherApiClient, registration: ResolvedRegistration, listener: ListenerDefinition): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.ensure(client, registration, listener);
+        await this.ensure(client, registration, listener);
+        return this.status.succeeded(listener);
       } catch (error) {
         const retriable = error instanceof BrokerRequestError && error.retriable;
+        this.status.failed(listener, error, retriable && attempt < registration.attempts);
         if (!retriable || attempt >= registration.attempts) {
           throw new DispatcherRegistrationError(
             `Could not register the dispatcher ${listener.consumerId} of ${listener.where} with the broker at ` +
               `${registration.brokerUrl} (attempt ${attempt} of ${registration.attempts}): ${(error as Error).message}. ` +
-              `The application does not start; make sure the broker is reachable, or set autoRegister: false`,
+              `The application does not start (registration.failFast); make sure the broker is reachable, leave ` +
+              `registration.failFast off to start without it, or set autoRegister: false`,
             { cause: error },
           );
         }
-        const delayMs = registration.backoffMs * 2 ** (attempt - 1);
+        const delayMs = backoffDelay(attempt, registration.backoff);
         this.logger.warn(`Registering ${listener.consumerId} failed, retrying in ${delayMs} ms: ${(error as Error).message}`);
-        await sleep(delayMs);
+        await sleep(delayMs, this.stopped.signal);
+      }
+    }
+  }
+
+  /**
+   * Registers the listeners one after another, each retried with backoff until the broker holds it or answers that
+   * retrying cannot help. One warning when the broker cannot be reached, one line when it can again.
+   */
+  private async registerInBackground(
+    client: DispatcherApiClient,
+    registration: ResolvedRegistration,
+    listeners: readonly ListenerDefinition[],
+    onRegistered: (listener: ListenerDefinition) => void,
+  ): Promise<void> {
+    const { signal } = this.stopped;
+    // The broker pushes as soon as it holds the dispatcher: registering before the port is open would only earn
+    // refused connections and a backoff on the broker.
+    if (registration.advertisedHost !== undefined) await this.listening(signal);
+    let failures = 0;
+    let outageSince: number | undefined;
+    for (const listener of listeners) {
+      while (!signal.aborted) {
+        try {
+          await this.ensure(client, registration, listener);
+        } catch (error) {
+          if (signal.aborted) return;
+          const retrying = error instanceof BrokerRequestError && error.retriable;
+          this.status.failed(listener, error, retrying);
+          if (!retrying) {
+            this.logger.error(
+              `Could not register the dispatcher ${listener.consumerId} of ${listener.where} with the broker at ` +
+                `${registration.brokerUrl}: ${(error as Error).message}. Retrying cannot help: it stays unregistered ` +
+                `(health: down) until the configuration is fixed and the application restarted`,
+            );
+            break;
+          }
+          if (outageSince === undefined) {
+            outageSince = Date.now();
+            this.logger.warn(
+              `Could not register the dispatcher ${listener.consumerId} with the broker at ${registration.brokerUrl}: ` +
+                `${(error as Error).message}. The application runs on and keeps trying in the background ` +
+                `(MmmqConsumerHealthIndicator: down until every dispatcher is registered)`,
+            );
+          }
+          await sleep(backoffDelay(++failures, registration.backoff), signal);
+          continue;
+        }
+        if (outageSince !== undefined) {
+          this.logger.log(
+            `Reached the broker at ${registration.brokerUrl} again after ${Date.now() - outageSince} ms (${failures} failed tries)`,
+          );
+          outageSince = undefined;
+          failures = 0;
+        }
+        this.status.succeeded(listener);
+        onRegistered(listener);
+        break;
       }
     }
   }
@@ -80,7 +167,7 @@ export class DispatcherRegistrar {
     const advertisedHost = registration.advertisedHost;
     if (advertisedHost === undefined) return ensurePullDispatcher(client, listener, this.logger);
     const signingSecret = this.options.signing?.secrets[0].reveal();
-    const wanted: DispatcherChange = {
+    const wanted = {
       host: advertisedHost.toUrl(),
       pattern: listener.pattern.value,
       batchSize: registration.batchSize,
@@ -88,62 +175,15 @@ export class DispatcherRegistrar {
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
       ...(signingSecret === undefined ? {} : { signingSecret }),
     };
+    // Before the request: a POST whose answer is lost may still have made this host a member.
     if (!this.joined.includes(listener.consumerId)) this.joined.push(listener.consumerId);
-    const existing = await client.find(listener.consumerId);
-    if (existing === undefined || sameSettings(existing, wanted)) {
-      // A new consumer, or one whose settings this instance shares (its replicas): the POST creates it, or adds this
-      // host to its members (competing consumers), or — already a member — changes nothing. A signed dispatcher is
-      // always sent again: that is what ends a subscription's `unauthorized` state once the secrets agree again.
-      const member = existing !== undefined && hostsOf(existing).some((host) => host.equals(advertisedHost));
-      if (member && signingSecret === undefined) {
-        this.logger.log(`Dispatcher ${listener.consumerId} is up to date: ${listener.pattern.value} → ${wanted.host}`);
-        return;
-      }
-      if (await client.create({ consumerId: listener.consumerId, ...wanted })) {
-        const what = existing === undefined ? 'registered' : member ? 'registered again' : 'joined by this host';
-        this.logger.log(`Dispatcher ${listener.consumerId} ${what}${describeSigning(wanted)}: ${listener.pattern.value} → ${wanted.host}`);
-        return;
-      }
-      // Created meanwhile with other settings, or with another signing secret: the next attempt updates it.
-      if (existing === undefined) throw new BrokerRequestError(`${listener.consumerId} was created by someone else meanwhile (409)`, true);
-    }
-    // Other settings: this instance's win, and the hosts of the other members stay. The start position only matters
-    // for topics the dispatcher has not seen yet; keep the broker's unless set.
-    const hosts = [...hostsOf(existing), advertisedHost].filter((host, i, all) => all.findIndex((other) => other.equals(host)) === i);
-    const { host: _own, ...settings } = wanted;
-    await client.replace(listener.consumerId, {
-      ...settings,
-      hosts: hosts.map((host) => host.toUrl()),
-      startFrom: wanted.startFrom ?? existing.startFrom,
-    });
-    this.logger.log(`Dispatcher ${listener.consumerId} updated${describeSigning(wanted)}: ${listener.pattern.value} → ${hosts.join(', ')}`);
+    await ensurePushDispatcher(client, listener, wanted, advertisedHost, this.logger);
   }
-}
 
-function describeSigning(wanted: DispatcherChange): string {
-  return wanted.signingSecret === undefined ? '' : ' (signed pushes)';
-}
-
-/** The push members a dispatcher shows: `hosts`, or its one `host`; unreadable entries are left out. */
-function hostsOf(existing: DispatcherJson): Host[] {
-  const shown = existing.hosts ?? (existing.host === undefined ? [] : [existing.host]);
-  return shown.flatMap((host) => {
-    try {
-      return [Host.parse(host)];
-    } catch {
-      return [];
-    }
-  });
-}
-
-/** The same settings as far as the broker shows them, hosts aside: a signed dispatcher matches in everything but the secret. */
-function sameSettings(existing: DispatcherJson, wanted: DispatcherChange): boolean {
-  return (
-    (existing.patterns ?? [existing.pattern]).length === 1 &&
-    existing.pattern === wanted.pattern &&
-    (existing.batchSize ?? 1) === wanted.batchSize &&
-    (existing.maxInFlight ?? 1) === wanted.maxInFlight &&
-    (existing.signed === true) === (wanted.signingSecret !== undefined) &&
-    (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
-  );
+  /** Resolves once the application's HTTP server listens (or registration stops). */
+  private async listening(signal: AbortSignal): Promise<void> {
+    if (this.adapterHost.listening || signal.aborted) return;
+    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([firstValueFrom(this.adapterHost.listen$), stopped]);
+  }
 }

@@ -1,4 +1,5 @@
-import { Acknowledgement, ConsumerAcknowledgement, InMemoryBroker } from '@mmmq/core';
+import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
+import { InMemoryBroker } from '@mmmq/core/testing';
 import { Injectable } from '@nestjs/common';
 import { DeliveryRefusedError } from '../errors/delivery-refused.error';
 import { DeliveryHandler } from '../handling/delivery-handler';

@@ -30,7 +30,7 @@ describe('self-registration with a broker that requires tokens', () => {
             broker: broker.url,
             advertisedUrl: `http://127.0.0.1:${port}`,
             token,
-            registration: { attempts: 3, backoffMs: 10 },
+            registration: { failFast: true, attempts: 3, backoffMs: 10 },
           }),
         ],
         providers: [InvoiceListener],

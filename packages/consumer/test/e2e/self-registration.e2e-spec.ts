@@ -3,6 +3,7 @@ import { MmmqConsumerModule, MMMQListener, MmmqConsumerOptions } from '../../src
 import { BrokerApp, startBroker } from '../support/broker-app';
 import { CapturedLogger } from '../support/captured-logger';
 import { ConsumerApp, freePort, startConsumer } from '../support/consumer-app';
+import { registered } from '../support/registered-consumer';
 import { waitFor } from '../support/wait-for';
 
 @Injectable()
@@ -39,7 +40,12 @@ describe('self-registration', () => {
       advertisedUrl: `http://127.0.0.1:${port}`,
       listeners: { AuditListener: { startFrom: 'latest' } },
     };
-    return startConsumer({ imports: [MmmqConsumerModule.forRoot(options)], providers: [InvoiceListener, AuditListener] }, { port, logger });
+    const consumer = await startConsumer(
+      { imports: [MmmqConsumerModule.forRoot(options)], providers: [InvoiceListener, AuditListener] },
+      { port, logger },
+    );
+    await registered(consumer.app);
+    return consumer;
   }
 
   beforeAll(async () => {
@@ -50,7 +56,7 @@ describe('self-registration', () => {
     await broker?.close();
   });
 
-  it('registers one dispatcher per listener at bootstrap, with the advertised URL and the pattern', async () => {
+  it('registers one dispatcher per listener once it listens, with the advertised URL and the pattern', async () => {
     await broker.publish('order.created', { n: 0 });
     const port = await freePort();
     consumer = await start(port);

@@ -4,6 +4,7 @@ import { MMMQListener, MmmqConsumerModule, MmmqConsumerOptions } from '../../src
 import { BrokerApp, startBroker } from '../support/broker-app';
 import { CapturedLogger } from '../support/captured-logger';
 import { ConsumerApp, freePort, startConsumer } from '../support/consumer-app';
+import { registered } from '../support/registered-consumer';
 import { waitFor } from '../support/wait-for';
 
 @Injectable()
@@ -20,15 +21,17 @@ const CONSUMER_ID = 'billing.order-listener.on-order';
 const SECRET = SigningSecret.generate();
 const WRONG_SECRET = SigningSecret.generate();
 
-/** A consumer application verifying pushes with `SECRET` (Nest's rawBody on, so the bytes are there to check). */
-function startSigningConsumer(port: number, options: MmmqConsumerOptions, logger: CapturedLogger): Promise<ConsumerApp> {
+/** A consumer application verifying pushes with `SECRET` (Nest's rawBody on, so the bytes are there to check), once registered. */
+async function startSigningConsumer(port: number, options: MmmqConsumerOptions, logger: CapturedLogger): Promise<ConsumerApp> {
   const module = MmmqConsumerModule.forRoot({
     app: 'billing',
     signingSecrets: [SECRET.reveal()],
     registration: { backoffMs: 50 },
     ...options,
   });
-  return startConsumer({ imports: [module], providers: [OrderListener] }, { port, rawBody: true, logger });
+  const consumer = await startConsumer({ imports: [module], providers: [OrderListener] }, { port, rawBody: true, logger });
+  await registered(consumer.app);
+  return consumer;
 }
 
 describe('signed pushes from a real broker to a consumer application', () => {

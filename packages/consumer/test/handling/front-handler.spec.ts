@@ -1,4 +1,5 @@
 import { ConsumerClosingError } from '../../src/errors/consumer-closing.error';
+import { HandlerAbandonedError } from '../../src/errors/handler-abandoned.error';
 import { QueueFullError } from '../../src/errors/queue-full.error';
 import { FrontHandler, Lane } from '../../src/handling/front-handler';
 import { Gate } from '../support/gate';
@@ -129,14 +130,14 @@ describe('FrontHandler', () => {
       expect(tasks.started).toEqual(['a1']);
     });
 
-    it('settles a job still running at the timeout with ConsumerClosingError, never with its late result', async () => {
+    it('settles a job still running at the timeout with HandlerAbandonedError, never with its late result', async () => {
       const handler = new FrontHandler({ queueSize: 10, maxWorkers: 1 });
       const tasks = new Tasks();
       const running = handler.submit(ordered('a'), tasks.task('a1'));
       await flushPromises();
 
       await handler.close(20);
-      await expect(running).rejects.toBeInstanceOf(ConsumerClosingError);
+      await expect(running).rejects.toBeInstanceOf(HandlerAbandonedError);
       tasks.finish('a1');
       await flushPromises();
       expect(handler.load).toEqual({ running: 0, waiting: 0 });

@@ -1,4 +1,4 @@
-import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core';
+import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
 import { Controller, INestApplication, Injectable } from '@nestjs/common';
 import { MessageContext, MMMQListener, MmmqConsumerModule } from '../../src';
 import { ListenerRegistry } from '../../src/listener/listener-registry';

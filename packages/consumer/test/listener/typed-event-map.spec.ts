@@ -1,4 +1,4 @@
-import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core';
+import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
 import { Injectable } from '@nestjs/common';
 import { MessageContext, MmmqConsumerModule, MMMQListener } from '../../src';
 import { initConsumer } from '../support/consumer-context';

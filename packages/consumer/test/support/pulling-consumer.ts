@@ -3,8 +3,9 @@ import { MmmqConsumerModule, MmmqConsumerOptions } from '../../src';
 import type { BrokerApp } from './broker-app';
 import { CapturedLogger } from './captured-logger';
 import { initConsumer } from './consumer-context';
+import { registered } from './registered-consumer';
 
-/** A consumer application with `delivery: 'pull'` against `broker`: initialised, never listening (it needs no port). */
+/** A consumer application with `delivery: 'pull'` against `broker`: initialised, never listening (it needs no port), registered. */
 export async function startPullingConsumer(
   broker: BrokerApp,
   providers: Provider[],
@@ -18,5 +19,7 @@ export async function startPullingConsumer(
     ...options,
     pull: { waitMs: 500, ...options.pull },
   });
-  return initConsumer({ imports: [module], providers });
+  const started = await initConsumer({ imports: [module], providers });
+  await registered(started.app);
+  return started;
 }

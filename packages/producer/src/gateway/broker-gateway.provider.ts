@@ -1,4 +1,4 @@
-import { InMemoryBroker } from '@mmmq/core';
+import { InMemoryBroker } from '@mmmq/core/testing';
 import type { Provider } from '@nestjs/common';
 import { isStreamUrl, RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from '../mmmq-producer-options.resolver';
 import { BrokerGateway } from './broker-gateway';

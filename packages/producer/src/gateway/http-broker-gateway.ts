@@ -1,13 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
-import { bearerAuthorization, MESSAGES_PATH, PublishedMessage } from '@mmmq/core';
+import { BATCH_MESSAGES_PATH, bearerAuthorization, MESSAGES_PATH, PublishedMessage } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import { BrokerAccess, BrokerGateway } from './broker-gateway';
 import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
 import { publishBatchBody, publishBody } from './publish-body';
 
-const BATCH_PATH = `${MESSAGES_PATH}/batch`;
 /** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /**
@@ -51,7 +50,7 @@ export class HttpBrokerGateway extends BrokerGateway {
   }
 
   async publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
-    return readBatchReply(await this.post(BATCH_PATH, publishBatchBody(messages)), messages);
+    return readBatchReply(await this.post(BATCH_MESSAGES_PATH, publishBatchBody(messages)), messages);
   }
 
   close(): Promise<void> {

@@ -1,4 +1,5 @@
-import { InMemoryBroker, InMemoryPublishRequest, MmmqValidationError, PublishedMessage } from '@mmmq/core';
+import { MmmqValidationError, PublishedMessage } from '@mmmq/core';
+import { InMemoryBroker, InMemoryPublishRequest } from '@mmmq/core/testing';
 import { HttpStatus } from '@nestjs/common';
 import { BrokerResponseError } from '../errors/broker-response.error';
 import type { OutgoingMessage } from '../outgoing-message';

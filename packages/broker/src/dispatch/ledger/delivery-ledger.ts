@@ -283,6 +283,16 @@ export class DeliveryLedger {
     return { cursor: this.cursor, settled, counts, deliveredMark: Math.max(this.deliveredMark, this.cursor) };
   }
 
+  /**
+   * Whether a NACK of the slot's current delivery dead-letters it instead of making it available again: its NACK
+   * retries are used up, or it has had `maxDeliveries` deliveries (then any counted failure dead-letters it too).
+   * Never with `maxDeliveries` -1 while NACK retries are left. Mirrors {@link verdictOf}.
+   */
+  isLastAttempt(slot: Slot): boolean {
+    const { maxDeliveries, maxNackRetries } = this.limits;
+    return slot.nacks >= maxNackRetries || (maxDeliveries >= 0 && slot.deliveries >= maxDeliveries);
+  }
+
   private verdictOf(slot: Slot, how: Unsettled): DeadLetterVerdict | undefined {
     const { maxDeliveries, maxNackRetries } = this.limits;
     if (how.nack && ++slot.nacks > maxNackRetries) return { reason: 'NACK', lastError: how.nack.message ?? 'NACK without a message' };

@@ -1,8 +1,8 @@
-import type { Message, MessageHeaders } from '@mmmq/core';
+import type { Message } from './message';
 
 /**
- * The default event map of an untyped `Producer`: any topic, any content. A typed map is an interface (or type)
- * from topic name to content type, shared by producers and listeners:
+ * The default event map of an untyped producer or listener: any topic, any content. A typed map is an interface
+ * (or type) from topic name to content type, shared by producers and listeners:
  *
  * ```ts
  * interface OrderEvents {
@@ -27,14 +27,3 @@ export type EventTopic<E> = Extract<keyof E, string>;
 export type EventMessage<E, K extends EventTopic<E> = EventTopic<E>> = {
   [T in K]: Message<E[T]> & { topic: T };
 }[K];
-
-/** Optional parts of a message given beside its topic and content. */
-export interface ProduceOptions {
-  /**
-   * The message id: 1–256 printable ASCII characters, no spaces. A random UUID when absent. Give your own (an
-   * order number, an outbox row id) to let consumers drop duplicates across separate `produce()` calls too.
-   */
-  id?: string;
-  /** Typed message properties (name → string, finite number or boolean), delivered with the message. */
-  headers?: MessageHeaders;
-}

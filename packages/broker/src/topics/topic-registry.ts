@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscription-container';
+import { TopicQueue } from '../storage/topic-queue';
+import { TopicQueueContainer } from '../storage/topic-queue-container';
+
+/** A topic as {@link TopicRegistry} shows it: a snapshot, read when asked. */
+export interface TopicInfo {
+  name: string;
+  /** A broker-owned topic: `__dlq.{consumerId}` (dead letters) or `__redrive.{consumerId}`. */
+  reserved: boolean;
+  /** Offset of the oldest message kept. */
+  startOffset: number;
+  /** Offset the next message gets; every message below it is committed and readable. */
+  tailOffset: number;
+  /** Messages kept: `tailOffset - startOffset`. */
+  messages: number;
+  /** Bytes of the topic's segment data files (each message's frame included). */
+  bytes: number;
+  segments: number;
+  /** False while the topic refuses writes after a failed file write (it recovers by itself) or during shutdown. */
+  writable: boolean;
+  /** Each consumer reading it: position, lag, state and counters, as `GET /mmmq/subscriptions` shows them. */
+  subscriptions: SubscriptionView[];
+}
+
+/**
+ * The broker's open topics, read-only: what exists, how far each log reaches and who reads it. Topics are created by
+ * publishing (the producer, `POST /mmmq/messages`); they are restored from disk while the application starts, so
+ * the list is complete once `app.init()` (or `listen`) has resolved.
+ */
+@Injectable()
+export class TopicRegistry {
+  constructor(
+    private readonly queues: TopicQueueContainer,
+    private readonly subscriptions: SubscriptionContainer,
+  ) {}
+
+  /** Every open topic, by name. */
+  list(): TopicInfo[] {
+    const subscriptions = this.subscriptions.list();
+    return this.queues
+      .list()
+      .map((queue) => info(queue, subscriptions))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The topic, or undefined when it does not exist (yet). */
+  get(name: string): TopicInfo | undefined {
+    const queue = this.queues.get(name);
+    return queue && info(queue, this.subscriptions.list());
+  }
+
+  has(name: string): boolean {
+    return this.queues.get(name) !== undefined;
+  }
+}
+
+function info(queue: TopicQueue, subscriptions: readonly SubscriptionView[]): TopicInfo {
+  const { chain, tailOffset } = queue;
+  return {
+    name: queue.name,
+    reserved: queue.topic.isReserved,
+    startOffset: chain.startOffset,
+    tailOffset,
+    messages: tailOffset - chain.startOffset,
+    bytes: chain.byteSize,
+    segments: chain.segmentCount,
+    writable: queue.writable,
+    subscriptions: subscriptions.filter((subscription) => subscription.topic === queue.name),
+  };
+}

@@ -1,0 +1,9 @@
+export {
+  InMemoryBroker,
+  IN_MEMORY_MAX_NACK_RETRIES,
+  type InMemoryDeadLetter,
+  type InMemoryHandler,
+  type InMemoryMessage,
+  type InMemoryPublishRequest,
+} from './in-memory-broker';
+export { MmmqTestingModule, type MmmqTestingOptions } from './mmmq-testing.module';

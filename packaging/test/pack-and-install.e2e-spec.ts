@@ -1,0 +1,167 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { AppProcess } from './support/app-process';
+import { run } from './support/command';
+import {
+  pack,
+  PUBLISHED_PACKAGES,
+  PublishedPackage,
+  REPOSITORY_ROOT,
+  staleOutputs,
+  tarballFile,
+  tarballFiles,
+} from './support/packed-packages';
+
+const FIXTURE = resolve(__dirname, '../fixture');
+/** A cold npm cache downloads about a hundred packages; a warm one installs in seconds. */
+const INSTALL_TIMEOUT_MS = 300_000;
+const BUILD_TIMEOUT_MS = 120_000;
+/** Generous: a busy two-core machine may take a while to load Nest in a fresh process. */
+const START_TIMEOUT_MS = 60_000;
+
+/**
+ * What a user gets from the registry: the four packages packed as `pnpm publish` would pack them, installed with npm
+ * into a fresh Nest application outside the monorepo (so nothing resolves to the workspace), compiled with the
+ * application's own TypeScript, and run as docs/getting-started.md runs it.
+ */
+describe('the packed packages in a fresh Nest application', () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'mmmq-pack-'));
+  const appDir = join(workDir, 'app');
+  const tarballs = {} as Record<PublishedPackage, string>;
+  const processes: AppProcess[] = [];
+
+  beforeAll(
+    async () => {
+      await run('npx', ['tsc', '-b', 'tsconfig.build.json'], REPOSITORY_ROOT, BUILD_TIMEOUT_MS);
+      const stale = PUBLISHED_PACKAGES.flatMap(staleOutputs);
+      if (stale.length > 0)
+        throw new Error(
+          `dist holds output of deleted sources, which would be published: ${stale.join(', ')}; delete those dist folders and build again`,
+        );
+      for (const pkg of PUBLISHED_PACKAGES) tarballs[pkg] = await pack(pkg, join(workDir, 'tarballs'));
+
+      cpSync(FIXTURE, appDir, { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8'));
+      for (const pkg of PUBLISHED_PACKAGES) manifest.dependencies[`@mmmq/${pkg}`] = `file:${tarballs[pkg]}`;
+      writeFileSync(join(appDir, 'package.json'), JSON.stringify(manifest, null, 2));
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], appDir, INSTALL_TIMEOUT_MS);
+      await run(process.execPath, [tsc(), '-p', 'tsconfig.json'], appDir, BUILD_TIMEOUT_MS);
+    },
+    INSTALL_TIMEOUT_MS + 3 * BUILD_TIMEOUT_MS,
+  );
+
+  afterAll(async () => {
+    await Promise.all(processes.map((process) => process.stop()));
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it.each(PUBLISHED_PACKAGES)('packs @mmmq/%s with its build, README and changelog, and no tests or build state', async (pkg) => {
+    const files = await tarballFiles(tarballs[pkg]);
+
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts']));
+    expect(files.filter((file) => !/^(package\.json|README\.md|CHANGELOG\.md|dist\/.+\.(js|d\.ts|js\.map))$/.test(file))).toEqual([]);
+    expect(files.filter((file) => /\.spec\.|tsbuildinfo|(^|\/)test\//.test(file))).toEqual([]);
+  });
+
+  it.each(PUBLISHED_PACKAGES)(
+    'publishes @mmmq/%s with registry ranges for its workspace dependencies and types first in every export',
+    async (pkg) => {
+      const manifest = JSON.parse(await tarballFile(tarballs[pkg], 'package.json'));
+
+      expect(JSON.stringify(manifest)).not.toContain('workspace:');
+      if (pkg !== 'core') expect(manifest.dependencies['@mmmq/core']).toBe(`^${manifest.version}`);
+      for (const [subpath, target] of Object.entries<Record<string, string> | string>(manifest.exports)) {
+        if (subpath === './package.json') continue;
+        expect(Object.keys(target)[0]).toBe('types');
+      }
+    },
+  );
+
+  it.each(['tsconfig.json', 'tsconfig.node10.json'])(
+    'type-checks the published declarations with the application (%s, skipLibCheck off)',
+    async (tsconfig) => {
+      // tsconfig.json resolves through the exports maps (nodenext); tsconfig.node10.json through main, types and typesVersions.
+      await run(process.execPath, [tsc(), '-p', tsconfig, '--noEmit', '--skipLibCheck', 'false'], appDir, BUILD_TIMEOUT_MS);
+    },
+  );
+
+  it('resolves the public subpath @mmmq/core/testing and hides internal files', async () => {
+    const script = `
+      const testing = require('@mmmq/core/testing');
+      if (typeof testing.InMemoryBroker !== 'function') throw new Error('no InMemoryBroker in @mmmq/core/testing');
+      for (const internal of ['@mmmq/core/dist/topic', '@mmmq/broker/dist/storage/topic-queue', '@mmmq/consumer/dist/handling/delivery-handler']) {
+        try { require(internal); } catch (error) {
+          if (error.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') continue;
+          throw error;
+        }
+        throw new Error(internal + ' was importable');
+      }
+      console.log('exports ok');`;
+
+    await expect(run(process.execPath, ['-e', script], appDir, 30_000)).resolves.toContain('exports ok');
+  });
+
+  it('runs a producer and a listener on the in-memory broker of @mmmq/core/testing', async () => {
+    const check = track(new AppProcess('in-memory check', 'dist/in-memory.check.js', appDir));
+
+    await expect(check.exitCode(START_TIMEOUT_MS)).resolves.toBe(0);
+    expect(check.log()).toContain('in memory: [Billing] Invoice for order 42: 9.50 (delivery 1)');
+  });
+
+  it('delivers a produced message through the broker to the listener', async () => {
+    const broker = track(new AppProcess('broker', 'dist/broker.js', appDir, { PORT: '0' }));
+    const [, brokerUrl] = await broker.waitFor(/Broker listening on (http:\/\/\S+)/, START_TIMEOUT_MS);
+    const app = track(new AppProcess('app', 'dist/main.js', appDir, { MMMQ_BROKER: brokerUrl, PORT: String(await freePort()) }));
+
+    await app.waitFor(/Order 42 placed: order\.created @0/, START_TIMEOUT_MS);
+    await app.waitFor(/\[Billing\] Invoice for order 42: 9\.50 \(delivery 1\)/, START_TIMEOUT_MS);
+  });
+
+  /** The application's own TypeScript, not the monorepo's. */
+  function tsc(): string {
+    return join(appDir, 'node_modules/typescript/bin/tsc');
+  }
+
+  function track(process: AppProcess): AppProcess {
+    processes.push(process);
+    return process;
+  }
+});
+
+/** A port nobody listens on now; the application must know its own before it starts (its advertised URL). */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+describe('docs/getting-started.md', () => {
+  const page = readFileSync(join(REPOSITORY_ROOT, 'docs/getting-started.md'), 'utf8');
+
+  it('shows every source file of the tested application as it is', () => {
+    const shown = [...page.matchAll(/```ts\n\/\/ src\/(\S+)\n([\s\S]*?)```/g)].map(([, name, body]) => ({ name, body }));
+
+    expect(shown.map(({ name }) => name).sort()).toEqual([
+      'app.module.ts',
+      'broker.ts',
+      'invoice.listener.ts',
+      'main.ts',
+      'order-events.ts',
+      'orders.service.ts',
+    ]);
+    for (const { name, body } of shown) expect({ name, body }).toEqual({ name, body: readFileSync(join(FIXTURE, 'src', name), 'utf8') });
+  });
+
+  it("shows the tested application's tsconfig.json as it is", () => {
+    const [, shown] = /```json\n(\{[\s\S]*?\})\n```/.exec(page) ?? [];
+
+    expect(JSON.parse(shown)).toEqual(JSON.parse(readFileSync(join(FIXTURE, 'tsconfig.json'), 'utf8')));
+  });
+});
