@@ -17,7 +17,7 @@ export default tseslint.config(
   },
   {
     // Tests send hostile and malformed values on purpose, and reach into internals to stage faults.
-    files: ['**/test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.fault-spec.ts'],
+    files: ['**/test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.fault-spec.ts', 'packages/test-support/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-function-type': 'off',

@@ -6,7 +6,8 @@ import type { Config } from 'jest';
  */
 const config: Config = {
   rootDir: '..',
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/packages/test-support/src/quiet-test-environment.ts',
+  setupFilesAfterEnv: ['<rootDir>/packages/test-support/src/quiet-logger.setup.ts'],
   roots: ['<rootDir>/fault/test'],
   testMatch: ['**/*.fault-spec.ts'],
   maxWorkers: 1,

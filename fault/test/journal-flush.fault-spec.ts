@@ -6,7 +6,8 @@ import type { CommitPart, JournalTopic } from '../../packages/broker/src/storage
 import { recoverJournal } from '../../packages/broker/src/storage/journal/journal-recovery';
 import { readJournal } from '../src/format/journal-reader';
 import { ScenarioRun } from '../src/harness/scenario-run';
-import { waitFor } from '../src/harness/wait-for';
+import { waitFor } from '@mmmq/test-support';
+import { FAULT_POLL_MS } from '../src/harness/poll-interval';
 
 /**
  * Whitebox: the power-loss scenario trusts the journal's FLUSHED ops (a topic is durable below its first APPEND
@@ -125,7 +126,11 @@ describe('journal flush (whitebox)', () => {
     const journal = await openLogged({ intervalMs: 3_600_000, bytes: 1 }, events);
     const topic = new LoggingTopic('a', events, 5);
     for (let i = 0; i < 3; i++) await journal.commit([{ topic, payloads: [Buffer.from(`{"n":${i}}`)] }]);
-    await waitFor(() => events.some((event) => event.startsWith('flushed')), TIMEOUT_MS, 'a FLUSHED commit');
+    await waitFor(() => events.some((event) => event.startsWith('flushed')), {
+      deadlineMs: TIMEOUT_MS,
+      message: 'a FLUSHED commit',
+      pollMs: FAULT_POLL_MS,
+    });
     await journal.flush();
     const claims = uncoveredClaims(events);
     tally(events, claims);
@@ -137,7 +142,11 @@ describe('journal flush (whitebox)', () => {
     const journal = await openLogged({ intervalMs: 20, bytes: Number.MAX_SAFE_INTEGER }, events);
     const topic = new LoggingTopic('a', events, 120);
     for (let i = 0; i < 3; i++) await journal.commit([{ topic, payloads: [Buffer.from(`{"n":${i}}`)] }]);
-    await waitFor(() => events.filter((event) => event.startsWith('flushed')).length >= 2, TIMEOUT_MS, 'two FLUSHED commits');
+    await waitFor(() => events.filter((event) => event.startsWith('flushed')).length >= 2, {
+      deadlineMs: TIMEOUT_MS,
+      message: 'two FLUSHED commits',
+      pollMs: FAULT_POLL_MS,
+    });
     const claims = uncoveredClaims(events);
     tally(events, claims);
     expect({ claims, events }).toEqual({ claims: [], events });

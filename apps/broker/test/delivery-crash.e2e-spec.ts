@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestConsumer } from '../../../packages/broker/test/support/test-consumer';
+import { TestConsumer } from '@mmmq/test-support';
 import { spawnBroker } from './broker-process.fixture';
 
 const TOPICS = ['order.created', 'order.cancelled', 'payment.done', 'payment.refunded', 'audit.log'];

@@ -3,11 +3,10 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@mmmq/test-support';
 import { spawnBroker } from './broker-process.fixture';
 import { requirePython, runPython, stderrMatches, succeeds } from './python-example.fixture';
 
-/** A port in this test's range (31000-31999) that nothing listens on until the broker starts. */
-const LATE_BROKER_PORT = 31200;
 const RUN_TIMEOUT_MS = 60_000;
 
 interface Received {
@@ -73,10 +72,12 @@ describe('the Python producer of docs/http-api.md retries what may succeed later
 
   it('keeps retrying a refused connection until the broker is up, then prints the ACK', async () => {
     const rootDir = await mkdtemp(join(tmpdir(), 'mmmq-python-late-'));
-    const run = runPython('mmmq_producer.py', ['--broker', `http://127.0.0.1:${LATE_BROKER_PORT}`, ...PUBLISH]);
+    // Free now, and nothing listens on it until the broker starts (a fixed port collides with parallel runs).
+    const latePort = await freePort();
+    const run = runPython('mmmq_producer.py', ['--broker', `http://127.0.0.1:${latePort}`, ...PUBLISH]);
     try {
       await stderrMatches(run, /retrying in [\d.]+ s: .*Connection refused/, RUN_TIMEOUT_MS);
-      const broker = await spawnBroker({ MMMQ_ROOT_DIR: rootDir, MMMQ_PORT: String(LATE_BROKER_PORT) });
+      const broker = await spawnBroker({ MMMQ_ROOT_DIR: rootDir, MMMQ_PORT: String(latePort) });
       try {
         await succeeds(run, 'the producer', RUN_TIMEOUT_MS);
         expect(run.stdout()).toBe('ACK order-7 orders 0\n');

@@ -9,7 +9,7 @@ import { MmmqProducerModule, Producer } from '@mmmq/producer';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { startConsumer } from '../../../packages/consumer/test/support/consumer-app';
-import { createSelfSignedCertificate, SelfSignedCertificate } from '../../../packages/broker/test/support/self-signed-certificate';
+import { createSelfSignedCertificate, SelfSignedCertificate, waitFor } from '@mmmq/test-support';
 import { BrokerProcess, spawnBroker } from './broker-process.fixture';
 
 const STREAM_LISTENING = /Publish stream listening on (mmmqs?):\/\/[^:\s]+:(\d+)/;
@@ -36,14 +36,6 @@ function httpsPublish(url: string, ca: string, body: string): Promise<{ status: 
     });
     req.once('error', reject).end(body);
   });
-}
-
-async function waitForOutput(broker: BrokerProcess, pattern: RegExp, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!pattern.test(broker.output())) {
-    if (Date.now() > deadline) throw new Error(`${what} not logged within 10 s:\n${broker.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 @Injectable()
@@ -174,13 +166,19 @@ describe('the standalone broker over TLS (MMMQ_TLS_KEY_FILE, MMMQ_TLS_CERT_FILE)
     await copyFile(second.keyFile, join(dir, 'broker.key'));
     await copyFile(second.certFile, join(dir, 'broker.crt'));
     broker.child.kill('SIGHUP');
-    await waitForOutput(broker, /TLS certificate reloaded/, 'the reload');
+    await waitFor(() => /TLS certificate reloaded/.test(broker.output()), {
+      deadlineMs: 10_000,
+      message: () => `the reload to be logged:\n${broker.output()}`,
+    });
     expect(await presentedFingerprint(httpPort, second.cert)).toBe(second.fingerprint);
     expect(await presentedFingerprint(streamPort, second.cert)).toBe(second.fingerprint);
 
     await writeFile(join(dir, 'broker.crt'), '-----BEGIN CERTIFICATE-----\nnot a certificate\n');
     broker.child.kill('SIGHUP');
-    await waitForOutput(broker, /TLS certificate not reloaded, the previous one stays in use/, 'the refused reload');
+    await waitFor(() => /TLS certificate not reloaded, the previous one stays in use/.test(broker.output()), {
+      deadlineMs: 10_000,
+      message: () => `the refused reload to be logged:\n${broker.output()}`,
+    });
     expect(await presentedFingerprint(httpPort, second.cert)).toBe(second.fingerprint);
     expect((await httpsPublish(broker.url, second.cert, '{"topic":"orders","content":3}')).status).toBe(200);
   }, 120_000);

@@ -1,29 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MmmqBrokerModule } from '@mmmq/broker';
+import { freePort, waitFor } from '@mmmq/test-support';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ledger } from '../src/billing/ledger';
 import { ExampleAppModule } from '../src/example-app.module';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('the example: order service → broker → billing service', () => {
   let rootDir: string;
@@ -58,7 +42,10 @@ describe('the example: order service → broker → billing service', () => {
     await fetch(`${url}/orders/${keyboard.orderId}`, { method: 'DELETE' });
 
     const ledger = example.get(Ledger);
-    await until(() => ledger.entries.length === 3);
+    await waitFor(() => ledger.entries.length === 3, {
+      deadlineMs: 30_000,
+      message: () => `three ledger entries, got ${JSON.stringify(ledger.entries)}`,
+    });
     expect(ledger.entries).toEqual(
       expect.arrayContaining([
         { orderId: keyboard.orderId, kind: 'invoice', amount: 49.9 },

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BrokerProcess, spawnBroker } from '../../../apps/broker/test/broker-process.fixture';
+import { BrokerProcess, spawnBroker } from '@mmmq/test-support';
 import { httpRequest } from '../load/http-post';
 import { nextPort, portRange } from './port-range';
 

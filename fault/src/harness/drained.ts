@@ -1,5 +1,6 @@
 import type { BrokerRunner } from './broker-runner';
-import { waitFor } from './wait-for';
+import { waitFor } from '@mmmq/test-support';
+import { FAULT_POLL_MS } from './poll-interval';
 
 interface SubscriptionView {
   topic: string;
@@ -19,7 +20,10 @@ export function drained(runner: BrokerRunner, consumerId: string, topics: Iterab
       const subscribed = new Set(subscriptions.map((s) => s.topic));
       return [...expected].every((topic) => subscribed.has(topic)) && subscriptions.every((s) => s.lag <= 0);
     },
-    timeoutMs,
-    `${consumerId} to be subscribed to ${expected.size} topics and to have received everything in them`,
+    {
+      deadlineMs: timeoutMs,
+      message: `${consumerId} to be subscribed to ${expected.size} topics and to have received everything in them`,
+      pollMs: FAULT_POLL_MS,
+    },
   );
 }

@@ -10,7 +10,8 @@ import { RecordingConsumer } from '../consumer/recording-consumer';
 import { decodeCheckpoint } from '../format/checkpoint-format';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
-import { waitFor } from '../harness/wait-for';
+import { waitFor } from '@mmmq/test-support';
+import { FAULT_POLL_MS } from '../harness/poll-interval';
 import { httpRequest } from '../load/http-post';
 
 export type HttpAdapter = 'express' | 'fastify';
@@ -90,7 +91,11 @@ export async function runBadInput(run: ScenarioRun, adapter: HttpAdapter): Promi
     await legitimate(broker.url, 'POST', '/mmmq/messages', `{"topic":"${VICTIM_TOPIC}","content":{"setup":true}}`);
     // It exists, so that its upper-case twin is refused.
     await legitimate(broker.url, 'POST', '/mmmq/messages', `{"topic":"${TARGET_TOPIC}","content":{"setup":true}}`);
-    await waitFor(() => checkpointOf(rootDir) === 1, 10_000, 'the victim consumer checkpoint to reach 1');
+    await waitFor(() => checkpointOf(rootDir) === 1, {
+      deadlineMs: 10_000,
+      message: 'the victim consumer checkpoint to reach 1',
+      pollMs: FAULT_POLL_MS,
+    });
     const outsideBefore = outside();
     const port = Number(new URL(broker.url).port);
     const context = { port, victimId: VICTIM_ID, victimHost: victim.url, victimTopic: TARGET_TOPIC, marker };
@@ -121,7 +126,11 @@ export async function runBadInput(run: ScenarioRun, adapter: HttpAdapter): Promi
       }
       if (restore && status !== undefined && status < 300 && hostile.route.includes('/mmmq/dispatchers')) {
         await restoreDispatchers(broker.url, victimDispatcher);
-        await waitFor(() => checkpointOf(rootDir) === 1, 10_000, 'the victim to settle after its dispatcher was restored');
+        await waitFor(() => checkpointOf(rootDir) === 1, {
+          deadlineMs: 10_000,
+          message: 'the victim to settle after its dispatcher was restored',
+          pollMs: FAULT_POLL_MS,
+        });
       }
       if (runner.current.child.exitCode !== null || runner.current.child.signalCode !== null) {
         outcome.crashes++;

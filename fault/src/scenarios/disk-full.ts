@@ -6,7 +6,8 @@ import { mountSmallFilesystem } from '../faults/small-filesystem';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
-import { waitFor } from '../harness/wait-for';
+import { waitFor } from '@mmmq/test-support';
+import { FAULT_POLL_MS } from '../harness/poll-interval';
 import { checkDeliveries, inspectDelivery } from '../history/delivery-checker';
 import { checkLog } from '../history/log-checker';
 import { PublishHistory } from '../history/publish-history';
@@ -66,7 +67,11 @@ export async function runDiskFull(run: ScenarioRun): Promise<void> {
       clients: { http: 2, batch: 1, stream: 1 },
       pauseAfterNackMs: 20,
     });
-    await waitFor(() => history.count('nacked') >= REFUSALS_WHEN_FULL, FILL_TIMEOUT_MS, 'the broker to refuse publishes on a full disk');
+    await waitFor(() => history.count('nacked') >= REFUSALS_WHEN_FULL, {
+      deadlineMs: FILL_TIMEOUT_MS,
+      message: 'the broker to refuse publishes on a full disk',
+      pollMs: FAULT_POLL_MS,
+    });
     await new Promise((resolve) => setTimeout(resolve, KEEP_PUBLISHING_WHEN_FULL_MS));
     await load.stop();
     const newTopic = await publishOneEach(broker.url, history, [NEW_TOPIC], 0);
@@ -107,7 +112,11 @@ export async function runDiskFull(run: ScenarioRun): Promise<void> {
     run.expectThat(resumed, `Publishing did not resume on every topic within ${RESUME_TIMEOUT_MS} ms of freeing ${FILLER_BYTES} bytes`);
 
     const pushesCaughtUp = () => checkDeliveries(history, consumer.deliveries, readDataRoot(rootDir));
-    await waitFor(() => pushesCaughtUp().ackedNotDelivered === 0, PUSH_RESUME_TIMEOUT_MS, 'pushes').catch(() => undefined);
+    await waitFor(() => pushesCaughtUp().ackedNotDelivered === 0, {
+      deadlineMs: PUSH_RESUME_TIMEOUT_MS,
+      message: 'pushes',
+      pollMs: FAULT_POLL_MS,
+    }).catch(() => undefined);
     const behind = pushesCaughtUp();
     run.figure(`acked but not pushed ${PUSH_RESUME_TIMEOUT_MS / 1000} s after space was freed (no restart)`, behind.ackedNotDelivered, 0);
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { LoggerService } from '@nestjs/common';
 import { MmmqBrokerOptions } from '../../src';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
-import { TestConsumer } from '../support/test-consumer';
+import { TestConsumer, waitFor } from '@mmmq/test-support';
 import { addDispatcher, FAST_BACKOFF, publishAll } from './delivery.fixture';
 
 /** Every line the broker logs, by level. */
@@ -14,14 +14,6 @@ class LogLines implements LoggerService {
   error = (message: unknown, ...rest: unknown[]) => this.lines.push({ level: 'error', message: [message, ...rest].join(' ') });
   count = (level: string, containing: string) =>
     this.lines.filter((line) => line.level === level && line.message.includes(containing)).length;
-}
-
-async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /**
@@ -54,7 +46,7 @@ describe('a subscription whose checkpoint cannot be created', () => {
     await start(FAST_BACKOFF);
     await addDispatcher(broker, 'billing', consumer.url, 'order.*');
     await publishAll(broker, 'order.created', [{ n: 1 }]);
-    await waitUntil(() => logs.count('warn', 'order.created → billing: attaching failed') === 1, 'the attach warning');
+    await waitFor(() => logs.count('warn', 'order.created → billing: attaching failed') === 1, { message: 'the attach warning' });
     expect(consumer.received).toHaveLength(0);
 
     rmSync(checkpoints);
@@ -70,7 +62,7 @@ describe('a subscription whose checkpoint cannot be created', () => {
   it('stops retrying when the broker shuts down, without waiting for the backoff', async () => {
     await start({ backoff: { initialMs: 60_000, maxMs: 60_000 } });
     await addDispatcher(broker, 'billing', consumer.url, 'order.*');
-    await waitUntil(() => logs.count('warn', 'attaching failed') === 1, 'the attach warning');
+    await waitFor(() => logs.count('warn', 'attaching failed') === 1, { message: 'the attach warning' });
     let deadline: NodeJS.Timeout | undefined;
     const closed = broker.app.close();
     await Promise.race([
@@ -85,7 +77,7 @@ describe('a subscription whose checkpoint cannot be created', () => {
   it('is dropped when the dispatcher is removed meanwhile: re-adding it starts one fresh subscription', async () => {
     await start({ backoff: { initialMs: 60_000, maxMs: 60_000 } });
     await addDispatcher(broker, 'billing', consumer.url, 'order.*');
-    await waitUntil(() => logs.count('warn', 'attaching failed') === 1, 'the attach warning');
+    await waitFor(() => logs.count('warn', 'attaching failed') === 1, { message: 'the attach warning' });
     rmSync(checkpoints);
     mkdirSync(checkpoints);
     expect((await broker.request('DELETE', '/mmmq/dispatchers/billing')).status).toBe(204);

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
-import { TestConsumer } from '../support/test-consumer';
+import { TestConsumer, waitFor } from '@mmmq/test-support';
 import { addDispatcher, publishAll, range } from './delivery.fixture';
 
 /** A port where connections are accepted and reset at once, recording when each attempt came. */
@@ -18,7 +18,7 @@ async function refusingEndpoint(): Promise<{ port: number; attempts: number[]; c
   };
 }
 
-describe('a consumer that is down for 10 s', () => {
+describe('a consumer that is down for four push attempts (about 7 s)', () => {
   let broker: BrokerApp;
   const consumer = new TestConsumer();
 
@@ -31,14 +31,17 @@ describe('a consumer that is down for 10 s', () => {
     const down = await refusingEndpoint();
     broker = await startBroker();
     await addDispatcher(broker, 'billing', `http://127.0.0.1:${down.port}`, 'order.*');
-    const publishedAt = Date.now();
     await publishAll(
       broker,
       'order.created',
       range(20).map((n) => ({ n })),
     );
 
-    await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() - publishedAt)));
+    // Down until the broker has tried four times (0, 1, 3 and 7 s): three backoff steps to measure.
+    await waitFor(() => down.attempts.length >= 4, {
+      deadlineMs: 20_000,
+      message: () => `four push attempts, got ${down.attempts.length}`,
+    });
     await down.close();
     await consumer.start(down.port);
     await consumer.waitFor(() => consumer.received.length >= 20, 40_000);

@@ -30,7 +30,7 @@ describe('moving a consumer to a new host mid-stream', () => {
     expect(moved.status).toBe(200);
     const oldCount = oldHost.received.length;
     await newHost.waitFor(() => newHost.received.some((delivery) => delivery.body.offset === 149));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await oldHost.expectQuiet({ forMs: 200, message: 'no push to the old host after the move' });
 
     const oldOffsets = oldHost.received.map((delivery) => delivery.body.offset);
     const newOffsets = newHost.received.map((delivery) => delivery.body.offset);

@@ -43,7 +43,9 @@ describe('fan-out to three dispatchers', () => {
     await consumers.orders.waitFor(() => consumers.orders.received.length === 15);
     await consumers.created.waitFor(() => consumers.created.received.length === 10);
     await consumers.all.waitFor(() => consumers.all.received.length === 20);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(
+      Object.values(consumers).map((consumer) => consumer.expectQuiet({ forMs: 200, message: 'no delivery beyond the matched messages' })),
+    );
 
     const byTopic = (consumer: TestConsumer) => {
       const topics: Record<string, number[]> = {};

@@ -25,7 +25,10 @@ describe('reserved dead-letter topics', () => {
     await publishAll(broker, 'order.created', [{ n: 1 }]);
     await auditor.waitFor(() => auditor.received.length === 1);
     await everything.waitFor(() => everything.received.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all([
+      everything.expectQuiet({ forMs: 300, message: 'no dead letter reaching the ** dispatcher' }),
+      auditor.expectQuiet({ forMs: 300, message: 'a single dead letter for the auditor' }),
+    ]);
     expect(auditor.received[0].body.headers['mmmq-dlq-consumer-id']).toBe('failing');
     expect(everything.received.map((delivery) => delivery.body.topic)).toEqual(['order.created']);
   });

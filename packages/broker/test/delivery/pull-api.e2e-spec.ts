@@ -1,8 +1,15 @@
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { DeadLetterHeaders } from '../../src/dispatch/dead-letter-writer';
+import { expectQuiet } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { publishAll, range } from './delivery.fixture';
 import { PullClient, waitUntil } from './pull.fixture';
+
+/** How many messages fetching again has returned so far (each call fetches once more). */
+function fetchedAgain(consumer: PullClient): () => Promise<number> {
+  let fetched = 0;
+  return async () => (fetched += (await consumer.fetch()).length);
+}
 
 describe('the pull API', () => {
   let broker: BrokerApp;
@@ -136,8 +143,8 @@ describe('the pull API', () => {
         10_000,
       ),
     ).toEqual({ extended: 3, lost: [] });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await consumer.fetch()).toEqual([]);
+    // Past the first deadline (1 s), polling: a lease that lapsed would be fetched again at once.
+    await expectQuiet(fetchedAgain(consumer), { forMs: 1500, pollMs: 100, message: 'no redelivery of an extended lease' });
     const [byLease, byOffset, byId] = fetched;
     expect(await consumer.ack([byLease.lease, { topic: byOffset.topic, offset: byOffset.offset }, { id: byId.id }])).toEqual({
       settled: 3,
@@ -159,8 +166,7 @@ describe('the pull API', () => {
   it('autoAck settles on send: nothing fetched that way is ever delivered again', async () => {
     await setUp(3);
     expect((await consumer.fetch({ max: 3, autoAck: true, ackTimeoutMs: 1000 })).map((message) => message.offset)).toEqual([0, 1, 2]);
-    await new Promise((resolve) => setTimeout(resolve, 1300));
-    expect(await consumer.fetch()).toEqual([]);
+    await expectQuiet(fetchedAgain(consumer), { forMs: 1300, pollMs: 100, message: 'no redelivery of auto-acknowledged messages' });
   });
 
   it('exclusive: one member receives; when it goes silent for a lease period the next takes over, in order', async () => {

@@ -1,5 +1,6 @@
 import type { DeliveryRequest } from '@mmmq/core';
 import { BrokerApp } from '../http/broker-app.fixture';
+import { waitFor } from '@mmmq/test-support';
 
 /** A message as a fetch answers it: a delivery body with its lease. */
 export type Fetched = DeliveryRequest & { lease: string };
@@ -55,11 +56,6 @@ export class PullClient {
   }
 }
 
-/** Polls `condition` until it holds, failing with `what` after `ms`. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Polls `condition` until it holds, failing with `what` after `deadlineMs`. */
+export const waitUntil = (condition: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> =>
+  waitFor(condition, { message: what, deadlineMs });

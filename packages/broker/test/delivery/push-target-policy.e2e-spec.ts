@@ -6,7 +6,7 @@ import { MmmqBrokerOptions } from '../../src';
 import { BrokerApp, startBroker as startRealBroker } from '../http/broker-app.fixture';
 import { startBrokerWithDns } from '../support/broker-with-dns';
 import { FakeResolver } from '../support/fake-resolver';
-import { TestConsumer } from '../support/test-consumer';
+import { TestConsumer, waitFor } from '@mmmq/test-support';
 import { FAST_BACKOFF, publishAll } from './delivery.fixture';
 
 describe('push targets (SSRF policy)', () => {
@@ -110,7 +110,7 @@ describe('push targets (SSRF policy)', () => {
       await publishAll(broker, 'order.created', [{ n: 0 }]);
 
       const subscription = async () => (await broker.request('GET', '/mmmq/subscriptions')).body[0];
-      await waitUntil(async () => (await subscription())?.stats.failures >= 2, 'two refused pushes');
+      await waitFor(async () => (await subscription())?.stats.failures >= 2, { message: 'two refused pushes' });
       const refused = await subscription();
       expect(refused).toMatchObject({ consumerId: 'billing', topic: 'order.created', lag: 1, state: 'active' });
       expect(refused.stats.lastError).toBe(
@@ -170,11 +170,3 @@ describe('push targets (SSRF policy)', () => {
     });
   });
 });
-
-async function waitUntil(predicate: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -6,7 +6,7 @@ import { MmmqBrokerOptions } from '../../src';
 import { BrokerApp } from '../http/broker-app.fixture';
 import { startBrokerWithDns } from '../support/broker-with-dns';
 import { FakeResolver } from '../support/fake-resolver';
-import { TestConsumer } from '../support/test-consumer';
+import { TestConsumer, waitFor } from '@mmmq/test-support';
 import { publishAll } from './delivery.fixture';
 
 const SECRET = SigningSecret.generate();
@@ -137,7 +137,7 @@ describe('signed push deliveries', () => {
       expect((await register({ signingSecret: OTHER_SECRET.reveal() })).status).toBe(201);
       await publishAll(broker, 'order.created', [{ n: 0 }]);
 
-      await waitUntil(async () => (await subscription())?.stats.unauthorized >= 4, 'four refused pushes');
+      await waitFor(async () => (await subscription())?.stats.unauthorized >= 4, { message: 'four refused pushes' });
       const refused = await subscription();
       expect(refused).toMatchObject({ state: 'unauthorized', lag: 1 });
       expect(refused.stats.lastError).toBe(
@@ -148,7 +148,7 @@ describe('signed push deliveries', () => {
       expect(logs.lines.filter((line) => line.level === 'warn' && line.message.includes('401'))).toHaveLength(0);
 
       accept = true;
-      await waitUntil(async () => (await subscription()).lag === 0, 'the backlog acknowledged');
+      await waitFor(async () => (await subscription()).lag === 0, { message: 'the backlog acknowledged' });
       expect(await subscription()).toMatchObject({ state: 'active' });
       expect(
         logs.lines.some(
@@ -176,21 +176,16 @@ describe('signed push deliveries', () => {
       };
       expect((await register({ signingSecret: OTHER_SECRET.reveal() })).status).toBe(201);
       await publishAll(broker, 'order.created', [{ n: 0 }]);
-      await waitUntil(async () => (await subscription())?.state === 'unauthorized', 'the unauthorized state');
+      await waitFor(async () => (await subscription())?.state === 'unauthorized', { message: 'the unauthorized state' });
 
       // The consumer now accepts what the broker will sign, and registers again: no 60 s wait.
       if (secretAfter() === OTHER_SECRET) accepted = OTHER_SECRET;
       expect((await register({ signingSecret: secretAfter().reveal() }, 'PUT')).status).toBe(200);
-      await waitUntil(async () => (await subscription())?.lag === 0, 'delivery right after registering again', 10_000);
+      await waitFor(async () => (await subscription())?.lag === 0, {
+        message: 'delivery right after registering again',
+        deadlineMs: 10_000,
+      });
       expect(await subscription()).toMatchObject({ state: 'active' });
     });
   });
 });
-
-async function waitUntil(predicate: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

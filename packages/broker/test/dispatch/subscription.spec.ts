@@ -223,7 +223,7 @@ describe('Subscription', () => {
     await consumer.waitFor(() => consumer.received.length === 1);
     await subscription.stop();
     await publish(queue, { n: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await consumer.expectQuiet({ forMs: 100, message: 'no push after stop' });
     expect(consumer.received).toHaveLength(1);
     expect((await queue.checkpoints.open('billing', 0, queue.tailOffset)).offset).toBe(0);
   });

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, request, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@mmmq/test-support';
 import { resolveBrokerOptions } from '../../src/mmmq-broker-options.resolver';
 import { RawBodyReader, RequestWithRawBody } from '../../src/publish/raw-body.reader';
 
@@ -128,7 +129,7 @@ describe('RawBodyReader', () => {
     outgoing.write('partial');
     await new Promise((resolve) => setTimeout(resolve, 100));
     outgoing.destroy();
-    await waitFor(() => server.outcomes.length > 0);
+    await waitFor(() => server.outcomes.length > 0, { message: 'the reader to report the aborted body' });
     expect(server.outcomes).toEqual([{ error: 'IncompleteRequestBodyError', message: expect.any(String) }]);
   });
 });
@@ -137,8 +138,4 @@ async function drain(incoming: IncomingMessage): Promise<string> {
   let text = '';
   for await (const chunk of incoming) text += chunk;
   return text;
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }

@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { INestApplication, Module, ModuleMetadata, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CONSUMER_ID_HEADER, MESSAGES_PATH } from '@mmmq/core';
 import type { JsonResponse } from './broker-app';
+
+export { freePort } from '@mmmq/test-support';
 
 /** A real consumer application (a Nest app importing `MmmqConsumerModule`) listening on 127.0.0.1. */
 export interface ConsumerApp {
@@ -53,15 +54,6 @@ export async function startConsumer(metadata: ModuleMetadata, options: ConsumerA
     },
     close: () => app.close(),
   };
-}
-
-/** A port free right now, for a consumer whose URL must be known before it starts (and again after a restart). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A delivery body as the broker sends it. */
