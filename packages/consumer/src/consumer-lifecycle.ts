@@ -10,6 +10,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { FrontHandler } from './handling/front-handler';
+import { DeliveryServerGate } from './http/delivery-server-gate';
 import { describeContentType } from './listener/content-type';
 import { buildListenerDefinitions } from './listener/listener-definitions.builder';
 import { ListenerExplorer } from './listener/listener-explorer';
@@ -39,6 +40,7 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     private readonly status: RegistrationStatus,
     private readonly inMemory: InMemorySubscriber,
     private readonly pull: PullConsumer,
+    private readonly serverGate: DeliveryServerGate,
     @Optional() private readonly inMemoryBroker?: InMemoryBroker,
   ) {}
 
@@ -65,22 +67,29 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
       this.logger.log(`${listeners.length} listener(s) subscribed to the in-memory broker; self-registration is skipped`);
       return;
     }
+    if (this.options.delivery === 'push') this.serverGate.attach();
     // A pull listener fetches once its dispatcher exists; before, the broker would only answer 404.
     await this.registrar.registerAll(listeners, (listener) => this.pull.start(listener));
   }
 
   /**
-   * The HTTP server still runs meanwhile, answering new deliveries with 503 so the broker keeps them. Pull
-   * listeners stop fetching first, and send their last acknowledgements once the handlers are done. Then this
+   * Meanwhile the HTTP server answers new deliveries 503 (which the broker does not count as a delivery) and
+   * lets those in flight finish, answering a push whose body stalled 503 after a second (DeliveryServerGate).
+   * Pull listeners stop fetching first, and send their last acknowledgements once the handlers are done. Then this
    * application's host leaves the dispatchers it joined.
    */
   async onModuleDestroy(): Promise<void> {
     await this.pull.stopFetching();
     const { running, waiting } = this.frontHandler.load;
+    const timeoutMs = this.options.shutdownTimeoutMs;
     if (running + waiting > 0) {
-      this.logger.log(`Shutting down: waiting up to ${this.options.shutdownTimeoutMs} ms for ${running} running handler(s)`);
+      this.logger.log(`Shutting down: waiting up to ${timeoutMs} ms for ${running} running handler(s)`);
     }
-    await this.frontHandler.close(this.options.shutdownTimeoutMs);
+    // The handlers' timer first: a handler cut off at the timeout is answered 500 before the gate's own
+    // deadline, which would answer it 503 ("not handled").
+    const handlersDone = this.frontHandler.close(timeoutMs);
+    const requestsAnswered = this.serverGate.close(timeoutMs);
+    await Promise.all([handlersDone, requestsAnswered]);
     await this.pull.finish();
     await this.registrar.leaveAll();
   }

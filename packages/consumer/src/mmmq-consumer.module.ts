@@ -7,6 +7,7 @@ import { PushSequencer } from './handling/push-sequencer';
 import { ListenerContextCreator } from './handling/listener-context-creator';
 import { ListenerInvoker } from './handling/listener-invoker';
 import { DeliveryBodyReader } from './http/delivery-body.reader';
+import { DeliveryServerGate } from './http/delivery-server-gate';
 import { DeliverySignatureVerifier } from './http/delivery-signature.verifier';
 import { MessagesController } from './http/messages.controller';
 import { ListenerExplorer } from './listener/listener-explorer';
@@ -50,6 +51,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     { provide: PushSequencer, useFactory: () => new PushSequencer() },
     DeliveryBodyReader,
     DeliverySignatureVerifier,
+    DeliveryServerGate,
     DispatcherRegistrar,
     RegistrationStatus,
     MmmqConsumerHealthIndicator,

@@ -90,6 +90,9 @@ describe('@mmmq/core public API', () => {
         'optionChecks',
         'describeValue',
         'DESCRIBED_VALUE_MAX_LENGTH',
+        'HttpShutdownGate',
+        'SHUTDOWN_BODY_GRACE_MS',
+        'SHUTDOWN_RETRY_AFTER_SECONDS',
       ].sort(),
     );
   });

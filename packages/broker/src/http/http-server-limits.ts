@@ -2,9 +2,9 @@ import { Server } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { HttpShutdownGate } from '@mmmq/core';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
 import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
-import { HttpShutdownGate } from './http-shutdown-gate';
 import { SERVER_MAX_HEADERS_COUNT } from './request-head';
 
 /** The timeouts of Node's HTTP server this sets; express's and fastify's servers are both Node's. */
@@ -31,7 +31,7 @@ const MIN_CHECKING_INTERVAL_MS = 10;
  */
 @Injectable()
 export class HttpServerLimits implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly shutdownGate = new HttpShutdownGate();
+  private shutdownGate?: HttpShutdownGate;
 
   constructor(
     @Inject(MMMQ_HTTP_OPTIONS) private readonly options: ResolvedHttpOptions,
@@ -53,14 +53,15 @@ export class HttpServerLimits implements OnApplicationBootstrap, BeforeApplicati
     );
     timeouts.maxHeadersCount = SERVER_MAX_HEADERS_COUNT;
     new PerIpConnectionCap(maxConnectionsPerIp, 'HTTP').attach(server);
-    this.shutdownGate.attach(server as HttpServer);
+    // Shared with a consumer module in the same application: one gate per server.
+    this.shutdownGate = HttpShutdownGate.of(server as HttpServer);
   }
 
   /**
    * Before the HTTP server closes (Nest closes it after this hook, and the topics after that): answers what can
    * be answered while the storage is still open. A request is given at most the request timeout.
    */
-  beforeApplicationShutdown(): Promise<void> {
-    return this.shutdownGate.close(this.options.requestTimeoutMs);
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.shutdownGate?.close(this.options.requestTimeoutMs);
   }
 }

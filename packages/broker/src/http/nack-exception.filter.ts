@@ -24,7 +24,7 @@ export class NackExceptionFilter implements ExceptionFilter {
       const request = context.getRequest<{ method?: string; url?: string }>();
       this.logger.error(`${request.method} ${request.url} failed: ${describe(error)}`, (error as Error)?.stack);
     }
-    // Shutdown answered it already (503, http-shutdown-gate.ts); what failed since is the body it cut short.
+    // Shutdown answered it already (503, HttpShutdownGate in @mmmq/core); what failed since is the body it cut short.
     if (alreadyAnswered(response)) return;
     if (nack.retryAfterSeconds !== undefined && !hasHeader(response, RETRY_AFTER_HEADER)) {
       adapter.setHeader(response, RETRY_AFTER_HEADER, String(nack.retryAfterSeconds));

@@ -100,6 +100,8 @@ export class MessagesController {
   }
 
   private replyToFailure(response: unknown, error: unknown): void {
+    // Shutdown answered it already (503, DeliveryServerGate); what failed since is the body it cut short.
+    if (this.adapterHost.httpAdapter.isHeadersSent(response)) return;
     const message = error instanceof Error ? error.message : String(error);
     const nack: ConsumerAcknowledgement = { acknowledgement: Acknowledgement.NACK, message };
     if (error instanceof DeliveryRefusedError) {

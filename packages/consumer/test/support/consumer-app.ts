@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { INestApplication, Module, ModuleMetadata, NestApplicationOptions } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { AbstractHttpAdapter, NestFactory } from '@nestjs/core';
 import { CONSUMER_ID_HEADER, MESSAGES_PATH } from '@mmmq/core';
 import type { JsonResponse } from './broker-app';
 
@@ -21,13 +21,18 @@ export interface ConsumerAppOptions extends NestApplicationOptions {
   port?: number;
   /** Runs before the application initialises, as `main.ts` would (`app.useGlobalPipes(...)`). */
   configure?: (app: INestApplication) => void;
+  /** Default: express. */
+  httpAdapter?: AbstractHttpAdapter;
 }
 
 export async function startConsumer(metadata: ModuleMetadata, options: ConsumerAppOptions = {}): Promise<ConsumerApp> {
-  const { port: wanted = 0, configure, ...appOptions } = options;
+  const { port: wanted = 0, configure, httpAdapter, ...appOptions } = options;
   @Module(metadata)
   class ConsumerTestAppModule {}
-  const app = await NestFactory.create(ConsumerTestAppModule, { logger: false, abortOnError: false, ...appOptions });
+  const settings = { logger: false as const, abortOnError: false, ...appOptions };
+  const app = httpAdapter
+    ? await NestFactory.create(ConsumerTestAppModule, httpAdapter, settings)
+    : await NestFactory.create(ConsumerTestAppModule, settings);
   try {
     configure?.(app);
     await app.listen(wanted, '127.0.0.1');

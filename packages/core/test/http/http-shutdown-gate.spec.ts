@@ -1,7 +1,7 @@
 import { Agent, createServer, request as httpRequest, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
-import { HttpShutdownGate } from '../../src/http/http-shutdown-gate';
+import { HttpShutdownGate } from '../../src';
 
 interface Answer {
   status: number;
@@ -35,8 +35,7 @@ describe('HttpShutdownGate', () => {
       request.resume();
       request.once('end', () => held.push(() => response.end('{"acknowledgement":"ACK"}')));
     });
-    gate = new HttpShutdownGate();
-    gate.attach(server);
+    gate = HttpShutdownGate.of(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -76,5 +75,11 @@ describe('HttpShutdownGate', () => {
     expect(warn).toHaveBeenCalledWith('1 request(s) still unanswered 50 ms into shutdown; answering them 503');
     warn.mockRestore();
     held.shift()?.();
+  });
+
+  it('is one per server, so a broker and a consumer in one application do not both answer a request', () => {
+    expect(HttpShutdownGate.of(server)).toBe(gate);
+    // The server's own handler and the gate's.
+    expect(server.listeners('request')).toHaveLength(2);
   });
 });

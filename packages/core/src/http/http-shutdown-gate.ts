@@ -1,7 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Acknowledgement, BrokerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { RETRY_AFTER_SECONDS } from './nack-response';
+import { Acknowledgement, BrokerAcknowledgement } from '../acknowledgement';
 
 /**
  * On shutdown, a request whose body is still arriving gets this long to finish sending before it is answered 503:
@@ -10,40 +9,56 @@ import { RETRY_AFTER_SECONDS } from './nack-response';
  */
 export const SHUTDOWN_BODY_GRACE_MS = 1_000;
 
-const BROKER_ROUTES = '/mmmq/';
-const SHUTTING_DOWN = 'The broker is shutting down; nothing was stored. Retry later or against another broker';
+/** How long a request refused on shutdown is asked to wait before it is sent again (`Retry-After`). */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+const MMMQ_ROUTES = '/mmmq/';
+const SHUTTING_DOWN = 'The server is shutting down and did not take this request; nothing of it was handled. Retry later';
+
+/** One gate per server: a broker and a consumer in one application share the server, and its shutdown. */
+const gates = new WeakMap<Server, HttpShutdownGate>();
 
 /**
- * The application's HTTP server during shutdown: no request is left without an answer, and no socket is dropped.
+ * An HTTP server during shutdown: no request is left without an answer, and no socket is dropped.
  * From {@link close} on, every new request is answered 503 with `Retry-After` and `Connection: close` (a NACK on
- * the broker's routes), requests in flight are answered with `Connection: close`, and a request whose body has not
- * arrived within {@link SHUTDOWN_BODY_GRACE_MS} is answered 503 too, since nothing of it can have been stored.
- * Requests whose body arrived run to their end (a publish is answered once durable, as always); the promise
- * {@link close} returns settles when none is left, or after `maxWaitMs` with a warning.
+ * MMMQ's `/mmmq/` routes, which the broker and its producers read as "not taken, retry"), requests in flight are
+ * answered with `Connection: close`, and a request whose body has not arrived within {@link SHUTDOWN_BODY_GRACE_MS}
+ * is answered 503 too, since nothing of it can have been handled. Requests whose body arrived run to their end (a
+ * publish is answered once durable, a delivery once its handler is done); the promise {@link close} returns settles
+ * when none is left, or `maxWaitMs` after it began, answering what is still unanswered 503 with a warning.
  */
 export class HttpShutdownGate {
-  private readonly logger = new Logger('MmmqBroker');
+  private readonly logger = new Logger('Mmmq');
   private readonly inFlight = new Map<IncomingMessage, ServerResponse>();
-  private server?: Server;
   private closing?: Promise<void>;
 
-  attach(server: Server): void {
-    this.server = server;
+  private constructor(private readonly server: Server) {
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
       this.inFlight.set(request, response);
       response.once('close', () => this.inFlight.delete(request));
     });
   }
 
-  /** Idempotent. */
+  /** The gate of `server`, attached on first use (before the server listens, so that it sees every request). */
+  static of(server: Server): HttpShutdownGate {
+    let gate = gates.get(server);
+    if (gate === undefined) {
+      gate = new HttpShutdownGate(server);
+      gates.set(server, gate);
+    }
+    return gate;
+  }
+
+  /** Idempotent: the first call's `maxWaitMs` applies; later calls wait for the same end. */
   close(maxWaitMs: number): Promise<void> {
     this.closing ??= this.shutDown(maxWaitMs);
     return this.closing;
   }
 
   private async shutDown(maxWaitMs: number): Promise<void> {
+    // Started first thing, so that a caller's own timer of the same length started before fires before it.
+    const deadlinePassed = delay(maxWaitMs);
     const server = this.server;
-    if (server === undefined) return;
     // The framework's handler answers nothing new from now on.
     server.removeAllListeners('request');
     server.on('request', (request: IncomingMessage, response: ServerResponse) => refuseOnceSent(request, response));
@@ -52,18 +67,21 @@ export class HttpShutdownGate {
     }
     const stalled = [...this.inFlight].filter(([request]) => !request.complete);
     if (stalled.length > 0) {
-      await Promise.race([Promise.all(stalled.map(([request]) => bodyArrived(request))), delay(SHUTDOWN_BODY_GRACE_MS)]);
+      const grace = Math.min(SHUTDOWN_BODY_GRACE_MS, maxWaitMs);
+      await Promise.race([Promise.all(stalled.map(([request]) => bodyArrived(request))), delay(grace)]);
       for (const [request, response] of stalled) if (!request.complete) refuse(request, response);
     }
-    await Promise.race([this.drained(), delay(maxWaitMs)]);
-    if (this.inFlight.size > 0) {
-      this.logger.warn(`${this.inFlight.size} request(s) still unanswered ${maxWaitMs} ms into shutdown; answering them 503`);
-      for (const [request, response] of this.inFlight) refuse(request, response);
+    await Promise.race([this.drained(), deadlinePassed]);
+    // Answered but not yet flushed to the client is answered.
+    const unanswered = [...this.inFlight].filter(([, response]) => !response.writableEnded);
+    if (unanswered.length > 0) {
+      this.logger.warn(`${unanswered.length} request(s) still unanswered ${maxWaitMs} ms into shutdown; answering them 503`);
+      for (const [request, response] of unanswered) refuse(request, response);
     }
   }
 
   private async drained(): Promise<void> {
-    await Promise.all([...this.inFlight.values()].map((response) => new Promise((resolve) => response.once('close', resolve))));
+    await Promise.all([...this.inFlight.values()].map(answered));
   }
 }
 
@@ -79,7 +97,7 @@ function refuse(request: IncomingMessage, response: ServerResponse): void {
     if (!response.writableEnded) response.destroy();
     return;
   }
-  const body: BrokerAcknowledgement | { statusCode: number; message: string } = request.url?.startsWith(BROKER_ROUTES)
+  const body: BrokerAcknowledgement | { statusCode: number; message: string } = request.url?.startsWith(MMMQ_ROUTES)
     ? { acknowledgement: Acknowledgement.NACK, message: SHUTTING_DOWN }
     : { statusCode: 503, message: SHUTTING_DOWN };
   const json = JSON.stringify(body);
@@ -87,10 +105,17 @@ function refuse(request: IncomingMessage, response: ServerResponse): void {
   response.writeHead(503, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(json),
-    'Retry-After': String(RETRY_AFTER_SECONDS),
+    'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS),
     Connection: 'close',
   });
   response.end(json);
+}
+
+function answered(response: ServerResponse): Promise<void> {
+  if (response.writableEnded || response.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    response.once('finish', resolve).once('close', resolve);
+  });
 }
 
 function bodyArrived(request: IncomingMessage): Promise<void> {
