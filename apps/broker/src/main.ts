@@ -9,7 +9,7 @@ import {
   TlsCertificateError,
   TlsCertificates,
 } from '@mmmq/broker';
-import { Logger } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';
 import { createBrokerApp } from './create-broker-app';
@@ -19,12 +19,16 @@ const TLS_VARIABLES = { keyFile: 'MMMQ_TLS_KEY_FILE', certFile: 'MMMQ_TLS_CERT_F
 /** Signals that stop the broker cleanly: it answers what it accepted and closes every topic first. */
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'];
 
+/** Set once the application exists, so a failed start can close what it opened (the publish stream, the topics). */
+let started: INestApplication | undefined;
+
 async function bootstrap(): Promise<void> {
   const config = readBrokerConfig(process.env);
   // A TLS handshake gets the time a request head gets, as on the publish stream.
   const handshakeTimeout = config.broker.http?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const tls = config.broker.tls && { ...readTlsCredentials(config.broker.tls, TLS_VARIABLES), handshakeTimeout };
   const app = await createBrokerApp(BrokerAppModule.register(config.broker), config.httpAdapter, tls);
+  started = app;
   const certificates = app.get(TlsCertificates);
   // With TLS, SIGHUP hands HTTPS and the publish stream a renewed certificate without a restart, as nginx does.
   // Exits 0 once closed (1 if closing failed), rather than dying of the signal: a clean stop is not a failure.
@@ -47,10 +51,13 @@ async function bootstrap(): Promise<void> {
   logger.log(`Listening on ${scheme}://${address}:${port}, data in ${config.broker.persistence.rootDir} (${config.httpAdapter})`);
 }
 
-bootstrap().catch((error: unknown) => {
+bootstrap().catch(async (error: unknown) => {
   // A configuration mistake is fully explained by its message; anything else needs the stack.
   if (error instanceof InvalidBrokerOptionsError || error instanceof TlsCertificateError)
     logger.error(`Broker failed to start: ${error.message}`);
   else logger.error('Broker failed to start', error instanceof Error ? error.stack : String(error));
-  process.exitCode = 1;
+  // A port already in use fails `listen` after the publish stream and the topics are open: close them, then exit
+  // (they would otherwise keep the process alive, a broker that serves nothing over HTTP).
+  await started?.close().catch((closeError: unknown) => logger.error('Closing after the failed start failed', String(closeError)));
+  process.exit(1);
 });
