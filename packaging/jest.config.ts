@@ -15,6 +15,7 @@ const config: Config = {
   },
   // npm install of a fresh application on a cold cache is the slow part: about a minute on this machine.
   testTimeout: 600_000,
+  moduleNameMapper: { '^@mmmq/test-support$': '<rootDir>/packages/test-support/src' },
 };
 
 export default config;

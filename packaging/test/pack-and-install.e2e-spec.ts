@@ -1,5 +1,5 @@
+import { freePort } from '@mmmq/test-support';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AppProcess } from './support/app-process';
@@ -142,18 +142,6 @@ describe('the packed packages in a fresh Nest application', () => {
     return process;
   }
 });
-
-/** A port nobody listens on now; the application must know its own before it starts (its advertised URL). */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 describe('docs/getting-started.md', () => {
   const page = readFileSync(join(REPOSITORY_ROOT, 'docs/getting-started.md'), 'utf8');

@@ -1,17 +1,8 @@
-import net from 'node:net';
+import { freePort } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { TestConsumer } from '../support/test-consumer';
 import { publishAll } from './delivery.fixture';
 import { waitUntil } from './pull.fixture';
-
-/** A port nothing listens on: connections are refused. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The first retry waits 24–30 s: far beyond what the test allows for delivery after the consumer is back. */
 const LONG_BACKOFF = { backoff: { initialMs: 30_000, maxMs: 60_000 } };
@@ -38,7 +29,7 @@ describe('a consumer registering again after an outage', () => {
 
   it('ends the broker’s retry wait for its host (POST with the same settings): delivery resumes at once', async () => {
     broker = await startBroker({ delivery: LONG_BACKOFF });
-    const port = await closedPort();
+    const port = await freePort();
     expect((await broker.request('POST', '/mmmq/dispatchers', definition(port))).status).toBe(201);
     await publishAll(broker, 'order.created', [{ n: 0 }, { n: 1 }]);
     await failedOnce();
@@ -54,7 +45,7 @@ describe('a consumer registering again after an outage', () => {
 
   it('ends it for a host added back after it was removed (DELETE, then POST)', async () => {
     broker = await startBroker({ delivery: LONG_BACKOFF });
-    const port = await closedPort();
+    const port = await freePort();
     expect((await broker.request('POST', '/mmmq/dispatchers', definition(port))).status).toBe(201);
     await publishAll(broker, 'order.created', [{ n: 0 }]);
     await failedOnce();
