@@ -111,8 +111,7 @@ export class BrokerRunner {
   }
 
   /**
-   * SIGTERM; resolves with how the broker ended (a clean shutdown re-raises the signal, as Nest's shutdown hooks
-   * do, or exits with 0), or fails when it hangs.
+   * SIGTERM; resolves with how the broker ended (a clean shutdown exits with 0), or fails when it hangs.
    */
   async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null; clean: boolean }> {
     const process = this.current;
