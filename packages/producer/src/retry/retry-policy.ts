@@ -1,3 +1,4 @@
+import { backoffDelay } from '@mmmq/core';
 import { BrokerResponseError } from '../errors/broker-response.error';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 
@@ -36,8 +37,8 @@ export class RetryPolicy {
    */
   delayMs(retry: number, error: unknown): number {
     const { retryDelayMs, maxRetryDelayMs } = this.options;
-    const backoff = Math.min(maxRetryDelayMs, retryDelayMs * RETRY_BACKOFF_MULTIPLIER ** (retry - 1));
-    const jittered = Math.round(backoff * (1 - RETRY_JITTER * this.random()));
+    const backoff = { initialMs: retryDelayMs, multiplier: RETRY_BACKOFF_MULTIPLIER, maxMs: maxRetryDelayMs, jitter: RETRY_JITTER };
+    const jittered = backoffDelay(retry, backoff, this.random);
     const requested = error instanceof BrokerResponseError ? (error.retryAfterMs ?? 0) : 0;
     return Math.min(maxRetryDelayMs, Math.max(jittered, requested));
   }
