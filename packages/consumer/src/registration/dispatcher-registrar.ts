@@ -35,7 +35,8 @@ export class DispatcherRegistrar {
 
   /**
    * Registers every listener's dispatcher and calls `onRegistered` for each once the broker holds it (at once for
-   * all when self-registration is off). Returns at once unless `registration.failFast` is set.
+   * all when self-registration is off; with `registration.failFast`, for all once every one is registered). Returns
+   * at once unless `registration.failFast` is set.
    * @throws DispatcherRegistrationError with `failFast`, once a listener could not be registered within the allowed attempts
    */
   async registerAll(listeners: readonly ListenerDefinition[], onRegistered: (listener: ListenerDefinition) => void): Promise<void> {
@@ -50,10 +51,10 @@ export class DispatcherRegistrar {
       this.background = this.registerInBackground(this.client, registration, listeners, onRegistered);
       return;
     }
-    for (const listener of listeners) {
-      await this.registerNow(this.client, registration, listener);
-      onRegistered(listener);
-    }
+    // All first: a pull loop started before a later listener fails would keep running, as Nest runs no shutdown
+    // hooks after a failed bootstrap.
+    for (const listener of listeners) await this.registerNow(this.client, registration, listener);
+    listeners.forEach(onRegistered);
   }
 
   /**
