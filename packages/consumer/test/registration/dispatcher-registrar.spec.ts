@@ -8,6 +8,7 @@ import type { ListenerDefinition } from '../../src/listener/listener-definition'
 import { resolveConsumerOptions } from '../../src/mmmq-consumer-options.resolver';
 import { DispatcherRegistrar } from '../../src/registration/dispatcher-registrar';
 import { RegistrationStatus } from '../../src/registration/registration-status';
+import { waitFor } from '../support/wait-for';
 
 interface Request {
   method: string;
@@ -115,5 +116,36 @@ describe('DispatcherRegistrar (stand-in broker)', () => {
     await subject.registerAll([listener('billing.first'), listener('billing.second')], ({ consumerId }) => started.push(consumerId));
 
     expect(started).toEqual(['billing.first', 'billing.second']);
+  });
+
+  it('at shutdown, aborts the registration request in flight and takes the host out of every dispatcher at once', async () => {
+    const deletes: Request[] = [];
+    broker = await new ScriptedBroker((request) => {
+      const { method, consumerId, answer } = request;
+      if (method === 'GET' && consumerId === 'billing.first') return answer(404, { message: 'unknown' });
+      if (method === 'POST') return answer(201, {});
+      if (method === 'DELETE') {
+        // Answered only once both are pending: removals one after another would wait here until they time out.
+        deletes.push(request);
+        if (deletes.length === 2) deletes.forEach((pending) => pending.answer(204));
+      }
+      // GET billing.second: the broker never answers, the request is in flight when the application stops.
+    }).start();
+    subject = registrar(broker, { advertisedUrl: 'http://127.0.0.1:1', registration: { timeoutMs: 8_000 } });
+    const requests = broker.requests;
+    await subject.registerAll([listener('billing.first'), listener('billing.second')], () => undefined);
+    await waitFor(
+      () => requests.some((r) => r.method === 'GET' && r.consumerId === 'billing.second'),
+      'the second registration to be in flight',
+    );
+
+    const started = Date.now();
+    await subject.leaveAll();
+
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(deletes.map(({ path }) => path).sort()).toEqual([
+      '/mmmq/dispatchers/billing.first/hosts/http://127.0.0.1:1',
+      '/mmmq/dispatchers/billing.second/hosts/http://127.0.0.1:1',
+    ]);
   });
 });
