@@ -76,7 +76,7 @@ const OPTION_FIELDS = new Set([
   'pull',
 ]);
 const WORKERS_FIELDS = new Set(['min', 'max']);
-const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs']);
+const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
 const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode']);
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);

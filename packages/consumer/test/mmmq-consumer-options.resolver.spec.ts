@@ -64,6 +64,7 @@ describe('resolveConsumerOptions', () => {
       attempts: DEFAULT_REGISTRATION_ATTEMPTS,
       backoff: { initialMs: DEFAULT_REGISTRATION_BACKOFF_MS, multiplier: 2, maxMs: DEFAULT_REGISTRATION_MAX_BACKOFF_MS, jitter: 0.2 },
       timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
+      leaveOnShutdown: true,
       batchSize: 500,
       maxInFlight: 4,
       tls: undefined,
@@ -79,6 +80,12 @@ describe('resolveConsumerOptions', () => {
       initialMs: 20_000,
       maxMs: 20_000,
     });
+  });
+
+  it('takes the host out on shutdown unless registration.leaveOnShutdown is false', () => {
+    const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
+    expect(resolveConsumerOptions({ ...base, registration: { leaveOnShutdown: false } }).registration?.leaveOnShutdown).toBe(false);
+    expect(resolveConsumerOptions({ ...base, delivery: 'pull', advertisedUrl: undefined }).registration?.leaveOnShutdown).toBe(true);
   });
 
   it('sends a token on registration, and refuses one that cannot travel in a header without quoting it', () => {
@@ -153,6 +160,11 @@ describe('resolveConsumerOptions', () => {
       'registration.failFast',
       { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { failFast: 'yes' as never } },
       'registration.failFast must be true or false, got "yes"',
+    ],
+    [
+      'registration.leaveOnShutdown',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { leaveOnShutdown: 'no' as never } },
+      'registration.leaveOnShutdown must be true or false, got "no"',
     ],
     [
       'registration.backoffMs',

@@ -13,6 +13,7 @@ import {
   DEFAULT_REGISTRATION_ATTEMPTS,
   DEFAULT_REGISTRATION_BACKOFF_MS,
   DEFAULT_REGISTRATION_FAIL_FAST,
+  DEFAULT_REGISTRATION_LEAVE_ON_SHUTDOWN,
   DEFAULT_REGISTRATION_MAX_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
@@ -34,6 +35,8 @@ export interface ResolvedRegistration {
   /** Waits between tries: `backoffMs` doubling to {@link DEFAULT_REGISTRATION_MAX_BACKOFF_MS}, minus jitter. */
   backoff: BackoffOptions;
   timeoutMs: number;
+  /** A graceful shutdown takes `advertisedHost` out of the dispatchers this application joined. */
+  leaveOnShutdown: boolean;
   /** The `batchSize` asked of the broker. */
   batchSize: number;
   /** The `maxInFlight` asked of the broker. */
@@ -90,6 +93,7 @@ export function resolvePullRegistration(
     advertisedHost: undefined,
     ...retries(registration),
     timeoutMs: registrationTimeout(options),
+    leaveOnShutdown: leaveOnShutdown(registration),
     batchSize: 1,
     maxInFlight: 1,
     tls: tlsOptions(options.tls),
@@ -119,6 +123,7 @@ export function resolveRegistration(
     advertisedHost: advertisedHost(advertisedUrl),
     ...retries(registration),
     timeoutMs: registrationTimeout(options),
+    leaveOnShutdown: leaveOnShutdown(registration),
     batchSize: atMost(
       'deliveryBatchSize',
       positiveInteger('deliveryBatchSize', options.deliveryBatchSize ?? DEFAULT_DELIVERY_BATCH_SIZE),
@@ -151,6 +156,14 @@ function retries(registration: RegistrationOptions): Pick<ResolvedRegistration, 
       jitter: DEFAULT_BACKOFF_JITTER,
     },
   };
+}
+
+function leaveOnShutdown(registration: RegistrationOptions): boolean {
+  const leave = registration.leaveOnShutdown ?? DEFAULT_REGISTRATION_LEAVE_ON_SHUTDOWN;
+  if (typeof leave !== 'boolean') {
+    throw new InvalidConsumerOptionsError(`registration.leaveOnShutdown must be true or false, got ${describe(leave)}`);
+  }
+  return leave;
 }
 
 function checkAutoRegister(autoRegister: unknown): void {

@@ -59,7 +59,7 @@ export class DispatcherRegistrar {
 
   /**
    * Ends the background registration (aborting its request in flight), then takes this application's host out of
-   * the consumers it joined, all at once, so the broker stops pushing to an address that is going away (its other
+   * the consumers it joined (unless `registration.leaveOnShutdown` is false), all at once, so the broker stops pushing to an address that is going away (its other
    * members, or the next instance, carry on); each removal takes at most `registration.timeoutMs`. A failure is only
    * logged: the broker then keeps the host and retries it with backoff, as for any host that stopped answering.
    */
@@ -69,7 +69,8 @@ export class DispatcherRegistrar {
     const registration = this.options.registration;
     const host = registration?.advertisedHost;
     const joined = this.joined.splice(0);
-    if (registration === undefined || host === undefined || joined.length === 0) return;
+    // Replicas sharing one advertisedUrl: the host stays for the others (registration.leaveOnShutdown: false).
+    if (registration === undefined || host === undefined || joined.length === 0 || !registration.leaveOnShutdown) return;
     // Not the registration client: its requests are aborted by now.
     this.leaving ??= this.newClient(registration);
     const leaving = this.leaving;

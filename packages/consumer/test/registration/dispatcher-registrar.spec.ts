@@ -148,4 +148,16 @@ describe('DispatcherRegistrar (stand-in broker)', () => {
       '/mmmq/dispatchers/billing.second/hosts/http://127.0.0.1:1',
     ]);
   });
+
+  it('with registration.leaveOnShutdown false, keeps the host in its dispatchers at shutdown', async () => {
+    broker = await new ScriptedBroker(({ method, answer }) =>
+      method === 'GET' ? answer(404, { message: 'unknown' }) : answer(201, {}),
+    ).start();
+    subject = registrar(broker, { advertisedUrl: 'http://127.0.0.1:1', registration: { failFast: true, leaveOnShutdown: false } });
+    await subject.registerAll([listener('billing.first')], () => undefined);
+
+    await subject.leaveAll();
+
+    expect(broker.requests.map(({ method }) => method)).toEqual(['GET', 'POST']);
+  });
 });
