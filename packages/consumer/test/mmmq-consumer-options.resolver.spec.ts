@@ -1,4 +1,4 @@
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, Host, SigningSecret } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, Host, MAX_TIMER_MS, SigningSecret } from '@mmmq/core';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
@@ -134,6 +134,21 @@ describe('resolveConsumerOptions', () => {
     ['workers.max', { workers: { max: 2.5 } }, 'workers.max must be a positive integer, got 2.5'],
     ['workers.min above max', { workers: { min: 6, max: 3 } }, 'workers.min (6) must not exceed workers.max (3)'],
     ['shutdownTimeoutMs', { shutdownTimeoutMs: -1 }, 'shutdownTimeoutMs must be a non-negative integer, got -1'],
+    [
+      'shutdownTimeoutMs above a timer',
+      { shutdownTimeoutMs: 2 ** 31 },
+      `shutdownTimeoutMs must be at most ${MAX_TIMER_MS}, got ${2 ** 31}`,
+    ],
+    [
+      'registration.timeoutMs above a timer',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { timeoutMs: 2 ** 31 } },
+      `registration.timeoutMs must be at most ${MAX_TIMER_MS}, got ${2 ** 31}`,
+    ],
+    [
+      'registration.backoffMs above a timer',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { backoffMs: 2 ** 31 } },
+      `registration.backoffMs must be at most ${MAX_TIMER_MS}, got ${2 ** 31}`,
+    ],
     ['app', { app: 'billing.' }, 'app is invalid: Consumer id "billing." cannot start or end with a dot'],
     [
       'autoRegister without broker',

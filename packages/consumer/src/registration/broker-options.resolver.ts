@@ -4,6 +4,7 @@ import {
   DEFAULT_BACKOFF_MULTIPLIER,
   explainInvalidTlsClientOptions,
   Host,
+  MAX_TIMER_MS,
   TlsClientOptions,
 } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
@@ -67,7 +68,7 @@ export function resolveBrokerAccess(options: MmmqConsumerOptions, token: string 
 }
 
 function registrationTimeout(options: MmmqConsumerOptions): number {
-  return positiveInteger('registration.timeoutMs', options.registration?.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS);
+  return positiveInteger('registration.timeoutMs', options.registration?.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS, MAX_TIMER_MS);
 }
 
 /** Pull: the broker is required, nothing reaches this application, and its dispatchers are registered without a host. */
@@ -145,7 +146,8 @@ function retries(registration: RegistrationOptions): Pick<ResolvedRegistration, 
     throw new InvalidConsumerOptionsError(`registration.failFast must be true or false, got ${describe(failFast)}`);
   }
   // Positive: a retry in the background that does not wait would hammer a broker that is down.
-  const initialMs = positiveInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS);
+  // Timers: Node fires a delay above MAX_TIMER_MS after 1 ms.
+  const initialMs = positiveInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS, MAX_TIMER_MS);
   return {
     failFast,
     attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
