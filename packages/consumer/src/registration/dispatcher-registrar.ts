@@ -59,9 +59,10 @@ export class DispatcherRegistrar {
 
   /**
    * Ends the background registration (aborting its request in flight), then takes this application's host out of
-   * the consumers it joined (unless `registration.leaveOnShutdown` is false), all at once, so the broker stops pushing to an address that is going away (its other
-   * members, or the next instance, carry on); each removal takes at most `registration.timeoutMs`. A failure is only
-   * logged: the broker then keeps the host and retries it with backoff, as for any host that stopped answering.
+   * the consumers it joined, all at once, so the broker stops pushing to an address that is going away (its other
+   * members, or the next instance, carry on); each removal takes at most `registration.timeoutMs`. Not with
+   * `registration.leaveOnShutdown: false`. A failure is only logged: the broker then keeps the host and retries it
+   * with backoff, as for any host that stopped answering.
    */
   async leaveAll(): Promise<void> {
     this.stopped.abort();
