@@ -1,4 +1,4 @@
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, isBearerTokenText, MmmqError, SigningSecret } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, isBearerTokenText, MAX_TIMER_MS, MmmqError, SigningSecret } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
@@ -76,7 +76,7 @@ const OPTION_FIELDS = new Set([
   'pull',
 ]);
 const WORKERS_FIELDS = new Set(['min', 'max']);
-const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs']);
+const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
 const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode']);
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
@@ -109,7 +109,7 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     app,
     queueSize: positiveInteger('queueSize', options.queueSize ?? DEFAULT_QUEUE_SIZE),
     workers: { min, max },
-    shutdownTimeoutMs: nonNegativeInteger('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS),
+    shutdownTimeoutMs: nonNegativeInteger('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS, MAX_TIMER_MS),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
     registration: delivery === 'pull' ? resolvePullRegistration(options, app, token) : resolveRegistration(options, app, token),
     signing: resolveSigning(options),

@@ -34,6 +34,11 @@ export const DEFAULT_REGISTRATION_MAX_BACKOFF_MS = 10_000;
 export const DEFAULT_REGISTRATION_FAIL_FAST = false;
 /** Time limit of one request to the broker's dispatcher API. */
 export const DEFAULT_REGISTRATION_TIMEOUT_MS = 5_000;
+/**
+ * Default of `registration.leaveOnShutdown`: a graceful shutdown takes this application's `advertisedUrl` out of its
+ * dispatchers, so the broker stops pushing to an address that is going away.
+ */
+export const DEFAULT_REGISTRATION_LEAVE_ON_SHUTDOWN = true;
 
 /** Messages the broker may push in one request to this application (it then calls `POST /mmmq/messages/batch`). */
 export const DEFAULT_DELIVERY_BATCH_SIZE = 500;
@@ -133,6 +138,13 @@ export interface RegistrationOptions {
   backoffMs?: number;
   /** Time limit of one request. Default {@link DEFAULT_REGISTRATION_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /**
+   * `true`: a graceful shutdown takes this application's `advertisedUrl` out of its dispatchers. `false`: it stays a
+   * member, which replicas that share one `advertisedUrl` (a Kubernetes Service, a compose service name) need, or
+   * one replica's shutdown would leave the dispatcher with no push host. Default
+   * {@link DEFAULT_REGISTRATION_LEAVE_ON_SHUTDOWN} (`true`).
+   */
+  leaveOnShutdown?: boolean;
 }
 
 /** Options of `MmmqConsumerModule.forRoot()` / `forRootAsync()`. */

@@ -33,6 +33,7 @@ describe('@mmmq/consumer public API', () => {
         'DEFAULT_REGISTRATION_ATTEMPTS',
         'DEFAULT_REGISTRATION_BACKOFF_MS',
         'DEFAULT_REGISTRATION_FAIL_FAST',
+        'DEFAULT_REGISTRATION_LEAVE_ON_SHUTDOWN',
         'DEFAULT_REGISTRATION_MAX_BACKOFF_MS',
         'DEFAULT_CONSUMER_HEALTH_KEY',
         'MmmqConsumerHealthIndicator',

@@ -1,4 +1,4 @@
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, Host, SigningSecret } from '@mmmq/core';
+import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, Host, MAX_TIMER_MS, SigningSecret } from '@mmmq/core';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
@@ -64,6 +64,7 @@ describe('resolveConsumerOptions', () => {
       attempts: DEFAULT_REGISTRATION_ATTEMPTS,
       backoff: { initialMs: DEFAULT_REGISTRATION_BACKOFF_MS, multiplier: 2, maxMs: DEFAULT_REGISTRATION_MAX_BACKOFF_MS, jitter: 0.2 },
       timeoutMs: DEFAULT_REGISTRATION_TIMEOUT_MS,
+      leaveOnShutdown: true,
       batchSize: 500,
       maxInFlight: 4,
       tls: undefined,
@@ -79,6 +80,12 @@ describe('resolveConsumerOptions', () => {
       initialMs: 20_000,
       maxMs: 20_000,
     });
+  });
+
+  it('takes the host out on shutdown unless registration.leaveOnShutdown is false', () => {
+    const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
+    expect(resolveConsumerOptions({ ...base, registration: { leaveOnShutdown: false } }).registration?.leaveOnShutdown).toBe(false);
+    expect(resolveConsumerOptions({ ...base, delivery: 'pull', advertisedUrl: undefined }).registration?.leaveOnShutdown).toBe(true);
   });
 
   it('sends a token on registration, and refuses one that cannot travel in a header without quoting it', () => {
@@ -127,6 +134,21 @@ describe('resolveConsumerOptions', () => {
     ['workers.max', { workers: { max: 2.5 } }, 'workers.max must be a positive integer, got 2.5'],
     ['workers.min above max', { workers: { min: 6, max: 3 } }, 'workers.min (6) must not exceed workers.max (3)'],
     ['shutdownTimeoutMs', { shutdownTimeoutMs: -1 }, 'shutdownTimeoutMs must be a non-negative integer, got -1'],
+    [
+      'shutdownTimeoutMs above a timer',
+      { shutdownTimeoutMs: 2 ** 31 },
+      `shutdownTimeoutMs must be at most ${MAX_TIMER_MS}, got ${2 ** 31}`,
+    ],
+    [
+      'registration.timeoutMs above a timer',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { timeoutMs: 2 ** 31 } },
+      `registration.timeoutMs must be at most ${MAX_TIMER_MS}, got ${2 ** 31}`,
+    ],
+    [
+      'registration.backoffMs above a timer',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { backoffMs: 2 ** 31 } },
+      `registration.backoffMs must be at most ${MAX_TIMER_MS}, got ${2 ** 31}`,
+    ],
     ['app', { app: 'billing.' }, 'app is invalid: Consumer id "billing." cannot start or end with a dot'],
     [
       'autoRegister without broker',
@@ -153,6 +175,11 @@ describe('resolveConsumerOptions', () => {
       'registration.failFast',
       { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { failFast: 'yes' as never } },
       'registration.failFast must be true or false, got "yes"',
+    ],
+    [
+      'registration.leaveOnShutdown',
+      { app: 'a', broker: 'http://b:1', advertisedUrl: 'http://c:2', registration: { leaveOnShutdown: 'no' as never } },
+      'registration.leaveOnShutdown must be true or false, got "no"',
     ],
     [
       'registration.backoffMs',

@@ -61,11 +61,15 @@ export class ListenerContextCreator {
   }
 }
 
-/** What the filter that catches `error` returns (or resolves or emits last) is the handler's result; no filter: rethrown. */
+/**
+ * What the filter that catches `error` returns (or resolves or emits last) is the handler's result. No filter, or a
+ * filter that returns nothing (any falsy value, as Nest's `ExternalExceptionsHandler` treats it): rethrown, so a
+ * filter that only logs does not turn a failure into an acknowledgement.
+ */
 async function applyFilters(filters: ExternalExceptionsHandler, error: unknown, args: unknown[], classRef: Function, method: Function) {
   const host = new ExecutionContextHost(args, classRef as never, method);
   host.setType(MMMQ_CONTEXT_TYPE);
   const handled: unknown = filters.invokeCustomFilters(error, host);
-  if (handled === null) throw error;
+  if (!handled) throw error;
   return isObservable(handled) ? lastValueFrom(handled, { defaultValue: undefined }) : handled;
 }

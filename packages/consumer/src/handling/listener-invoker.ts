@@ -21,7 +21,7 @@ export interface InvocationOutcome {
  * Runs one listener on one delivery (through its Nest pipes, guards, interceptors and filters) and turns the
  * outcome into the acknowledgement: ACK once the handler succeeded; NACK (the broker retries) when it threw;
  * NACK with `retry: false` (the broker dead-letters at once) when the content is invalid, or on a verdict that
- * retrying cannot change: a `NonRetriableError` thrown or returned, a pipe's or guard's 4xx `HttpException`, an
+ * retrying cannot change: a `NonRetriableError` thrown or returned, a pipe's or guard's `HttpException` (400, 401, 403, 422), an
  * `RpcException` (see `verdictOf`). In `manual` mode the handler's own `ack()` / `nack()` / `terminate()`
  * decides, and returning without one is a NACK. It never throws.
  */

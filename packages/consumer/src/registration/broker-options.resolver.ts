@@ -4,6 +4,7 @@ import {
   DEFAULT_BACKOFF_MULTIPLIER,
   explainInvalidTlsClientOptions,
   Host,
+  MAX_TIMER_MS,
   TlsClientOptions,
 } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
@@ -13,6 +14,7 @@ import {
   DEFAULT_REGISTRATION_ATTEMPTS,
   DEFAULT_REGISTRATION_BACKOFF_MS,
   DEFAULT_REGISTRATION_FAIL_FAST,
+  DEFAULT_REGISTRATION_LEAVE_ON_SHUTDOWN,
   DEFAULT_REGISTRATION_MAX_BACKOFF_MS,
   DEFAULT_REGISTRATION_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
@@ -34,6 +36,8 @@ export interface ResolvedRegistration {
   /** Waits between tries: `backoffMs` doubling to {@link DEFAULT_REGISTRATION_MAX_BACKOFF_MS}, minus jitter. */
   backoff: BackoffOptions;
   timeoutMs: number;
+  /** A graceful shutdown takes `advertisedHost` out of the dispatchers this application joined. */
+  leaveOnShutdown: boolean;
   /** The `batchSize` asked of the broker. */
   batchSize: number;
   /** The `maxInFlight` asked of the broker. */
@@ -64,7 +68,7 @@ export function resolveBrokerAccess(options: MmmqConsumerOptions, token: string 
 }
 
 function registrationTimeout(options: MmmqConsumerOptions): number {
-  return positiveInteger('registration.timeoutMs', options.registration?.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS);
+  return positiveInteger('registration.timeoutMs', options.registration?.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS, MAX_TIMER_MS);
 }
 
 /** Pull: the broker is required, nothing reaches this application, and its dispatchers are registered without a host. */
@@ -90,6 +94,7 @@ export function resolvePullRegistration(
     advertisedHost: undefined,
     ...retries(registration),
     timeoutMs: registrationTimeout(options),
+    leaveOnShutdown: leaveOnShutdown(registration),
     batchSize: 1,
     maxInFlight: 1,
     tls: tlsOptions(options.tls),
@@ -119,6 +124,7 @@ export function resolveRegistration(
     advertisedHost: advertisedHost(advertisedUrl),
     ...retries(registration),
     timeoutMs: registrationTimeout(options),
+    leaveOnShutdown: leaveOnShutdown(registration),
     batchSize: atMost(
       'deliveryBatchSize',
       positiveInteger('deliveryBatchSize', options.deliveryBatchSize ?? DEFAULT_DELIVERY_BATCH_SIZE),
@@ -140,7 +146,8 @@ function retries(registration: RegistrationOptions): Pick<ResolvedRegistration, 
     throw new InvalidConsumerOptionsError(`registration.failFast must be true or false, got ${describe(failFast)}`);
   }
   // Positive: a retry in the background that does not wait would hammer a broker that is down.
-  const initialMs = positiveInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS);
+  // Timers: Node fires a delay above MAX_TIMER_MS after 1 ms.
+  const initialMs = positiveInteger('registration.backoffMs', registration.backoffMs ?? DEFAULT_REGISTRATION_BACKOFF_MS, MAX_TIMER_MS);
   return {
     failFast,
     attempts: positiveInteger('registration.attempts', registration.attempts ?? DEFAULT_REGISTRATION_ATTEMPTS),
@@ -151,6 +158,14 @@ function retries(registration: RegistrationOptions): Pick<ResolvedRegistration, 
       jitter: DEFAULT_BACKOFF_JITTER,
     },
   };
+}
+
+function leaveOnShutdown(registration: RegistrationOptions): boolean {
+  const leave = registration.leaveOnShutdown ?? DEFAULT_REGISTRATION_LEAVE_ON_SHUTDOWN;
+  if (typeof leave !== 'boolean') {
+    throw new InvalidConsumerOptionsError(`registration.leaveOnShutdown must be true or false, got ${describe(leave)}`);
+  }
+  return leave;
 }
 
 function checkAutoRegister(autoRegister: unknown): void {

@@ -22,6 +22,8 @@ import { RegistrationStatus } from './registration-status';
 export class DispatcherRegistrar {
   private readonly logger = new Logger('MmmqConsumer');
   private client: DispatcherApiClient | undefined;
+  /** Takes this host out at shutdown, after `client`'s requests were aborted. */
+  private leaving: DispatcherApiClient | undefined;
   /** Consumer ids this application's host is (or may have become) a push member of. */
   private readonly joined: string[] = [];
   private readonly stopped = new AbortController();
@@ -35,51 +37,65 @@ export class DispatcherRegistrar {
 
   /**
    * Registers every listener's dispatcher and calls `onRegistered` for each once the broker holds it (at once for
-   * all when self-registration is off). Returns at once unless `registration.failFast` is set.
+   * all when self-registration is off; with `registration.failFast`, for all once every one is registered). Returns
+   * at once unless `registration.failFast` is set.
    * @throws DispatcherRegistrationError with `failFast`, once a listener could not be registered within the allowed attempts
    */
   async registerAll(listeners: readonly ListenerDefinition[], onRegistered: (listener: ListenerDefinition) => void): Promise<void> {
     const registration = this.options.registration;
     this.status.expect(registration === undefined ? [] : listeners);
     if (registration === undefined) return listeners.forEach(onRegistered);
-    this.client ??= new DispatcherApiClient(registration.brokerUrl, registration.timeoutMs, {
-      token: registration.token,
-      tls: registration.tls,
-    });
+    // Stopping aborts a registration request in flight: a shutdown does not wait for it to time out.
+    this.client ??= this.newClient(registration, this.stopped.signal);
     if (!registration.failFast) {
       this.background = this.registerInBackground(this.client, registration, listeners, onRegistered);
       return;
     }
-    for (const listener of listeners) {
-      await this.registerNow(this.client, registration, listener);
-      onRegistered(listener);
-    }
+    // All first: a pull loop started before a later listener fails would keep running, as Nest runs no shutdown
+    // hooks after a failed bootstrap.
+    for (const listener of listeners) await this.registerNow(this.client, registration, listener);
+    listeners.forEach(onRegistered);
   }
 
   /**
-   * Ends the background registration, then takes this application's host out of the consumers it joined, so the
-   * broker stops pushing to an address that is going away (its other members, or the next instance, carry on). A
-   * failure is only logged: the broker then keeps the host and retries it with backoff, as for any host that stopped
-   * answering.
+   * Ends the background registration (aborting its request in flight), then takes this application's host out of
+   * the consumers it joined, all at once, so the broker stops pushing to an address that is going away (its other
+   * members, or the next instance, carry on); each removal takes at most `registration.timeoutMs`. Not with
+   * `registration.leaveOnShutdown: false`. A failure is only logged: the broker then keeps the host and retries it
+   * with backoff, as for any host that stopped answering.
    */
   async leaveAll(): Promise<void> {
     this.stopped.abort();
     await this.background;
-    const host = this.options.registration?.advertisedHost;
-    if (!this.client || host === undefined) return;
-    for (const consumerId of this.joined.splice(0)) {
-      try {
-        await this.client.removeHost(consumerId, host.toUrl());
-      } catch (error) {
-        this.logger.log(`Could not take ${host.toUrl()} out of dispatcher ${consumerId}: ${(error as Error).message}`);
+    const registration = this.options.registration;
+    const host = registration?.advertisedHost;
+    const joined = this.joined.splice(0);
+    // Replicas sharing one advertisedUrl: the host stays for the others (registration.leaveOnShutdown: false).
+    if (registration === undefined || host === undefined || joined.length === 0 || !registration.leaveOnShutdown) return;
+    // Not the registration client: its requests are aborted by now.
+    this.leaving ??= this.newClient(registration);
+    const leaving = this.leaving;
+    const results = await Promise.allSettled(joined.map((consumerId) => leaving.removeHost(consumerId, host.toUrl())));
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') {
+        this.logger.log(`Could not take ${host.toUrl()} out of dispatcher ${joined[i]}: ${(result.reason as Error).message}`);
       }
-    }
+    });
   }
 
   /** Stops retrying and releases the keep-alive connections to the broker. Idempotent. */
   close(): void {
     this.stopped.abort();
     this.client?.close();
+    this.leaving?.close();
+  }
+
+  private newClient(registration: ResolvedRegistration, signal?: AbortSignal): DispatcherApiClient {
+    return new DispatcherApiClient(registration.brokerUrl, registration.timeoutMs, {
+      token: registration.token,
+      tls: registration.tls,
+      signal,
+    });
   }
 
   private async registerNow(client: DispatcherApiClient, registration: ResolvedRegistration, listener: ListenerDefinition): Promise<void> {

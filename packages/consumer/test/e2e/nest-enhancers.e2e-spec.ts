@@ -93,9 +93,19 @@ class OutOfStockFilter implements ExceptionFilter {
 }
 const outOfStock = new OutOfStockFilter();
 
+/** Logs and returns nothing: the exception stands, as in Nest. */
+@Catch()
+class LogOnlyFilter implements ExceptionFilter {
+  readonly logged: string[] = [];
+  catch(error: Error): void {
+    this.logged.push(error.message);
+  }
+}
+const logOnly = new LogOnlyFilter();
+
 @Injectable()
 class Orders {
-  readonly received: Record<string, unknown[]> = { positional: [], decorated: [], quantity: [], guarded: [], recovered: [] };
+  readonly received: Record<string, unknown[]> = { positional: [], decorated: [], quantity: [], guarded: [], recovered: [], logged: [] };
   failures = 0;
 
   @MMMQListener('order.created', { consumerId: 'shop.positional' })
@@ -123,6 +133,13 @@ class Orders {
   @MMMQListener('order.filtered', { consumerId: 'shop.filtered' })
   filtered(order: OrderCreated): void {
     throw new OutOfStockError(`${order.orderId} is out of stock`);
+  }
+
+  @UseFilters(logOnly)
+  @MMMQListener('order.logged', { consumerId: 'shop.logged' })
+  logged(order: OrderCreated, context: MessageContext): void {
+    this.received.logged.push(context.deliveryCount);
+    if (context.deliveryCount === 1) throw new Error(`${order.orderId} failed on attempt 1`);
   }
 
   @UseInterceptors(RecoverInterceptor)
@@ -172,6 +189,7 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
     await publish('order.filtered', validOrder('o-5'));
     await publish('order.filtered', validOrder('o-9'));
     await publish('order.recovered', validOrder('o-6'));
+    await publish('order.logged', validOrder('o-10'));
     for (const [consumerId, topic] of [
       ['shop.positional', 'order.created'],
       ['shop.decorated', 'order.created'],
@@ -179,6 +197,7 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
       ['shop.guarded', 'order.guarded'],
       ['shop.filtered', 'order.filtered'],
       ['shop.recovered', 'order.recovered'],
+      ['shop.logged', 'order.logged'],
     ]) {
       await broker.caughtUp(consumerId, topic);
     }
@@ -228,6 +247,11 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
     expect(await reasons('shop.filtered')).toEqual([['REJECTED', 'o-9 is out of stock, and discontinued']]);
   });
 
+  it('retries what a filter only logs: a filter that returns nothing leaves the exception standing', () => {
+    expect(logOnly.logged).toEqual(['o-10 failed on attempt 1']);
+    expect(consumer.app.get(Orders).received.logged).toEqual([1, 2]);
+  });
+
   it('lets a handler interceptor transform the outcome: a recovered failure is acknowledged, not retried', async () => {
     expect(consumer.app.get(Orders).failures).toBe(1);
     expect(await broker.deadLetters('shop.recovered')).toEqual([]);
@@ -243,6 +267,8 @@ describe('Nest pipes, guards, interceptors and filters on listeners, over HTTP',
         'filtered:o-5',
         'filtered:o-9',
         'guarded:o-3',
+        'logged:o-10',
+        'logged:o-10',
         'positional:o-1',
         'positional:o-2',
         'quantity:o-7',
