@@ -12,6 +12,12 @@ export const SHUTDOWN_BODY_GRACE_MS = 1_000;
 /** How long a request refused on shutdown is asked to wait before it is sent again (`Retry-After`). */
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
+/**
+ * Once every request is answered, how long the answers refused on shutdown get to reach their clients before the
+ * remaining connections are closed: a 503 is a few hundred bytes, written in one go.
+ */
+export const SHUTDOWN_FLUSH_MS = 100;
+
 const MMMQ_ROUTES = '/mmmq/';
 const SHUTTING_DOWN = 'The server is shutting down and did not take this request; nothing of it was handled. Retry later';
 
@@ -26,10 +32,15 @@ const gates = new WeakMap<Server, HttpShutdownGate>();
  * is answered 503 too, since nothing of it can have been handled. Requests whose body arrived run to their end (a
  * publish is answered once durable, a delivery once its handler is done); the promise {@link close} returns settles
  * when none is left, or `maxWaitMs` after it began, answering what is still unanswered 503 with a warning.
+ * Then, the refusals given {@link SHUTDOWN_FLUSH_MS} to reach their clients, every connection left is closed: a client
+ * that sent part of a request head has no request yet (nothing of it was handled), and Node stops timing heads out
+ * once the server closes, so its connection would hold `server.close()` open forever.
  */
 export class HttpShutdownGate {
   private readonly logger = new Logger('Mmmq');
   private readonly inFlight = new Map<IncomingMessage, ServerResponse>();
+  /** The answers refused since {@link close}, until their connection is done with them. */
+  private readonly refusals = new Set<ServerResponse>();
   private closing?: Promise<void>;
 
   private constructor(private readonly server: Server) {
@@ -61,7 +72,10 @@ export class HttpShutdownGate {
     const server = this.server;
     // The framework's handler answers nothing new from now on.
     server.removeAllListeners('request');
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => refuseOnceSent(request, response));
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      this.track(response);
+      refuseOnceSent(request, response);
+    });
     for (const response of this.inFlight.values()) {
       if (!response.headersSent) response.shouldKeepAlive = false;
     }
@@ -69,15 +83,29 @@ export class HttpShutdownGate {
     if (stalled.length > 0) {
       const grace = Math.min(SHUTDOWN_BODY_GRACE_MS, maxWaitMs);
       await Promise.race([Promise.all(stalled.map(([request]) => bodyArrived(request))), delay(grace)]);
-      for (const [request, response] of stalled) if (!request.complete) refuse(request, response);
+      for (const [request, response] of stalled) {
+        if (request.complete) continue;
+        this.track(response);
+        refuse(request, response);
+      }
     }
     await Promise.race([this.drained(), deadlinePassed]);
     // Answered but not yet flushed to the client is answered.
     const unanswered = [...this.inFlight].filter(([, response]) => !response.writableEnded);
     if (unanswered.length > 0) {
       this.logger.warn(`${unanswered.length} request(s) still unanswered ${maxWaitMs} ms into shutdown; answering them 503`);
-      for (const [request, response] of unanswered) refuse(request, response);
+      for (const [request, response] of unanswered) {
+        this.track(response);
+        refuse(request, response);
+      }
     }
+    await Promise.race([Promise.all([...this.refusals].map(closed)), delay(SHUTDOWN_FLUSH_MS)]);
+    server.closeAllConnections();
+  }
+
+  private track(response: ServerResponse): void {
+    this.refusals.add(response);
+    response.once('close', () => this.refusals.delete(response));
   }
 
   private async drained(): Promise<void> {
@@ -116,6 +144,11 @@ function answered(response: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     response.once('finish', resolve).once('close', resolve);
   });
+}
+
+/** For a response still in {@link HttpShutdownGate.refusals}, which it leaves on 'close'. */
+function closed(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => response.once('close', resolve));
 }
 
 function bodyArrived(request: IncomingMessage): Promise<void> {

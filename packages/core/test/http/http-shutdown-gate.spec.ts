@@ -1,5 +1,5 @@
 import { Agent, createServer, request as httpRequest, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { HttpShutdownGate } from '../../src';
 
@@ -43,7 +43,7 @@ describe('HttpShutdownGate', () => {
   afterEach(async () => {
     agent.destroy();
     server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    if (server.listening) await new Promise((resolve) => server.close(resolve));
   });
 
   it('lets a request in flight finish, with Connection: close, and answers a new one 503 with a NACK', async () => {
@@ -75,6 +75,21 @@ describe('HttpShutdownGate', () => {
     expect(warn).toHaveBeenCalledWith('1 request(s) still unanswered 50 ms into shutdown; answering them 503');
     warn.mockRestore();
     held.shift()?.();
+  });
+
+  it('closes a connection that sent part of a request head, so that the server closes', async () => {
+    const accepted = new Promise((resolve) => server.once('connection', resolve));
+    const client: Socket = connect(port, '127.0.0.1');
+    client.on('error', () => undefined);
+    client.write('POST /mmmq/messages HTTP/1.1\r\nHost: a\r\n');
+    await accepted;
+    const clientClosed = new Promise((resolve) => client.once('close', resolve));
+
+    await gate.close(50);
+    const serverClosed = new Promise<string>((resolve) => server.close(() => resolve('closed')));
+    const verdict = await Promise.race([serverClosed, new Promise<string>((resolve) => setTimeout(resolve, 2_000, 'still open').unref())]);
+    expect(verdict).toBe('closed');
+    await clientClosed;
   });
 
   it('is one per server, so a broker and a consumer in one application do not both answer a request', () => {
