@@ -31,7 +31,9 @@ const gates = new WeakMap<Server, HttpShutdownGate>();
  * answered with `Connection: close`, and a request whose body has not arrived within {@link SHUTDOWN_BODY_GRACE_MS}
  * is answered 503 too, since nothing of it can have been handled. Requests whose body arrived run to their end (a
  * publish is answered once durable, a delivery once its handler is done); the promise {@link close} returns settles
- * when none is left, or `maxWaitMs` after it began, answering what is still unanswered 503 with a warning.
+ * when none is left, or `maxWaitMs` after it began. What is still unanswered then had its handler run, so it cannot be
+ * answered 503 ("not taken"): its connection is closed with a warning, and the client, not knowing the outcome, sends
+ * it again (a publish with the same id; the broker counts a push as a delivery).
  * Then, the refusals given {@link SHUTDOWN_FLUSH_MS} to reach their clients, every connection left is closed: a client
  * that sent part of a request head has no request yet (nothing of it was handled), and Node stops timing heads out
  * once the server closes, so its connection would hold `server.close()` open forever.
@@ -93,10 +95,17 @@ export class HttpShutdownGate {
     // Answered but not yet flushed to the client is answered.
     const unanswered = [...this.inFlight].filter(([, response]) => !response.writableEnded);
     if (unanswered.length > 0) {
-      this.logger.warn(`${unanswered.length} request(s) still unanswered ${maxWaitMs} ms into shutdown; answering them 503`);
+      this.logger.warn(
+        `${unanswered.length} request(s) still unanswered ${maxWaitMs} ms into shutdown; closing their connections (outcome unknown to the client)`,
+      );
       for (const [request, response] of unanswered) {
-        this.track(response);
-        refuse(request, response);
+        if (request.complete) {
+          response.destroy();
+        } else {
+          // Refused at the grace above already, unless that grace was cut short: nothing of it was handled.
+          this.track(response);
+          refuse(request, response);
+        }
       }
     }
     await Promise.race([Promise.all([...this.refusals].map(closed)), delay(SHUTDOWN_FLUSH_MS)]);

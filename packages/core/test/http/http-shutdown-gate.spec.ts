@@ -66,15 +66,35 @@ describe('HttpShutdownGate', () => {
     await closed;
   });
 
-  it('answers 503 what is still unanswered when the wait is over', async () => {
+  it('closes the connection of a request still running when the wait is over: its outcome is unknown, not "not taken"', async () => {
     const inFlight = send(port, '/mmmq/consumers/c/fetch', new Agent());
     while (held.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     await gate.close(50);
-    expect(await inFlight).toMatchObject({ status: 503, headers: { connection: 'close' } });
-    expect(warn).toHaveBeenCalledWith('1 request(s) still unanswered 50 ms into shutdown; answering them 503');
+    await expect(inFlight).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(warn).toHaveBeenCalledWith(
+      '1 request(s) still unanswered 50 ms into shutdown; closing their connections (outcome unknown to the client)',
+    );
     warn.mockRestore();
     held.shift()?.();
+  });
+
+  it('answers 503 a request whose body has not arrived by the end of the wait: nothing of it was handled', async () => {
+    const received = new Promise((resolve) => server.once('request', resolve));
+    const stalled = new Promise<Answer>((resolve, reject) => {
+      const request = httpRequest({ port, host: '127.0.0.1', path: '/mmmq/messages', method: 'POST', agent: new Agent() });
+      request.once('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      });
+      request.once('error', reject);
+      request.flushHeaders();
+      request.write('{"id":');
+    });
+    await received;
+    await gate.close(50);
+    expect(await stalled).toMatchObject({ status: 503, headers: { connection: 'close' } });
   });
 
   it('closes a connection that sent part of a request head, so that the server closes', async () => {
