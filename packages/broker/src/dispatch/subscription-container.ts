@@ -15,6 +15,7 @@ import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
+import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
 
 /** One open topic and its subscriptions by consumer id. */
@@ -38,7 +39,7 @@ export interface SubscriptionView {
   leased: number;
   /** For an exclusive dispatcher: the member receiving now. */
   activeMember?: string;
-  stats: Subscription['stats'];
+  stats: SubscriptionStatsSnapshot;
 }
 
 /**
@@ -209,7 +210,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         state: subscription.state,
         leased: subscription.leased,
         ...(subscription.activeMember === undefined ? {} : { activeMember: subscription.activeMember }),
-        stats: subscription.stats,
+        stats: subscription.stats.snapshot(),
       })),
     );
   }
