@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { Acknowledgement, BrokerAcknowledgement } from '../acknowledgement';
 
@@ -110,6 +111,11 @@ export class HttpShutdownGate {
     }
     await Promise.race([Promise.all([...this.refusals].map(closed)), delay(SHUTDOWN_FLUSH_MS)]);
     server.closeAllConnections();
+    // Until the server is closed, a new connection gets the time to be refused like any other, and no more.
+    server.on('connection', (socket: Socket) => {
+      const timer = setTimeout(() => socket.destroy(), SHUTDOWN_BODY_GRACE_MS + SHUTDOWN_FLUSH_MS).unref();
+      socket.once('close', () => clearTimeout(timer));
+    });
   }
 
   private track(response: ServerResponse): void {

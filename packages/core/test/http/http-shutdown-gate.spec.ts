@@ -112,6 +112,19 @@ describe('HttpShutdownGate', () => {
     await clientClosed;
   });
 
+  it('closes a connection opened after the wait is over that sends part of a head, so that the server closes', async () => {
+    await gate.close(50);
+    const accepted = new Promise((resolve) => server.once('connection', resolve));
+    const client: Socket = connect(port, '127.0.0.1');
+    client.on('error', () => undefined);
+    client.write('POST /mmmq/messages HTTP/1.1\r\nHost: a\r\n');
+    await accepted;
+
+    const serverClosed = new Promise<string>((resolve) => server.close(() => resolve('closed')));
+    const verdict = await Promise.race([serverClosed, new Promise<string>((resolve) => setTimeout(resolve, 3_000, 'still open').unref())]);
+    expect(verdict).toBe('closed');
+  });
+
   it('is one per server, so a broker and a consumer in one application do not both answer a request', () => {
     expect(HttpShutdownGate.of(server)).toBe(gate);
     // The server's own handler and the gate's.
