@@ -97,4 +97,4 @@ export {
 export { MAX_TIMER_MS, optionChecks, type OptionChecks, type OptionErrorClass } from './option-checks';
 export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-value';
 export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';
-export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS, SHUTDOWN_FLUSH_MS, SHUTDOWN_RETRY_AFTER_SECONDS } from './http/http-shutdown-gate';
+export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS, SHUTDOWN_RETRY_AFTER_SECONDS } from './http/http-shutdown-gate';

@@ -93,7 +93,6 @@ describe('@mmmq/core public API', () => {
         'DESCRIBED_VALUE_MAX_LENGTH',
         'HttpShutdownGate',
         'SHUTDOWN_BODY_GRACE_MS',
-        'SHUTDOWN_FLUSH_MS',
         'SHUTDOWN_RETRY_AFTER_SECONDS',
       ].sort(),
     );

@@ -13,12 +13,6 @@ export const SHUTDOWN_BODY_GRACE_MS = 1_000;
 /** How long a request refused on shutdown is asked to wait before it is sent again (`Retry-After`). */
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
-/**
- * Once every request is answered, how long the answers refused on shutdown get to reach their clients before the
- * remaining connections are closed: a 503 is a few hundred bytes, written in one go.
- */
-export const SHUTDOWN_FLUSH_MS = 100;
-
 const MMMQ_ROUTES = '/mmmq/';
 const SHUTTING_DOWN = 'The server is shutting down and did not take this request; nothing of it was handled. Retry later';
 
@@ -35,21 +29,30 @@ const gates = new WeakMap<Server, HttpShutdownGate>();
  * when none is left, or `maxWaitMs` after it began. What is still unanswered then had its handler run, so it cannot be
  * answered 503 ("not taken"): its connection is closed with a warning, and the client, not knowing the outcome, sends
  * it again (a publish with the same id; the broker counts a push as a delivery).
- * Then, the refusals given {@link SHUTDOWN_FLUSH_MS} to reach their clients, every connection left is closed: a client
- * that sent part of a request head has no request yet (nothing of it was handled), and Node stops timing heads out
- * once the server closes, so its connection would hold `server.close()` open forever.
+ * Then every connection left, and every new one until the server is closed, gets {@link SHUTDOWN_BODY_GRACE_MS} to
+ * send a request (refused like any other) and is closed after it: a client that sent part of a request head has no
+ * request yet (nothing of it was handled), and Node stops timing heads out once the server closes, so its connection
+ * would hold `server.close()` open forever. Not closed at once: a request on its way would be cut, and its client
+ * could not tell whether it was taken.
  */
 export class HttpShutdownGate {
   private readonly logger = new Logger('Mmmq');
   private readonly inFlight = new Map<IncomingMessage, ServerResponse>();
-  /** The answers refused since {@link close}, until their connection is done with them. */
-  private readonly refusals = new Set<ServerResponse>();
+  private readonly connections = new Set<Socket>();
+  /** Connections that sent a request since the gate was done: it is being refused, and their client reads the 503. */
+  private readonly refusing = new WeakSet<Socket>();
+  private done = false;
   private closing?: Promise<void>;
 
   private constructor(private readonly server: Server) {
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
       this.inFlight.set(request, response);
       response.once('close', () => this.inFlight.delete(request));
+    });
+    server.on('connection', (socket: Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+      if (this.done) this.expire(socket);
     });
   }
 
@@ -76,7 +79,7 @@ export class HttpShutdownGate {
     // The framework's handler answers nothing new from now on.
     server.removeAllListeners('request');
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.track(response);
+      this.refusing.add(request.socket);
       refuseOnceSent(request, response);
     });
     for (const response of this.inFlight.values()) {
@@ -86,11 +89,7 @@ export class HttpShutdownGate {
     if (stalled.length > 0) {
       const grace = Math.min(SHUTDOWN_BODY_GRACE_MS, maxWaitMs);
       await Promise.race([Promise.all(stalled.map(([request]) => bodyArrived(request))), delay(grace)]);
-      for (const [request, response] of stalled) {
-        if (request.complete) continue;
-        this.track(response);
-        refuse(request, response);
-      }
+      for (const [request, response] of stalled) if (!request.complete) refuse(request, response);
     }
     await Promise.race([this.drained(), deadlinePassed]);
     // Answered but not yet flushed to the client is answered.
@@ -104,23 +103,23 @@ export class HttpShutdownGate {
           response.destroy();
         } else {
           // Refused at the grace above already, unless that grace was cut short: nothing of it was handled.
-          this.track(response);
           refuse(request, response);
         }
       }
     }
-    await Promise.race([Promise.all([...this.refusals].map(closed)), delay(SHUTDOWN_FLUSH_MS)]);
-    server.closeAllConnections();
-    // Until the server is closed, a new connection gets the time to be refused like any other, and no more.
-    server.on('connection', (socket: Socket) => {
-      const timer = setTimeout(() => socket.destroy(), SHUTDOWN_BODY_GRACE_MS + SHUTDOWN_FLUSH_MS).unref();
-      socket.once('close', () => clearTimeout(timer));
-    });
+    this.done = true;
+    for (const socket of this.connections) this.expire(socket);
   }
 
-  private track(response: ServerResponse): void {
-    this.refusals.add(response);
-    response.once('close', () => this.refusals.delete(response));
+  /** Closes `socket` after the grace, unless a request on it is being refused or an answer is still being written. */
+  private expire(socket: Socket): void {
+    const expired = () => {
+      if (this.refusing.has(socket)) return;
+      if (socket.writableLength > 0) timer = setTimeout(expired, SHUTDOWN_BODY_GRACE_MS).unref();
+      else socket.destroy();
+    };
+    let timer = setTimeout(expired, SHUTDOWN_BODY_GRACE_MS).unref();
+    socket.once('close', () => clearTimeout(timer));
   }
 
   private async drained(): Promise<void> {
@@ -159,11 +158,6 @@ function answered(response: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     response.once('finish', resolve).once('close', resolve);
   });
-}
-
-/** For a response still in {@link HttpShutdownGate.refusals}, which it leaves on 'close'. */
-function closed(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => response.once('close', resolve));
 }
 
 function bodyArrived(request: IncomingMessage): Promise<void> {

@@ -107,7 +107,7 @@ describe('HttpShutdownGate', () => {
 
     await gate.close(50);
     const serverClosed = new Promise<string>((resolve) => server.close(() => resolve('closed')));
-    const verdict = await Promise.race([serverClosed, new Promise<string>((resolve) => setTimeout(resolve, 2_000, 'still open').unref())]);
+    const verdict = await Promise.race([serverClosed, new Promise<string>((resolve) => setTimeout(resolve, 3_000, 'still open').unref())]);
     expect(verdict).toBe('closed');
     await clientClosed;
   });
@@ -123,6 +123,11 @@ describe('HttpShutdownGate', () => {
     const serverClosed = new Promise<string>((resolve) => server.close(() => resolve('closed')));
     const verdict = await Promise.race([serverClosed, new Promise<string>((resolve) => setTimeout(resolve, 3_000, 'still open').unref())]);
     expect(verdict).toBe('closed');
+  });
+
+  it('still answers 503 a request on a new connection after the wait is over', async () => {
+    await gate.close(50);
+    expect(await send(port, '/mmmq/messages', new Agent())).toMatchObject({ status: 503, headers: { connection: 'close' } });
   });
 
   it('is one per server, so a broker and a consumer in one application do not both answer a request', () => {
