@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { HOST_PORT_MAX } from '@mmmq/core';
 import {
   DEFAULT_ROOT_DIR,
   HttpOptions,
@@ -21,7 +22,6 @@ const STREAM_OFF = 'off';
 /** `MMMQ_PUSH_ALLOWED_NETWORKS=none`: no private or loopback address at all. */
 const NO_NETWORKS = 'none';
 
-const PORT_MAX = 65535;
 const DIGITS = /^\d+$/;
 
 /** The standalone broker's settings, read from the environment. */
@@ -153,8 +153,8 @@ function httpAdapter(env: NodeJS.ProcessEnv): HttpAdapterName {
 
 function portNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const port = integer(env, name);
-  if (port !== undefined && port > PORT_MAX) {
-    throw new InvalidBrokerOptionsError(`${name} must be a port number from 0 to ${PORT_MAX}, got ${port}`);
+  if (port !== undefined && port > HOST_PORT_MAX) {
+    throw new InvalidBrokerOptionsError(`${name} must be a port number from 0 to ${HOST_PORT_MAX}, got ${port}`);
   }
   return port;
 }

@@ -1,11 +1,10 @@
-import { MmmqError } from '@mmmq/core';
+import { HOST_PORT_MAX, MmmqError } from '@mmmq/core';
 
 /** Where the example expects the broker when `MMMQ_BROKER` is unset: the README's standalone broker. */
 export const DEFAULT_BROKER_URL = 'http://127.0.0.1:8080';
 /** Port of the example's HTTP API (and of the listeners the broker pushes to) when `EXAMPLE_PORT` is unset. */
 export const DEFAULT_EXAMPLE_PORT = 3000;
 
-const PORT_MAX = 65535;
 const DIGITS = /^\d+$/;
 const DEMO_VALUES: Record<string, boolean> = { '0': false, '1': true };
 
@@ -41,8 +40,8 @@ function brokerUrl(value: string | undefined): string {
 function examplePort(value: string | undefined): number {
   if (value === undefined) return DEFAULT_EXAMPLE_PORT;
   const port = Number(value);
-  if (!DIGITS.test(value) || port < 1 || port > PORT_MAX) {
-    throw new InvalidExampleConfigError(`EXAMPLE_PORT must be a port number from 1 to ${PORT_MAX}, got ${JSON.stringify(value)}`);
+  if (!DIGITS.test(value) || port < 1 || port > HOST_PORT_MAX) {
+    throw new InvalidExampleConfigError(`EXAMPLE_PORT must be a port number from 1 to ${HOST_PORT_MAX}, got ${JSON.stringify(value)}`);
   }
   return port;
 }

@@ -10,6 +10,7 @@ export {
 export type { DispatcherDefinitionJson, StartFrom } from './dispatch/dispatcher-definition';
 export { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from './dispatch/dispatcher.errors';
 export type { SubscriptionView } from './dispatch/subscription-container';
+export type { SubscriptionStatsSnapshot } from './dispatch/subscription-stats';
 export type { SubscriptionState } from './dispatch/subscription';
 export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
 export {

@@ -84,6 +84,7 @@ export {
 } from './stream/stream-frame';
 export { explainInvalidTlsClientOptions, type TlsClientOptions } from './tls-client-options';
 export * from './backoff';
+export { anySignal, type AnySignal } from './any-signal';
 export {
   MAX_PUSH_BATCH_SIZE,
   MAX_PUSH_IN_FLIGHT,

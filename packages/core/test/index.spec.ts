@@ -14,6 +14,7 @@ describe('@mmmq/core public API', () => {
         'backoffDelay',
         'maxBackoffDelay',
         'sleep',
+        'anySignal',
         'CONSUMER_ID_HEADER',
         'PUSH_SEQUENCE_HEADER',
         'PUSH_SESSION_HEADER',

@@ -35,10 +35,9 @@ interface SentPush {
  */
 export class PushMember {
   private readonly logger = new Logger(PushMember.name);
-  private readonly stopSleeping = new AbortController();
   private readonly abortSends = new AbortController();
-  /** End the backoffs under way early (see {@link retryNow}). */
-  private readonly wakers = new Set<AbortController>();
+  /** Ends the backoff under way early (see {@link retryNow} and {@link stop}); a member backs off once at a time. */
+  private waker?: AbortController;
   private definition: DispatcherDefinition;
   private running?: Promise<void>;
   private wanted = false;
@@ -72,7 +71,7 @@ export class PushMember {
   retryNow(): void {
     this.currentState = 'active';
     this.failedPushes = 0;
-    for (const waker of this.wakers) waker.abort();
+    this.waker?.abort();
   }
 
   signal(): void {
@@ -213,10 +212,13 @@ export class PushMember {
     const wait = unauthorized ? maxBackoffDelay(backoff) : backoffDelay(failures, backoff);
     this.subscription.stats.recordFailure(error.message);
     if (!unauthorized) this.logger.warn(`${this.label()}: delivery failed (${error.message}); retry ${failures} in ${wait} ms`);
-    const waker = new AbortController();
-    this.wakers.add(waker);
-    await sleep(wait, AbortSignal.any([this.stopSleeping.signal, waker.signal]));
-    this.wakers.delete(waker);
+    if (this.stopping) return;
+    const waker = (this.waker = new AbortController());
+    try {
+      await sleep(wait, waker.signal);
+    } finally {
+      this.waker = undefined;
+    }
   }
 
   /**
@@ -225,7 +227,7 @@ export class PushMember {
    */
   stop(graceMs = 0): Promise<void> {
     this.stopping ??= (async () => {
-      this.stopSleeping.abort();
+      this.waker?.abort();
       const running = this.running;
       if (running && graceMs > 0) {
         let timer: NodeJS.Timeout | undefined;

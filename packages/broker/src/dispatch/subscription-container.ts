@@ -1,4 +1,4 @@
-import { Topic } from '@mmmq/core';
+import { MmmqValidationError, Topic } from '@mmmq/core';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { BrokerEvents } from '../events/broker-events';
 import { DispatcherAnnouncer } from '../events/dispatcher-announcer';
@@ -7,7 +7,7 @@ import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { AttachRetry } from './attach-retry';
 import { Notifier } from './ledger/notifier';
 import { DeadLetterWriter } from './dead-letter-writer';
-import { DispatcherDefinition, matchesAnyPattern, sameDefinition, sameSettings } from './dispatcher-definition';
+import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sameSettings } from './dispatcher-definition';
 import { DuplicateConsumerIdError, PushHostNotFoundError } from './dispatcher.errors';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
@@ -15,6 +15,7 @@ import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
+import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
 
 /** One open topic and its subscriptions by consumer id. */
@@ -38,7 +39,7 @@ export interface SubscriptionView {
   leased: number;
   /** For an exclusive dispatcher: the member receiving now. */
   activeMember?: string;
-  stats: Subscription['stats'];
+  stats: SubscriptionStatsSnapshot;
 }
 
 /**
@@ -92,6 +93,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
    *
    * @throws PushTargetRefusedError
    * @throws DuplicateConsumerIdError when the consumer exists with other settings (a PUT changes them)
+   * @throws MmmqValidationError when joining would give the consumer more than `MAX_HOSTS` hosts
    */
   async addDispatcher(definition: DispatcherDefinition): Promise<{ stored: DispatcherDefinition; joined: boolean }> {
     for (const host of definition.hosts) await this.targets.checkRegistration(host);
@@ -102,6 +104,12 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
           throw new DuplicateConsumerIdError(definition.consumerId, 'with other settings; PUT /mmmq/dispatchers/{consumerId} changes them');
         }
         const hosts = [...existing.hosts, ...definition.hosts.filter((host) => !existing.hosts.some((known) => known.equals(host)))];
+        // The file must stay one the broker loads at its next start.
+        if (hosts.length > MAX_HOSTS) {
+          throw new MmmqValidationError(
+            `hosts: consumer ${definition.consumerId} has ${existing.hosts.length} hosts; joining would make ${hosts.length}, more than ${MAX_HOSTS}`,
+          );
+        }
         const stored = hosts.length === existing.hosts.length ? existing : { ...existing, hosts };
         if (stored !== existing) await this.applyHosts(existing, stored);
         // A host registering again is back (typically after an outage): its backoff ends and delivery resumes now.
@@ -202,7 +210,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         state: subscription.state,
         leased: subscription.leased,
         ...(subscription.activeMember === undefined ? {} : { activeMember: subscription.activeMember }),
-        stats: subscription.stats,
+        stats: subscription.stats.snapshot(),
       })),
     );
   }

@@ -1,3 +1,6 @@
+/** The counters of a subscription at one moment, apart from the live ones. */
+export type SubscriptionStatsSnapshot = Omit<SubscriptionStats, 'recordFailure' | 'snapshot'>;
+
 /** Counters of one subscription, shown by `GET /mmmq/subscriptions`. */
 export class SubscriptionStats {
   /** Messages settled by an ACK (or on send, for fetches that ask so). */
@@ -19,5 +22,10 @@ export class SubscriptionStats {
     this.failures++;
     this.lastError = message;
     this.lastErrorAt = new Date().toISOString();
+  }
+
+  /** A copy for whoever asks (a view, a host application), so that nobody outside changes the counters. */
+  snapshot(): SubscriptionStatsSnapshot {
+    return { ...this };
   }
 }

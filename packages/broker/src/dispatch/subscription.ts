@@ -1,4 +1,4 @@
-import { Host } from '@mmmq/core';
+import { anySignal, Host } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { CheckpointFile } from '../storage/checkpoint-file';
@@ -141,8 +141,14 @@ export class Subscription implements LogReaderHost {
   }
 
   /** Resolves at the next change, after `ms`, or when `signal` aborts. */
-  whenChanged(ms: number, signal?: AbortSignal): Promise<void> {
-    return this.changes.wait(ms, signal ? AbortSignal.any([signal, this.stopSignal.signal]) : this.stopSignal.signal);
+  async whenChanged(ms: number, signal?: AbortSignal): Promise<void> {
+    if (!signal) return this.changes.wait(ms, this.stopSignal.signal);
+    const cancelled = anySignal([signal, this.stopSignal.signal]);
+    try {
+      await this.changes.wait(ms, cancelled.signal);
+    } finally {
+      cancelled.dispose();
+    }
   }
 
   /**

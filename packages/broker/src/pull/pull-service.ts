@@ -1,3 +1,4 @@
+import { anySignal } from '@mmmq/core';
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -40,8 +41,6 @@ export class PullService implements BeforeApplicationShutdown {
 
   /** `{"messages":[…]}`: up to `max` messages, waiting up to `waitMs` for the first. */
   async fetch(consumerId: string, request: FetchRequest, clientGone: AbortSignal): Promise<Buffer> {
-    // A shutdown answers waiting fetches with what they hold (usually nothing) rather than holding the broker open.
-    const cancelled = AbortSignal.any([clientGone, this.closing.signal]);
     const definition = this.registry.get(consumerId);
     const member = request.member ?? `pull:${randomUUID()}`;
     const leaseMs = request.ackTimeoutMs ?? definition.ackTimeoutMs;
@@ -49,25 +48,33 @@ export class PullService implements BeforeApplicationShutdown {
     const waiting = this.waiting.get(consumerId) ?? 0;
     if (waiting >= MAX_WAITING_FETCHES) throw new TooManyFetchesError(consumerId, MAX_WAITING_FETCHES);
     this.waiting.set(consumerId, waiting + 1);
+    // A shutdown answers waiting fetches with what they hold (usually nothing) rather than holding the broker open.
+    const cancelled = anySignal([clientGone, this.closing.signal]);
     try {
       for (;;) {
         const wake = new AbortController();
-        const subscriptions = this.subscriptions.subscriptionsOf(consumerId);
-        // Listening before looking: a change between the two must not be missed.
-        const remaining = Math.max(0, deadline - performance.now());
-        const changed = Promise.race([
-          this.subscriptions.whenSubscribed(remaining, AbortSignal.any([wake.signal, cancelled])),
-          ...subscriptions.map((subscription) => subscription.whenChanged(remaining, AbortSignal.any([wake.signal, cancelled]))),
-        ]);
-        const leased = await this.take(consumerId, subscriptions, member, request, leaseMs);
-        if (leased.length > 0 || remaining <= 0 || cancelled.aborted) {
+        const woken = anySignal([wake.signal, cancelled.signal]);
+        try {
+          const subscriptions = this.subscriptions.subscriptionsOf(consumerId);
+          // Listening before looking: a change between the two must not be missed.
+          const remaining = Math.max(0, deadline - performance.now());
+          const changed = Promise.race([
+            this.subscriptions.whenSubscribed(remaining, woken.signal),
+            ...subscriptions.map((subscription) => subscription.whenChanged(remaining, woken.signal)),
+          ]);
+          const leased = await this.take(consumerId, subscriptions, member, request, leaseMs);
+          if (leased.length > 0 || remaining <= 0 || cancelled.signal.aborted) {
+            wake.abort();
+            return await this.answer(leased, request.autoAck);
+          }
+          await changed;
+        } finally {
           wake.abort();
-          return await this.answer(leased, request.autoAck);
+          woken.dispose();
         }
-        await changed;
-        wake.abort();
       }
     } finally {
+      cancelled.dispose();
       this.waiting.set(consumerId, (this.waiting.get(consumerId) ?? 1) - 1);
     }
   }

@@ -66,6 +66,24 @@ describe('dispatcher API', () => {
     expect(again.status).toBe(404);
   });
 
+  it('refuses with 400 a join that would give the consumer more than 64 hosts, and leaves the file alone', async () => {
+    // Addresses, not names: nothing to resolve. No topic matches, so nothing is pushed to them.
+    const replicas = Array.from({ length: 65 }, (_, i) => `http://192.0.2.1:${8000 + i}`);
+    const join = (hosts: string[]) => ({ consumerId: 'crowded', hosts, pattern: 'crowded.none' });
+    expect((await broker.request('POST', '/mmmq/dispatchers', join(replicas.slice(0, 64)))).status).toBe(201);
+    try {
+      const before = onDisk();
+      const refused = await broker.request('POST', '/mmmq/dispatchers', join(replicas.slice(63)));
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toBe('hosts: consumer crowded has 64 hosts; joining would make 65, more than 64');
+      expect(onDisk()).toEqual(before);
+      // One already a member is not one more.
+      expect((await broker.request('POST', '/mmmq/dispatchers', join([replicas[3]]))).status).toBe(200);
+    } finally {
+      expect((await broker.request('DELETE', '/mmmq/dispatchers/crowded')).status).toBe(204);
+    }
+  });
+
   it.each([
     ['an invalid consumerId', definition('invalid+id')],
     ['a consumerId with a space', definition('has space')],

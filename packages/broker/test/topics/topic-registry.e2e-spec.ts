@@ -50,4 +50,15 @@ describe('the TopicRegistry', () => {
     expect(topics.get('audit')?.subscriptions).toEqual([]);
     expect(topics.has('audit')).toBe(true);
   });
+
+  it('hands out copies of the counters: changing them changes nothing in the broker', () => {
+    const [billing] = topics.get('order.created')?.subscriptions ?? [];
+    const delivered = billing.stats.delivered;
+    billing.stats.delivered += 1_000;
+    billing.stats.lastError = 'made up';
+
+    const [again] = topics.list().find((topic) => topic.name === 'order.created')?.subscriptions ?? [];
+    expect(again.stats.delivered).toBe(delivered);
+    expect(again.stats.lastError).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { Acknowledgement, BrokerAcknowledgement } from '../acknowledgement';
 
@@ -25,17 +26,33 @@ const gates = new WeakMap<Server, HttpShutdownGate>();
  * answered with `Connection: close`, and a request whose body has not arrived within {@link SHUTDOWN_BODY_GRACE_MS}
  * is answered 503 too, since nothing of it can have been handled. Requests whose body arrived run to their end (a
  * publish is answered once durable, a delivery once its handler is done); the promise {@link close} returns settles
- * when none is left, or `maxWaitMs` after it began, answering what is still unanswered 503 with a warning.
+ * when none is left, or `maxWaitMs` after it began. What is still unanswered then had its handler run, so it cannot be
+ * answered 503 ("not taken"): its connection is closed with a warning, and the client, not knowing the outcome, sends
+ * it again (a publish with the same id; the broker counts a push as a delivery).
+ * Then every connection left, and every new one until the server is closed, gets {@link SHUTDOWN_BODY_GRACE_MS} to
+ * send a request (refused like any other) and is closed after it: a client that sent part of a request head has no
+ * request yet (nothing of it was handled), and Node stops timing heads out once the server closes, so its connection
+ * would hold `server.close()` open forever. Not closed at once: a request on its way would be cut, and its client
+ * could not tell whether it was taken.
  */
 export class HttpShutdownGate {
   private readonly logger = new Logger('Mmmq');
   private readonly inFlight = new Map<IncomingMessage, ServerResponse>();
+  private readonly connections = new Set<Socket>();
+  /** Connections that sent a request since the gate was done: it is being refused, and their client reads the 503. */
+  private readonly refusing = new WeakSet<Socket>();
+  private done = false;
   private closing?: Promise<void>;
 
   private constructor(private readonly server: Server) {
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
       this.inFlight.set(request, response);
       response.once('close', () => this.inFlight.delete(request));
+    });
+    server.on('connection', (socket: Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+      if (this.done) this.expire(socket);
     });
   }
 
@@ -61,7 +78,10 @@ export class HttpShutdownGate {
     const server = this.server;
     // The framework's handler answers nothing new from now on.
     server.removeAllListeners('request');
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => refuseOnceSent(request, response));
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      this.refusing.add(request.socket);
+      refuseOnceSent(request, response);
+    });
     for (const response of this.inFlight.values()) {
       if (!response.headersSent) response.shouldKeepAlive = false;
     }
@@ -75,9 +95,31 @@ export class HttpShutdownGate {
     // Answered but not yet flushed to the client is answered.
     const unanswered = [...this.inFlight].filter(([, response]) => !response.writableEnded);
     if (unanswered.length > 0) {
-      this.logger.warn(`${unanswered.length} request(s) still unanswered ${maxWaitMs} ms into shutdown; answering them 503`);
-      for (const [request, response] of unanswered) refuse(request, response);
+      this.logger.warn(
+        `${unanswered.length} request(s) still unanswered ${maxWaitMs} ms into shutdown; closing their connections (outcome unknown to the client)`,
+      );
+      for (const [request, response] of unanswered) {
+        if (request.complete) {
+          response.destroy();
+        } else {
+          // Refused at the grace above already, unless that grace was cut short: nothing of it was handled.
+          refuse(request, response);
+        }
+      }
     }
+    this.done = true;
+    for (const socket of this.connections) this.expire(socket);
+  }
+
+  /** Closes `socket` after the grace, unless a request on it is being refused or an answer is still being written. */
+  private expire(socket: Socket): void {
+    const expired = () => {
+      if (this.refusing.has(socket)) return;
+      if (socket.writableLength > 0) timer = setTimeout(expired, SHUTDOWN_BODY_GRACE_MS).unref();
+      else socket.destroy();
+    };
+    let timer = setTimeout(expired, SHUTDOWN_BODY_GRACE_MS).unref();
+    socket.once('close', () => clearTimeout(timer));
   }
 
   private async drained(): Promise<void> {
