@@ -74,7 +74,7 @@ export {
   UnsupportedContentEncodingError,
   UnsupportedContentTypeError,
 } from './publish/publish.errors';
-export { RETRY_AFTER_SECONDS } from './http/nack-response';
+export { RETRY_AFTER_SECONDS } from '@mmmq/core';
 export {
   DEFAULT_PUSH_ALLOWED_NETWORKS,
   LOOPBACK_NETWORKS,

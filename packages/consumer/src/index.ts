@@ -54,7 +54,7 @@ export { LeaseLostError } from './errors/lease-lost.error';
 export { HANDLER_MAX_PARAMETERS } from './listener/handler-signature';
 export { LISTENER_CONSUMER_ID_MAX_LENGTH } from './listener/consumer-id.naming';
 export { MAX_REPORTED_VIOLATIONS } from './handling/content-converter';
-export { RETRY_AFTER_SECONDS } from './http/messages.controller';
+export { RETRY_AFTER_SECONDS } from '@mmmq/core';
 export { PUSH_ORDER_WAIT_MS } from './handling/push-sequencer';
 export { NonRetriableError } from './errors/non-retriable.error';
 export { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';

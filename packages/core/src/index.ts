@@ -93,8 +93,9 @@ export {
   MAX_FETCH_MESSAGES,
   MAX_FETCH_WAIT_MS,
   MAX_NACK_DELAY_MS,
+  RETRY_AFTER_SECONDS,
 } from './wire-limits';
 export { MAX_TIMER_MS, optionChecks, type OptionChecks, type OptionErrorClass } from './option-checks';
 export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-value';
 export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';
-export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS, SHUTDOWN_RETRY_AFTER_SECONDS } from './http/http-shutdown-gate';
+export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-gate';

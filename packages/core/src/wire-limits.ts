@@ -15,5 +15,10 @@ export const MAX_ACK_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 export const MAX_FETCH_MESSAGES = 1000;
 /** The longest one fetch (`waitMs`) waits for a first message. */
 export const MAX_FETCH_WAIT_MS = 60_000;
+/**
+ * How long a refused sender (429, 503: backpressure, storage, shutdown) is asked to wait when nothing says otherwise
+ * (`Retry-After`); the sender's own backoff decides in the end.
+ */
+export const RETRY_AFTER_SECONDS = 1;
 /** The longest redelivery delay a NACK (`delayMs`) may ask for: 1 hour. */
 export const MAX_NACK_DELAY_MS = 3_600_000;

@@ -87,13 +87,13 @@ describe('@mmmq/core public API', () => {
         'MAX_FETCH_MESSAGES',
         'MAX_FETCH_WAIT_MS',
         'MAX_NACK_DELAY_MS',
+        'RETRY_AFTER_SECONDS',
         'MAX_TIMER_MS',
         'optionChecks',
         'describeValue',
         'DESCRIBED_VALUE_MAX_LENGTH',
         'HttpShutdownGate',
         'SHUTDOWN_BODY_GRACE_MS',
-        'SHUTDOWN_RETRY_AFTER_SECONDS',
       ].sort(),
     );
   });

@@ -9,12 +9,10 @@ import {
 } from '../publish/publish.errors';
 import { AccessDeniedError, AuthenticationRequiredError, HostNotAllowedError } from '../security/security.errors';
 import { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from '../dispatch/dispatcher.errors';
+import { RETRY_AFTER_SECONDS } from '@mmmq/core';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 import { StreamFencedError } from '../stream/stream.errors';
 import { TooManyFetchesError } from '../pull/pull.errors';
-
-/** How long a producer is asked to wait before retrying a 429 or 503 that did not say otherwise. */
-export const RETRY_AFTER_SECONDS = 1;
 
 /** What a failed publish is answered with. */
 export interface NackResponse {

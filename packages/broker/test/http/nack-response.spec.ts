@@ -1,6 +1,7 @@
 import { InvalidMessageError, InvalidTopicError } from '@mmmq/core';
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { RETRY_AFTER_SECONDS, toNackResponse } from '../../src/http/nack-response';
+import { RETRY_AFTER_SECONDS } from '@mmmq/core';
+import { toNackResponse } from '../../src/http/nack-response';
 import {
   IncompleteRequestBodyError,
   PayloadTooLargeError,

@@ -6,6 +6,7 @@ import {
   MESSAGES_PATH,
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
+  RETRY_AFTER_SECONDS,
 } from '@mmmq/core';
 import { Controller, Headers, HttpStatus, Logger, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -20,9 +21,6 @@ import { PushSequencer } from '../handling/push-sequencer';
 import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
 import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
-
-/** Seconds a refused sender is asked to wait; the broker's own backoff decides in the end. */
-export const RETRY_AFTER_SECONDS = 1;
 
 /**
  * The push endpoint the broker delivers to: `POST /mmmq/messages`, with the listener's consumer id in the

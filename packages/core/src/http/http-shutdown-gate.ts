@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { Acknowledgement, BrokerAcknowledgement } from '../acknowledgement';
+import { RETRY_AFTER_SECONDS } from '../wire-limits';
 
 /**
  * On shutdown, a request whose body is still arriving gets this long to finish sending before it is answered 503:
@@ -9,9 +10,6 @@ import { Acknowledgement, BrokerAcknowledgement } from '../acknowledgement';
  * server closes, so such a client would otherwise hold the shutdown open forever).
  */
 export const SHUTDOWN_BODY_GRACE_MS = 1_000;
-
-/** How long a request refused on shutdown is asked to wait before it is sent again (`Retry-After`). */
-export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 const MMMQ_ROUTES = '/mmmq/';
 const SHUTTING_DOWN = 'The server is shutting down and did not take this request; nothing of it was handled. Retry later';
@@ -147,7 +145,7 @@ function refuse(request: IncomingMessage, response: ServerResponse): void {
   response.writeHead(503, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(json),
-    'Retry-After': String(SHUTDOWN_RETRY_AFTER_SECONDS),
+    'Retry-After': String(RETRY_AFTER_SECONDS),
     Connection: 'close',
   });
   response.end(json);
