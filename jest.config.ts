@@ -10,8 +10,8 @@ const config: Config = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
   },
-  // The packages' sources, public subpaths (`@mmmq/core/testing`) included, so tests need no build of them first.
-  moduleNameMapper: { '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src', '^@mmmq/([^/]+)/testing$': '<rootDir>/packages/$1/src/testing' },
+  // The packages' sources, subpaths (`@mmmq/core/testing`, `@mmmq/consumer/internal`) included, so tests need no build of them first.
+  moduleNameMapper: { '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src', '^@mmmq/([^/]+)/(testing|internal)$': '<rootDir>/packages/$1/src/$2' },
   testTimeout: 30_000,
 };
 
