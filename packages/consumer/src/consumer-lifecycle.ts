@@ -9,6 +9,7 @@ import {
   OnModuleInit,
   Optional,
 } from '@nestjs/common';
+import { drainConsumer } from './consumer-drain';
 import { FrontHandler } from './handling/front-handler';
 import { DeliveryServerGate } from './http/delivery-server-gate';
 import { describeContentType } from './listener/content-type';
@@ -72,26 +73,16 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     await this.registrar.registerAll(listeners, (listener) => this.pull.start(listener));
   }
 
-  /**
-   * Meanwhile the HTTP server answers new deliveries 503 (which the broker does not count as a delivery) and
-   * lets those in flight finish, answering a push whose body stalled 503 after a second (DeliveryServerGate).
-   * Pull listeners stop fetching first, and send their last acknowledgements once the handlers are done. Then this
-   * application's host leaves the dispatchers it joined.
-   */
+  /** Drains first thing on shutdown (see drainConsumer), before other modules close what handlers may still use. */
   async onModuleDestroy(): Promise<void> {
-    await this.pull.stopFetching();
-    const { running, waiting } = this.frontHandler.load;
-    const timeoutMs = this.options.shutdownTimeoutMs;
-    if (running + waiting > 0) {
-      this.logger.log(`Shutting down: waiting up to ${timeoutMs} ms for ${running} running handler(s)`);
-    }
-    // The handlers' timer first: a handler cut off at the timeout is answered 500 before the gate's own
-    // deadline, which would answer it 503 ("not handled").
-    const handlersDone = this.frontHandler.close(timeoutMs);
-    const requestsAnswered = this.serverGate.close(timeoutMs);
-    await Promise.all([handlersDone, requestsAnswered]);
-    await this.pull.finish();
-    await this.registrar.leaveAll();
+    await drainConsumer({
+      pull: this.pull,
+      frontHandler: this.frontHandler,
+      requestsAnswered: (timeoutMs) => this.serverGate.close(timeoutMs),
+      registrar: this.registrar,
+      timeoutMs: this.options.shutdownTimeoutMs,
+      logger: this.logger,
+    });
   }
 
   onApplicationShutdown(): void {

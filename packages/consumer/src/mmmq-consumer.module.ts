@@ -10,6 +10,7 @@ import { DeliveryBodyReader } from './http/delivery-body.reader';
 import { DeliveryServerGate } from './http/delivery-server-gate';
 import { DeliverySignatureVerifier } from './http/delivery-signature.verifier';
 import { MessagesController } from './http/messages.controller';
+import { PushReceiver } from './http/push-receiver';
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
 import { MMMQ_CONSUMER_OPTIONS, MMMQ_CONSUMER_OPTIONS_TYPE, MmmqConsumerConfigurableModule } from './mmmq-consumer-module-definition';
@@ -51,6 +52,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     { provide: PushSequencer, useFactory: () => new PushSequencer() },
     DeliveryBodyReader,
     DeliverySignatureVerifier,
+    PushReceiver,
     DeliveryServerGate,
     DispatcherRegistrar,
     RegistrationStatus,

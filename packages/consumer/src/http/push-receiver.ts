@@ -1,0 +1,123 @@
+import {
+  Acknowledgement,
+  CONSUMER_ID_HEADER,
+  ConsumerAcknowledgement,
+  PUSH_SEQUENCE_HEADER,
+  PUSH_SESSION_HEADER,
+  RETRY_AFTER_SECONDS,
+} from '@mmmq/core';
+import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ConsumerClosingError } from '../errors/consumer-closing.error';
+import { DeliveryRefusedError } from '../errors/delivery-refused.error';
+import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
+import { DeliveryUnauthorizedError } from '../errors/delivery-unauthorized.error';
+import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
+import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
+import { DeliveryHandler } from '../handling/delivery-handler';
+import { PushSequencer } from '../handling/push-sequencer';
+import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
+import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
+import { DeliverySignatureVerifier } from './delivery-signature.verifier';
+
+/** What a push is answered with: always JSON, with `acknowledgement` (one) or `acknowledgements` (a batch). */
+export interface PushAnswer {
+  status: number;
+  body: ConsumerAcknowledgement | { acknowledgements: ConsumerAcknowledgement[] };
+  headers: Record<string, string>;
+}
+
+/**
+ * Takes a push from the broker, whatever HTTP server it arrived on: checks its signature (with `signingSecrets`),
+ * parses it, waits for its turn when it is numbered (`mmmq-push-session` / `mmmq-push-sequence`, see PushSequencer),
+ * hands it to the listener its `mmmq-consumer-id` header names, and says what to answer. 503 means "not taken, send
+ * it again later": nothing answered with 503 or 4xx was handled (the broker does not count a 503 as a delivery); a
+ * handler cut off by the shutdown timeout gets 500.
+ */
+@Injectable()
+export class PushReceiver {
+  private readonly logger = new Logger('MmmqConsumer');
+
+  constructor(
+    private readonly body: DeliveryBodyReader,
+    private readonly signatures: DeliverySignatureVerifier,
+    private readonly deliveries: DeliveryHandler,
+    private readonly sequencer: PushSequencer,
+  ) {}
+
+  /** `POST /mmmq/messages`: one message. Never throws. */
+  async receive(request: RequestWithBody): Promise<PushAnswer> {
+    try {
+      const { consumerId, order } = this.addressOf(request.headers);
+      const delivery = parseDeliveryRequest(await this.readSigned(request));
+      const handle = () => this.deliveries.handle(consumerId, delivery);
+      const acknowledgement = await this.inOrder(consumerId, delivery.topic, order, handle);
+      return { status: HttpStatus.OK, body: acknowledgement, headers: {} };
+    } catch (error) {
+      return this.answerTo(error);
+    }
+  }
+
+  /** `POST /mmmq/messages/batch`: `{"messages":[…]}` in, one acknowledgement per message out. Never throws. */
+  async receiveBatch(request: RequestWithBody): Promise<PushAnswer> {
+    try {
+      const { consumerId, order } = this.addressOf(request.headers);
+      const deliveries = parseDeliveryBatch(await this.readSigned(request));
+      const handle = () => this.deliveries.handleBatch(consumerId, deliveries);
+      const acknowledgements = await this.inOrder(consumerId, deliveries[0].topic, order, handle);
+      return { status: HttpStatus.OK, body: { acknowledgements }, headers: {} };
+    } catch (error) {
+      return this.answerTo(error);
+    }
+  }
+
+  private addressOf(headers: IncomingHttpHeaders): { consumerId: string | undefined; order: ReturnType<typeof parsePushOrder> } {
+    const order = parsePushOrder(single(headers[PUSH_SESSION_HEADER]), single(headers[PUSH_SEQUENCE_HEADER]));
+    return { consumerId: single(headers[CONSUMER_ID_HEADER]), order };
+  }
+
+  /** The body, once its signature is checked (when `signingSecrets` are set). */
+  private async readSigned(request: RequestWithBody): Promise<unknown> {
+    const body = await this.body.receive(request);
+    this.signatures.verify(request.headers, body);
+    return this.body.parse(body);
+  }
+
+  /** A numbered push waits for its turn among the pushes of its subscription; others run at once. */
+  private inOrder<T>(
+    consumerId: string | undefined,
+    topic: string,
+    order: { session: string; sequence: number } | undefined,
+    handle: () => Promise<T>,
+  ): Promise<T> {
+    return order ? this.sequencer.run(consumerId ?? '', topic, order, handle) : handle();
+  }
+
+  private answerTo(error: unknown): PushAnswer {
+    const message = error instanceof Error ? error.message : String(error);
+    const nack = (status: number, headers: Record<string, string> = {}): PushAnswer => ({
+      status,
+      body: { acknowledgement: Acknowledgement.NACK, message },
+      headers,
+    });
+    if (error instanceof DeliveryRefusedError) {
+      // A sender that retries quickly on its keep-alive connection would keep that connection busy forever,
+      // and the HTTP server only closes once every connection is idle: shutting down has to hang up.
+      const hangUp: Record<string, string> = error instanceof ConsumerClosingError ? { Connection: 'close' } : {};
+      return nack(HttpStatus.SERVICE_UNAVAILABLE, { 'Retry-After': String(RETRY_AFTER_SECONDS), ...hangUp });
+    }
+    if (error instanceof HandlerAbandonedError) {
+      this.logger.warn(message);
+      return nack(HttpStatus.INTERNAL_SERVER_ERROR, { Connection: 'close' });
+    }
+    if (error instanceof DeliveryUnauthorizedError) return nack(HttpStatus.UNAUTHORIZED);
+    if (error instanceof DeliveryTooLargeError) return nack(HttpStatus.PAYLOAD_TOO_LARGE);
+    if (error instanceof InvalidDeliveryError) return nack(HttpStatus.BAD_REQUEST);
+    this.logger.error(`Delivery failed unexpectedly; the broker will retry it: ${message}`, (error as Error)?.stack);
+    return nack(HttpStatus.INTERNAL_SERVER_ERROR);
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

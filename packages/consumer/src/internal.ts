@@ -1,0 +1,9 @@
+/**
+ * Building blocks for MMMQ's own integrations (`@mmmq/microservices`), outside Nest's dependency injection. Not a
+ * public API: it may change in any release. Applications use `MmmqConsumerModule` and `@MMMQListener`.
+ */
+export { ConsumerRuntime } from './runtime/consumer-runtime';
+export type { ListenerDefinition } from './listener/listener-definition';
+export type { ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
+export { assertListenerConsumerId, defaultConsumerId } from './listener/consumer-id.naming';
+export { verdictOf } from './handling/listener-verdict';
