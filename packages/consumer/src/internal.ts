@@ -7,3 +7,6 @@ export type { ListenerDefinition } from './listener/listener-definition';
 export type { ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
 export { assertListenerConsumerId, defaultConsumerId } from './listener/consumer-id.naming';
 export { verdictOf } from './handling/listener-verdict';
+export { resolveListenerConfig } from './mmmq-consumer-options.resolver';
+export { toKebabCase } from './listener/consumer-id.naming';
+export { describeViolations } from './handling/content-converter';

@@ -157,7 +157,7 @@ function resolveListenerConfigs(listeners: unknown): ReadonlyMap<string, Listene
   return resolved;
 }
 
-function resolveListenerConfig(where: string, config: unknown): ListenerConfig {
+export function resolveListenerConfig(where: string, config: unknown): ListenerConfig {
   const record = plainObject(where, config);
   refuseUnknownFields(where, record, LISTENER_CONFIG_FIELDS);
   if (record.startFrom !== undefined && !START_FROM.has(record.startFrom)) {

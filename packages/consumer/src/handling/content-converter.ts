@@ -53,7 +53,7 @@ function kindOf(content: unknown): string {
   return typeof content === 'object' ? 'an object' : `a ${typeof content}`;
 }
 
-function describeViolations(errors: readonly ValidationError[]): string {
+export function describeViolations(errors: readonly ValidationError[]): string {
   const violations = flatten(errors, '');
   const shown = violations.slice(0, MAX_REPORTED_VIOLATIONS).join('; ');
   const more = violations.length - MAX_REPORTED_VIOLATIONS;

@@ -1,0 +1,102 @@
+import type { ListenerConfig } from '@mmmq/consumer';
+import { assertListenerConsumerId, defaultConsumerId, ListenerDefinition, ResolvedConsumerOptions, resolveListenerConfig, toKebabCase } from '@mmmq/consumer/internal';
+import { DEFAULT_LISTENER_CONCURRENCY } from '@mmmq/consumer';
+import { MmmqError, TopicPattern } from '@mmmq/core';
+import type { MessageHandler } from '@nestjs/microservices';
+import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
+
+/**
+ * What this transport reads from `@EventPattern(pattern, extras)`: the same settings as an entry of the `listeners`
+ * option, which overrides them. E.g. `@EventPattern('order.*', { consumerId: 'billing.orders', concurrency: 4 })`.
+ */
+export type MmmqEventPatternExtras = ListenerConfig;
+
+/** Runs a pattern's handler(s) on one message's content, in its context. */
+export type PatternRunner = (pattern: string, handler: MessageHandler) => ListenerDefinition['handle'];
+
+/**
+ * One listener, and so one dispatcher on the broker, per event pattern; several handlers of one pattern (Nest chains
+ * them) all run on each message. `@MessagePattern` handlers are refused: MMMQ has no request/response.
+ * @throws InvalidServerOptionsError for a request/response handler, a pattern that is no topic pattern, invalid
+ *   extras, a `listeners` entry that names no pattern, or two patterns with one consumer id
+ */
+export function eventListeners(handlers: ReadonlyMap<string, MessageHandler>, options: ResolvedConsumerOptions, run: PatternRunner): ListenerDefinition[] {
+  const requestReply = [...handlers].filter(([, handler]) => !handler.isEventHandler).map(([pattern]) => pattern);
+  if (requestReply.length > 0) {
+    throw new InvalidServerOptionsError(
+      `@MessagePattern(${requestReply.map((pattern) => JSON.stringify(pattern)).join(', ')}) cannot run on MmmqServer: MMMQ ` +
+        `delivers events, it has no request/response (docs/microservices.md). Use @EventPattern, or bind the handler ` +
+        `to the transport that serves it, e.g. @MessagePattern('sum', Transport.TCP)`,
+    );
+  }
+  const unmatched = [...options.listeners.keys()].filter((pattern) => !handlers.has(pattern));
+  if (unmatched.length > 0) {
+    throw new InvalidServerOptionsError(
+      `listeners[${JSON.stringify(unmatched[0])}] names no @EventPattern of this application; known patterns: ` +
+        `${[...handlers.keys()].join(', ') || 'none'}`,
+    );
+  }
+  const listeners = [...handlers].map(([pattern, handler]) => definition(pattern, handler, options, run));
+  const byId = new Map<string, ListenerDefinition>();
+  for (const listener of listeners) {
+    const other = byId.get(listener.consumerId);
+    if (other !== undefined) {
+      throw new InvalidServerOptionsError(
+        `${other.where} and ${listener.where} would share consumer id ${listener.consumerId}; give one its own: ` +
+          `listeners[${JSON.stringify(listener.pattern.value)}].consumerId or @EventPattern(pattern, { consumerId })`,
+      );
+    }
+    byId.set(listener.consumerId, listener);
+  }
+  return listeners;
+}
+
+function definition(pattern: string, handler: MessageHandler, options: ResolvedConsumerOptions, run: PatternRunner): ListenerDefinition {
+  const where = `@EventPattern(${JSON.stringify(pattern)})`;
+  const topicPattern = parsePattern(where, pattern);
+  const extras = extrasOf(where, handler.extras);
+  const config = { ...extras, ...options.listeners.get(pattern) };
+  const consumerId = config.consumerId ?? defaultId(where, options.app, pattern);
+  return {
+    name: pattern,
+    where,
+    consumerId,
+    pattern: topicPattern,
+    concurrency: config.concurrency ?? DEFAULT_LISTENER_CONCURRENCY,
+    startFrom: config.startFrom,
+    ackMode: config.ackMode ?? options.ackMode,
+    contentType: { kind: 'any' },
+    handle: run(pattern, handler),
+  };
+}
+
+function parsePattern(where: string, pattern: string): TopicPattern {
+  try {
+    return TopicPattern.of(pattern);
+  } catch (error) {
+    if (!(error instanceof MmmqError)) throw error;
+    throw new InvalidServerOptionsError(`${where}: the pattern must be an MMMQ topic pattern: ${error.message}`, { cause: error });
+  }
+}
+
+/** Nest hands every handler its extras (`{}` when none); only the `listeners` settings are known here. */
+function extrasOf(where: string, extras: Record<string, unknown> | undefined): ListenerConfig {
+  try {
+    return resolveListenerConfig(`${where} extras`, extras ?? {});
+  } catch (error) {
+    throw new InvalidServerOptionsError((error as Error).message, { cause: error });
+  }
+}
+
+/** `{app}.{pattern}` with `**` → `all`, `*` → `any`, `?` → `one`: `billing` + `order.*` → `billing.order.any`. */
+function defaultId(where: string, app: string | undefined, pattern: string): string {
+  const name = toKebabCase(pattern.replace(/\*\*/g, 'all').replace(/\*/g, 'any').replace(/\?/g, 'one'));
+  const id = defaultConsumerId(app, name);
+  try {
+    return assertListenerConsumerId(id);
+  } catch (error) {
+    throw new InvalidServerOptionsError(`${where}: no consumer id can be derived (${(error as Error).message}); set listeners[pattern].consumerId`, {
+      cause: error,
+    });
+  }
+}
