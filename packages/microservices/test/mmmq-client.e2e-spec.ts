@@ -1,0 +1,85 @@
+import { Producer } from '@mmmq/producer';
+import { BrokerApp, startBroker } from '@mmmq/test-support';
+import { lastValueFrom } from 'rxjs';
+import { MmmqClient } from '../src/client/mmmq-client';
+import { MmmqRecord, MmmqRecordBuilder } from '../src/client/mmmq-record';
+import { RequestReplyNotSupportedError } from '../src/errors/request-reply-not-supported.error';
+import { UnsupportedPatternError } from '../src/errors/unsupported-pattern.error';
+import { ClientApp, startAsyncClientApp, startClientApp } from './support/client-app';
+
+describe('MmmqClient against the real broker', () => {
+  let broker: BrokerApp;
+  let app: ClientApp;
+
+  beforeAll(async () => {
+    broker = await startBroker();
+    app = await startClientApp({ broker: broker.url, retryDelayMs: 1 });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await broker?.close();
+  });
+
+  it('emit() resolves with the ACK, and the broker stores the data byte for byte as Producer.produce() does', async () => {
+    const order = { orderId: 1, total: 9.5, note: 'grüße', tags: ['a', null] };
+    const published = await lastValueFrom(app.client.emit('order.created', order));
+    expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0 });
+    await app.client.unwrap<Producer>().produce('order.produced', order);
+    const [stored] = await broker.stored('order.created');
+    expect(stored).toEqual({ id: published.id, headers: {}, content: '{"orderId":1,"total":9.5,"note":"grüße","tags":["a",null]}' });
+    expect(stored.content).toBe((await broker.stored('order.produced'))[0].content);
+  });
+
+  it('publishes an MmmqRecord with its id and headers; its data is the content', async () => {
+    const record = new MmmqRecord({ orderId: 2 }, { id: 'order-2', headers: { priority: 5, urgent: true } });
+    const published = await lastValueFrom(app.client.emit('order.paid', record));
+    const built = new MmmqRecordBuilder<string>().setData('three').setId('order-3').setHeaders({ region: 'eu' }).build();
+    await lastValueFrom(app.client.emit('order.paid', built));
+    expect(published).toEqual({ id: 'order-2', topic: 'order.paid', offset: 0 });
+    expect(await broker.stored('order.paid')).toEqual([
+      { id: 'order-2', headers: { priority: 5, urgent: true }, content: '{"orderId":2}' },
+      { id: 'order-3', headers: { region: 'eu' }, content: '"three"' },
+    ]);
+  });
+
+  it('errors with UnsupportedPatternError for an object pattern, and publishes nothing', async () => {
+    const error = await lastValueFrom(app.client.emit({ cmd: 'order.refunded' }, { orderId: 4 })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UnsupportedPatternError);
+    expect((error as Error).message).toContain('MMMQ topics are strings');
+    expect((error as Error).message).toContain('{"cmd":"order.refunded"}');
+    expect(await broker.stored('order.refunded')).toEqual([]);
+  });
+
+  it('refuses send() with RequestReplyNotSupportedError, and publishes nothing', async () => {
+    const error = await lastValueFrom(app.client.send('order.quote', { orderId: 5 })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestReplyNotSupportedError);
+    expect((error as Error).message).toMatch(/emit\(\) for events.*HTTP, gRPC or Nest's TCP transport/);
+    expect(await broker.stored('order.quote')).toEqual([]);
+  });
+
+  describe('with a custom serializer, registered with registerAsync', () => {
+    it('publishes the data key of what the serializer returns', async () => {
+      const serializer = { serialize: ({ pattern, data }: { pattern: string; data: unknown }) => ({ data: { pattern, data } }) };
+      const custom = await startAsyncClientApp(() => ({ broker: broker.url, serializer }));
+      try {
+        await lastValueFrom(custom.client.emit('order.wrapped', new MmmqRecord([1], { id: 'wrapped-1' })));
+      } finally {
+        await custom.close();
+      }
+      expect(await broker.stored('order.wrapped')).toEqual([
+        { id: 'wrapped-1', headers: {}, content: '{"pattern":"order.wrapped","data":[1]}' },
+      ]);
+    });
+
+    it('publishes what the serializer returns when it has no data key', async () => {
+      const client = new MmmqClient({ broker: broker.url, serializer: { serialize: ({ data }) => `order ${data.orderId}` } });
+      try {
+        await lastValueFrom(client.emit('order.text', { orderId: 6 }));
+      } finally {
+        await client.close();
+      }
+      expect((await broker.stored('order.text')).map((message) => message.content)).toEqual(['"order 6"']);
+    });
+  });
+});
