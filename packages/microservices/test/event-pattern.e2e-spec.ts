@@ -7,7 +7,15 @@ import { MmmqContext, MmmqNonRetriableException } from '../src';
 import { OrderPlaced } from './support/order-placed.dto';
 import { startMicroservice } from './support/microservice-app';
 
-const seen: Array<{ order: OrderPlaced; id: string; topic: string; offset: number; deliveryCount: number; redelivered: boolean; tenant: unknown }> = [];
+const seen: Array<{
+  order: OrderPlaced;
+  id: string;
+  topic: string;
+  offset: number;
+  deliveryCount: number;
+  redelivered: boolean;
+  tenant: unknown;
+}> = [];
 const intercepted: Array<{ type: string; pattern: string; data: unknown }> = [];
 const failures: Array<{ orderId: string; deliveryCount: number }> = [];
 
@@ -63,7 +71,7 @@ describe('@EventPattern handlers on MmmqServer (push, standalone microservice)',
 
   it('hands the handler a typed, validated payload and an MmmqContext with the message metadata', async () => {
     const { id, offset } = await broker.publish('order.placed', { orderId: 'o-1', quantity: 2 });
-    await waitFor(() => seen.some(({ order }) => order.orderId === 'o-1'), 'order o-1 handled');
+    await waitFor(() => seen.some(({ order }) => order.orderId === 'o-1'), { message: 'order o-1 handled' });
     const entry = seen.find(({ order }) => order.orderId === 'o-1')!;
     expect(entry.order).toBeInstanceOf(OrderPlaced);
     expect(entry.order.summary).toBe('2 × o-1');
@@ -74,25 +82,35 @@ describe('@EventPattern handlers on MmmqServer (push, standalone microservice)',
 
   it('dead-letters a payload the global ValidationPipe rejects, at once and with the validation reason', async () => {
     await broker.publish('order.cancelled', { orderId: 7, quantity: 0 });
-    await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).length === 1, 'the invalid order dead-lettered');
+    await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).length === 1, { message: 'the invalid order dead-lettered' });
     const [deadLetter] = await broker.deadLetters(CONSUMER_ID);
     expect(deadLetter.content).toEqual({ orderId: 7, quantity: 0 });
     expect(deadLetter.headers['mmmq-dlq-attempts']).toBe(1);
-    expect(deadLetter.headers['mmmq-dlq-last-error']).toBe('Validation failed: orderId: orderId must be a string; quantity: quantity must not be less than 1');
+    expect(deadLetter.headers['mmmq-dlq-last-error']).toBe(
+      'Validation failed: orderId: orderId must be a string; quantity: quantity must not be less than 1',
+    );
     expect(seen.some(({ order }) => (order.orderId as unknown) === 7)).toBe(false);
   });
 
   it('retries a handler that throws, then dead-letters the message after the broker’s attempts', async () => {
     await broker.publish('order.placed', { orderId: 'flaky', quantity: 1 });
-    await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).some((letter) => letter.content.orderId === 'flaky'), 'flaky dead-lettered');
+    await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).some((letter) => letter.content.orderId === 'flaky'), {
+      message: 'flaky dead-lettered',
+    });
     expect(failures).toEqual([1, 2, 3].map((deliveryCount) => ({ orderId: 'flaky', deliveryCount })));
     const letter = (await broker.deadLetters(CONSUMER_ID)).find((candidate) => candidate.content.orderId === 'flaky');
-    expect(letter.headers).toMatchObject({ 'mmmq-dlq-reason': 'NACK', 'mmmq-dlq-attempts': 3, 'mmmq-dlq-last-error': 'payment gateway timed out' });
+    expect(letter.headers).toMatchObject({
+      'mmmq-dlq-reason': 'NACK',
+      'mmmq-dlq-attempts': 3,
+      'mmmq-dlq-last-error': 'payment gateway timed out',
+    });
   });
 
   it('dead-letters at once on MmmqNonRetriableException', async () => {
     await broker.publish('order.placed', { orderId: 'unknown-sku', quantity: 1 });
-    await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).some((letter) => letter.content.orderId === 'unknown-sku'), 'dead-lettered');
+    await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).some((letter) => letter.content.orderId === 'unknown-sku'), {
+      message: 'dead-lettered',
+    });
     const letter = (await broker.deadLetters(CONSUMER_ID)).find((candidate) => candidate.content.orderId === 'unknown-sku');
     expect(letter.headers).toMatchObject({ 'mmmq-dlq-attempts': 1, 'mmmq-dlq-last-error': 'sku 42 does not exist' });
     expect(seen.filter(({ order }) => order.orderId === 'unknown-sku')).toHaveLength(1);

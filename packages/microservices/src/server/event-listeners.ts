@@ -1,5 +1,12 @@
 import type { ListenerConfig } from '@mmmq/consumer';
-import { assertListenerConsumerId, defaultConsumerId, ListenerDefinition, ResolvedConsumerOptions, resolveListenerConfig, toKebabCase } from '@mmmq/consumer/internal';
+import {
+  assertListenerConsumerId,
+  defaultConsumerId,
+  ListenerDefinition,
+  ResolvedConsumerOptions,
+  resolveListenerConfig,
+  toKebabCase,
+} from '@mmmq/consumer/internal';
 import { DEFAULT_LISTENER_CONCURRENCY } from '@mmmq/consumer';
 import { MmmqError, TopicPattern } from '@mmmq/core';
 import type { MessageHandler } from '@nestjs/microservices';
@@ -20,7 +27,11 @@ export type PatternRunner = (pattern: string, handler: MessageHandler) => Listen
  * @throws InvalidServerOptionsError for a request/response handler, a pattern that is no topic pattern, invalid
  *   extras, a `listeners` entry that names no pattern, or two patterns with one consumer id
  */
-export function eventListeners(handlers: ReadonlyMap<string, MessageHandler>, options: ResolvedConsumerOptions, run: PatternRunner): ListenerDefinition[] {
+export function eventListeners(
+  handlers: ReadonlyMap<string, MessageHandler>,
+  options: ResolvedConsumerOptions,
+  run: PatternRunner,
+): ListenerDefinition[] {
   const requestReply = [...handlers].filter(([, handler]) => !handler.isEventHandler).map(([pattern]) => pattern);
   if (requestReply.length > 0) {
     throw new InvalidServerOptionsError(
@@ -95,8 +106,11 @@ function defaultId(where: string, app: string | undefined, pattern: string): str
   try {
     return assertListenerConsumerId(id);
   } catch (error) {
-    throw new InvalidServerOptionsError(`${where}: no consumer id can be derived (${(error as Error).message}); set listeners[pattern].consumerId`, {
-      cause: error,
-    });
+    throw new InvalidServerOptionsError(
+      `${where}: no consumer id can be derived (${(error as Error).message}); set listeners[pattern].consumerId`,
+      {
+        cause: error,
+      },
+    );
   }
 }

@@ -31,7 +31,13 @@ function isValidationErrors(value: unknown): value is ValidationError[] {
   return (
     Array.isArray(value) &&
     value.length > 0 &&
-    value.every((entry) => typeof entry === 'object' && entry !== null && typeof entry.property === 'string' && ('constraints' in entry || 'children' in entry))
+    value.every(
+      (entry) =>
+        typeof entry === 'object' &&
+        entry !== null &&
+        typeof entry.property === 'string' &&
+        ('constraints' in entry || 'children' in entry),
+    )
   );
 }
 

@@ -73,7 +73,9 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
   private async start(): Promise<void> {
     const listeners = eventListeners(this.messageHandlers, this.runtime.options, (pattern, handler) => this.runner(pattern, handler));
     for (const listener of listeners) {
-      this.logger.log(`${listener.where} → dispatcher ${listener.consumerId} (concurrency ${listener.concurrency}, ackMode ${listener.ackMode})`);
+      this.logger.log(
+        `${listener.where} → dispatcher ${listener.consumerId} (concurrency ${listener.concurrency}, ackMode ${listener.ackMode})`,
+      );
     }
     this.endpoint = this.pushEndpoint();
     await this.endpoint?.open();

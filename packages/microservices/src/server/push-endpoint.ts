@@ -34,7 +34,11 @@ export class OwnPushServer implements PushEndpoint {
     return new Promise<void>((resolve, reject) => {
       this.server.once('error', (error: NodeJS.ErrnoException) => {
         const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
-        reject(new InvalidServerOptionsError(`MmmqServer cannot listen for pushes on ${this.host}:${this.port} (port): ${why}`, { cause: error }));
+        reject(
+          new InvalidServerOptionsError(`MmmqServer cannot listen for pushes on ${this.host}:${this.port} (port): ${why}`, {
+            cause: error,
+          }),
+        );
       });
       this.server.listen(this.port, this.host, () => {
         this.runtime.listening();

@@ -30,13 +30,17 @@ export function splitServerOptions(options: MmmqServerOptions): ServerSettings {
 function pushPlace(delivery: string, httpServer: unknown, port: unknown, host: unknown): PushPlace {
   const given = [httpServer !== undefined && 'httpServer', port !== undefined && 'port', host !== undefined && 'host'].filter(Boolean);
   if (delivery !== 'push') {
-    if (given.length > 0) throw new InvalidServerOptionsError(`${given[0]} is for push delivery; with delivery: '${delivery}' nothing is pushed`);
+    if (given.length > 0)
+      throw new InvalidServerOptionsError(`${given[0]} is for push delivery; with delivery: '${delivery}' nothing is pushed`);
     return { kind: 'none' };
   }
   if (httpServer !== undefined) {
-    if (!(httpServer instanceof NetServer)) throw new InvalidServerOptionsError('httpServer must be a Node HTTP server, e.g. app.getHttpServer()');
+    if (!(httpServer instanceof NetServer))
+      throw new InvalidServerOptionsError('httpServer must be a Node HTTP server, e.g. app.getHttpServer()');
     if (port !== undefined || host !== undefined) {
-      throw new InvalidServerOptionsError(`${port !== undefined ? 'port' : 'host'} cannot be set with httpServer: pushes arrive on that server`);
+      throw new InvalidServerOptionsError(
+        `${port !== undefined ? 'port' : 'host'} cannot be set with httpServer: pushes arrive on that server`,
+      );
     }
     return { kind: 'shared', server: httpServer as HttpServer };
   }

@@ -7,8 +7,7 @@ import { MmmqServer, MmmqServerOptions } from '../../src';
  * The ValidationPipe of Nest's microservices docs: a microservice throws RpcException, not HttpException, and the
  * transport sees class-validator's errors.
  */
-export const rpcValidationPipe = () =>
-  new ValidationPipe({ transform: true, exceptionFactory: (errors) => new RpcException(errors) });
+export const rpcValidationPipe = () => new ValidationPipe({ transform: true, exceptionFactory: (errors) => new RpcException(errors) });
 
 /** A standalone Nest microservice on MmmqServer (`NestFactory.createMicroservice`), listening. */
 export async function startMicroservice(
