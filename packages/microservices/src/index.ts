@@ -12,3 +12,4 @@ export { MmmqRecord, MmmqRecordBuilder, type MmmqRecordOptions } from './client/
 export { RequestReplyNotSupportedError } from './errors/request-reply-not-supported.error';
 export { UnsupportedPatternError } from './errors/unsupported-pattern.error';
 export { ClientEventsNotSupportedError } from './errors/client-events-not-supported.error';
+export { MmmqExceptionFilter } from './filters/mmmq-exception.filter';
