@@ -22,15 +22,17 @@ const BUILD_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * What a user gets from the registry: the four packages packed as `pnpm publish` would pack them, installed with npm
+ * What a user gets from the registry: the five packages packed as `pnpm publish` would pack them, installed with npm
  * into a fresh Nest application outside the monorepo (so nothing resolves to the workspace), compiled with the
- * application's own TypeScript, and run as docs/getting-started.md runs it.
+ * application's own TypeScript, and run as docs/getting-started.md runs it; plus a hybrid application on the
+ * Nest microservices transport of @mmmq/microservices (src/microservices, not on that page).
  */
 describe('the packed packages in a fresh Nest application', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'mmmq-pack-'));
   const appDir = join(workDir, 'app');
   const tarballs = {} as Record<PublishedPackage, string>;
   const processes: AppProcess[] = [];
+  let brokerUrl: Promise<string> | undefined;
 
   beforeAll(
     async () => {
@@ -87,11 +89,22 @@ describe('the packed packages in a fresh Nest application', () => {
     },
   );
 
-  it('resolves the public subpath @mmmq/core/testing and hides internal files', async () => {
+  it('resolves the subpaths @mmmq/core/testing and the internal entries @mmmq/microservices needs, and hides internal files', async () => {
     const script = `
       const testing = require('@mmmq/core/testing');
       if (typeof testing.InMemoryBroker !== 'function') throw new Error('no InMemoryBroker in @mmmq/core/testing');
-      for (const internal of ['@mmmq/core/dist/topic', '@mmmq/broker/dist/storage/topic-queue', '@mmmq/consumer/dist/handling/delivery-handler']) {
+      // Exported for @mmmq/microservices, which builds on them outside Nest's dependency injection.
+      if (typeof require('@mmmq/consumer/internal').ConsumerRuntime !== 'function') throw new Error('no ConsumerRuntime in @mmmq/consumer/internal');
+      if (typeof require('@mmmq/producer/internal').createProducer !== 'function') throw new Error('no createProducer in @mmmq/producer/internal');
+      const hidden = [
+        '@mmmq/core/dist/topic',
+        '@mmmq/broker/dist/storage/topic-queue',
+        '@mmmq/consumer/dist/handling/delivery-handler',
+        '@mmmq/consumer/dist/internal',
+        '@mmmq/producer/dist/internal',
+        '@mmmq/microservices/dist/server/mmmq-server',
+      ];
+      for (const internal of hidden) {
         try { require(internal); } catch (error) {
           if (error.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') continue;
           throw error;
@@ -111,8 +124,7 @@ describe('the packed packages in a fresh Nest application', () => {
   });
 
   it('delivers a produced message through the broker to the listener', async () => {
-    const broker = track(new AppProcess('broker', 'dist/broker.js', appDir, { PORT: '0' }));
-    const [, brokerUrl] = await broker.waitFor(/Broker listening on (http:\/\/\S+)/, START_TIMEOUT_MS);
+    const brokerUrl = await startedBroker();
     const app = track(new AppProcess('app', 'dist/main.js', appDir, { MMMQ_BROKER: brokerUrl, PORT: String(await freePort()) }));
 
     await app.waitFor(/Order 42 placed: order\.created @0/, START_TIMEOUT_MS);
@@ -131,6 +143,29 @@ describe('the packed packages in a fresh Nest application', () => {
       START_TIMEOUT_MS,
     );
   });
+
+  it("delivers an event MmmqClient emits to an @EventPattern handler on MmmqServer (hybrid, on the app's HTTP server)", async () => {
+    const brokerUrl = await startedBroker();
+    const app = track(
+      new AppProcess('microservice', 'dist/microservices/main.js', appDir, { MMMQ_BROKER: brokerUrl, PORT: String(await freePort()) }),
+    );
+
+    await app.waitFor(/Shipment for order 7 emitted: shipment\.requested @0/, START_TIMEOUT_MS);
+    await app.waitFor(
+      /\[Shipping\] Shipping order 7 to Lyon \(validated, shipment\.requested @0, delivery 1, consumer shipping\.shipment\.requested\)/,
+      START_TIMEOUT_MS,
+    );
+  });
+
+  /** One broker for the tests that need one: two on the fixture's `./mmmq` folder would share its files. */
+  function startedBroker(): Promise<string> {
+    brokerUrl ??= (async () => {
+      const broker = track(new AppProcess('broker', 'dist/broker.js', appDir, { PORT: '0' }));
+      const [, url] = await broker.waitFor(/Broker listening on (http:\/\/\S+)/, START_TIMEOUT_MS);
+      return url;
+    })();
+    return brokerUrl;
+  }
 
   /** The application's own TypeScript, not the monorepo's. */
   function tsc(): string {
