@@ -1,0 +1,152 @@
+import { Controller, Module, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventPattern, MessagePattern, MessageHandler } from '@nestjs/microservices';
+import { ConsumerRuntime } from '@mmmq/consumer/internal';
+import { createServer } from 'node:http';
+import { InvalidServerOptionsError, MmmqServer, MmmqServerOptions } from '../src';
+import { eventListeners } from '../src/server/event-listeners';
+
+/** Nothing listens here: these tests fail before any request, or never send one (pull, registration in the background). */
+const BROKER = 'http://127.0.0.1:9';
+const PUSH = { app: 'shop', broker: BROKER, advertisedUrl: 'http://127.0.0.1:9' };
+
+const construct = (options: unknown) => () => new MmmqServer(options as MmmqServerOptions);
+
+describe('MmmqServer options, checked at construction', () => {
+  it('refuses an unknown option, naming it', () => {
+    expect(construct({ ...PUSH, prot: 8080 })).toThrow(/prot/);
+  });
+
+  it('refuses an httpServer that is no server', () => {
+    expect(construct({ ...PUSH, httpServer: {} })).toThrow(
+      new InvalidServerOptionsError('httpServer must be a Node HTTP server, e.g. app.getHttpServer()'),
+    );
+  });
+
+  it('refuses port or host with httpServer', () => {
+    const httpServer = createServer();
+    expect(construct({ ...PUSH, httpServer, port: 3000 })).toThrow(/port cannot be set with httpServer/);
+    expect(construct({ ...PUSH, httpServer, host: '127.0.0.1' })).toThrow(/host cannot be set with httpServer/);
+  });
+
+  it('refuses port, host or httpServer with pull delivery', () => {
+    expect(construct({ app: 'shop', broker: BROKER, delivery: 'pull', port: 3000 })).toThrow(
+      new InvalidServerOptionsError(`port is for push delivery; with delivery: 'pull' nothing is pushed`),
+    );
+    expect(construct({ app: 'shop', broker: BROKER, delivery: 'pull', httpServer: createServer() })).toThrow(
+      /^httpServer is for push delivery/,
+    );
+  });
+
+  it.each([70_000, -1, 1.5, '3000'])('refuses port %p', (port) => {
+    expect(construct({ ...PUSH, port })).toThrow(/^port must be an integer from 0 to 65535/);
+  });
+
+  it('refuses a deserializer without deserialize()', () => {
+    expect(construct({ ...PUSH, deserializer: {} })).toThrow(/^deserializer must have a deserialize/);
+  });
+
+  it('accepts the options of a push and a pull microservice', () => {
+    expect(construct({ ...PUSH, port: 0, host: '127.0.0.1' })).not.toThrow();
+    expect(construct({ ...PUSH, httpServer: createServer() })).not.toThrow();
+    expect(construct({ app: 'shop', broker: BROKER, delivery: 'pull' })).not.toThrow();
+  });
+});
+
+/** `app.listen()` of a pull microservice with these controllers: what it fails with. */
+async function listenFailure(controllers: Type[], options: Partial<MmmqServerOptions> = {}): Promise<unknown> {
+  @Module({ controllers })
+  class OptionsTestModule {}
+  const server = new MmmqServer({ app: 'shop', broker: BROKER, delivery: 'pull', ...options });
+  const app = await NestFactory.createMicroservice(OptionsTestModule, { strategy: server, logger: false, abortOnError: false });
+  try {
+    await app.listen();
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await app.close();
+  }
+}
+
+describe('MmmqServer handlers, checked at listen', () => {
+  it('refuses a @MessagePattern handler, naming the pattern', async () => {
+    @Controller()
+    class SumController {
+      @MessagePattern('sum')
+      sum(): number {
+        return 1;
+      }
+    }
+    const error = await listenFailure([SumController]);
+    expect(error).toBeInstanceOf(InvalidServerOptionsError);
+    expect((error as Error).message).toMatch(/^@MessagePattern\("sum"\) cannot run on MmmqServer/);
+  });
+
+  it('refuses two patterns with one consumer id', async () => {
+    @Controller()
+    class TwinController {
+      @EventPattern('order.*', { consumerId: 'shop.twin' })
+      orders(): void {}
+
+      @EventPattern('invoice.*', { consumerId: 'shop.twin' })
+      invoices(): void {}
+    }
+    const error = await listenFailure([TwinController]);
+    expect(error).toBeInstanceOf(InvalidServerOptionsError);
+    expect((error as Error).message).toMatch(
+      /@EventPattern\("order\.\*"\) and @EventPattern\("invoice\.\*"\) would share consumer id shop\.twin/,
+    );
+  });
+
+  it('refuses a listeners entry that names no pattern', async () => {
+    @Controller()
+    class OrdersController {
+      @EventPattern('order.*')
+      orders(): void {}
+    }
+    const error = await listenFailure([OrdersController], { listeners: { 'orders.*': { concurrency: 2 } } });
+    expect(error).toBeInstanceOf(InvalidServerOptionsError);
+    expect((error as Error).message).toBe('listeners["orders.*"] names no @EventPattern of this application; known patterns: order.*');
+  });
+
+  it('refuses invalid extras, naming the pattern', async () => {
+    @Controller()
+    class BadExtrasController {
+      @EventPattern('order.*', { concurrency: 0 })
+      orders(): void {}
+    }
+    const error = await listenFailure([BadExtrasController]);
+    expect(error).toBeInstanceOf(InvalidServerOptionsError);
+    expect((error as Error).message).toMatch(/@EventPattern\("order\.\*"\) extras.*concurrency/);
+  });
+});
+
+describe('default consumer ids', () => {
+  const handler = (extras: Record<string, unknown> = {}): MessageHandler =>
+    Object.assign(async () => undefined, { isEventHandler: true, extras }) as unknown as MessageHandler;
+
+  it('are {app}.{pattern} with ** → all, * → any, ? → one; extras and listeners override them', () => {
+    const runtime = new ConsumerRuntime({
+      app: 'shop',
+      broker: BROKER,
+      delivery: 'pull',
+      listeners: { 'audit.**': { consumerId: 'shop.auditor' } },
+    });
+    const handlers = new Map([
+      ['order.*', handler()],
+      ['job.?', handler()],
+      ['audit.**', handler()],
+      ['invoice.paid', handler({ consumerId: 'billing.invoices' })],
+      ['stock.**', handler()],
+    ]);
+    const listeners = eventListeners(handlers, runtime.options, () => async () => undefined);
+    expect(Object.fromEntries(listeners.map(({ name, consumerId }) => [name, consumerId]))).toEqual({
+      'order.*': 'shop.order.any',
+      'job.?': 'shop.job.one',
+      'audit.**': 'shop.auditor',
+      'invoice.paid': 'billing.invoices',
+      'stock.**': 'shop.stock.all',
+    });
+  });
+});
