@@ -11,7 +11,10 @@ const config: Config = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
   },
   // The packages' sources, subpaths (`@mmmq/core/testing`, `@mmmq/consumer/internal`) included, so tests need no build of them first.
-  moduleNameMapper: { '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src', '^@mmmq/([^/]+)/(testing|internal)$': '<rootDir>/packages/$1/src/$2' },
+  moduleNameMapper: {
+    '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src',
+    '^@mmmq/([^/]+)/(testing|internal)$': '<rootDir>/packages/$1/src/$2',
+  },
   testTimeout: 30_000,
 };
 
