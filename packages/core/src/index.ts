@@ -99,3 +99,4 @@ export { MAX_TIMER_MS, optionChecks, type OptionChecks, type OptionErrorClass } 
 export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-value';
 export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';
 export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-gate';
+export { writeJson } from './http/write-json';

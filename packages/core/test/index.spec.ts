@@ -77,6 +77,7 @@ describe('@mmmq/core public API', () => {
         'WebhookVerificationError',
         'SigningSecret',
         'verifyWebhook',
+        'writeJson',
         'BATCH_MESSAGES_PATH',
         'DISPATCHERS_PATH',
         'CONSUMERS_PATH',

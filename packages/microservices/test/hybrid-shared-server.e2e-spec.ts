@@ -82,6 +82,9 @@ describe.each(['express', 'fastify'] as const)('a hybrid %s application whose Mm
     expect((await fetch(`${url}/nope`)).status).toBe(404);
     // A GET on the push path is the application's, not a push.
     expect((await fetch(`${url}/mmmq/messages`)).status).toBe(404);
+    // A push for a consumer id none of its handlers has (an MmmqConsumerModule's, say) is the application's too.
+    const foreign = await fetch(`${url}/mmmq/messages`, { method: 'POST', headers: { 'mmmq-consumer-id': 'billing.other' }, body: '{}' });
+    expect(foreign.status).toBe(404);
   });
 
   it('runs the application’s global pipes on the messages (inheritAppConfig)', async () => {

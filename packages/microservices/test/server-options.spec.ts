@@ -150,3 +150,40 @@ describe('default consumer ids', () => {
     });
   });
 });
+
+describe('per-handler settings', () => {
+  const handler = (extras: Record<string, unknown> = {}): MessageHandler =>
+    Object.assign(async () => undefined, { isEventHandler: true, extras }) as unknown as MessageHandler;
+
+  it('take the listeners entry over the extras setting by setting, keeping what the entry leaves out', () => {
+    const runtime = new ConsumerRuntime({
+      app: 'shop',
+      broker: BROKER,
+      delivery: 'pull',
+      listeners: { 'order.*': { consumerId: 'shop.orders' } },
+    });
+    const handlers = new Map([['order.*', handler({ concurrency: 4, ackMode: 'manual', startFrom: 'latest' })]]);
+    const [listener] = eventListeners(handlers, runtime.options, () => async () => undefined);
+    expect(listener).toMatchObject({ consumerId: 'shop.orders', concurrency: 4, ackMode: 'manual', startFrom: 'latest' });
+  });
+});
+
+describe('the push server’s port', () => {
+  it('is the port of advertisedUrl, or the scheme’s, even when registration is off', () => {
+    expect(construct({ app: 'shop', advertisedUrl: 'http://orders:3100', autoRegister: false })).not.toThrow();
+    expect(construct({ app: 'shop', advertisedUrl: 'https://orders.example', autoRegister: false })).not.toThrow();
+  });
+
+  it('must be given, at construction, for push delivery without advertisedUrl or httpServer', () => {
+    expect(construct({ app: 'shop' })).toThrow(
+      new InvalidServerOptionsError(
+        'port is needed: with push delivery and no advertisedUrl, say where the push server listens (or pass httpServer, or use delivery: pull)',
+      ),
+    );
+    expect(construct({ app: 'shop', port: 3100 })).not.toThrow();
+  });
+
+  it('names the invalid delivery before anything that depends on it', () => {
+    expect(construct({ app: 'shop', broker: BROKER, delivery: 'pul', port: 3000 })).toThrow(/delivery/);
+  });
+});

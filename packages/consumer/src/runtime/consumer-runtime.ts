@@ -1,4 +1,4 @@
-import { BATCH_MESSAGES_PATH, MESSAGES_PATH } from '@mmmq/core';
+import { BATCH_MESSAGES_PATH, CONSUMER_ID_HEADER, MESSAGES_PATH, writeJson } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -9,7 +9,7 @@ import { ListenerInvoker } from '../handling/listener-invoker';
 import { PushSequencer } from '../handling/push-sequencer';
 import { DeliveryBodyReader } from '../http/delivery-body.reader';
 import { DeliverySignatureVerifier } from '../http/delivery-signature.verifier';
-import { PushAnswer, PushReceiver } from '../http/push-receiver';
+import { PushReceiver } from '../http/push-receiver';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { ResolvedConsumerOptions, resolveConsumerOptions } from '../mmmq-consumer-options.resolver';
@@ -57,6 +57,7 @@ export class ConsumerRuntime {
    * listener starts fetching once its dispatcher is registered. With push, registration waits for {@link listening}.
    */
   async start(listeners: readonly ListenerDefinition[]): Promise<void> {
+    if (this.closing !== undefined) return;
     this.registry.replaceAll(listeners);
     await this.registrar.registerAll(listeners, (listener) => this.pull.start(listener));
   }
@@ -66,17 +67,31 @@ export class ConsumerRuntime {
     this.server.listening = true;
   }
 
-  /**
-   * Answers a request when it is a push (`POST /mmmq/messages` or `/mmmq/messages/batch`) and returns true; returns
-   * false, leaving the request alone, for any other.
-   */
-  handleRequest(request: IncomingMessage, response: ServerResponse): boolean {
-    if (request.method !== 'POST') return false;
+  /** True for a push: `POST /mmmq/messages` or `/mmmq/messages/batch`. */
+  isPush(request: IncomingMessage): boolean {
     const path = request.url?.split('?', 1)[0];
-    if (path !== MESSAGES_PATH && path !== BATCH_MESSAGES_PATH) return false;
-    const answered = path === MESSAGES_PATH ? this.receiver.receive(request) : this.receiver.receiveBatch(request);
-    void answered.then((answer) => write(response, answer));
-    return true;
+    return request.method === 'POST' && (path === MESSAGES_PATH || path === BATCH_MESSAGES_PATH);
+  }
+
+  /** True when the push is for one of this runtime's listeners (its `mmmq-consumer-id` header names one). */
+  knows(request: IncomingMessage): boolean {
+    const consumerId = request.headers[CONSUMER_ID_HEADER];
+    return typeof consumerId === 'string' && this.registry.find(consumerId) !== undefined;
+  }
+
+  /**
+   * Handles a push (see {@link isPush}) and answers it.
+   * @param hangUp asked when the answer is ready: true closes the connection after it (the server is closing)
+   */
+  receive(request: IncomingMessage, response: ServerResponse, hangUp: () => boolean = () => false): void {
+    const path = request.url?.split('?', 1)[0];
+    const answered = path === BATCH_MESSAGES_PATH ? this.receiver.receiveBatch(request) : this.receiver.receive(request);
+    void answered.then((answer) => {
+      // Shutdown answered it already (503, HttpShutdownGate); what failed since is the body it cut short.
+      if (response.headersSent) return;
+      if (hangUp()) response.shouldKeepAlive = false;
+      writeJson(response, answer.status, answer.body, answer.headers);
+    });
   }
 
   /**
@@ -98,12 +113,4 @@ export class ConsumerRuntime {
       this.api.onApplicationShutdown();
     }
   }
-}
-
-function write(response: ServerResponse, answer: PushAnswer): void {
-  // Shutdown answered it already (503, HttpShutdownGate); what failed since is the body it cut short.
-  if (response.headersSent) return;
-  const body = JSON.stringify(answer.body);
-  response.writeHead(answer.status, { ...answer.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-  response.end(body);
 }

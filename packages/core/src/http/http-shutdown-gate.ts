@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { Acknowledgement, BrokerAcknowledgement } from '../acknowledgement';
 import { RETRY_AFTER_SECONDS } from '../wire-limits';
+import { writeJson } from './write-json';
 
 /**
  * On shutdown, a request whose body is still arriving gets this long to finish sending before it is answered 503:
@@ -43,10 +44,7 @@ export class HttpShutdownGate {
   private closing?: Promise<void>;
 
   private constructor(private readonly server: Server) {
-    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.inFlight.set(request, response);
-      response.once('close', () => this.inFlight.delete(request));
-    });
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => this.track(request, response));
     server.on('connection', (socket: Socket) => {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));
@@ -62,6 +60,21 @@ export class HttpShutdownGate {
       gates.set(server, gate);
     }
     return gate;
+  }
+
+  /** The gate of `server` if one is attached, without attaching one. */
+  static attached(server: Server): HttpShutdownGate | undefined {
+    return gates.get(server);
+  }
+
+  /**
+   * Counts a request as in flight until it is answered. The gate's own request listener does it for every request; a
+   * handler that takes requests before the other listeners (a transport sharing the server) calls it too. Idempotent.
+   */
+  track(request: IncomingMessage, response: ServerResponse): void {
+    if (this.inFlight.has(request)) return;
+    this.inFlight.set(request, response);
+    response.once('close', () => this.inFlight.delete(request));
   }
 
   /** Idempotent: the first call's `maxWaitMs` applies; later calls wait for the same end. */
@@ -140,15 +153,8 @@ function refuse(request: IncomingMessage, response: ServerResponse): void {
   const body: BrokerAcknowledgement | { statusCode: number; message: string } = request.url?.startsWith(MMMQ_ROUTES)
     ? { acknowledgement: Acknowledgement.NACK, message: SHUTTING_DOWN }
     : { statusCode: 503, message: SHUTTING_DOWN };
-  const json = JSON.stringify(body);
   response.shouldKeepAlive = false;
-  response.writeHead(503, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(json),
-    'Retry-After': String(RETRY_AFTER_SECONDS),
-    Connection: 'close',
-  });
-  response.end(json);
+  writeJson(response, 503, body, { 'Retry-After': String(RETRY_AFTER_SECONDS), Connection: 'close' });
 }
 
 function answered(response: ServerResponse): Promise<void> {

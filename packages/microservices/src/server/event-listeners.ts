@@ -1,4 +1,3 @@
-import type { ListenerConfig } from '@mmmq/consumer';
 import {
   assertListenerConsumerId,
   defaultConsumerId,
@@ -7,7 +6,7 @@ import {
   resolveListenerConfig,
   toKebabCase,
 } from '@mmmq/consumer/internal';
-import { DEFAULT_LISTENER_CONCURRENCY } from '@mmmq/consumer';
+import { DEFAULT_LISTENER_CONCURRENCY, type ListenerConfig } from '@mmmq/consumer';
 import { MmmqError, TopicPattern } from '@mmmq/core';
 import type { MessageHandler } from '@nestjs/microservices';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
@@ -66,7 +65,7 @@ function definition(pattern: string, handler: MessageHandler, options: ResolvedC
   const where = `@EventPattern(${JSON.stringify(pattern)})`;
   const topicPattern = parsePattern(where, pattern);
   const extras = extrasOf(where, handler.extras);
-  const config = { ...extras, ...options.listeners.get(pattern) };
+  const config = overlay(extras, options.listeners.get(pattern));
   const consumerId = config.consumerId ?? defaultId(where, options.app, pattern);
   return {
     name: pattern,
@@ -78,6 +77,16 @@ function definition(pattern: string, handler: MessageHandler, options: ResolvedC
     ackMode: config.ackMode ?? options.ackMode,
     contentType: { kind: 'any' },
     handle: run(pattern, handler),
+  };
+}
+
+/** `listeners[pattern]` over the extras, setting by setting: what it leaves out, the extras keep. */
+function overlay(extras: ListenerConfig, configured: ListenerConfig | undefined): ListenerConfig {
+  return {
+    consumerId: configured?.consumerId ?? extras.consumerId,
+    concurrency: configured?.concurrency ?? extras.concurrency,
+    startFrom: configured?.startFrom ?? extras.startFrom,
+    ackMode: configured?.ackMode ?? extras.ackMode,
   };
 }
 

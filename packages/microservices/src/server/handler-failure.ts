@@ -1,12 +1,9 @@
 import { NonRetriableError } from '@mmmq/consumer';
 import { describeViolations, verdictOf } from '@mmmq/consumer/internal';
-import { MmmqError } from '@mmmq/core';
 import { RpcException } from '@nestjs/microservices';
 import type { ValidationError } from 'class-validator';
+import { HandlerFailedError } from '../errors/handler-failed.error';
 import { MmmqNonRetriableException } from '../errors/mmmq-non-retriable.exception';
-
-/** A handler failed in a way another attempt may change: the broker retries it (then dead-letters it). */
-export class HandlerFailedError extends MmmqError {}
 
 /**
  * Turns what a handler's stream failed with into what the consumer understands: a `NonRetriableError` (dead-lettered
@@ -20,8 +17,10 @@ export class HandlerFailedError extends MmmqError {}
  */
 export function handlerFailure(failure: unknown): Error {
   if (failure instanceof MmmqNonRetriableException) return new NonRetriableError(failure.message, { cause: failure });
-  if (isValidationErrors(failure)) return new NonRetriableError(`Validation failed: ${describeViolations(failure)}`, { cause: failure });
-  if (failure instanceof RpcException) return new HandlerFailedError(failure.message, { cause: failure });
+  // Passed on as it is (MmmqExceptionFilter): judged by its error, as Nest's default filter would hand it on.
+  const error = failure instanceof RpcException ? failure.getError() : failure;
+  if (isValidationErrors(error)) return new NonRetriableError(`Validation failed: ${describeViolations(error)}`, { cause: failure });
+  if (failure instanceof RpcException) return new HandlerFailedError(messageOf(error), { cause: failure });
   const verdict = verdictOf(failure);
   if (verdict !== undefined) return new NonRetriableError(verdict, { cause: failure });
   return failure instanceof Error ? failure : new HandlerFailedError(messageOf(failure), { cause: failure });

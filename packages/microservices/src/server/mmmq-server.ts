@@ -4,13 +4,13 @@ import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Deserializer, MessageHandler, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import { MmmqContext } from '../context/mmmq-context';
-import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
+import { ServerEventsNotSupportedError } from '../errors/server-events-not-supported.error';
 import { MMMQ_TRANSPORT } from '../mmmq-transport';
 import { eventListeners } from './event-listeners';
 import { handlerFailure } from './handler-failure';
 import type { MmmqServerOptions } from './mmmq-server.options';
 import { OwnPushServer, PushEndpoint, SharedPushServer } from './push-endpoint';
-import { ServerSettings, splitServerOptions } from './server-options.resolver';
+import { PushPlace, resolvePushPlace, splitServerOptions } from './server-options.resolver';
 
 /** What `status` reports. */
 export type MmmqServerStatus = 'connecting' | 'connected' | 'disconnected';
@@ -27,16 +27,19 @@ export type MmmqServerStatus = 'connecting' | 'connected' | 'disconnected';
 export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatus> implements CustomTransportStrategy {
   override readonly transportId = MMMQ_TRANSPORT;
   protected override readonly logger = new Logger('MmmqServer');
-  private readonly settings: ServerSettings;
   private readonly runtime: ConsumerRuntime;
+  private readonly push: PushPlace;
+  private readonly customDeserializer: Deserializer | undefined;
   private endpoint: PushEndpoint | undefined;
   private closing: Promise<void> | undefined;
 
   /** @throws InvalidServerOptionsError, InvalidConsumerOptionsError naming the first invalid option */
   constructor(options: MmmqServerOptions) {
     super();
-    this.settings = splitServerOptions(options);
-    this.runtime = new ConsumerRuntime(this.settings.consumer, new Logger('MmmqServer'));
+    const split = splitServerOptions(options);
+    this.runtime = new ConsumerRuntime(split.consumer, new Logger('MmmqServer'));
+    this.push = resolvePushPlace(this.runtime.options.delivery, split.push);
+    this.customDeserializer = split.deserializer;
   }
 
   /** Starts taking messages for every `@EventPattern`; registration goes on in the background unless `registration.failFast`. */
@@ -66,10 +69,14 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
   }
 
   /** This transport emits no events of its own; `status` tells its state. */
-  on(): never {
-    throw new Error('MmmqServer has no events to listen to; subscribe to `status` instead');
+  on(event: unknown): never {
+    throw new ServerEventsNotSupportedError(event);
   }
 
+  /**
+   * The listeners are taken before the push port opens (a push that arrives at once finds its listener); the
+   * dispatchers are registered once it listens. A failed start releases what it opened: Nest calls no `close()` then.
+   */
   private async start(): Promise<void> {
     const listeners = eventListeners(this.messageHandlers, this.runtime.options, (pattern, handler) => this.runner(pattern, handler));
     for (const listener of listeners) {
@@ -78,19 +85,25 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
       );
     }
     this.endpoint = this.pushEndpoint();
-    await this.endpoint?.open();
-    await this.runtime.start(listeners);
+    try {
+      const registered = this.runtime.start(listeners);
+      await this.endpoint?.open();
+      await registered;
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
   }
 
   private pushEndpoint(): PushEndpoint | undefined {
-    const push = this.settings.push;
-    if (push.kind === 'none') return undefined;
-    if (push.kind === 'shared') return new SharedPushServer(this.runtime, push.server);
-    const port = push.port ?? this.runtime.options.registration?.advertisedHost?.port;
-    if (port === undefined) {
-      throw new InvalidServerOptionsError('port is needed for push delivery without advertisedUrl (the broker must reach this server)');
+    switch (this.push.kind) {
+      case 'none':
+        return undefined;
+      case 'shared':
+        return new SharedPushServer(this.runtime, this.push.server);
+      case 'own':
+        return new OwnPushServer(this.runtime, this.push.port, this.push.host);
     }
-    return new OwnPushServer(this.runtime, port, push.host);
   }
 
   /** The pattern's handler(s) on one message, through Nest's enhancers and the processing hooks (tracing). */
@@ -115,9 +128,8 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
 
   /** By default the content itself; a deserializer's packet gives its `data`. */
   private async deserialize(content: unknown, topic: string): Promise<unknown> {
-    const deserializer: Deserializer | undefined = this.settings.deserializer;
-    if (deserializer === undefined) return content;
-    const packet = await deserializer.deserialize(content, { channel: topic });
+    if (this.customDeserializer === undefined) return content;
+    const packet = await this.customDeserializer.deserialize(content, { channel: topic });
     return (packet as { data?: unknown } | undefined)?.data;
   }
 

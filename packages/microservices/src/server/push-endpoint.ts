@@ -1,5 +1,5 @@
 import type { ConsumerRuntime } from '@mmmq/consumer/internal';
-import { HttpShutdownGate } from '@mmmq/core';
+import { Acknowledgement, HttpShutdownGate, RETRY_AFTER_SECONDS, writeJson } from '@mmmq/core';
 import { createServer, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
 
@@ -9,6 +9,7 @@ export interface PushEndpoint {
   open(): Promise<void>;
   /** Waits up to `timeoutMs` for the pushes in flight during the drain. */
   requestsAnswered(timeoutMs: number): Promise<void>;
+  /** Idempotent; a server still opening is closed once it listens. */
   close(): Promise<void>;
   /** The HTTP server pushes arrive on. */
   readonly server: HttpServer;
@@ -18,6 +19,7 @@ export interface PushEndpoint {
 export class OwnPushServer implements PushEndpoint {
   readonly server: HttpServer;
   private readonly gate: HttpShutdownGate;
+  private closed = false;
 
   constructor(
     private readonly runtime: ConsumerRuntime,
@@ -25,22 +27,24 @@ export class OwnPushServer implements PushEndpoint {
     private readonly host: string,
   ) {
     this.server = createServer((request, response) => {
-      if (!runtime.handleRequest(request, response)) notFound(request, response);
+      if (runtime.isPush(request)) runtime.receive(request, response);
+      else notFound(request, response);
     });
     this.gate = HttpShutdownGate.of(this.server);
   }
 
   open(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.server.once('error', (error: NodeJS.ErrnoException) => {
-        const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
+      const failed = (error: NodeJS.ErrnoException) => {
+        const option = error.code === 'EADDRINUSE' ? `port ${this.port} is in use` : `host ${this.host}: ${error.message}`;
         reject(
-          new InvalidServerOptionsError(`MmmqServer cannot listen for pushes on ${this.host}:${this.port} (port): ${why}`, {
-            cause: error,
-          }),
+          new InvalidServerOptionsError(`MmmqServer cannot listen for pushes on ${this.host}:${this.port} (${option})`, { cause: error }),
         );
-      });
+      };
+      this.server.once('error', failed);
       this.server.listen(this.port, this.host, () => {
+        this.server.off('error', failed);
+        if (this.closed) return resolve(this.close());
         this.runtime.listening();
         resolve();
       });
@@ -52,14 +56,18 @@ export class OwnPushServer implements PushEndpoint {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     if (!this.server.listening) return Promise.resolve();
     return new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
 
 /**
- * The application's own HTTP server (hybrid application): pushes are taken before the application's request
- * listeners see them, as socket.io shares the port of a Nest WebSocket gateway. The application closes its server.
+ * The application's own HTTP server (hybrid application): pushes for this transport's listeners are taken before the
+ * application's request listeners see them, as socket.io shares the port of a Nest WebSocket gateway; every other
+ * request (pushes for an `MmmqConsumerModule` in the same application included) goes on to the application. The
+ * application closes its server, before Nest closes the transports: from then on, pushes are answered 503 with
+ * `Connection: close` (not taken, not counted), so that the broker's kept-alive connections cannot hold the close open.
  */
 export class SharedPushServer implements PushEndpoint {
   constructor(
@@ -71,8 +79,16 @@ export class SharedPushServer implements PushEndpoint {
     const others = this.server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
     this.server.removeAllListeners('request');
     this.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      if (this.runtime.handleRequest(request, response)) return;
-      for (const listener of others) listener.call(this.server, request, response);
+      if (!this.runtime.isPush(request) || !this.runtime.knows(request)) {
+        for (const listener of others) listener.call(this.server, request, response);
+      } else if (!this.server.listening) {
+        refuseClosing(request, response);
+      } else {
+        // A shutdown gate attached before (a consumer or broker module here) is among `others`: it must see pushes too.
+        HttpShutdownGate.attached(this.server)?.track(request, response);
+        // Answered after the application began to close its server: the broker must not reuse the connection.
+        this.runtime.receive(request, response, () => !this.server.listening);
+      }
     });
     // The application listens after its microservices started (`startAllMicroservices()`, then `listen()`).
     if (this.server.listening) this.runtime.listening();
@@ -84,8 +100,14 @@ export class SharedPushServer implements PushEndpoint {
   async close(): Promise<void> {}
 }
 
+function refuseClosing(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  response.shouldKeepAlive = false;
+  const body = { acknowledgement: Acknowledgement.NACK, message: 'The application is shutting down; the broker will send it again' };
+  writeJson(response, 503, body, { 'Retry-After': String(RETRY_AFTER_SECONDS), Connection: 'close' });
+}
+
 function notFound(request: IncomingMessage, response: ServerResponse): void {
   request.resume();
-  const body = JSON.stringify({ message: `${request.method} ${request.url} is not an MMMQ push path`, statusCode: 404 });
-  response.writeHead(404, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
+  writeJson(response, 404, { message: `${request.method} ${request.url} is not an MMMQ push path`, statusCode: 404 });
 }

@@ -1,22 +1,23 @@
-import type { MmmqConsumerOptions } from '@mmmq/consumer';
+import type { DeliveryMode, MmmqConsumerOptions } from '@mmmq/consumer';
 import type { Deserializer } from '@nestjs/microservices';
-import { Server as NetServer } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
 import { DEFAULT_PUSH_HOST, MmmqServerOptions } from './mmmq-server.options';
 
 /** Where pushes arrive, once the options are checked. */
-export type PushPlace = { kind: 'shared'; server: HttpServer } | { kind: 'own'; port: number | undefined; host: string } | { kind: 'none' };
+export type PushPlace = { kind: 'shared'; server: HttpServer } | { kind: 'own'; port: number; host: string } | { kind: 'none' };
 
-/** The transport's own options, apart from those the consumer checks. */
-export interface ServerSettings {
+/** The transport's own options, split from those the consumer checks. */
+export interface ServerOptionsSplit {
   consumer: MmmqConsumerOptions;
-  push: PushPlace;
+  /** Checked by {@link resolvePushPlace} once the consumer options are. */
+  push: Pick<MmmqServerOptions, 'httpServer' | 'port' | 'host' | 'advertisedUrl'>;
   deserializer: Deserializer | undefined;
 }
 
 /** @throws InvalidServerOptionsError naming the option */
-export function splitServerOptions(options: MmmqServerOptions): ServerSettings {
+export function splitServerOptions(options: MmmqServerOptions): ServerOptionsSplit {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidServerOptionsError(`MmmqServer options must be an object, got ${options === null ? 'null' : typeof options}`);
   }
@@ -24,10 +25,15 @@ export function splitServerOptions(options: MmmqServerOptions): ServerSettings {
   if (deserializer !== undefined && typeof (deserializer as Deserializer)?.deserialize !== 'function') {
     throw new InvalidServerOptionsError('deserializer must have a deserialize(value, options) method');
   }
-  return { consumer, push: pushPlace(options.delivery ?? 'push', httpServer, port, host), deserializer };
+  return { consumer, push: { httpServer, port, host, advertisedUrl: options.advertisedUrl }, deserializer };
 }
 
-function pushPlace(delivery: string, httpServer: unknown, port: unknown, host: unknown): PushPlace {
+/**
+ * Where pushes arrive for `delivery` (already checked): the application's server, the transport's own (on `port`,
+ * by default the port of `advertisedUrl`), or nowhere (pull).
+ * @throws InvalidServerOptionsError naming the option
+ */
+export function resolvePushPlace(delivery: DeliveryMode, { httpServer, port, host, advertisedUrl }: ServerOptionsSplit['push']): PushPlace {
   const given = [httpServer !== undefined && 'httpServer', port !== undefined && 'port', host !== undefined && 'host'].filter(Boolean);
   if (delivery !== 'push') {
     if (given.length > 0)
@@ -50,5 +56,23 @@ function pushPlace(delivery: string, httpServer: unknown, port: unknown, host: u
   if (host !== undefined && (typeof host !== 'string' || host.length === 0)) {
     throw new InvalidServerOptionsError(`host must be a non-empty string, got ${JSON.stringify(host)}`);
   }
-  return { kind: 'own', port: port as number | undefined, host: (host as string | undefined) ?? DEFAULT_PUSH_HOST };
+  const listenPort = (port as number | undefined) ?? portOf(advertisedUrl);
+  if (listenPort === undefined) {
+    throw new InvalidServerOptionsError(
+      'port is needed: with push delivery and no advertisedUrl, say where the push server listens (or pass httpServer, or use delivery: pull)',
+    );
+  }
+  return { kind: 'own', port: listenPort, host: (host as string | undefined) ?? DEFAULT_PUSH_HOST };
+}
+
+/** The port of an `http(s)://` URL, explicit or implied; undefined when there is none to read. */
+function portOf(url: unknown): number | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    const parsed = new URL(url);
+    if (parsed.port !== '') return Number(parsed.port);
+    return parsed.protocol === 'https:' ? 443 : parsed.protocol === 'http:' ? 80 : undefined;
+  } catch {
+    return undefined;
+  }
 }
