@@ -2,6 +2,8 @@ export { MmmqError } from './errors/mmmq-error';
 export { MmmqValidationError } from './errors/mmmq-validation-error';
 export { InvalidTopicError } from './errors/invalid-topic-error';
 export { InvalidTopicPatternError } from './errors/invalid-topic-pattern-error';
+export { InvalidSelectorError } from './errors/invalid-selector-error';
+export type { Selector } from './selector/selector';
 export { InvalidHostError } from './errors/invalid-host-error';
 export { InvalidConsumerIdError } from './errors/invalid-consumer-id-error';
 export { InvalidMessageError } from './errors/invalid-message-error';

@@ -33,6 +33,7 @@ describe('@mmmq/core public API', () => {
         'InvalidHostError',
         'InvalidMessageError',
         'InvalidTopicError',
+        'InvalidSelectorError',
         'InvalidTopicPatternError',
         'MATCH_ALL_PATTERN',
         'MESSAGES_PATH',
