@@ -37,3 +37,18 @@ export interface LikeMatcher {
  * message arrives, everything else is fixed by its syntax.
  */
 export type StaticType = 'boolean' | 'number' | 'string' | 'unknown';
+
+/** The type an expression has whatever the headers; `unknown` for identifiers (and parentheses around one). */
+export function staticType(node: SelectorNode): StaticType {
+  switch (node.type) {
+    case 'literal':
+      return typeof node.value === 'string' ? 'string' : typeof node.value === 'number' ? 'number' : 'boolean';
+    case 'identifier':
+      return 'unknown';
+    case 'unary':
+    case 'arithmetic':
+      return 'number';
+    default:
+      return 'boolean';
+  }
+}

@@ -1,6 +1,7 @@
-import type { ArithmeticOperator, ComparisonOperator, LikeMatcher, SelectorNode, StaticType } from './selector-ast';
+import { type ArithmeticOperator, type ComparisonOperator, type LikeMatcher, type SelectorNode, staticType } from './selector-ast';
 import { compileLikePattern } from './like-pattern';
-import { type SelectorKeyword, type SelectorToken, describeToken } from './selector-token';
+import { type SelectorToken, describeToken } from './selector-token';
+import { SelectorTokenCursor } from './selector-token-cursor';
 import { selectorError } from './tokenize-selector';
 
 const COMPARISON_OPERATORS = new Set<string>(['=', '<>', '<', '<=', '>', '>=']);
@@ -17,14 +18,15 @@ const CONDITION = 'a condition (a comparison, TRUE, FALSE, an identifier or a pr
  * `price + 'a'` or `1 AND x` fail here; identifiers are only known per message and are checked when
  * evaluated.
  */
-export class SelectorParser {
-  private next = 0;
+export class SelectorParser extends SelectorTokenCursor {
   private depth = 0;
 
   constructor(
-    private readonly tokens: readonly SelectorToken[],
+    tokens: readonly SelectorToken[],
     private readonly maxDepth: number,
-  ) {}
+  ) {
+    super(tokens);
+  }
 
   parse(): SelectorNode {
     const node = this.condition(() => this.or());
@@ -239,59 +241,5 @@ export class SelectorParser {
     const result = parse();
     this.depth--;
     return result;
-  }
-
-  private peek(): SelectorToken {
-    return this.tokens[this.next];
-  }
-
-  private acceptKeyword(keyword: SelectorKeyword): boolean {
-    const token = this.peek();
-    return token.kind === 'keyword' && token.keyword === keyword && ++this.next > 0;
-  }
-
-  private acceptSymbol(symbol: string): boolean {
-    const token = this.peek();
-    return token.kind === 'symbol' && token.text === symbol && ++this.next > 0;
-  }
-
-  private expectKeyword(keyword: SelectorKeyword, expectation: string): void {
-    if (!this.acceptKeyword(keyword)) {
-      throw this.expected(this.peek(), expectation);
-    }
-  }
-
-  private expectSymbol(symbol: string, expectation: string): void {
-    if (!this.acceptSymbol(symbol)) {
-      throw this.expected(this.peek(), expectation);
-    }
-  }
-
-  private expectString(expectation: string): { value: string; position: number } {
-    const token = this.peek();
-    if (token.kind !== 'string') {
-      throw this.expected(token, expectation);
-    }
-    this.next++;
-    return token;
-  }
-
-  private expected(token: SelectorToken, expectation: string, found = describeToken(token)): Error {
-    return selectorError(token.position - 1, `expected ${expectation}, found ${found}`);
-  }
-}
-
-/** The type an expression has whatever the headers; `unknown` for identifiers (and parentheses around one). */
-export function staticType(node: SelectorNode): StaticType {
-  switch (node.type) {
-    case 'literal':
-      return typeof node.value === 'string' ? 'string' : typeof node.value === 'number' ? 'number' : 'boolean';
-    case 'identifier':
-      return 'unknown';
-    case 'unary':
-    case 'arithmetic':
-      return 'number';
-    default:
-      return 'boolean';
   }
 }
