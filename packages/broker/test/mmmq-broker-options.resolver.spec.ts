@@ -47,7 +47,9 @@ describe('resolveBrokerOptions', () => {
   });
 
   it('takes the disk guard settings under persistence.diskGuard, naming a bad or unknown one', () => {
-    expect(resolveBrokerOptions({ persistence: { diskGuard: { enabled: false, minFreeBytes: 1024, checkIntervalMs: 50 } } }).diskGuard).toEqual({
+    expect(
+      resolveBrokerOptions({ persistence: { diskGuard: { enabled: false, minFreeBytes: 1024, checkIntervalMs: 50 } } }).diskGuard,
+    ).toEqual({
       enabled: false,
       minFreeBytes: 1024,
       checkIntervalMs: 50,
@@ -56,7 +58,10 @@ describe('resolveBrokerOptions', () => {
       [{ minFreeBytes: 0 }, 'persistence.diskGuard.minFreeBytes must be a positive integer, got 0'],
       [{ checkIntervalMs: 1.5 }, 'persistence.diskGuard.checkIntervalMs must be a positive integer, got 1.5'],
       [{ enabled: 'yes' }, 'persistence.diskGuard.enabled must be one of true, false, got "yes"'],
-      [{ minFreeByte: 1 }, 'Unknown option persistence.diskGuard.minFreeByte; the persistence.diskGuard options are enabled, minFreeBytes, checkIntervalMs'],
+      [
+        { minFreeByte: 1 },
+        'Unknown option persistence.diskGuard.minFreeByte; the persistence.diskGuard options are enabled, minFreeBytes, checkIntervalMs',
+      ],
       ['on', 'persistence.diskGuard must be an object, got "on"'],
     ];
     for (const [diskGuard, message] of invalid) {

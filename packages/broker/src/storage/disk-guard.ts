@@ -94,7 +94,9 @@ export class DiskGuard implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       // Fail open: the write path still answers 503 if the disk really fills; say it once, not every second.
       if (!this.probeFailing) {
-        this.logger.warn(`The disk guard cannot read the free space of ${this.rootDir}, keeping its last answer: ${(error as Error).message}`);
+        this.logger.warn(
+          `The disk guard cannot read the free space of ${this.rootDir}, keeping its last answer: ${(error as Error).message}`,
+        );
       }
       this.probeFailing = true;
       return;
@@ -109,7 +111,9 @@ export class DiskGuard implements OnModuleInit, OnApplicationShutdown {
           `(${this.options.minFreeBytes}); publishing resumes once space is freed`,
       );
     } else if (!low && this.lowFreeBytes !== undefined) {
-      this.logger.log(`Publishing resumed: ${this.rootDir} has ${free} bytes free (persistence.diskGuard.minFreeBytes ${this.options.minFreeBytes})`);
+      this.logger.log(
+        `Publishing resumed: ${this.rootDir} has ${free} bytes free (persistence.diskGuard.minFreeBytes ${this.options.minFreeBytes})`,
+      );
     }
     this.lowFreeBytes = low ? free : undefined;
   }

@@ -56,7 +56,11 @@ describe('the disk guard refuses publishes before the disk is full and resumes b
       { deadlineMs: 60_000, message: () => `a refusal; ${acked.length} messages acknowledged so far`, pollMs: 0 },
     );
     expect(acked.length).toBeGreaterThan(0);
-    expect(refused).toMatchObject({ status: 503, retryAfter: '1', body: { acknowledgement: 'NACK', message: expect.stringMatching(REFUSAL) } });
+    expect(refused).toMatchObject({
+      status: 503,
+      retryAfter: '1',
+      body: { acknowledgement: 'NACK', message: expect.stringMatching(REFUSAL) },
+    });
 
     const single = await broker.post('/mmmq/messages', JSON.stringify({ topic: TOPIC, content: 'single' }));
     expect(single.status).toBe(503);
