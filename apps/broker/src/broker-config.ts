@@ -7,6 +7,7 @@ import {
   isLoopbackHost,
   MmmqBrokerOptions,
   parseAllowedNetwork,
+  PersistenceOptions,
   TlsOptions,
 } from '@mmmq/broker';
 import { AUTH_TOKENS_FILE_VARIABLE, AUTH_TOKENS_VARIABLE, readAuthTokens } from './auth-tokens-env';
@@ -41,7 +42,7 @@ export interface BrokerConfig {
 
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
- * `MMMQ_SEGMENT_MAX_BYTES`, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
+ * `MMMQ_SEGMENT_MAX_BYTES`, the flush and disk guard settings, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
  * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE` and `MMMQ_PUSH_ALLOWED_NETWORKS`.
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable, and when `MMMQ_HOST`
@@ -73,6 +74,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
         rootDir: resolve(nonBlank(env, 'MMMQ_ROOT_DIR') ?? DEFAULT_ROOT_DIR),
         segment: segmentMaxBytes === undefined ? undefined : { maxBytes: segmentMaxBytes },
         flush,
+        diskGuard: diskGuard(env),
       },
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),
@@ -81,6 +83,15 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       auth: { tokens },
     },
   };
+}
+
+/** `MMMQ_DISK_MIN_FREE_BYTES=0` turns the guard off. */
+function diskGuard(env: NodeJS.ProcessEnv): PersistenceOptions['diskGuard'] {
+  const minFreeBytes = integer(env, 'MMMQ_DISK_MIN_FREE_BYTES');
+  const checkIntervalMs = positive(env, 'MMMQ_DISK_CHECK_INTERVAL_MS');
+  if (minFreeBytes === 0) return { enabled: false };
+  if (minFreeBytes === undefined && checkIntervalMs === undefined) return undefined;
+  return Object.fromEntries(Object.entries({ minFreeBytes, checkIntervalMs }).filter(([, value]) => value !== undefined));
 }
 
 /** Both files or neither: a key without its certificate (or the reverse) is a mistake, not a choice. */

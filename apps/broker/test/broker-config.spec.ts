@@ -30,6 +30,13 @@ describe('readBrokerConfig', () => {
     expect(readBrokerConfig({ MMMQ_PUSH_ALLOWED_NETWORKS: 'none' }).broker.delivery).toEqual({ allowedNetworks: [] });
   });
 
+  it('turns the disk guard off with MMMQ_DISK_MIN_FREE_BYTES=0, and refuses a check interval of 0', () => {
+    expect(readBrokerConfig({ MMMQ_DISK_MIN_FREE_BYTES: '0' }).broker.persistence.diskGuard).toEqual({ enabled: false });
+    expect(readBrokerConfig({ MMMQ_DISK_CHECK_INTERVAL_MS: '250' }).broker.persistence.diskGuard).toEqual({ checkIntervalMs: 250 });
+    expect(() => readBrokerConfig({ MMMQ_DISK_CHECK_INTERVAL_MS: '0' })).toThrow('MMMQ_DISK_CHECK_INTERVAL_MS must be positive, got 0');
+    expect(() => readBrokerConfig({ MMMQ_DISK_MIN_FREE_BYTES: '1G' })).toThrow(InvalidBrokerOptionsError);
+  });
+
   it('turns the publish stream off with MMMQ_STREAM_PORT=off', () => {
     expect(readBrokerConfig({ MMMQ_STREAM_PORT: 'off' }).broker.stream).toBeUndefined();
   });
@@ -44,6 +51,8 @@ describe('readBrokerConfig', () => {
       MMMQ_SEGMENT_MAX_BYTES: '4096',
       MMMQ_FLUSH_INTERVAL_MS: '2000',
       MMMQ_FLUSH_BYTES: '1048576',
+      MMMQ_DISK_MIN_FREE_BYTES: '1073741824',
+      MMMQ_DISK_CHECK_INTERVAL_MS: '500',
       MMMQ_AUTH_TOKENS: JSON.stringify([TOKEN_ENTRY]),
       MMMQ_HTTP_ALLOWED_HOSTS: 'broker.internal, mmmq.example.com,',
       MMMQ_HTTP_ALLOWED_ORIGINS: 'https://console.example.com',
@@ -57,7 +66,12 @@ describe('readBrokerConfig', () => {
       host: '0.0.0.0',
       httpAdapter: 'express',
       broker: {
-        persistence: { rootDir: '/srv/q', segment: { maxBytes: 4096 }, flush: { intervalMs: 2000, bytes: 1048576 } },
+        persistence: {
+          rootDir: '/srv/q',
+          segment: { maxBytes: 4096 },
+          flush: { intervalMs: 2000, bytes: 1048576 },
+          diskGuard: { minFreeBytes: 1073741824, checkIntervalMs: 500 },
+        },
         stream: { port: 9091, host: '0.0.0.0' },
         http: {
           allowedHosts: ['broker.internal', 'mmmq.example.com'],

@@ -2,11 +2,10 @@ import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecordingConsumer } from '../consumer/recording-consumer';
 import { readDataRoot } from '../format/data-root-reader';
-import { mountSmallFilesystem } from '../faults/small-filesystem';
 import { BrokerRunner } from '../harness/broker-runner';
 import type { ScenarioRun } from '../harness/scenario-run';
 import { drained } from '../harness/drained';
-import { waitFor } from '@mmmq/test-support';
+import { mountSmallFilesystem, waitFor } from '@mmmq/test-support';
 import { FAULT_POLL_MS } from '../harness/poll-interval';
 import { checkDeliveries, inspectDelivery } from '../history/delivery-checker';
 import { checkLog } from '../history/log-checker';
@@ -47,7 +46,11 @@ export async function runDiskFull(run: ScenarioRun): Promise<void> {
   const history = new PublishHistory();
   const consumer = new RecordingConsumer((message, body) => inspectDelivery(history, message, body));
   const rootDir = join(disk.dir, 'data');
-  const runner = new BrokerRunner(rootDir, join(run.workDir, 'logs'), { MMMQ_SEGMENT_MAX_BYTES: String(SEGMENT_MAX_BYTES) });
+  // The disk guard off: this scenario is about the disk really filling (ENOSPC), the path behind the guard.
+  const runner = new BrokerRunner(rootDir, join(run.workDir, 'logs'), {
+    MMMQ_SEGMENT_MAX_BYTES: String(SEGMENT_MAX_BYTES),
+    MMMQ_DISK_MIN_FREE_BYTES: '0',
+  });
   try {
     mkdirSync(rootDir, { recursive: true });
     await consumer.start();

@@ -18,10 +18,14 @@ import {
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
+  DEFAULT_DISK_CHECK_INTERVAL_MS,
+  DEFAULT_DISK_MIN_FREE_BYTES,
+  DiskGuardOptions,
   FlushOptions,
   HttpOptions,
   MmmqBrokerOptions,
   PersistenceOptions,
+  ResolvedDiskGuardOptions,
   ResolvedHttpOptions,
   ResolvedPersistenceOptions,
   ResolvedStreamOptions,
@@ -39,6 +43,8 @@ export const MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024;
 
 export interface ResolvedBrokerOptions {
   persistence: ResolvedPersistenceOptions;
+  /** `persistence.diskGuard`, apart so the many places that build persistence options need not know it. */
+  diskGuard: ResolvedDiskGuardOptions;
   http: ResolvedHttpOptions;
   stream: ResolvedStreamOptions | undefined;
   dispatch: ResolvedDispatchOptions;
@@ -46,7 +52,7 @@ export interface ResolvedBrokerOptions {
   auth: ResolvedAuthOptions;
 }
 
-const { nonBlankString, nonNegativeInteger, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
+const { nonBlankString, nonNegativeInteger, oneOf, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
 /** Every option of each group, so an unknown (misspelt) one is refused; the compiler keeps the lists complete. */
 const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   persistence: true,
@@ -57,7 +63,8 @@ const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   tls: true,
   auth: true,
 };
-const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = { rootDir: true, segment: true, flush: true };
+const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = { rootDir: true, segment: true, flush: true, diskGuard: true };
+const DISK_GUARD_OPTIONS: Record<keyof DiskGuardOptions, true> = { enabled: true, minFreeBytes: true, checkIntervalMs: true };
 const SEGMENT_OPTIONS: Record<keyof SegmentOptions, true> = { maxBytes: true };
 const FLUSH_OPTIONS: Record<keyof FlushOptions, true> = { intervalMs: true, bytes: true };
 const STREAM_OPTIONS: Record<keyof StreamOptions, true> = { port: true, host: true };
@@ -92,6 +99,7 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
   const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls, auth } = optionGroup('', options, OPTIONS);
   return {
     persistence: resolvePersistence(persistence),
+    diskGuard: resolveDiskGuard(persistence),
     http: resolveHttp(http),
     stream: resolveStream(stream),
     dispatch: resolveDispatch(dispatchers, delivery),
@@ -109,6 +117,19 @@ function resolvePersistence(given: PersistenceOptions): ResolvedPersistenceOptio
     segmentMaxBytes: positiveInteger('persistence.segment.maxBytes', segment.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES),
     flushIntervalMs: positiveInteger('persistence.flush.intervalMs', flush.intervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
     flushBytes: positiveInteger('persistence.flush.bytes', flush.bytes ?? DEFAULT_FLUSH_BYTES),
+  };
+}
+
+function resolveDiskGuard(persistence: PersistenceOptions): ResolvedDiskGuardOptions {
+  const guard = optionGroup('persistence.diskGuard', persistence.diskGuard ?? {}, DISK_GUARD_OPTIONS);
+  return {
+    enabled: oneOf('persistence.diskGuard.enabled', guard.enabled ?? true, [true, false]),
+    minFreeBytes: positiveInteger('persistence.diskGuard.minFreeBytes', guard.minFreeBytes ?? DEFAULT_DISK_MIN_FREE_BYTES),
+    checkIntervalMs: positiveInteger(
+      'persistence.diskGuard.checkIntervalMs',
+      guard.checkIntervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS,
+      MAX_TIMER_MS,
+    ),
   };
 }
 

@@ -21,6 +21,7 @@ import { BrokerEvents } from './events/broker-events';
 import { ConfigurableMmmqBrokerModule, MMMQ_BROKER_OPTIONS, MMMQ_BROKER_OPTIONS_TYPE } from './mmmq-broker.module-definition';
 import { ResolvedBrokerOptions, resolveBrokerOptions } from './mmmq-broker-options.resolver';
 import {
+  MMMQ_DISK_GUARD_OPTIONS,
   MMMQ_HTTP_OPTIONS,
   MMMQ_PERSISTENCE_OPTIONS,
   MMMQ_STREAM_OPTIONS,
@@ -73,6 +74,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
       inject: [MMMQ_BROKER_OPTIONS],
     },
     optionsPart(MMMQ_PERSISTENCE_OPTIONS, 'persistence'),
+    optionsPart(MMMQ_DISK_GUARD_OPTIONS, 'diskGuard'),
     optionsPart(MMMQ_HTTP_OPTIONS, 'http'),
     optionsPart(MMMQ_STREAM_OPTIONS, 'stream'),
     optionsPart(MMMQ_AUTH_OPTIONS, 'auth'),

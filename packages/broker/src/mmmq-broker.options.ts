@@ -13,6 +13,20 @@ export const DEFAULT_SEGMENT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_FLUSH_INTERVAL_MS = 10_000;
 /** Journal bytes written since the last flush that start the next one; also bounds the journal's size on disk. */
 export const DEFAULT_FLUSH_BYTES = 64 * 1024 * 1024;
+/**
+ * Free space of the data directory's file system below which the disk guard refuses publishes (503). It must hold
+ * what is written after the guard's check: up to one check interval of publishes before the check sees the drop,
+ * then the commits already in flight (measured: 18 MiB below the threshold at 30 MiB/s of batch publishes, 8
+ * clients, docs/storage.md#disk-guard), and what is never refused: checkpoints, dead letters, a flush's writes.
+ * 256 MiB is 8 s of that publish rate, so it also covers storage several times faster, and is a small share of
+ * any real disk.
+ */
+export const DEFAULT_DISK_MIN_FREE_BYTES = 256 * 1024 * 1024;
+/**
+ * How often the disk guard reads the free space (one `statfs`, microseconds). Every second: the refusal starts at
+ * most about one second of publishing late (30 MiB measured), well inside the 256 MiB margin.
+ */
+export const DEFAULT_DISK_CHECK_INTERVAL_MS = 1_000;
 /** Largest publish request body accepted before answering 413. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of objects and arrays accepted inside one message's `content`. */
@@ -52,12 +66,23 @@ export interface FlushOptions {
   bytes?: number;
 }
 
+export interface DiskGuardOptions {
+  /** False turns the guard off; a full disk is then met by failing writes (503 too). Default true. */
+  enabled?: boolean;
+  /** Publishes are refused while the data directory's file system has less free. Default {@link DEFAULT_DISK_MIN_FREE_BYTES}. */
+  minFreeBytes?: number;
+  /** How often the free space is read, in ms. Default {@link DEFAULT_DISK_CHECK_INTERVAL_MS}. */
+  checkIntervalMs?: number;
+}
+
 export interface PersistenceOptions {
   /** Directory holding `dispatchers.json`, `journal/` and `topics/`. Default {@link DEFAULT_ROOT_DIR}. */
   rootDir?: string;
   segment?: SegmentOptions;
   /** When the journal's flush makes the topic files durable. */
   flush?: FlushOptions;
+  /** Refuses publishes (503 with `Retry-After`) before the disk is full, and resumes once space is freed. */
+  diskGuard?: DiskGuardOptions;
 }
 
 export interface HttpOptions {
@@ -145,6 +170,13 @@ export interface ResolvedPersistenceOptions {
   flushBytes: number;
 }
 
+/** Disk guard settings after defaults are applied and validation passed. */
+export interface ResolvedDiskGuardOptions {
+  enabled: boolean;
+  minFreeBytes: number;
+  checkIntervalMs: number;
+}
+
 /** HTTP limits after defaults are applied and validation passed. */
 export interface ResolvedHttpOptions {
   maxBodyBytes: number;
@@ -173,5 +205,6 @@ export interface ResolvedTlsOptions {
 }
 
 export const MMMQ_PERSISTENCE_OPTIONS = Symbol('MMMQ_PERSISTENCE_OPTIONS');
+export const MMMQ_DISK_GUARD_OPTIONS = Symbol('MMMQ_DISK_GUARD_OPTIONS');
 export const MMMQ_STREAM_OPTIONS = Symbol('MMMQ_STREAM_OPTIONS');
 export const MMMQ_HTTP_OPTIONS = Symbol('MMMQ_HTTP_OPTIONS');

@@ -13,6 +13,8 @@ import {
   DEFAULT_FLUSH_BYTES,
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
+  DEFAULT_DISK_CHECK_INTERVAL_MS,
+  DEFAULT_DISK_MIN_FREE_BYTES,
   MmmqBrokerOptions,
 } from '../src/mmmq-broker.options';
 import { DEFAULT_DELIVERY_OPTIONS } from '../src/dispatch/delivery.options';
@@ -26,6 +28,7 @@ describe('resolveBrokerOptions', () => {
         flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
         flushBytes: DEFAULT_FLUSH_BYTES,
       },
+      diskGuard: { enabled: true, minFreeBytes: DEFAULT_DISK_MIN_FREE_BYTES, checkIntervalMs: DEFAULT_DISK_CHECK_INTERVAL_MS },
       http: {
         maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
         maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
@@ -41,6 +44,31 @@ describe('resolveBrokerOptions', () => {
       dispatch: { dispatchers: [], delivery: DEFAULT_DELIVERY_OPTIONS },
       auth: { tokens: [] },
     });
+  });
+
+  it('takes the disk guard settings under persistence.diskGuard, naming a bad or unknown one', () => {
+    expect(
+      resolveBrokerOptions({ persistence: { diskGuard: { enabled: false, minFreeBytes: 1024, checkIntervalMs: 50 } } }).diskGuard,
+    ).toEqual({
+      enabled: false,
+      minFreeBytes: 1024,
+      checkIntervalMs: 50,
+    });
+    const invalid: [unknown, string][] = [
+      [{ minFreeBytes: 0 }, 'persistence.diskGuard.minFreeBytes must be a positive integer, got 0'],
+      [{ checkIntervalMs: 1.5 }, 'persistence.diskGuard.checkIntervalMs must be a positive integer, got 1.5'],
+      [{ enabled: 'yes' }, 'persistence.diskGuard.enabled must be one of true, false, got "yes"'],
+      [
+        { minFreeByte: 1 },
+        'Unknown option persistence.diskGuard.minFreeByte; the persistence.diskGuard options are enabled, minFreeBytes, checkIntervalMs',
+      ],
+      ['on', 'persistence.diskGuard must be an object, got "on"'],
+    ];
+    for (const [diskGuard, message] of invalid) {
+      const options = { persistence: { diskGuard } } as MmmqBrokerOptions;
+      expect(() => resolveBrokerOptions(options)).toThrow(InvalidBrokerOptionsError);
+      expect(() => resolveBrokerOptions(options)).toThrow(message);
+    }
   });
 
   it('turns the publish stream on with a port, on loopback unless a host is given', () => {
@@ -112,7 +140,7 @@ describe('resolveBrokerOptions', () => {
     [{ persistance: {} } as never, /^Unknown broker option persistance; the options are persistence, http, stream, /],
     [
       { persistence: { rootdir: '/x' } } as never,
-      /^Unknown option persistence\.rootdir; the persistence options are rootDir, segment, flush$/,
+      /^Unknown option persistence\.rootdir; the persistence options are rootDir, segment, flush, diskGuard$/,
     ],
     [
       { persistence: { segment: { maxByte: 1 } } } as never,

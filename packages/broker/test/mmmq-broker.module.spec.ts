@@ -31,7 +31,9 @@ describe('MmmqBrokerModule', () => {
     const misspelt = { persistence: { rootDir, segments: { maxBytes: 1024 } } } as MmmqBrokerOptions;
     const fromForRoot = await failure(MmmqBrokerModule.forRoot(misspelt));
     expect(fromForRoot).toBeInstanceOf(InvalidBrokerOptionsError);
-    expect((fromForRoot as Error).message).toBe('Unknown option persistence.segments; the persistence options are rootDir, segment, flush');
+    expect((fromForRoot as Error).message).toBe(
+      'Unknown option persistence.segments; the persistence options are rootDir, segment, flush, diskGuard',
+    );
     const fromFactory = await failure(MmmqBrokerModule.forRootAsync({ useFactory: () => ({ persistence: { rootDir }, dispatcher: [] }) }));
     expect(fromFactory).toBeInstanceOf(InvalidBrokerOptionsError);
     expect((fromFactory as Error).message).toMatch(

@@ -4,6 +4,7 @@ export * from './free-port';
 export * from './quiet-logger';
 export * from './range';
 export * from './self-signed-certificate';
+export * from './small-filesystem';
 export * from './temp-dir';
 export * from './test-consumer';
 export * from './wait-for';

@@ -1,16 +1,24 @@
 import type { PublishedMessage } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
-import { TopicQueue, TopicQueueContainer } from '../storage';
+import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
 import { encodeEnvelope } from './message-envelope';
 import { PublishableMessage } from './publish-request.parser';
 
-/** Appends validated messages to their topic's log and says where they landed, once they are durable. */
+/**
+ * Appends validated messages to their topic's log and says where they landed, once they are durable. Every publish,
+ * HTTP or stream, comes through here, so this is where the {@link DiskGuard} refuses them.
+ */
 @Injectable()
 export class FrontDispatcher {
-  constructor(private readonly queues: TopicQueueContainer) {}
+  constructor(
+    private readonly queues: TopicQueueContainer,
+    // Absent only where a test builds the dispatcher by hand.
+    private readonly diskGuard?: DiskGuard,
+  ) {}
 
   /** Resolves once the journal record holding the message is fsync'd. */
   async publish(message: PublishableMessage): Promise<PublishedMessage> {
+    this.diskGuard?.assertMayPublish();
     const queue = await this.queues.getOrCreate(message.topic);
     const offset = await queue.offer(encode(message, Date.now()));
     return { id: message.id, topic: message.topic.name, offset };
@@ -30,6 +38,7 @@ export class FrontDispatcher {
    * once they are durable (or rejects, and then nothing of them was stored).
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<{ committed: Promise<PublishedMessage[]> }> {
+    this.diskGuard?.assertMayPublish();
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
     const publishedAt = Date.now();
     for (const [index, message] of messages.entries()) {

@@ -12,9 +12,12 @@ export { TopicQueueContainer } from './topic-queue-container';
 export type { StorageView, TopicOpenedListener } from './topic-queue-container';
 export { Journal } from './journal/journal';
 export { StorageStats } from './journal/storage-stats';
+export { DISK_FREE_SPACE_PROBE, DiskGuard, statfsFreeBytes } from './disk-guard';
+export type { FreeSpaceProbe } from './disk-guard';
 
+import { DiskGuard } from './disk-guard';
 import { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
 import { TopicQueueContainer } from './topic-queue-container';
 
-/** The storage providers; they need `MMMQ_PERSISTENCE_OPTIONS` and `BrokerEvents`. */
-export const STORAGE_PROVIDERS = [TopicQueueContainer, TopicQueueBootstrapper];
+/** The storage providers; they need `MMMQ_PERSISTENCE_OPTIONS`, `MMMQ_DISK_GUARD_OPTIONS` and `BrokerEvents`. */
+export const STORAGE_PROVIDERS = [TopicQueueContainer, TopicQueueBootstrapper, DiskGuard];

@@ -30,5 +30,29 @@ export class StorageUnavailableError extends StorageError {
   }
 }
 
+/**
+ * The disk guard refuses publishes: the data directory's file system has less free space than
+ * `persistence.diskGuard.minFreeBytes`. Nothing of the refused publish is stored; retrying after `retryAfterMs`
+ * succeeds once space is freed.
+ */
+export class DiskSpaceLowError extends StorageUnavailableError {
+  constructor(
+    readonly freeBytes: number,
+    readonly minFreeBytes: number,
+    retryAfterMs: number,
+  ) {
+    super(
+      `The broker's disk has ${mebibytes(freeBytes)} free, below the disk guard's ${mebibytes(minFreeBytes)} ` +
+        '(persistence.diskGuard.minFreeBytes); publishing resumes when space is freed',
+      { retryAfterMs },
+    );
+  }
+}
+
+function mebibytes(bytes: number): string {
+  const mib = bytes / 2 ** 20;
+  return `${mib >= 10 || Number.isInteger(mib) ? Math.floor(mib) : mib.toFixed(1)} MiB`;
+}
+
 /** Two topic names may not differ only in letter case: on a case-insensitive file system they would share files. */
 export class TopicNameConflictError extends MmmqError {}

@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** A small file system mounted for the disk-full scenario, or why there is none. */
+/** A small file system mounted for a disk-full test (the fault suite's scenario, the disk guard's), or why there is none. */
 export type SmallFilesystem = { mounted: true; kind: string; dir: string; unmount(): void } | { mounted: false; reason: string };
 
 /**
  * Mounts a file system of `bytes` at `{workDir}/disk`: tmpfs if the kernel lets this process (root, or a user
  * with CAP_SYS_ADMIN) mount one, else a loop-mounted ext4 image. Reports why neither worked instead of failing,
- * so the scenario can record that it was skipped and why.
+ * so the test can record that it was skipped and why.
  */
 export function mountSmallFilesystem(workDir: string, bytes: number): SmallFilesystem {
   const dir = join(workDir, 'disk');
