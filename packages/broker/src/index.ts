@@ -39,6 +39,8 @@ export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
   DEFAULT_FLUSH_BYTES,
+  DEFAULT_DISK_CHECK_INTERVAL_MS,
+  DEFAULT_DISK_MIN_FREE_BYTES,
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
@@ -47,6 +49,7 @@ export {
   type MmmqBrokerOptions,
   type PersistenceOptions,
   type ResolvedPersistenceOptions,
+  type DiskGuardOptions,
   type FlushOptions,
   type SegmentOptions,
   type StreamOptions,
@@ -87,4 +90,11 @@ export { METADATA_ADDRESSES } from './dispatch/address-class';
 export { DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS } from './dispatch/push-target-guard';
 export type { DeliveryOptions } from './dispatch/delivery.options';
 export { decodeEnvelope, type DecodedEnvelope } from './publish/message-envelope';
-export { StorageError, StorageUnavailableError, TopicNameConflictError, TopicQueue, TopicQueueContainer } from './storage';
+export {
+  DiskSpaceLowError,
+  StorageError,
+  StorageUnavailableError,
+  TopicNameConflictError,
+  TopicQueue,
+  TopicQueueContainer,
+} from './storage';
