@@ -20,6 +20,7 @@ const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 const REQUEST_ID_LIMIT = 2 ** 32;
 
 interface PendingRequest {
+  socket: Socket;
   resolve: (reply: BrokerReply) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
@@ -33,7 +34,8 @@ interface PendingRequest {
  * Any failure — a NACK the broker would let a retry fix, a timeout, a lost connection — increments
  * {@link failures} before the caller hears of it, and a timeout or a lost connection fails every request still
  * waiting on that connection: the producer then stops sending new batches of the topic until the failed ones are
- * resent in order.
+ * resent in order. After a 5xx answer the broker refuses everything else on that connection (it is fenced), so
+ * later requests go on a new one; the old one closes once its last request is answered.
  */
 export class StreamBrokerGateway extends BrokerGateway {
   private readonly host: string;
@@ -93,7 +95,7 @@ export class StreamBrokerGateway extends BrokerGateway {
     this.nextRequestId = (this.nextRequestId + 1) % REQUEST_ID_LIMIT;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.lose(socket, `no answer within ${this.timeoutMs} ms`), this.timeoutMs);
-      this.pending.set(requestId, { resolve, reject, timer });
+      this.pending.set(requestId, { socket, resolve, reject, timer });
       socket.ref();
       socket.write(encodeStreamRequest(requestId, kind, body));
     });
@@ -134,27 +136,39 @@ export class StreamBrokerGateway extends BrokerGateway {
   private answer(socket: Socket, frame: Buffer): void {
     const reply = decodeStreamReply(frame);
     const pending = reply && this.pending.get(reply.requestId);
-    if (!reply || !pending) return this.lose(socket, 'an answer to no request it was sent');
+    if (!reply || !pending || pending.socket !== socket) return this.lose(socket, 'an answer to no request it was sent');
     this.pending.delete(reply.requestId);
     clearTimeout(pending.timer);
-    if (reply.status >= 500) this.failureCount++;
-    if (this.pending.size === 0) socket.unref();
+    if (reply.status >= 500) {
+      this.failureCount++;
+      // Fenced: the broker refuses every later request on this connection, so the next ones open a new one.
+      if (socket === this.socket) this.socket = undefined;
+    }
+    if (!this.waitingOn(socket)) {
+      if (socket === this.socket) socket.unref();
+      else socket.destroy();
+    }
     pending.resolve({ url: this.broker, status: reply.status, body: reply.body.toString('utf8'), retryAfter: undefined });
   }
 
   /** Fails every request waiting on `socket`, which is given up, after counting the failure. */
   private lose(socket: Socket, what: string): void {
-    if (socket !== this.socket) return;
-    this.socket = undefined;
+    if (socket === this.socket) this.socket = undefined;
     socket.destroy();
-    if (this.pending.size === 0) return;
+    const waiting = [...this.pending].filter(([, pending]) => pending.socket === socket);
+    if (waiting.length === 0) return;
     this.failureCount++;
     const error = new BrokerUnreachableError(`Could not reach the broker at ${this.broker}: ${what}`);
-    for (const pending of this.pending.values()) {
+    for (const [requestId, pending] of waiting) {
+      this.pending.delete(requestId);
       clearTimeout(pending.timer);
       pending.reject(error);
     }
-    this.pending.clear();
+  }
+
+  private waitingOn(socket: Socket): boolean {
+    for (const pending of this.pending.values()) if (pending.socket === socket) return true;
+    return false;
   }
 }
 
