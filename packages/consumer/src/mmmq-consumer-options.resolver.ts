@@ -172,7 +172,11 @@ export function resolveListenerConfig(where: string, config: unknown): ListenerC
     selector:
       record.selector === undefined
         ? undefined
-        : checkListenerSelector(`${where}.selector`, record.selector, (message, cause) => new InvalidConsumerOptionsError(message, { cause })),
+        : checkListenerSelector(
+            `${where}.selector`,
+            record.selector,
+            (message, cause) => new InvalidConsumerOptionsError(message, { cause }),
+          ),
   };
 }
 

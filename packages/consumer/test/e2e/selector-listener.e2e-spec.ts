@@ -5,7 +5,6 @@ import { ConsumerApp } from '../support/consumer-app';
 import { initConsumer } from '../support/consumer-context';
 import { startPullingConsumer } from '../support/pulling-consumer';
 import { startRegisteredConsumer } from '../support/registered-consumer';
-import { waitFor } from '../support/wait-for';
 
 const received = { eu: [] as string[], other: [] as string[] };
 
