@@ -4,6 +4,7 @@ export { InvalidTopicError } from './errors/invalid-topic-error';
 export { InvalidTopicPatternError } from './errors/invalid-topic-pattern-error';
 export { InvalidSelectorError } from './errors/invalid-selector-error';
 export type { Selector } from './selector/selector';
+export { parseSelector, MAX_SELECTOR_LENGTH, MAX_SELECTOR_DEPTH } from './selector/parse-selector';
 export { InvalidHostError } from './errors/invalid-host-error';
 export { InvalidConsumerIdError } from './errors/invalid-consumer-id-error';
 export { InvalidMessageError } from './errors/invalid-message-error';
