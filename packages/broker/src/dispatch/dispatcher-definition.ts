@@ -210,7 +210,9 @@ function parseSelectorField(input: unknown): Selector {
     return parseSelector(input);
   } catch (error) {
     if (!(error instanceof InvalidSelectorError)) throw error;
-    throw new MmmqValidationError(`selector is invalid at position ${error.position}: ${error.message}`, { cause: error });
+    // The parser's message starts with the position too; said once, after the field's name.
+    const reason = error.message.replace(/^Invalid selector at position \d+: /, '');
+    throw new MmmqValidationError(`selector is invalid at position ${error.position}: ${reason}`, { cause: error });
   }
 }
 

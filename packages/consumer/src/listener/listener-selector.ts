@@ -11,7 +11,9 @@ export function checkListenerSelector(name: string, value: unknown, fail: (messa
     parseSelector(value);
   } catch (error) {
     if (!(error instanceof InvalidSelectorError)) throw error;
-    throw fail(`${name} is invalid at position ${error.position}: ${error.message}`, error);
+    // The parser's message starts with the position too; said once, after the option's name.
+    const reason = error.message.replace(/^Invalid selector at position \d+: /, '');
+    throw fail(`${name} is invalid at position ${error.position}: ${reason}`, error);
   }
   return value;
 }

@@ -106,7 +106,9 @@ describe('an invalid listener selector', () => {
       providers: [RegionListeners],
     });
     await expect(starting).rejects.toBeInstanceOf(InvalidConsumerOptionsError);
-    await expect(starting).rejects.toThrow(/listeners\["RegionListeners\.onEu"\]\.selector is invalid at position 10: /);
+    await expect(starting).rejects.toThrow(
+      'listeners["RegionListeners.onEu"].selector is invalid at position 10: expected a value after "=", found "="',
+    );
   });
 
   it('in the decorator fails bootstrap naming the method and the position', async () => {
@@ -120,6 +122,8 @@ describe('an invalid listener selector', () => {
       providers: [BadListener],
     });
     await expect(starting).rejects.toBeInstanceOf(InvalidListenerError);
-    await expect(starting).rejects.toThrow(/BadListener\.onOrder: selector is invalid at position \d+: /);
+    await expect(starting).rejects.toThrow(
+      'BadListener.onOrder: selector is invalid at position 9: expected a value after ">", found end of input',
+    );
   });
 });
