@@ -142,6 +142,31 @@ describe('a dispatcher with a selector', () => {
     await broker.caughtUp('moving', 'sel.put');
     expect(pushed('moving')).toEqual(['eu-1', 'us-2']);
   });
+
+  it('does not apply to a redrive: dead letters handed back are delivered whatever the selector is now', async () => {
+    let healed = false;
+    consumer.reply = (push) => (push.consumerId === 'redriven' && !healed ? 'REJECT' : 'ACK');
+    try {
+      await broker.addDispatcher('redriven', consumer.url, 'sel.redrive', { selector: "region = 'EU'" });
+      await publish(broker, 'sel.redrive', [['eu-1', { region: 'EU' }]]);
+      await waitFor(async () => (await broker.request('GET', '/mmmq/dead-letters/redriven')).body.total === 1, {
+        message: 'the rejected message to be dead-lettered',
+      });
+      const put = await broker.request('PUT', '/mmmq/dispatchers/redriven', {
+        host: consumer.url,
+        pattern: 'sel.redrive',
+        selector: "region = 'US'",
+      });
+      expect(put.status).toBe(200);
+      healed = true;
+      expect((await broker.request('POST', '/mmmq/dead-letters/redriven/redrive', {})).body).toEqual({ redriven: 1 });
+      await broker.caughtUp('redriven', '__redrive.redriven');
+      expect(pushed('redriven')).toEqual(['eu-1', 'eu-1']);
+      expect((await broker.subscription('redriven', '__redrive.redriven')).stats.filtered).toBe(0);
+    } finally {
+      consumer.reply = () => 'ACK';
+    }
+  });
 });
 
 describe('a selector after a broker restart', () => {
