@@ -2,6 +2,7 @@ import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, isBearerTokenText, MAX_TIMER_MS, M
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
+import { checkListenerSelector } from './listener/listener-selector';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
@@ -77,7 +78,7 @@ const OPTION_FIELDS = new Set([
 ]);
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
-const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode']);
+const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode', 'selector']);
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 
@@ -168,6 +169,14 @@ export function resolveListenerConfig(where: string, config: unknown): ListenerC
     concurrency: record.concurrency === undefined ? undefined : positiveInteger(`${where}.concurrency`, record.concurrency),
     startFrom: record.startFrom as StartFrom | undefined,
     ackMode: record.ackMode === undefined ? undefined : oneOf(`${where}.ackMode`, record.ackMode, ACK_MODES),
+    selector:
+      record.selector === undefined
+        ? undefined
+        : checkListenerSelector(
+            `${where}.selector`,
+            record.selector,
+            (message, cause) => new InvalidConsumerOptionsError(message, { cause }),
+          ),
   };
 }
 

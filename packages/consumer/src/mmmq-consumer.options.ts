@@ -119,6 +119,11 @@ export interface ListenerConfig {
   startFrom?: StartFrom;
   /** This listener's acknowledge mode. Default: the module's `ackMode`. */
   ackMode?: AckMode;
+  /**
+   * Only messages whose headers match this selector (docs/destinations.md#selectors), e.g. `region = 'EU'`, are
+   * delivered to the listener; the broker skips the others for it. Default none (every message).
+   */
+  selector?: string;
 }
 
 export interface RegistrationOptions {

@@ -166,6 +166,34 @@ describe('per-handler settings', () => {
     const [listener] = eventListeners(handlers, runtime.options, () => async () => undefined);
     expect(listener).toMatchObject({ consumerId: 'shop.orders', concurrency: 4, ackMode: 'manual', startFrom: 'latest' });
   });
+
+  it('carry a selector from the extras, which a listeners entry overrides', () => {
+    const runtime = new ConsumerRuntime({
+      app: 'shop',
+      broker: BROKER,
+      delivery: 'pull',
+      listeners: { 'invoice.*': { selector: "region = 'US'" } },
+    });
+    const handlers = new Map([
+      ['order.*', handler({ selector: "region = 'EU'" })],
+      ['invoice.*', handler({ selector: "region = 'EU'" })],
+      ['stock.*', handler()],
+    ]);
+    const listeners = eventListeners(handlers, runtime.options, () => async () => undefined);
+    expect(Object.fromEntries(listeners.map(({ name, selector }) => [name, selector]))).toEqual({
+      'order.*': "region = 'EU'",
+      'invoice.*': "region = 'US'",
+      'stock.*': undefined,
+    });
+  });
+
+  it('refuse a selector that does not parse, naming the pattern and the position', () => {
+    const runtime = new ConsumerRuntime({ app: 'shop', broker: BROKER, delivery: 'pull' });
+    const handlers = new Map([['order.*', handler({ selector: "region = = 'EU'" })]]);
+    expect(() => eventListeners(handlers, runtime.options, () => async () => undefined)).toThrow(
+      /@EventPattern\("order\.\*"\) extras\.selector is invalid at position 10: /,
+    );
+  });
 });
 
 describe('the push server’s port', () => {

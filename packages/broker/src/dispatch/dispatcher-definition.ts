@@ -1,4 +1,15 @@
-import { assertConsumerId, Host, InvalidConsumerIdError, MmmqValidationError, SigningSecret, Topic, TopicPattern } from '@mmmq/core';
+import {
+  assertConsumerId,
+  Host,
+  InvalidConsumerIdError,
+  InvalidSelectorError,
+  MmmqValidationError,
+  parseSelector,
+  Selector,
+  SigningSecret,
+  Topic,
+  TopicPattern,
+} from '@mmmq/core';
 import {
   MAX_ACK_TIMEOUT_MS,
   MAX_PUSH_BATCH_SIZE as MAX_BATCH_SIZE,
@@ -58,6 +69,11 @@ export interface DispatcherDefinition {
   ackTimeoutMs: number;
   /** One member receives at a time; the others wait and take over, in order, when it fails. Default false. */
   exclusive: boolean;
+  /**
+   * Only messages whose headers match are delivered; the others are skipped (settled for this consumer, counted as
+   * `filtered`). Parsed once, here. Default none (every message).
+   */
+  selector?: Selector;
 }
 
 /** The JSON shape of a definition as the dispatcher API shows it: `signed` instead of the secret. */
@@ -76,6 +92,8 @@ export interface DispatcherDefinitionJson {
   maxDeliveries: number;
   ackTimeoutMs: number;
   exclusive: boolean;
+  /** The selector's text, when there is one. */
+  selector?: string;
   /** Present (true) when the pushes are signed. */
   signed?: true;
 }
@@ -98,6 +116,7 @@ const KNOWN_FIELDS = new Set([
   'maxDeliveries',
   'ackTimeoutMs',
   'exclusive',
+  'selector',
 ]);
 
 /** Validates a definition from JSON; `where` names it in the error (e.g. `dispatchers.json entry 2`). */
@@ -129,6 +148,7 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       maxDeliveries: parseMaxDeliveries(record.maxDeliveries),
       ackTimeoutMs: parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs) ?? DEFAULT_ACK_TIMEOUT_MS,
       exclusive: parseExclusive(record.exclusive),
+      ...(record.selector === undefined ? {} : { selector: parseSelectorField(record.selector) }),
     };
   } catch (error) {
     if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
@@ -183,6 +203,19 @@ function parseExclusive(input: unknown): boolean {
   throw new MmmqValidationError(`exclusive must be true or false, got ${JSON.stringify(input)}`);
 }
 
+/** The selector is parsed here, once per definition, never per message. */
+function parseSelectorField(input: unknown): Selector {
+  if (typeof input !== 'string') throw new MmmqValidationError(`selector must be a string, got ${JSON.stringify(input)}`);
+  try {
+    return parseSelector(input);
+  } catch (error) {
+    if (!(error instanceof InvalidSelectorError)) throw error;
+    // The parser's message starts with the position too; said once, after the field's name.
+    const reason = error.message.replace(/^Invalid selector at position \d+: /, '');
+    throw new MmmqValidationError(`selector is invalid at position ${error.position}: ${reason}`, { cause: error });
+  }
+}
+
 function parseBatchSize(input: unknown): number {
   return parseBoundedInteger('batchSize', input, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
 }
@@ -216,6 +249,7 @@ export function toStoredDefinitionJson(definition: DispatcherDefinition): Stored
     maxDeliveries: definition.maxDeliveries,
     ackTimeoutMs: definition.ackTimeoutMs,
     exclusive: definition.exclusive,
+    ...(definition.selector === undefined ? {} : { selector: definition.selector.text }),
     ...(definition.signingSecret === undefined ? {} : { signingSecret: definition.signingSecret.reveal() }),
   };
 }
@@ -236,6 +270,7 @@ export function sameSettings(a: DispatcherDefinition, b: DispatcherDefinition): 
     a.maxDeliveries === b.maxDeliveries &&
     a.ackTimeoutMs === b.ackTimeoutMs &&
     a.exclusive === b.exclusive &&
+    a.selector?.text === b.selector?.text &&
     sameSecret(a.signingSecret, b.signingSecret)
   );
 }

@@ -25,6 +25,8 @@ export interface DispatcherInput {
   maxDeliveries?: number;
   ackTimeoutMs?: number;
   exclusive?: boolean;
+  /** Only messages whose headers match this selector (docs/destinations.md#selectors) are delivered. */
+  selector?: string;
 }
 
 /** A new definition for {@link Dispatcher.update}: the consumer id comes from the call (one given here must match). */

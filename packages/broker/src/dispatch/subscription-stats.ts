@@ -12,6 +12,8 @@ export class SubscriptionStats {
   nacked = 0;
   deadLettered = 0;
   corruptSkipped = 0;
+  /** Messages the dispatcher's selector did not select: skipped, settled for this subscription as if ACKed. */
+  filtered = 0;
   failures = 0;
   /** Pushes the consumer answered with 401 (it refused their signature). */
   unauthorized = 0;

@@ -18,6 +18,7 @@ import { Slot, SlotState } from './ledger/slot';
 import { MemberRoster } from './member-roster';
 import { PushMember, PushMemberState } from './push-member';
 import { PushSender } from './push-sender';
+import { redriveTopicOf } from './reserved-topics';
 import { SubscriptionStateWriter } from './subscription-state-writer';
 import { SubscriptionStats } from './subscription-stats';
 
@@ -70,7 +71,9 @@ export class Subscription implements LogReaderHost {
   ) {
     const { maxDeliveries } = currentDefinition;
     this.ledger = new DeliveryLedger(checkpoint.snapshot, { maxDeliveries, maxNackRetries: context.options.maxNackRetries });
-    this.reader = new LogReader(queue, this.ledger, this);
+    // A redrive hands dead letters back as asked: they were selected when first delivered.
+    const selector = queue.topic.name === redriveTopicOf(currentDefinition.consumerId) ? undefined : currentDefinition.selector;
+    this.reader = new LogReader(queue, this.ledger, this, selector);
     this.writer = new SubscriptionStateWriter(this.ledger, checkpoint, (file, ledger) => this.writeState(file, ledger));
     this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
@@ -276,6 +279,12 @@ export class Subscription implements LogReaderHost {
     this.stats.corruptSkipped++;
     this.logger.error(`${this.label()}: skipped corrupt entry at offset ${offset}: ${error.message}`);
     this.writer.settled();
+  }
+
+  skipFiltered(count: number): void {
+    this.stats.filtered += count;
+    // Not `settled()`: a crash does not redeliver a skipped message (it is skipped again), so no bound is needed.
+    this.writer.schedule();
   }
 
   private deadLetter(slot: Slot, reason: string, lastError: string): Promise<boolean> {

@@ -15,6 +15,8 @@ export interface ListenerDefinition {
   concurrency: number;
   /** Only sent to the broker when set. */
   startFrom: StartFrom | undefined;
+  /** Only messages matching it are delivered (checked at bootstrap; the broker applies it). Only sent when set. */
+  selector?: string;
   /** When its messages count as settled. */
   ackMode: AckMode;
   contentType: ContentType;

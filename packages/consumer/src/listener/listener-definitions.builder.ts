@@ -7,6 +7,7 @@ import { DEFAULT_LISTENER_CONCURRENCY, StartFrom } from '../mmmq-consumer.option
 import { assertListenerConsumerId, defaultConsumerId } from './consumer-id.naming';
 import type { DiscoveredListener } from './discovered-listener';
 import type { ListenerDefinition } from './listener-definition';
+import { checkListenerSelector } from './listener-selector';
 import { LISTENER_OPTION_KEYS } from './mmmq-listener.options';
 
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
@@ -60,6 +61,7 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
     concurrency: concurrencyOf(listener, config.concurrency),
     startFrom,
     ackMode: ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode),
+    selector: selectorOf(listener, config.selector),
     contentType: listener.contentType,
     handle: listener.handle,
   };
@@ -80,6 +82,14 @@ function consumerIdOf(listener: DiscoveredListener, name: string, configured: st
   } catch (error) {
     throw wrap(listener.where, 'has an invalid consumer id', error);
   }
+}
+
+/** A `listeners` entry's selector was checked with the options; the decorator's is checked here. */
+function selectorOf(listener: DiscoveredListener, configured: string | undefined): string | undefined {
+  if (configured !== undefined) return configured;
+  const { selector } = listener.options;
+  if (selector === undefined) return undefined;
+  return checkListenerSelector(`${listener.where}: selector`, selector, (message, cause) => new InvalidListenerError(message, { cause }));
 }
 
 function ackModeOf(listener: DiscoveredListener, ackMode: unknown): AckMode {

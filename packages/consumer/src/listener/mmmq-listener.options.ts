@@ -21,6 +21,11 @@ export interface MmmqListenerOptions {
   startFrom?: StartFrom;
   /** This listener's acknowledge mode (`auto`, `manual`, `dupsOk`, `none`). Default: the module's `ackMode`. */
   ackMode?: AckMode;
+  /**
+   * Only messages whose headers match this selector (docs/destinations.md#selectors), e.g. `region = 'EU' AND
+   * amount > 100`, are delivered to this listener. Default none (every message).
+   */
+  selector?: string;
 }
 
 /** Every field of {@link MmmqListenerOptions}: anything else in a decorator's options fails bootstrap. */
@@ -31,4 +36,5 @@ export const LISTENER_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MmmqListe
   'concurrency',
   'startFrom',
   'ackMode',
+  'selector',
 ]);

@@ -22,6 +22,8 @@ export interface DispatcherJson {
   maxInFlight?: number;
   /** True when the pushes are signed; the broker never shows the secret. */
   signed?: boolean;
+  /** Absent when every message is delivered. */
+  selector?: string;
 }
 
 export interface DispatcherChange {
@@ -34,12 +36,15 @@ export interface DispatcherChange {
   maxInFlight: number;
   /** The `whsec_…` secret the broker signs the pushes with; absent for unsigned pushes. */
   signingSecret?: string;
+  /** Absent: every message (a PUT without it removes the dispatcher's selector). */
+  selector?: string;
 }
 
 /** A dispatcher for pull members: no host of its own; `hosts` keeps the push members another instance added. */
 export interface PullDispatcherChange {
   pattern: string;
   startFrom?: StartFrom;
+  selector?: string;
   hosts?: unknown[];
   batchSize?: number;
   maxInFlight?: number;

@@ -190,6 +190,7 @@ export class DispatcherRegistrar {
       maxInFlight: registration.maxInFlight,
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
       ...(signingSecret === undefined ? {} : { signingSecret }),
+      ...(listener.selector === undefined ? {} : { selector: listener.selector }),
     };
     // Before the request: a POST whose answer is lost may still have made this host a member.
     if (!this.joined.includes(listener.consumerId)) this.joined.push(listener.consumerId);

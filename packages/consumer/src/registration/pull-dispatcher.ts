@@ -11,7 +11,11 @@ import type { DispatcherApiClient, DispatcherJson, PullDispatcherChange } from '
  */
 export async function ensurePullDispatcher(client: DispatcherApiClient, listener: ListenerDefinition, logger: Logger): Promise<void> {
   const pattern = listener.pattern.value;
-  const wanted: PullDispatcherChange = { pattern, ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }) };
+  const wanted: PullDispatcherChange = {
+    pattern,
+    ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
+    ...(listener.selector === undefined ? {} : { selector: listener.selector }),
+  };
   const existing = await client.find(listener.consumerId);
   if (existing === undefined) {
     if (await client.create({ consumerId: listener.consumerId, ...wanted })) {
@@ -21,7 +25,12 @@ export async function ensurePullDispatcher(client: DispatcherApiClient, listener
     throw new BrokerRequestError(`${listener.consumerId} was created by someone else meanwhile (409)`, true);
   }
   const patterns = existing.patterns ?? [existing.pattern];
-  if (patterns.length === 1 && patterns[0] === pattern && (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)) {
+  if (
+    patterns.length === 1 &&
+    patterns[0] === pattern &&
+    existing.selector === wanted.selector &&
+    (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
+  ) {
     logger.log(`Dispatcher ${listener.consumerId} is up to date for pull: ${pattern}`);
     return;
   }

@@ -67,6 +67,7 @@ function sameSettings(existing: DispatcherJson, wanted: DispatcherChange): boole
     (existing.batchSize ?? 1) === wanted.batchSize &&
     (existing.maxInFlight ?? 1) === wanted.maxInFlight &&
     (existing.signed === true) === (wanted.signingSecret !== undefined) &&
+    existing.selector === wanted.selector &&
     (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
   );
 }

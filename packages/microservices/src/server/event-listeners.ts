@@ -75,6 +75,7 @@ function definition(pattern: string, handler: MessageHandler, options: ResolvedC
     concurrency: config.concurrency ?? DEFAULT_LISTENER_CONCURRENCY,
     startFrom: config.startFrom,
     ackMode: config.ackMode ?? options.ackMode,
+    selector: config.selector,
     contentType: { kind: 'any' },
     handle: run(pattern, handler),
   };
@@ -87,6 +88,7 @@ function overlay(extras: ListenerConfig, configured: ListenerConfig | undefined)
     concurrency: configured?.concurrency ?? extras.concurrency,
     startFrom: configured?.startFrom ?? extras.startFrom,
     ackMode: configured?.ackMode ?? extras.ackMode,
+    selector: configured?.selector ?? extras.selector,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Selector } from '@mmmq/core';
 import type { DecodedEnvelope } from '../../publish/message-envelope';
 import type { SubscriptionSnapshot } from '../../storage/subscription-snapshot';
 import { MinHeap } from './min-heap';
@@ -90,24 +91,32 @@ export class DeliveryLedger {
 
   /**
    * Adds the next offset read from the log. A corrupt entry (an Error) and one the snapshot says was settled are
-   * settled at once; a restored count or the delivery mark says how often it may have been delivered before.
+   * settled at once, and so is a message the `selector` does not select: then it returns true (skipped, to be
+   * counted). A restored count or the delivery mark says how often it may have been delivered before.
    */
-  admit(envelope: DecodedEnvelope | Error, bytes: number): void {
-    const offset = this.readEnd++;
+  admit(envelope: DecodedEnvelope | Error, bytes: number, selector?: Selector): boolean {
+    const offset = this.readEnd;
+    const settled = envelope instanceof Error || this.wasSettled(offset);
+    // Judged once, when read (before anything changes, should the selector throw); settled ones are not judged.
+    const skipped = !settled && selector !== undefined && !selector.matches(envelope.headers);
+    this.readEnd++;
     const restored = this.restoredCounts.get(offset);
     this.restoredCounts.delete(offset);
-    if (envelope instanceof Error || this.wasSettled(offset)) {
+    if (settled || skipped) {
       const slot = newSlot(offset, EMPTY_ENVELOPE, 0, 0, 0);
       slot.state = SlotState.SETTLED;
       slot.envelope = undefined;
       this.slots.set(offset, slot);
+      // A skip settles a message like an ACK: the state on disk must move past it too.
+      if (skipped) this.version++;
       this.advance();
-      return;
+      return skipped;
     }
     const deliveries = Math.max(restored?.deliveries ?? 0, offset < this.restoredMark ? 1 : 0);
     const slot = newSlot(offset, envelope, bytes, deliveries, restored?.nacks ?? 0);
     this.slots.set(offset, slot);
     this.ready.push(slot);
+    return false;
   }
 
   /**

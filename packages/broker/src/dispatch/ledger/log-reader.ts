@@ -1,3 +1,4 @@
+import type { Selector } from '@mmmq/core';
 import type { TopicQueue } from '../../storage/topic-queue';
 import type { DeliveryLedger } from './delivery-ledger';
 import { decodeEntry } from './entry-decoder';
@@ -17,6 +18,8 @@ export interface LogReaderHost {
   readonly stopping: boolean;
   /** A corrupt entry (or one that is not a message) is skipped: counted and logged. */
   skipCorrupt(offset: number, error: Error): void;
+  /** `count` messages were skipped (settled) because the selector does not select them. */
+  skipFiltered(count: number): void;
   /** Waits before retrying a failed read (storage errors other than corruption). */
   backoff(failures: number, what: string, error: unknown): Promise<void>;
 }
@@ -29,6 +32,8 @@ export class LogReader {
     private readonly queue: TopicQueue,
     private readonly ledger: DeliveryLedger,
     private readonly host: LogReaderHost,
+    /** The dispatcher's selector, parsed once; messages it does not select are settled as they are read. */
+    private readonly selector?: Selector,
   ) {}
 
   /** Reads until `max` messages are available, the log ends, or the window is full. */
@@ -48,11 +53,13 @@ export class LogReader {
       try {
         const entries = await queue.peekMany(from, wanted);
         if (entries.length === 0 || ledger.readEnd !== from) return;
+        let filtered = 0;
         entries.forEach((entry, i) => {
           const envelope = decodeEntry(entry);
           if (envelope instanceof Error) this.host.skipCorrupt(from + i, envelope);
-          ledger.admit(envelope, entry instanceof Error ? 0 : entry.length);
+          if (ledger.admit(envelope, entry instanceof Error ? 0 : entry.length, this.selector)) filtered++;
         });
+        if (filtered > 0) this.host.skipFiltered(filtered);
       } catch (error) {
         await this.host.backoff(failures++, `reading offset ${from} failed`, error);
       }
