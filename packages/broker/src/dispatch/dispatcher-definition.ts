@@ -210,9 +210,7 @@ function parseSelectorField(input: unknown): Selector {
     return parseSelector(input);
   } catch (error) {
     if (!(error instanceof InvalidSelectorError)) throw error;
-    // The parser's message starts with the position too; said once, after the field's name.
-    const reason = error.message.replace(/^Invalid selector at position \d+: /, '');
-    throw new MmmqValidationError(`selector is invalid at position ${error.position}: ${reason}`, { cause: error });
+    throw new MmmqValidationError(`selector is invalid at position ${error.position}: ${error.reason}`, { cause: error });
   }
 }
 

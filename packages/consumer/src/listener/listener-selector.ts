@@ -11,9 +11,7 @@ export function checkListenerSelector(name: string, value: unknown, fail: (messa
     parseSelector(value);
   } catch (error) {
     if (!(error instanceof InvalidSelectorError)) throw error;
-    // The parser's message starts with the position too; said once, after the option's name.
-    const reason = error.message.replace(/^Invalid selector at position \d+: /, '');
-    throw fail(`${name} is invalid at position ${error.position}: ${reason}`, error);
+    throw fail(`${name} is invalid at position ${error.position}: ${error.reason}`, error);
   }
   return value;
 }

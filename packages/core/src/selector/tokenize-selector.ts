@@ -12,7 +12,7 @@ const KEYWORDS = new Set<string>(SELECTOR_KEYWORDS);
 
 /** Throws an InvalidSelectorError in the agreed format: `Invalid selector at position N: …` (1-based). */
 export function selectorError(index: number, problem: string): InvalidSelectorError {
-  return new InvalidSelectorError(`Invalid selector at position ${index + 1}: ${problem}`, index + 1);
+  return new InvalidSelectorError(problem, index + 1);
 }
 
 /** Splits a selector into tokens; always ends with an `end` token. Positions are 1-based. */
