@@ -1,6 +1,7 @@
 import { MessageHeaders, MmmqValidationError, Topic } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
 import { decodeEnvelope } from '../publish/message-envelope';
+import { DiskGuard } from '../storage/disk-guard';
 import { CorruptionError } from '../storage/storage.errors';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { DispatcherNotFoundError } from './dispatcher.errors';
@@ -37,6 +38,8 @@ export class DeadLetterService {
   constructor(
     private readonly queues: TopicQueueContainer,
     private readonly registry: DispatcherRegistry,
+    // A redrive copies dead letters into a topic: refused like a publish while the disk is low. Absent in hand-built tests.
+    private readonly diskGuard?: DiskGuard,
   ) {}
 
   async list(consumerId: string, from: number, limit: number): Promise<DeadLetterPage> {
@@ -77,6 +80,7 @@ export class DeadLetterService {
       if (payload && (!wanted || wanted.has(decodeEnvelope(payload).id ?? ''))) payloads.push(payload);
     }
     if (payloads.length === 0) return 0;
+    this.diskGuard?.assertMayPublish();
     const redrive = await this.queues.getOrCreate(Topic.of(redriveTopicOf(consumerId)));
     await redrive.offerAll(payloads);
     return payloads.length;

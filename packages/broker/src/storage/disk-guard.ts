@@ -61,6 +61,8 @@ export class DiskGuard implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     if (!this.options.enabled || this.closed || this.timer) return;
     await this.check();
+    // A shutdown during the first check: no timer after close().
+    if (this.closed) return;
     // Unref'd: the guard never keeps a process alive on its own.
     this.timer = setInterval(() => void this.check(), this.options.checkIntervalMs).unref();
   }

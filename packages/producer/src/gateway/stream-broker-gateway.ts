@@ -43,6 +43,8 @@ export class StreamBrokerGateway extends BrokerGateway {
   private readonly secure: boolean;
   private socket?: Socket;
   private readonly pending = new Map<number, PendingRequest>();
+  /** Requests waiting, per connection: the current one and those retired after a 5xx until they are answered. */
+  private readonly waiting = new Map<Socket, number>();
   private nextRequestId = 0;
   private failureCount = 0;
   private closed = false;
@@ -81,6 +83,8 @@ export class StreamBrokerGateway extends BrokerGateway {
   close(): Promise<void> {
     this.closed = true;
     this.socket?.destroy();
+    // Retired connections too: their 'close' fails what still waits on them.
+    for (const socket of this.waiting.keys()) socket.destroy();
     return Promise.resolve();
   }
 
@@ -96,6 +100,7 @@ export class StreamBrokerGateway extends BrokerGateway {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.lose(socket, `no answer within ${this.timeoutMs} ms`), this.timeoutMs);
       this.pending.set(requestId, { socket, resolve, reject, timer });
+      this.waiting.set(socket, (this.waiting.get(socket) ?? 0) + 1);
       socket.ref();
       socket.write(encodeStreamRequest(requestId, kind, body));
     });
@@ -138,13 +143,14 @@ export class StreamBrokerGateway extends BrokerGateway {
     const pending = reply && this.pending.get(reply.requestId);
     if (!reply || !pending || pending.socket !== socket) return this.lose(socket, 'an answer to no request it was sent');
     this.pending.delete(reply.requestId);
+    this.answered(socket);
     clearTimeout(pending.timer);
     if (reply.status >= 500) {
       this.failureCount++;
       // Fenced: the broker refuses every later request on this connection, so the next ones open a new one.
       if (socket === this.socket) this.socket = undefined;
     }
-    if (!this.waitingOn(socket)) {
+    if (!this.waiting.has(socket)) {
       if (socket === this.socket) socket.unref();
       else socket.destroy();
     }
@@ -155,20 +161,22 @@ export class StreamBrokerGateway extends BrokerGateway {
   private lose(socket: Socket, what: string): void {
     if (socket === this.socket) this.socket = undefined;
     socket.destroy();
-    const waiting = [...this.pending].filter(([, pending]) => pending.socket === socket);
-    if (waiting.length === 0) return;
+    if (!this.waiting.delete(socket)) return;
     this.failureCount++;
     const error = new BrokerUnreachableError(`Could not reach the broker at ${this.broker}: ${what}`);
-    for (const [requestId, pending] of waiting) {
+    for (const [requestId, pending] of this.pending) {
+      if (pending.socket !== socket) continue;
       this.pending.delete(requestId);
       clearTimeout(pending.timer);
       pending.reject(error);
     }
   }
 
-  private waitingOn(socket: Socket): boolean {
-    for (const pending of this.pending.values()) if (pending.socket === socket) return true;
-    return false;
+  /** One request fewer waits on `socket`. */
+  private answered(socket: Socket): void {
+    const left = (this.waiting.get(socket) ?? 1) - 1;
+    if (left === 0) this.waiting.delete(socket);
+    else this.waiting.set(socket, left);
   }
 }
 
