@@ -4,11 +4,11 @@ import { Ctx, EventPattern, Payload, RpcException } from '@nestjs/microservices'
 import { BrokerApp, FAST_BACKOFF, freePort, startBroker, waitFor } from '@mmmq/test-support';
 import { Observable, tap } from 'rxjs';
 import { MmmqContext, MmmqNonRetriableException } from '../src';
-import { OrderPlaced } from './support/order-placed.dto';
+import { OrderCreatedDto } from './support/portable/order-created.dto';
 import { startMicroservice } from './support/microservice-app';
 
 const seen: Array<{
-  order: OrderPlaced;
+  order: OrderCreatedDto;
   id: string;
   topic: string;
   offset: number;
@@ -22,7 +22,7 @@ const failures: Array<{ orderId: string; deliveryCount: number }> = [];
 @Controller()
 class OrdersController {
   @EventPattern('order.*')
-  placed(@Payload() order: OrderPlaced, @Ctx() context: MmmqContext): void {
+  placed(@Payload() order: OrderCreatedDto, @Ctx() context: MmmqContext): void {
     seen.push({
       order,
       id: context.getId(),
@@ -73,7 +73,7 @@ describe('@EventPattern handlers on MmmqServer (push, standalone microservice)',
     const { id, offset } = await broker.publish('order.placed', { orderId: 'o-1', quantity: 2 });
     await waitFor(() => seen.some(({ order }) => order.orderId === 'o-1'), { message: 'order o-1 handled' });
     const entry = seen.find(({ order }) => order.orderId === 'o-1')!;
-    expect(entry.order).toBeInstanceOf(OrderPlaced);
+    expect(entry.order).toBeInstanceOf(OrderCreatedDto);
     expect(entry.order.summary).toBe('2 × o-1');
     expect(entry).toMatchObject({ id, topic: 'order.placed', offset, deliveryCount: 1, redelivered: false });
     await broker.caughtUp(CONSUMER_ID, 'order.placed');

@@ -13,7 +13,7 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import { BrokerApp, FAST_BACKOFF, freePort, startBroker, waitFor } from '@mmmq/test-support';
 import type { Server } from 'node:http';
 import { MmmqExceptionFilter, MmmqServer } from '../src';
-import { OrderPlaced } from './support/order-placed.dto';
+import { OrderCreatedDto } from './support/portable/order-created.dto';
 import { startMicroservice } from './support/microservice-app';
 
 const attempts: string[] = [];
@@ -21,7 +21,7 @@ const attempts: string[] = [];
 @Controller()
 class OrdersController {
   @EventPattern('order.placed')
-  placed(@Payload() order: OrderPlaced): void {
+  placed(@Payload() order: OrderCreatedDto): void {
     attempts.push(order.orderId);
     if (order.orderId === 'db-down') throw new Error('database connection refused');
   }
@@ -116,7 +116,7 @@ class HybridController {
   }
 
   @EventPattern('order.placed')
-  placed(@Payload() order: OrderPlaced): void {
+  placed(@Payload() order: OrderCreatedDto): void {
     attempts.push(order.orderId);
   }
 }

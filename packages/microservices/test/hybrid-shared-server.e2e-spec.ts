@@ -5,9 +5,9 @@ import { BrokerApp, FAST_BACKOFF, freePort, startBroker, waitFor } from '@mmmq/t
 import type { Server } from 'node:http';
 import { MmmqContext, MmmqServer } from '../src';
 import { rpcValidationPipe } from './support/microservice-app';
-import { OrderPlaced } from './support/order-placed.dto';
+import { OrderCreatedDto } from './support/portable/order-created.dto';
 
-const handled: Array<{ order: OrderPlaced; consumerId: string }> = [];
+const handled: Array<{ order: OrderCreatedDto; consumerId: string }> = [];
 /** Holds the handler of order 'slow' until the test releases it. */
 let releaseSlow: (() => void) | undefined;
 
@@ -19,7 +19,7 @@ class ShopController {
   }
 
   @EventPattern('order.*')
-  async placed(@Payload() order: OrderPlaced, @Ctx() context: MmmqContext): Promise<void> {
+  async placed(@Payload() order: OrderCreatedDto, @Ctx() context: MmmqContext): Promise<void> {
     if (order.orderId === 'slow') {
       await new Promise<void>((resolve) => (releaseSlow = resolve));
     }
@@ -93,7 +93,7 @@ describe.each(['express', 'fastify'] as const)('a hybrid %s application whose Mm
     await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).length === 1, { message: 'the invalid order dead-lettered' });
     await waitFor(() => handled.some(({ order }) => order.orderId === 'typed'), { message: 'the typed order handled' });
     const typed = handled.find(({ order }) => order.orderId === 'typed')!;
-    expect(typed.order).toBeInstanceOf(OrderPlaced);
+    expect(typed.order).toBeInstanceOf(OrderCreatedDto);
     expect(typed.consumerId).toBe(CONSUMER_ID);
     const [letter] = await broker.deadLetters(CONSUMER_ID);
     expect(letter.headers).toMatchObject({
