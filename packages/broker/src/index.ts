@@ -13,6 +13,21 @@ export type { SubscriptionView } from './dispatch/subscription-container';
 export type { SubscriptionStatsSnapshot } from './dispatch/subscription-stats';
 export type { SubscriptionState } from './dispatch/subscription';
 export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
+export { TopicPolicies } from './topics/topic-policies';
+export {
+  DEFAULT_RETENTION_MS,
+  type DeliveryMode,
+  type ExpiryOptions,
+  type ResolvedTopicPolicy,
+  type RetentionOptions,
+  type RetentionWhenNeeded,
+  type TopicLimitOptions,
+  type TopicOverflow,
+  type TopicPolicy,
+  type TopicPolicyOverride,
+  type TopicsOptions,
+  type WhenExpired,
+} from './topics/topic-policy.options';
 export {
   MmmqBrokerEvent,
   type DispatcherHostJoinedEvent,

@@ -37,6 +37,7 @@ import {
 import { ResolvedAuthOptions, resolveAuthOptions } from './security/auth-options.resolver';
 import { normaliseAllowedHost } from './security/host-policy';
 import { normaliseAllowedOrigin } from './security/origin-policy';
+import { ResolvedTopicsOptions, resolveTopicsOptions } from './topics/topic-policy.resolver';
 
 /** The whole body is buffered in memory, and a stored entry's 32-bit length field caps it well above this. */
 export const MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024;
@@ -50,6 +51,7 @@ export interface ResolvedBrokerOptions {
   dispatch: ResolvedDispatchOptions;
   tls: ResolvedTlsOptions | undefined;
   auth: ResolvedAuthOptions;
+  topics: ResolvedTopicsOptions;
 }
 
 const { nonBlankString, nonNegativeInteger, oneOf, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
@@ -62,6 +64,7 @@ const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   delivery: true,
   tls: true,
   auth: true,
+  topics: true,
 };
 const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = { rootDir: true, segment: true, flush: true, diskGuard: true };
 const DISK_GUARD_OPTIONS: Record<keyof DiskGuardOptions, true> = { enabled: true, minFreeBytes: true, checkIntervalMs: true };
@@ -96,7 +99,7 @@ const HTTP_OPTIONS: Record<keyof HttpOptions, true> = {
  * @throws InvalidBrokerOptionsError
  */
 export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedBrokerOptions {
-  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls, auth } = optionGroup('', options, OPTIONS);
+  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls, auth, topics } = optionGroup('', options, OPTIONS);
   return {
     persistence: resolvePersistence(persistence),
     diskGuard: resolveDiskGuard(persistence),
@@ -105,6 +108,7 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     dispatch: resolveDispatch(dispatchers, delivery),
     tls: resolveTls(tls),
     auth: resolveAuthOptions(auth),
+    topics: resolveTopicsOptions(topics),
   };
 }
 

@@ -37,6 +37,7 @@ import { STORAGE_PROVIDERS } from './storage';
 import { PublishStreamServer } from './stream/publish-stream.server';
 import { TlsCertificates } from './tls/tls-certificates';
 import { TopicRegistry } from './topics/topic-registry';
+import { MMMQ_TOPICS_OPTIONS, TopicPolicies } from './topics/topic-policies';
 
 /** The options after defaults and validation. */
 const RESOLVED_BROKER_OPTIONS = Symbol('RESOLVED_BROKER_OPTIONS');
@@ -79,6 +80,8 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     optionsPart(MMMQ_STREAM_OPTIONS, 'stream'),
     optionsPart(MMMQ_AUTH_OPTIONS, 'auth'),
     optionsPart(MMMQ_DISPATCH_OPTIONS, 'dispatch'),
+    optionsPart(MMMQ_TOPICS_OPTIONS, 'topics'),
+    TopicPolicies,
     {
       provide: PushTargetPolicy,
       useFactory: (dispatch: ResolvedDispatchOptions) => new PushTargetPolicy(dispatch.delivery.allowedNetworks),
@@ -118,7 +121,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     Authenticator,
     HttpServerLimits,
   ],
-  exports: [Dispatcher, TopicRegistry, PublishStreamServer, TlsCertificates],
+  exports: [Dispatcher, TopicRegistry, TopicPolicies, PublishStreamServer, TlsCertificates],
 })
 export class MmmqBrokerModule extends ConfigurableMmmqBrokerModule {
   /**

@@ -1,5 +1,6 @@
 import type { DeliveryOptions } from './dispatch/delivery.options';
 import type { AuthOptions } from './security/auth.options';
+import type { TopicsOptions } from './topics/topic-policy.options';
 
 /** Where the broker keeps its data when no `persistence.rootDir` is given. */
 export const DEFAULT_ROOT_DIR = './mmmq';
@@ -159,6 +160,8 @@ export interface MmmqBrokerOptions {
   tls?: TlsOptions;
   /** Bearer tokens and their roles (docs/security.md). Default none: authentication off, loopback clients only. */
   auth?: AuthOptions;
+  /** Retention, limits, expiry and delivery mode, broker-wide and per topic pattern (docs/destinations.md). */
+  topics?: TopicsOptions;
 }
 
 /** Persistence settings after defaults are applied and validation passed. */

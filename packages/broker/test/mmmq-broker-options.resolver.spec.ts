@@ -18,6 +18,7 @@ import {
   MmmqBrokerOptions,
 } from '../src/mmmq-broker.options';
 import { DEFAULT_DELIVERY_OPTIONS } from '../src/dispatch/delivery.options';
+import { DEFAULT_TOPIC_POLICY } from '../src/topics/topic-policy.options';
 
 describe('resolveBrokerOptions', () => {
   it('fills every default, with an absolute root directory', () => {
@@ -43,6 +44,7 @@ describe('resolveBrokerOptions', () => {
       stream: undefined,
       dispatch: { dispatchers: [], delivery: DEFAULT_DELIVERY_OPTIONS },
       auth: { tokens: [] },
+      topics: { defaults: DEFAULT_TOPIC_POLICY, overrides: [] },
     });
   });
 

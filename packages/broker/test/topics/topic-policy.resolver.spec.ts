@@ -1,0 +1,54 @@
+import { InvalidBrokerOptionsError } from '../../src/invalid-broker-options.error';
+import { DEFAULT_RETENTION_MS, DEFAULT_TOPIC_POLICY } from '../../src/topics/topic-policy.options';
+import { resolveTopicsOptions, topicPolicyOf } from '../../src/topics/topic-policy.resolver';
+
+describe('topic policies (the topics option)', () => {
+  it('gives every user topic the defaults when nothing is set: a week of retention, no limits, no expiry, persistent', () => {
+    expect(topicPolicyOf(resolveTopicsOptions(), 'order.created')).toEqual(DEFAULT_TOPIC_POLICY);
+    expect(DEFAULT_TOPIC_POLICY.retention.ms).toBe(DEFAULT_RETENTION_MS);
+  });
+
+  it('overlays matching overrides on the broker-wide defaults field by field, in the order given', () => {
+    const resolved = resolveTopicsOptions({
+      defaults: { retention: { bytes: 1_000_000 }, expiry: { ttlMs: 60_000 } },
+      overrides: [
+        { pattern: 'order.**', retention: { ms: 3_600_000 }, deliveryMode: 'nonPersistent' },
+        { pattern: 'order.created', retention: { ms: null }, limits: { maxMessages: 10, overflow: 'dropOldest' } },
+      ],
+    });
+    expect(topicPolicyOf(resolved, 'order.created')).toEqual({
+      retention: { ms: null, bytes: 1_000_000, whenNeeded: 'keep' },
+      limits: { maxBytes: null, maxMessages: 10, overflow: 'dropOldest' },
+      expiry: { ttlMs: 60_000, whenExpired: 'deadLetter' },
+      deliveryMode: 'nonPersistent',
+    });
+    expect(topicPolicyOf(resolved, 'order.paid').retention).toEqual({ ms: 3_600_000, bytes: 1_000_000, whenNeeded: 'keep' });
+    expect(topicPolicyOf(resolved, 'billing').deliveryMode).toBe('persistent');
+  });
+
+  it('keeps everything of a broker-owned topic unless an override names it', () => {
+    const resolved = resolveTopicsOptions({
+      defaults: { retention: { ms: 1000 } },
+      overrides: [{ pattern: '__dlq.**', retention: { bytes: 5000 } }],
+    });
+    expect(topicPolicyOf(resolved, '__redrive.billing').retention).toEqual({ ms: null, bytes: null, whenNeeded: 'keep' });
+    expect(topicPolicyOf(resolved, '__dlq.billing').retention).toEqual({ ms: null, bytes: 5000, whenNeeded: 'keep' });
+  });
+
+  it.each([
+    [{ retention: { ms: 0 } }, 'topics.defaults.retention.ms must be a positive integer, got 0'],
+    [{ retention: { size: 1 } }, 'topics.defaults.retention has unknown field(s) size'],
+    [{ limits: { overflow: 'block' } }, 'topics.defaults.limits.overflow must be one of "reject", "dropOldest", got "block"'],
+    [{ expiry: { whenExpired: 'delete' } }, 'topics.defaults.expiry.whenExpired must be one of "deadLetter", "drop"'],
+    [{ deliveryMode: 'fast' }, 'topics.defaults.deliveryMode must be one of "persistent", "nonPersistent"'],
+    [{ ttlMs: 5 }, 'topics.defaults has unknown field(s) ttlMs'],
+  ])('refuses the invalid default %j, naming the option', (defaults, message) => {
+    expect(() => resolveTopicsOptions({ defaults } as never)).toThrow(InvalidBrokerOptionsError);
+    expect(() => resolveTopicsOptions({ defaults } as never)).toThrow(message);
+  });
+
+  it('refuses an override without a valid pattern, naming its index', () => {
+    expect(() => resolveTopicsOptions({ overrides: [{ pattern: 'a..b' }] })).toThrow(/topics\.overrides\[0\]\.pattern: /);
+    expect(() => resolveTopicsOptions({ overrides: {} as never })).toThrow('topics.overrides must be an array, got');
+  });
+});
