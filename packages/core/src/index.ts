@@ -41,6 +41,14 @@ export {
   HEADER_VALUE_MAX_LENGTH,
 } from './message';
 export {
+  type MessageProperties,
+  assertMessageProperties,
+  assertPriority,
+  MIN_PRIORITY,
+  MAX_PRIORITY,
+  DEFAULT_PRIORITY,
+} from './message-properties';
+export {
   MESSAGES_PATH,
   BATCH_MESSAGES_PATH,
   DISPATCHERS_PATH,

@@ -30,6 +30,12 @@ export interface PublishRequest<T = unknown> {
   /** Assigned by the broker when absent. */
   id?: string;
   headers?: MessageHeaders;
+  /** Time to live in ms from acceptance; not with `expiresAt` (see MessageProperties). */
+  ttlMs?: number;
+  /** Epoch ms after which it is not delivered any more; not with `ttlMs`. */
+  expiresAt?: number;
+  /** 0–9, default 4. */
+  priority?: number;
 }
 
 export interface PublishBatchRequest<T = unknown> {
@@ -66,6 +72,10 @@ export interface DeliveryRequest<T = unknown> {
   redelivered: boolean;
   /** Epoch milliseconds; null when the broker does not know it. */
   publishedAt: number | null;
+  /** Epoch milliseconds after which the broker does not deliver it any more; absent when it never expires. */
+  expiresAt?: number;
+  /** Present when not the default (4). */
+  priority?: number;
   /**
    * Names this delivery (opaque): sent back to settle or extend it through the pull API. Absent from brokers before
    * the subscription model.

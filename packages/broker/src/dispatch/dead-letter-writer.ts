@@ -66,6 +66,8 @@ export class DeadLetterWriter {
         topic: envelope.topic,
         publishedAt: envelope.publishedAt ?? Date.now(),
         headers,
+        // Kept, so a redrive keeps the precedence; `expiresAt` is not: a dead letter (and its redrive) never expires.
+        ...(envelope.priority === undefined ? {} : { priority: envelope.priority }),
         content: envelope.content,
       }),
     );

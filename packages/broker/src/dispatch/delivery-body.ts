@@ -11,7 +11,7 @@ export interface DeliveryAttemptFields {
 
 /**
  * The delivery body of SPEC §3: `{"id","topic","content","headers","offset","deliveryCount","redelivered",
- * "publishedAt","lease","lastAttempt"}` — pushed, or one of the messages a fetch answers. The content bytes are
+ * "publishedAt","lease","lastAttempt"}`, plus `"expiresAt"` and `"priority"` when the message has them — pushed, or one of the messages a fetch answers. The content bytes are
  * copied from the stored payload, so the consumer gets exactly what the producer sent.
  */
 export function encodeDelivery(
@@ -24,7 +24,10 @@ export function encodeDelivery(
   const tail =
     `,"headers":${JSON.stringify(envelope.headers)},"offset":${offset},"deliveryCount":${deliveryCount},` +
     `"redelivered":${deliveryCount > 1},"publishedAt":${envelope.publishedAt ?? null},"lease":${JSON.stringify(lease)},` +
-    `"lastAttempt":${lastAttempt}}`;
+    `"lastAttempt":${lastAttempt}` +
+    (envelope.expiresAt === undefined ? '' : `,"expiresAt":${envelope.expiresAt}`) +
+    (envelope.priority === undefined ? '' : `,"priority":${envelope.priority}`) +
+    '}';
   return Buffer.concat([Buffer.from(head), envelope.content, Buffer.from(tail)]);
 }
 

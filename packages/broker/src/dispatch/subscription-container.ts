@@ -14,6 +14,7 @@ import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.optio
 import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
+import { TopicPolicies } from '../topics/topic-policies';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
 import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
@@ -65,10 +66,11 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     private readonly registry: DispatcherRegistry,
     private readonly targets: PushTargetGuard,
     @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
+    policies: TopicPolicies,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
     queues.journal.othersNeedEventLoop = () => this.sender.inFlight > 0;
-    this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues, events), options: options.delivery, events };
+    this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues, events), options: options.delivery, events, policies };
     this.announce = new DispatcherAnnouncer(events);
   }
 

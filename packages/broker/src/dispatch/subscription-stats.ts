@@ -7,8 +7,10 @@ export class SubscriptionStats {
   delivered = 0;
   /** Deliveries of a message that may have been delivered before. */
   redelivered = 0;
-  /** Leases that ended without a settlement. */
+  /** Leases that ended without a settlement (not message expiry: see {@link messagesExpired}). */
   expired = 0;
+  /** Messages past their `expiresAt` when they would have been handed out: dead-lettered (`EXPIRED`) or dropped. */
+  messagesExpired = 0;
   nacked = 0;
   deadLettered = 0;
   corruptSkipped = 0;

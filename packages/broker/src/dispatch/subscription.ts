@@ -21,6 +21,7 @@ import { PushSender } from './push-sender';
 import { redriveTopicOf } from './reserved-topics';
 import { SubscriptionStateWriter } from './subscription-state-writer';
 import { SubscriptionStats } from './subscription-stats';
+import type { TopicPolicies } from '../topics/topic-policies';
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
@@ -29,6 +30,8 @@ export interface DeliveryContext {
   options: ResolvedDeliveryOptions;
   /** Where push members report stalls. */
   events: BrokerEvents;
+  /** Each topic's `expiry.whenExpired`; absent where a test builds the context: expired messages are dead-lettered. */
+  policies?: TopicPolicies;
 }
 
 /** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */
@@ -70,7 +73,12 @@ export class Subscription implements LogReaderHost {
     private readonly context: DeliveryContext,
   ) {
     const { maxDeliveries } = currentDefinition;
-    this.ledger = new DeliveryLedger(checkpoint.snapshot, { maxDeliveries, maxNackRetries: context.options.maxNackRetries });
+    // An exclusive dispatcher is the strictly ordered kind: it gets offset order whatever the priorities.
+    this.ledger = new DeliveryLedger(
+      checkpoint.snapshot,
+      { maxDeliveries, maxNackRetries: context.options.maxNackRetries },
+      currentDefinition.exclusive,
+    );
     // A redrive hands dead letters back as asked: they were selected when first delivered.
     const selector = queue.topic.name === redriveTopicOf(currentDefinition.consumerId) ? undefined : currentDefinition.selector;
     this.reader = new LogReader(queue, this.ledger, this, selector);
@@ -180,7 +188,8 @@ export class Subscription implements LogReaderHost {
     const undurable = this.writer.undurableSettlements;
     if (undurable > 0 && undurable + this.ledger.leased + max > this.settlementBound && !(await this.writer.durable())) return [];
     await this.reader.fill(max);
-    const slots = this.ledger.take(member, max, maxBytes, performance.now(), leaseMs);
+    const slots = this.ledger.take(member, max, maxBytes, performance.now(), leaseMs, Date.now());
+    this.expire(this.ledger.expiredMessages());
     const highest = slots.reduce((top, slot) => Math.max(top, slot.offset), -1);
     if (highest >= this.writer.durableMark) {
       // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
@@ -287,6 +296,25 @@ export class Subscription implements LogReaderHost {
     this.writer.schedule();
   }
 
+  /**
+   * Messages a take found past their `expiresAt` (wall clock): counted, then dead-lettered with reason `EXPIRED`, or
+   * settled and dropped when the topic's `expiry.whenExpired` is `drop`.
+   */
+  private expire(slots: readonly Slot[]): void {
+    if (slots.length === 0) return;
+    const drop = this.context.policies?.of(this.queue.topic.name).expiry.whenExpired === 'drop';
+    for (const slot of slots) {
+      this.stats.messagesExpired++;
+      if (!drop) {
+        void this.deadLetter(slot, 'EXPIRED', `expired at ${new Date(slot.expiresAt).toISOString()}`);
+        continue;
+      }
+      this.ledger.settle(slot);
+      this.writer.settled();
+    }
+    if (drop) this.signal();
+  }
+
   private deadLetter(slot: Slot, reason: string, lastError: string): Promise<boolean> {
     const work = (async () => {
       const letter = {
@@ -302,7 +330,9 @@ export class Subscription implements LogReaderHost {
         try {
           const at = await this.context.deadLetters.write(letter);
           this.stats.deadLettered++;
-          this.logger.warn(`${this.label()}: offset ${slot.offset} ${reason} after ${slot.deliveries} deliveries; dead-lettered at ${at}`);
+          // Expiry is routine (the producer asked for it): not a warning per message.
+          const log = reason === 'EXPIRED' ? 'debug' : 'warn';
+          this.logger[log](`${this.label()}: offset ${slot.offset} ${reason} after ${slot.deliveries} deliveries; dead-lettered at ${at}`);
           this.ledger.settle(slot);
           this.writer.settled();
           this.signal();

@@ -1,6 +1,7 @@
 import type { PublishedMessage } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
+import { TopicPolicies } from '../topics/topic-policies';
 import { encodeEnvelope } from './message-envelope';
 import { PublishableMessage } from './publish-request.parser';
 
@@ -14,13 +15,15 @@ export class FrontDispatcher {
     private readonly queues: TopicQueueContainer,
     // Absent only where a test builds the dispatcher by hand.
     private readonly diskGuard?: DiskGuard,
+    // Absent only where a test builds the dispatcher by hand: then no topic has a default time to live.
+    private readonly policies?: TopicPolicies,
   ) {}
 
   /** Resolves once the journal record holding the message is fsync'd. */
   async publish(message: PublishableMessage): Promise<PublishedMessage> {
     this.diskGuard?.assertMayPublish();
     const queue = await this.queues.getOrCreate(message.topic);
-    const offset = await queue.offer(encode(message, Date.now()));
+    const offset = await queue.offer(this.encode(message, Date.now()));
     return { id: message.id, topic: message.topic.name, offset };
   }
 
@@ -47,7 +50,7 @@ export class FrontDispatcher {
         part = { queue: await this.queues.getOrCreate(message.topic), payloads: [], indices: [] };
         byTopic.set(message.topic.name, part);
       }
-      part.payloads.push(encode(message, publishedAt));
+      part.payloads.push(this.encode(message, publishedAt));
       part.indices.push(index);
     }
     const parts = [...byTopic.values()];
@@ -64,14 +67,22 @@ export class FrontDispatcher {
     });
     return { committed };
   }
-}
 
-function encode(message: PublishableMessage, publishedAt: number): Buffer {
-  return encodeEnvelope({
-    id: message.id,
-    topic: message.topic.name,
-    publishedAt,
-    headers: message.headers,
-    content: message.content,
-  });
+  /**
+   * The stored envelope. Its `expiresAt` is absolute (wall clock), fixed now: the producer's, or `publishedAt` plus
+   * the message's `ttlMs`, or plus the topic's `expiry.ttlMs` when the message has neither.
+   */
+  private encode(message: PublishableMessage, publishedAt: number): Buffer {
+    const ttlMs = message.ttlMs ?? this.policies?.of(message.topic.name).expiry.ttlMs ?? null;
+    const expiresAt = message.expiresAt ?? (ttlMs === null ? undefined : publishedAt + ttlMs);
+    return encodeEnvelope({
+      id: message.id,
+      topic: message.topic.name,
+      publishedAt,
+      headers: message.headers,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      ...(message.priority === undefined ? {} : { priority: message.priority }),
+      content: message.content,
+    });
+  }
 }

@@ -1,4 +1,4 @@
-import type { MessageHeaders } from '@mmmq/core';
+import { DEFAULT_PRIORITY, type MessageHeaders } from '@mmmq/core';
 import { JsonOutlineNode } from './json-outline-node';
 import { scanJson } from './json-scanner';
 import { MalformedEnvelopeError } from './publish.errors';
@@ -10,6 +10,10 @@ export interface MessageEnvelope {
   /** Epoch milliseconds at which the broker accepted the message. */
   publishedAt: number;
   headers: MessageHeaders;
+  /** Epoch milliseconds (wall clock) after which the message is not delivered; absent: it never expires. */
+  expiresAt?: number;
+  /** 0–9; absent: the default (4). Written only when not the default. */
+  priority?: number;
   /** The content exactly as the producer sent it: one JSON value, no surrounding whitespace. */
   content: Buffer;
 }
@@ -20,6 +24,10 @@ export interface DecodedEnvelope {
   topic: string;
   publishedAt: number | null;
   headers: MessageHeaders;
+  /** Absent from entries written before expiry existed: those never expire. */
+  expiresAt?: number;
+  /** Absent: the default (4). */
+  priority?: number;
   /** A view into the stored payload, byte-identical to what the producer sent. */
   content: Buffer;
 }
@@ -30,13 +38,18 @@ const CLOSING_BRACE = 0x7d;
 const UNBOUNDED_DEPTH = Number.MAX_SAFE_INTEGER;
 
 /**
- * `{"id":…,"topic":…,"publishedAt":…,"headers":{…},"content":<content>}`. The small fields are serialised;
- * the content is copied in verbatim, so delivery hands consumers exactly the bytes the producer sent.
+ * `{"id":…,"topic":…,"publishedAt":…,"headers":{…}[,"expiresAt":…][,"priority":…],"content":<content>}`. The small
+ * fields are serialised; the content is copied in verbatim, so delivery hands consumers exactly the bytes the
+ * producer sent. `expiresAt` and `priority` are written only when set (and not the default), so entries without them
+ * are the same bytes as before they existed.
  */
 export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
   const head =
     `{"id":${JSON.stringify(envelope.id)},"topic":${JSON.stringify(envelope.topic)},` +
-    `"publishedAt":${envelope.publishedAt},"headers":${JSON.stringify(envelope.headers)},"content":`;
+    `"publishedAt":${envelope.publishedAt},"headers":${JSON.stringify(envelope.headers)},` +
+    (envelope.expiresAt === undefined ? '' : `"expiresAt":${envelope.expiresAt},`) +
+    (envelope.priority === undefined || envelope.priority === DEFAULT_PRIORITY ? '' : `"priority":${envelope.priority},`) +
+    `"content":`;
   const headBytes = Buffer.byteLength(head);
   const payload = Buffer.allocUnsafe(headBytes + envelope.content.length + 1);
   payload.write(head, 0);
@@ -61,8 +74,15 @@ export function decodeEnvelope(payload: Buffer): DecodedEnvelope {
     topic: topicName(field(payload, root.member('topic'), 'topic')),
     publishedAt: optionalField(payload, root, 'publishedAt', 'number'),
     headers: optionalField(payload, root, 'headers', 'object') ?? {},
+    ...defined('expiresAt', optionalField(payload, root, 'expiresAt', 'number')),
+    ...defined('priority', optionalField(payload, root, 'priority', 'number')),
     content: payload.subarray(content.start, content.end),
   };
+}
+
+/** `{name: value}`, or nothing when the field is absent (so decoded envelopes carry no `undefined` fields). */
+function defined(name: string, value: number | null): Record<string, number> {
+  return value === null ? {} : { [name]: value };
 }
 
 interface FieldTypes {

@@ -2,10 +2,12 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import {
   assertHeaders,
+  assertMessageProperties,
   assertMessageId,
   InvalidMessageError,
   InvalidTopicError,
   MessageHeaders,
+  MessageProperties,
   MmmqValidationError,
   RESERVED_TOPIC_PREFIX,
   Topic,
@@ -15,8 +17,11 @@ import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
 import { JsonOutlineNode } from './json-outline-node';
 import { scanJson } from './json-scanner';
 
-/** One validated message of a publish request, its content still the producer's bytes. */
-export interface PublishableMessage {
+/**
+ * One validated message of a publish request, its content still the producer's bytes; `ttlMs` / `expiresAt` /
+ * `priority` (MessageProperties) when given.
+ */
+export interface PublishableMessage extends MessageProperties {
   topic: Topic;
   /** The producer's id, or a UUID the broker assigned. */
   id: string;
@@ -36,7 +41,7 @@ type JsonObject = Record<string, unknown>;
 export class PublishRequestParser {
   constructor(@Inject(MMMQ_HTTP_OPTIONS) private readonly options: ResolvedHttpOptions) {}
 
-  /** `{"topic": …, "content": …, "id"?: …, "headers"?: …}` */
+  /** `{"topic": …, "content": …, "id"?: …, "headers"?: …, "ttlMs"? | "expiresAt"?: …, "priority"?: …}` */
   parseSingle(body: Buffer): PublishableMessage {
     const { value, outline } = this.parseDocument(body, SINGLE_WRAPPER_DEPTH);
     return toPublishable(body, value, outline);
@@ -87,6 +92,7 @@ function toPublishable(body: Buffer, message: unknown, outline: JsonOutlineNode)
     // Null counts as absent: serialisers such as Jackson write unset fields as null.
     id: message.id == null ? randomUUID() : assertMessageId(message.id),
     headers: message.headers == null ? {} : assertHeaders(message.headers),
+    ...assertMessageProperties(message),
     content: body.subarray(content.start, content.end),
   };
 }

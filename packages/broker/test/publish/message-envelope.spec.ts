@@ -31,6 +31,21 @@ describe('message envelope', () => {
     expect(decodeEnvelope(encodeEnvelope(envelope))).toEqual(envelope);
   });
 
+  it('stores expiresAt and a priority other than the default before the content, and decodes them', () => {
+    const envelope = { id: 'm', topic: 'a', publishedAt: 1, headers: {}, expiresAt: 5000, priority: 9, content: Buffer.from('1') };
+    const payload = encodeEnvelope(envelope);
+    expect(payload.toString()).toBe('{"id":"m","topic":"a","publishedAt":1,"headers":{},"expiresAt":5000,"priority":9,"content":1}');
+    expect(decodeEnvelope(payload)).toEqual(envelope);
+  });
+
+  it('writes neither field when the message never expires and has the default priority: the same bytes as before', () => {
+    const payload = encodeEnvelope({ id: 'm', topic: 'a', publishedAt: 1, headers: {}, priority: 4, content: Buffer.from('1') });
+    expect(payload.toString()).toBe('{"id":"m","topic":"a","publishedAt":1,"headers":{},"content":1}');
+    const decoded = decodeEnvelope(payload);
+    expect(decoded).not.toHaveProperty('expiresAt');
+    expect(decoded).not.toHaveProperty('priority');
+  });
+
   it('decodes entries written by the original Java broker', () => {
     const payload = Buffer.from('{"topic":{"name":"order.created"},"content":{"id":1,"name":"laptop"}}');
     expect(decodeEnvelope(payload)).toEqual({
@@ -49,6 +64,7 @@ describe('message envelope', () => {
     ['a topic object without a name', '{"topic":{},"content":1}'],
     ['an id of the wrong type', '{"id":1,"topic":"a","content":1}'],
     ['headers that are an array', '{"headers":[],"topic":"a","content":1}'],
+    ['an expiresAt that is not a number', '{"topic":"a","expiresAt":"soon","content":1}'],
     ['an unterminated document', '{"topic":"a","content":{'],
   ])('rejects a payload with %s', (_, text) => {
     expect(() => decodeEnvelope(Buffer.from(text))).toThrow(MalformedEnvelopeError);

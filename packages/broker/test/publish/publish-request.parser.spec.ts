@@ -69,4 +69,27 @@ describe('PublishRequestParser', () => {
     expect(() => parser.parseBatch(bad)).toThrow(InvalidTopicError);
     expect(() => parser.parseBatch(bad)).toThrow(/^messages\[1\]: Topic name "a\/b"/);
   });
+
+  it('yields ttlMs, expiresAt and priority when given, and none of them when absent or null', () => {
+    const message = parser.parseSingle(bytes('{"topic":"t","content":1,"ttlMs":500,"priority":9}'));
+    expect([message.ttlMs, message.expiresAt, message.priority]).toEqual([500, undefined, 9]);
+    expect(parser.parseSingle(bytes('{"topic":"t","content":1,"expiresAt":1700000000000}')).expiresAt).toBe(1700000000000);
+    const plain = parser.parseSingle(bytes('{"topic":"t","content":1,"ttlMs":null,"priority":null}'));
+    expect(plain).not.toHaveProperty('ttlMs');
+    expect(plain).not.toHaveProperty('priority');
+  });
+
+  it.each([
+    ['"ttlMs":0', /"ttlMs" must be a positive integer/],
+    ['"ttlMs":1.5', /"ttlMs" must be a positive integer/],
+    ['"expiresAt":"tomorrow"', /"expiresAt" must be a positive integer/],
+    ['"ttlMs":10,"expiresAt":1700000000000', /"ttlMs" and "expiresAt" cannot both be given/],
+    ['"priority":10', /"priority" must be an integer from 0 to 9/],
+    ['"priority":-1', /"priority" must be an integer from 0 to 9/],
+    ['"priority":"high"', /"priority" must be an integer from 0 to 9/],
+  ])('refuses %s with InvalidMessageError naming the field', (fields, message) => {
+    expect(() => parser.parseSingle(bytes(`{"topic":"t","content":1,${fields}}`))).toThrow(InvalidMessageError);
+    expect(() => parser.parseSingle(bytes(`{"topic":"t","content":1,${fields}}`))).toThrow(message);
+    expect(() => parser.parseBatch(bytes(`{"messages":[{"topic":"t","content":1,${fields}}]}`))).toThrow(/^messages\[0\]: /);
+  });
 });

@@ -2,7 +2,7 @@ import type { Selector } from '@mmmq/core';
 import type { DecodedEnvelope } from '../../publish/message-envelope';
 import type { SubscriptionSnapshot } from '../../storage/subscription-snapshot';
 import { MinHeap } from './min-heap';
-import { newSlot, recordAttempt, Slot, SlotState } from './slot';
+import { byOffset, byPriority, newSlot, recordAttempt, Slot, SlotState } from './slot';
 
 /** When a message has had enough deliveries. */
 export interface RedeliveryLimits {
@@ -38,11 +38,14 @@ interface Expiry {
 }
 
 /**
- * The state of one subscription's window, pure and synchronous (time is passed in, on the monotonic clock): the
- * cursor, every message read past it and what happened to it — available, leased to a member until a deadline,
- * delayed, being dead-lettered, settled. Available messages are handed out lowest offset first, so one member
- * taking one window at a time gets them in order. Messages with the same ordering key are never leased twice at
- * once: the holder keeps the key until it is settled, the others wait in offset order.
+ * The state of one subscription's window, pure and synchronous (time is passed in: leases and delays on the
+ * monotonic clock, message expiry on the wall clock): the cursor, every message read past it and what happened to
+ * it — available, leased to a member until a deadline, delayed, being dead-lettered, settled. Available messages
+ * are handed out highest priority first and lowest offset first within a priority (a `strictOrder` ledger ignores
+ * priority), so one member taking one window at a time gets them in that order. Messages with the same ordering key
+ * are never leased twice at once and go out in offset order whatever their priority: only the oldest unsettled one
+ * of a key (its holder) is available; it keeps the key until it is settled, the others wait in offset order. A
+ * message past its `expiresAt` is never handed out: a take sets it aside (see {@link expiredMessages}).
  */
 export class DeliveryLedger {
   cursor: number;
@@ -53,7 +56,7 @@ export class DeliveryLedger {
   /** Moves whenever the durable state would change. */
   version = 0;
   private readonly slots = new Map<number, Slot>();
-  private readonly ready = new MinHeap<Slot>((a, b) => a.offset < b.offset);
+  private readonly ready: MinHeap<Slot>;
   private readonly delayed = new MinHeap<Slot>((a, b) => a.availableAt < b.availableAt);
   private readonly expiries = new MinHeap<Expiry>((a, b) => a.deadline < b.deadline);
   private readonly keyHolders = new Map<string, Slot>();
@@ -63,11 +66,15 @@ export class DeliveryLedger {
   private readonly restoredCounts = new Map<number, { deliveries: number; nacks: number }>();
   private readonly restoredMark: number;
   private leasedCount = 0;
+  private expiredFound: Slot[] = [];
 
   constructor(
     snapshot: SubscriptionSnapshot,
     private readonly limits: RedeliveryLimits,
+    /** Offset order whatever the priorities (an exclusive dispatcher's subscription). */
+    strictOrder = false,
   ) {
+    this.ready = new MinHeap<Slot>(strictOrder ? byOffset : byPriority);
     this.cursor = snapshot.cursor;
     this.readEnd = snapshot.cursor;
     this.deliveredMark = snapshot.deliveredMark;
@@ -115,29 +122,34 @@ export class DeliveryLedger {
     const deliveries = Math.max(restored?.deliveries ?? 0, offset < this.restoredMark ? 1 : 0);
     const slot = newSlot(offset, envelope, bytes, deliveries, restored?.nacks ?? 0);
     this.slots.set(offset, slot);
-    this.ready.push(slot);
+    if (slot.key === undefined || !this.keyHolders.has(slot.key)) {
+      if (slot.key !== undefined) this.keyHolders.set(slot.key, slot);
+      this.ready.push(slot);
+    } else {
+      this.waitForKey(slot);
+    }
     return false;
   }
 
   /**
-   * Leases up to `max` available messages (at least one, then up to `maxBytes` of payload) to `member`, lowest
-   * offset first, skipping messages whose ordering key is held. Each lease counts as a delivery.
+   * Leases up to `max` available messages (at least one, then up to `maxBytes` of payload) to `member`, highest
+   * priority first, then lowest offset. Each lease counts as a delivery. A message whose `expiresAt` is not after
+   * `wallNow` (epoch ms) is not leased but set aside, DEAD_LETTERING, for {@link expiredMessages}.
    */
-  take(member: string, max: number, maxBytes: number, now: number, leaseMs: number): Slot[] {
+  take(member: string, max: number, maxBytes: number, now: number, leaseMs: number, wallNow = Date.now()): Slot[] {
     this.promote(now);
     const taken: Slot[] = [];
     let bytes = 0;
     while (taken.length < max && this.ready.size > 0) {
       const slot = this.ready.peek()!;
-      const holder = slot.key === undefined ? undefined : this.keyHolders.get(slot.key);
-      if (holder && holder !== slot) {
+      if (slot.expiresAt <= wallNow) {
         this.ready.pop();
-        this.waitForKey(slot);
+        slot.state = SlotState.DEAD_LETTERING;
+        this.expiredFound.push(slot);
         continue;
       }
       if (taken.length > 0 && bytes + slot.bytes > maxBytes) break;
       this.ready.pop();
-      if (slot.key !== undefined) this.keyHolders.set(slot.key, slot);
       slot.state = SlotState.LEASED;
       slot.member = member;
       slot.deliveries++;
@@ -149,6 +161,16 @@ export class DeliveryLedger {
       taken.push(slot);
     }
     return taken;
+  }
+
+  /**
+   * The messages takes found expired since the last call, each once: DEAD_LETTERING, never leased again. The caller
+   * dead-letters them (reason `EXPIRED`) or drops them, then {@link settle}s them.
+   */
+  expiredMessages(): Slot[] {
+    const found = this.expiredFound;
+    this.expiredFound = [];
+    return found;
   }
 
   /** The leased slot at `offset`, if `delivery` (when given) is its current delivery. */
@@ -322,11 +344,17 @@ export class DeliveryLedger {
     else this.keyWaiting.set(slot.key!, [slot]);
   }
 
+  /** The key's holder is settled: the next message of the key, in offset order, holds it and is available. */
   private releaseKey(key: string): void {
-    this.keyHolders.delete(key);
     const waiting = this.keyWaiting.get(key);
-    this.keyWaiting.delete(key);
-    for (const slot of waiting ?? []) this.ready.push(slot);
+    const next = waiting?.shift();
+    if (waiting?.length === 0) this.keyWaiting.delete(key);
+    if (next) {
+      this.keyHolders.set(key, next);
+      this.ready.push(next);
+    } else {
+      this.keyHolders.delete(key);
+    }
   }
 
   private advance(): void {

@@ -1,3 +1,4 @@
+import { DEFAULT_PRIORITY } from '@mmmq/core';
 import type { DecodedEnvelope } from '../../publish/message-envelope';
 
 /** The header whose value orders messages: two with the same value are never in flight at once. */
@@ -10,7 +11,7 @@ export enum SlotState {
   LEASED,
   /** NACKed with a delay: available again at `availableAt`. */
   DELAYED,
-  /** Being dead-lettered: settled once the dead letter is durable. */
+  /** Being dead-lettered (or, expired, dropped): settled once the dead letter is durable. */
   DEAD_LETTERING,
   SETTLED,
 }
@@ -34,6 +35,10 @@ export interface Slot {
   /** Payload bytes, for fetches limited by size. */
   readonly bytes: number;
   readonly key?: string;
+  /** 0–9: higher goes first unless the subscription is strictly ordered. */
+  readonly priority: number;
+  /** Epoch ms (wall clock) from which the message is not handed out any more; Infinity: never. */
+  readonly expiresAt: number;
   state: SlotState;
   /** Deliveries that may have reached a handler (refused connections are taken back). */
   deliveries: number;
@@ -56,6 +61,8 @@ export function newSlot(offset: number, envelope: DecodedEnvelope, bytes: number
     envelope,
     bytes,
     key: key === undefined ? undefined : String(key),
+    priority: envelope.priority ?? DEFAULT_PRIORITY,
+    expiresAt: envelope.expiresAt ?? Infinity,
     state: SlotState.AVAILABLE,
     deliveries,
     nacks,
@@ -69,4 +76,14 @@ export function newSlot(offset: number, envelope: DecodedEnvelope, bytes: number
 export function recordAttempt(slot: Slot, outcome: string): void {
   slot.history.push({ member: slot.member ?? '?', at: new Date().toISOString(), outcome });
   if (slot.history.length > DELIVERY_HISTORY_MAX) slot.history.shift();
+}
+
+/** Whether `a` is handed out before `b`: higher priority first, then lower offset (FIFO within a priority). */
+export function byPriority(a: Slot, b: Slot): boolean {
+  return a.priority === b.priority ? a.offset < b.offset : a.priority > b.priority;
+}
+
+/** Whether `a` is handed out before `b` by a strictly ordered subscription: lower offset, whatever the priority. */
+export function byOffset(a: Slot, b: Slot): boolean {
+  return a.offset < b.offset;
 }
