@@ -8,7 +8,7 @@ import { LedgerModel, ModelState } from './ledger-model';
 const MEMBERS = ['m0', 'm1', 'm2'];
 
 type Op =
-  | { kind: 'admit'; key?: string; corrupt: boolean }
+  | { kind: 'admit'; key?: string; corrupt: boolean; priority?: number }
   | { kind: 'take'; member: number; max: number; leaseMs: number; reserve: number }
   | { kind: 'ack' | 'terminate' | 'settleDead'; pick: number }
   | { kind: 'nack'; pick: number; delayMs: number }
@@ -23,6 +23,7 @@ const admit = fc.record({
   kind: fc.constant('admit' as const),
   key: fc.constantFrom(undefined, 'a', 'b'),
   corrupt: fc.nat({ max: 9 }).map((n) => n === 0),
+  priority: fc.constantFrom(undefined, 0, 4, 9),
 });
 const take = fc.record({
   kind: fc.constant('take' as const),
@@ -59,9 +60,12 @@ class Run {
   readonly handles = new Map<number, Slot>();
   now = 0;
 
-  constructor(private readonly limits: RedeliveryLimits) {
-    this.ledger = new DeliveryLedger(cursorOnly(0), limits);
-    this.model = new LedgerModel(limits);
+  constructor(
+    private readonly limits: RedeliveryLimits,
+    private readonly strictOrder: boolean,
+  ) {
+    this.ledger = new DeliveryLedger(cursorOnly(0), limits, strictOrder);
+    this.model = new LedgerModel(limits, strictOrder);
   }
 
   apply(step: Op): void {
@@ -72,7 +76,7 @@ class Run {
     };
     switch (step.kind) {
       case 'admit': {
-        if (model.readEnd === model.log.length) model.log.push({ key: step.key, corrupt: step.corrupt });
+        if (model.readEnd === model.log.length) model.log.push({ key: step.key, corrupt: step.corrupt, priority: step.priority });
         admitAll(ledger, [model.admit()]);
         return;
       }
@@ -163,7 +167,7 @@ class Run {
     const snapshot = decodeSnapshot(bytes);
     if (typeof snapshot === 'string') throw new Error(snapshot);
     const readable = this.model.log.length - this.model.cursor;
-    this.ledger = new DeliveryLedger(snapshot, this.limits);
+    this.ledger = new DeliveryLedger(snapshot, this.limits, this.strictOrder);
     this.model.restart();
     this.handles.clear();
     const count = Number.isFinite(readmit) ? readmit % (readable + 1) : readable;
@@ -198,17 +202,20 @@ class Run {
 }
 
 describe('the delivery ledger against a reference model', () => {
-  it('agrees with the model on every operation, and a restart keeps every settled offset and every unsettled one', () => {
+  it.each([
+    ['by priority', false],
+    ['strictly ordered', true],
+  ])('(%s) agrees with the model on every operation, and a restart keeps every settled and every unsettled offset', (_, strictOrder) => {
     fc.assert(
       fc.property(limits, fc.array(op, { minLength: 20, maxLength: 150, size: 'max' }), (limits, ops) => {
-        const run = new Run(limits);
+        const run = new Run(limits, strictOrder);
         for (const step of ops) {
           run.apply(step);
           run.check();
         }
         run.drain();
       }),
-      { numRuns: 100 },
+      { numRuns: 60 },
     );
   });
 });

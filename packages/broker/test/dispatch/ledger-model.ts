@@ -22,13 +22,16 @@ export class LedgerModel {
   readonly log: Entry[] = [];
   /** Every offset ever admitted (and kept across restarts: what a restart restores). */
   readonly slots = new Map<number, ModelSlot>();
-  readonly holders = new Map<string, number>();
   cursor = 0;
   readEnd = 0;
   mark = 0;
   restoredMark = 0;
 
-  constructor(private readonly limits: RedeliveryLimits) {}
+  constructor(
+    private readonly limits: RedeliveryLimits,
+    /** Offset order whatever the priorities. */
+    private readonly strictOrder = false,
+  ) {}
 
   admit(): Entry {
     const offset = this.readEnd++;
@@ -41,20 +44,37 @@ export class LedgerModel {
     return entry;
   }
 
-  /** The offsets a take would lease, leased. */
+  /**
+   * The offsets a take would lease, leased: highest priority first (unless strictly ordered), then lowest offset; a
+   * message with an ordering key only while it is the oldest unsettled one of its key.
+   */
   take(member: string, max: number, now: number, leaseMs: number): number[] {
-    const taken: number[] = [];
-    for (let offset = this.cursor; offset < this.readEnd && taken.length < max; offset++) {
+    const window = Array.from({ length: this.readEnd - this.cursor }, (_, i) => this.cursor + i);
+    for (const offset of window) {
       const slot = this.slots.get(offset)!;
       if (slot.state === 'DELAYED' && slot.availableAt <= now) slot.state = 'AVAILABLE';
+    }
+    const priority = (offset: number) => (this.strictOrder ? 0 : (this.log[offset].priority ?? 4));
+    const order = window.sort((a, b) => priority(b) - priority(a) || a - b);
+    const taken: number[] = [];
+    for (const offset of order) {
+      if (taken.length === max) break;
+      const slot = this.slots.get(offset)!;
       if (slot.state !== 'AVAILABLE') continue;
       const key = this.log[offset].key;
-      if (key !== undefined && (this.holders.get(key) ?? offset) !== offset) continue;
-      if (key !== undefined) this.holders.set(key, offset);
+      if (key !== undefined && this.oldestOfKey(key) !== offset) continue;
       Object.assign(slot, { state: 'LEASED', member, deadline: now + leaseMs, deliveries: slot.deliveries + 1 });
       taken.push(offset);
     }
     return taken;
+  }
+
+  /** The oldest offset read and not settled with this ordering key: the only one of the key that may be leased. */
+  private oldestOfKey(key: string): number | undefined {
+    for (let offset = this.cursor; offset < this.readEnd; offset++) {
+      if (this.log[offset].key === key && this.slots.get(offset)!.state !== 'SETTLED') return offset;
+    }
+    return undefined;
   }
 
   /** Unsettled: the verdict's reason when it is to be dead-lettered. */
@@ -78,8 +98,6 @@ export class LedgerModel {
   settle(offset: number): void {
     const slot = this.slots.get(offset)!;
     Object.assign(slot, { state: 'SETTLED', member: undefined });
-    const key = this.log[offset].key;
-    if (key !== undefined && this.holders.get(key) === offset) this.holders.delete(key);
     this.advance();
   }
 
@@ -130,7 +148,6 @@ export class LedgerModel {
       const kept = slot.deliveries > 1 || slot.nacks > 0 ? slot.deliveries : 0;
       Object.assign(slot, { state: 'AVAILABLE', member: undefined, deadline: Infinity, deliveries: Math.max(kept, offset < mark ? 1 : 0) });
     }
-    this.holders.clear();
     this.readEnd = this.cursor;
     this.mark = this.restoredMark = mark;
   }
