@@ -1,0 +1,30 @@
+import { assertMessageProperties, assertPriority, DEFAULT_PRIORITY, InvalidMessageError } from '../src';
+
+describe('message properties', () => {
+  it('returns the properties given, and none for absent or null fields', () => {
+    expect(assertMessageProperties({ ttlMs: 1000, priority: 0 })).toEqual({ ttlMs: 1000, priority: 0 });
+    expect(assertMessageProperties({ expiresAt: 1_700_000_000_000, priority: 9 })).toEqual({ expiresAt: 1_700_000_000_000, priority: 9 });
+    expect(assertMessageProperties({ ttlMs: null, expiresAt: undefined, priority: null })).toEqual({});
+  });
+
+  it.each([
+    [{ ttlMs: 0 }, /"ttlMs" must be a positive integer/],
+    [{ ttlMs: -5 }, /"ttlMs" must be a positive integer/],
+    [{ ttlMs: '100' }, /"ttlMs" must be a positive integer/],
+    [{ expiresAt: 1.5 }, /"expiresAt" must be a positive integer/],
+    [{ expiresAt: Number.MAX_SAFE_INTEGER + 2 }, /"expiresAt" must be a positive integer/],
+    [{ ttlMs: 1, expiresAt: 2 }, /"ttlMs" and "expiresAt" cannot both be given/],
+    [{ priority: 10 }, /"priority" must be an integer from 0 to 9/],
+    [{ priority: 4.5 }, /"priority" must be an integer from 0 to 9/],
+    [{ priority: true }, /"priority" must be an integer from 0 to 9/],
+  ])('refuses %j with InvalidMessageError naming the field', (message, error) => {
+    expect(() => assertMessageProperties(message)).toThrow(InvalidMessageError);
+    expect(() => assertMessageProperties(message)).toThrow(error);
+  });
+
+  it('has the JMS range and default priority', () => {
+    expect(DEFAULT_PRIORITY).toBe(4);
+    expect([0, 9].map(assertPriority)).toEqual([0, 9]);
+    expect(() => assertPriority(-1)).toThrow(InvalidMessageError);
+  });
+});
