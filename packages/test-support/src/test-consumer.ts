@@ -15,6 +15,8 @@ export interface ReceivedDelivery {
     deliveryCount: number;
     redelivered: boolean;
     publishedAt: number | null;
+    expiresAt?: number;
+    priority?: number;
   };
   raw: Buffer;
   /** The request's headers (for batches, those of the request that carried it). */
