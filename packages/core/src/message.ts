@@ -1,11 +1,13 @@
 import { describeValue } from './errors/describe-value';
 import { InvalidMessageError } from './errors/invalid-message-error';
+import type { MessageProperties } from './message-properties';
 
 /** Typed message properties, as in JMS, so that selectors can compare numbers and booleans. */
 export type HeaderValue = string | number | boolean;
 export type MessageHeaders = Record<string, HeaderValue>;
 
-export interface Message<T = unknown> {
+/** A message as a producer gives it; `ttlMs` / `expiresAt` / `priority` as in {@link MessageProperties}. */
+export interface Message<T = unknown> extends MessageProperties {
   topic: string;
   content: T;
   id?: string;

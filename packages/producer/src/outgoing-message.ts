@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import {
   assertHeaders,
   assertMessageId,
+  assertMessageProperties,
   InvalidMessageError,
   InvalidTopicError,
   MessageHeaders,
+  MessageProperties,
   MmmqValidationError,
   Topic,
 } from '@mmmq/core';
@@ -14,7 +16,7 @@ import type { ProduceOptions } from './produce-options';
  * A message ready to send: validated, its id fixed and its content serialised once, before the first attempt,
  * so that every retry sends the same id and the same bytes even if the caller mutates its object meanwhile.
  */
-export interface OutgoingMessage {
+export interface OutgoingMessage extends MessageProperties {
   id: string;
   topic: string;
   headers: MessageHeaders | undefined;
@@ -22,12 +24,12 @@ export interface OutgoingMessage {
   content: string;
 }
 
-const MESSAGE_SHAPE = '{ topic, content, id?, headers? }';
+const MESSAGE_SHAPE = '{ topic, content, id?, headers?, ttlMs?, expiresAt?, priority? }';
 
 /** The message of `produce(topic, content, options)` or `produce(message)`, not validated yet. */
 export function messageFromArguments(topicOrMessage: unknown, content: unknown, options?: ProduceOptions): unknown {
   return typeof topicOrMessage === 'string'
-    ? { topic: topicOrMessage, content, id: options?.id, headers: options?.headers }
+    ? { ...options, topic: topicOrMessage, content }
     : topicOrMessage;
 }
 
@@ -39,12 +41,13 @@ export function prepareMessage(message: unknown): OutgoingMessage {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     throw new InvalidMessageError(`A message must be an object ${MESSAGE_SHAPE}, got ${typeof message}`);
   }
-  const { topic, content, id, headers } = message as Record<string, unknown>;
+  const { topic, content, id, headers, ...rest } = message as Record<string, unknown>;
   return {
     topic: publishableTopic(topic),
     // `null` counts as absent, as on the broker.
     id: id === undefined || id === null ? randomUUID() : assertMessageId(id),
     headers: headers === undefined || headers === null ? undefined : { ...assertHeaders(headers) },
+    ...assertMessageProperties(rest),
     content: serialiseContent(content),
   };
 }

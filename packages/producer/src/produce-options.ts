@@ -9,4 +9,14 @@ export interface ProduceOptions {
   id?: string;
   /** Typed message properties (name → string, finite number or boolean), delivered with the message. */
   headers?: MessageHeaders;
+  /**
+   * Time to live in ms, counted from the moment the broker accepts the message (a retried publish: the attempt it
+   * accepts). Not delivered after that: dead-lettered with reason `EXPIRED` or dropped (docs/destinations.md#expiry).
+   * Not with `expiresAt`. Default: the topic's `expiry.ttlMs` (none unless configured).
+   */
+  ttlMs?: number;
+  /** Epoch ms (wall clock, compared with the broker's clock) after which the message is not delivered. Not with `ttlMs`. */
+  expiresAt?: number;
+  /** 0–9, higher delivered first (docs/destinations.md#priority). Default 4. */
+  priority?: number;
 }

@@ -1,7 +1,21 @@
 import { InvalidMessageError, InvalidTopicError } from '@mmmq/core';
-import { prepareBatch, prepareBatchMessage, prepareMessage } from '../src/outgoing-message';
+import { publishBody } from '../src/gateway/publish-body';
+import { messageFromArguments, prepareBatch, prepareBatchMessage, prepareMessage } from '../src/outgoing-message';
 
 describe('prepareMessage', () => {
+  it('keeps ttlMs, expiresAt and priority given as options or in the message, and sends them in the body', () => {
+    const fromOptions = prepareMessage(messageFromArguments('orders', 1, { id: 'a', ttlMs: 500, priority: 8 }));
+    expect(fromOptions).toMatchObject({ id: 'a', ttlMs: 500, priority: 8 });
+    expect(publishBody(fromOptions)).toBe('{"topic":"orders","id":"a","ttlMs":500,"priority":8,"content":1}');
+    const fromMessage = prepareMessage({ topic: 'orders', content: 1, id: 'b', expiresAt: 1_900_000_000_000, priority: null });
+    expect(publishBody(fromMessage)).toBe('{"topic":"orders","id":"b","expiresAt":1900000000000,"content":1}');
+  });
+
+  it('refuses a bad ttlMs, expiresAt or priority with the core rules', () => {
+    expect(() => prepareMessage({ topic: 'orders', content: 1, priority: 10 })).toThrow(/"priority" must be an integer from 0 to 9/);
+    expect(() => prepareMessage({ topic: 'orders', content: 1, ttlMs: 1, expiresAt: 2 })).toThrow(InvalidMessageError);
+  });
+
   it('assigns a fresh UUID when no id is given, and keeps a given one', () => {
     const first = prepareMessage({ topic: 'orders', content: 1 });
     const second = prepareMessage({ topic: 'orders', content: 1, id: null });
@@ -44,7 +58,7 @@ describe('prepareMessage', () => {
   });
 
   it('refuses something that is not a message', () => {
-    expect(() => prepareMessage('orders')).toThrow(/^A message must be an object \{ topic, content, id\?, headers\? \}/);
+    expect(() => prepareMessage('orders')).toThrow(/^A message must be an object \{ topic, content, id\?, headers\?, ttlMs\?, expiresAt\?, priority\? \}/);
   });
 });
 

@@ -30,6 +30,10 @@ export interface StoredMessage {
   headers: Record<string, unknown>;
   /** The stored content bytes, as text. */
   content: string;
+  /** Present only when the message has one (docs/destinations.md#expiry). */
+  expiresAt?: number;
+  /** Present only when not the default 4. */
+  priority?: number;
 }
 
 /** How the Nest application around the broker module is made. */
@@ -167,7 +171,14 @@ export async function startBroker(options: MmmqBrokerOptions = {}, launch: Broke
         const payload = await queue.peek(offset);
         if (payload === null) throw new Error(`Nothing stored at ${topic}@${offset}`);
         const envelope = decodeEnvelope(payload);
-        messages.push({ id: envelope.id, headers: envelope.headers, content: envelope.content.toString('utf8') });
+        const { expiresAt, priority } = envelope;
+        messages.push({
+          id: envelope.id,
+          headers: envelope.headers,
+          content: envelope.content.toString('utf8'),
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+          ...(priority === undefined ? {} : { priority }),
+        });
       }
       return messages;
     },

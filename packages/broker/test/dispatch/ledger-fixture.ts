@@ -1,3 +1,4 @@
+import type { MessageHeaders } from '@mmmq/core';
 import { DeliveryLedger, RedeliveryLimits } from '../../src/dispatch/ledger/delivery-ledger';
 import { ORDERING_KEY_HEADER, Slot } from '../../src/dispatch/ledger/slot';
 import type { DecodedEnvelope } from '../../src/publish/message-envelope';
@@ -11,7 +12,7 @@ export const LEASE_MS = 1_000;
 
 /** One message; `key` puts it in an ordering key; `properties` give it a priority or an expiry. */
 export function envelope(id: string, key?: string, properties: { priority?: number; expiresAt?: number } = {}): DecodedEnvelope {
-  const headers = key === undefined ? {} : { [ORDERING_KEY_HEADER]: key };
+  const headers: MessageHeaders = key === undefined ? {} : { [ORDERING_KEY_HEADER]: key };
   return { id, topic: 't', publishedAt: 0, headers, ...properties, content: Buffer.from('{}') };
 }
 

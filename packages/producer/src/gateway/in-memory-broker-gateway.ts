@@ -42,6 +42,9 @@ function toRequest(message: OutgoingMessage): InMemoryPublishRequest {
     topic: message.topic,
     id: message.id,
     headers: message.headers,
+    ...(message.ttlMs === undefined ? {} : { ttlMs: message.ttlMs }),
+    ...(message.expiresAt === undefined ? {} : { expiresAt: message.expiresAt }),
+    ...(message.priority === undefined ? {} : { priority: message.priority }),
     content: JSON.parse(message.content),
   };
 }

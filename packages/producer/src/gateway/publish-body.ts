@@ -6,8 +6,12 @@ import type { OutgoingMessage } from '../outgoing-message';
  */
 export function publishBody(message: OutgoingMessage): string {
   const headers = message.headers === undefined ? '' : `,"headers":${JSON.stringify(message.headers)}`;
+  const properties =
+    (message.ttlMs === undefined ? '' : `,"ttlMs":${message.ttlMs}`) +
+    (message.expiresAt === undefined ? '' : `,"expiresAt":${message.expiresAt}`) +
+    (message.priority === undefined ? '' : `,"priority":${message.priority}`);
   const topic = JSON.stringify(message.topic);
-  return `{"topic":${topic},"id":${JSON.stringify(message.id)}${headers},"content":${message.content}}`;
+  return `{"topic":${topic},"id":${JSON.stringify(message.id)}${headers}${properties},"content":${message.content}}`;
 }
 
 /**
