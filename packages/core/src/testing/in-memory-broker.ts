@@ -3,6 +3,7 @@ import { Acknowledgement, ConsumerAcknowledgement } from '../acknowledgement';
 import { InvalidMessageError } from '../errors/invalid-message-error';
 import { InvalidTopicError } from '../errors/invalid-topic-error';
 import { assertHeaders, assertMessageId, MessageHeaders } from '../message';
+import { assertMessageProperties, MessageProperties } from '../message-properties';
 import { Topic } from '../topic';
 import { TopicPattern } from '../topic-pattern';
 import { DeliveryRequest, PublishedMessage } from '../wire';
@@ -10,7 +11,7 @@ import { DeliveryRequest, PublishedMessage } from '../wire';
 /** NACKed deliveries are retried this many more times before they become dead letters, as on the real broker. */
 export const IN_MEMORY_MAX_NACK_RETRIES = 3;
 
-export interface InMemoryPublishRequest {
+export interface InMemoryPublishRequest extends MessageProperties {
   topic: string;
   content: unknown;
   id?: string;
@@ -25,12 +26,19 @@ export interface InMemoryMessage {
   content: unknown;
   headers: MessageHeaders;
   publishedAt: number;
+  /** Epoch ms after which it is not delivered (from `ttlMs` or `expiresAt`); absent: never expires. */
+  expiresAt?: number;
+  /** Passed on to the handler; this broker delivers in offset order whatever the priority. */
+  priority?: number;
 }
 
 export interface InMemoryDeadLetter extends InMemoryMessage {
   consumerId: string;
-  /** `NACK` when retries ran out, `REJECTED` when the consumer said retrying cannot help. */
-  reason: 'NACK' | 'REJECTED';
+  /**
+   * `NACK` when retries ran out, `REJECTED` when the consumer said retrying cannot help, `EXPIRED` when its
+   * `expiresAt` passed before a delivery (always dead-lettered: there are no topic policies here).
+   */
+  reason: 'NACK' | 'REJECTED' | 'EXPIRED';
   attempts: number;
   lastError: string;
 }
@@ -46,7 +54,8 @@ interface InMemorySubscription {
 
 /**
  * A broker in memory for tests: the same delivery rules as the real one (in order per topic and consumer,
- * one at a time, NACK retries, dead letters, `retry: false`), no HTTP and no disk. Content goes through
+ * one at a time, NACK retries, dead letters, `retry: false`, expiry), no HTTP and no disk. Unlike the real one it
+ * ignores priority (offset order, as an exclusive dispatcher) and has no topic default time to live. Content goes through
  * JSON on the way in and out, as on the wire, so a test catches content that would not survive it.
  */
 export class InMemoryBroker {
@@ -114,12 +123,16 @@ export class InMemoryBroker {
     const topic = new Topic(request.topic);
     if (topic.isReserved) throw new InvalidTopicError(`Topic ${topic.name} is reserved for the broker`);
     if (request.content === undefined) throw new InvalidMessageError('content is missing');
+    const { ttlMs, expiresAt, priority } = assertMessageProperties(request);
+    const expiry = expiresAt ?? (ttlMs === undefined ? undefined : publishedAt + ttlMs);
     return {
       id: request.id === undefined ? randomUUID() : assertMessageId(request.id),
       topic: topic.name,
       content: copy(request.content),
       headers: request.headers === undefined ? {} : { ...assertHeaders(request.headers) },
       publishedAt,
+      ...(expiry === undefined ? {} : { expiresAt: expiry }),
+      ...(priority === undefined ? {} : { priority }),
     };
   }
 
@@ -150,6 +163,11 @@ export class InMemoryBroker {
   private async deliver(consumerId: string, handler: InMemoryHandler, message: InMemoryMessage): Promise<void> {
     let lastError = '';
     for (let attempt = 1; attempt <= this.maxNackRetries + 1; attempt++) {
+      if (message.expiresAt !== undefined && message.expiresAt <= Date.now()) {
+        const lastError = `expired at ${new Date(message.expiresAt).toISOString()}`;
+        this.dead.push({ ...message, consumerId, reason: 'EXPIRED', attempts: attempt - 1, lastError });
+        return;
+      }
       const reply = await handler({
         id: message.id,
         topic: message.topic,
@@ -159,6 +177,8 @@ export class InMemoryBroker {
         deliveryCount: attempt,
         redelivered: attempt > 1,
         publishedAt: message.publishedAt,
+        ...(message.expiresAt === undefined ? {} : { expiresAt: message.expiresAt }),
+        ...(message.priority === undefined ? {} : { priority: message.priority }),
       }).catch((error: unknown): ConsumerAcknowledgement => ({
         acknowledgement: Acknowledgement.NACK,
         message: error instanceof Error ? error.message : String(error),

@@ -31,6 +31,25 @@ describe('InMemoryBroker', () => {
     expect(broker.published()).toHaveLength(3);
   });
 
+  it('dead-letters a message whose expiry passed before a delivery (EXPIRED), and hands expiresAt and priority to the handler', async () => {
+    const broker = new InMemoryBroker();
+    broker.publish({ topic: 'order.created', content: 'late', expiresAt: 1 });
+    broker.publish({ topic: 'order.created', content: 'fresh', ttlMs: 60_000, priority: 8 });
+    broker.publish({ topic: 'order.created', content: 'plain' });
+    const seen: DeliveryRequest[] = [];
+    broker.subscribe('orders', 'order.*', async (delivery) => {
+      seen.push(delivery);
+      return ack;
+    });
+    await broker.drain();
+    expect(seen.map((delivery) => delivery.content)).toEqual(['fresh', 'plain']);
+    expect(seen[0].expiresAt! - seen[0].publishedAt!).toBe(60_000);
+    expect(seen[0].priority).toBe(8);
+    expect(seen[1]).not.toHaveProperty('expiresAt');
+    expect(broker.deadLetters('orders').map((letter) => [letter.content, letter.reason, letter.attempts])).toEqual([['late', 'EXPIRED', 0]]);
+    expect(() => broker.publish({ topic: 'order.created', content: 1, ttlMs: 1, expiresAt: 1 })).toThrow(InvalidMessageError);
+  });
+
   it('delivers the backlog to a late subscriber and messages published by handlers', async () => {
     const broker = new InMemoryBroker();
     broker.publish({ topic: 'order.created', content: 1 });
