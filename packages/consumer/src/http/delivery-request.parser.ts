@@ -1,11 +1,12 @@
-import type { MessageHeaders } from '@mmmq/core';
+import { MAX_PRIORITY, MIN_PRIORITY, type MessageHeaders } from '@mmmq/core';
 import type { ConsumerDelivery } from '../handling/consumer-delivery';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 
 /**
  * Checks that a parsed body is a delivery as the broker sends it. `id`, `topic` and `content` are required;
  * the bookkeeping fields get neutral defaults so that a hand-written test request stays short (`lastAttempt`: false,
- * as from brokers before it). `lease` (sent by brokers with leases) is kept when it is a non-empty string.
+ * as from brokers before it). `lease` (sent by brokers with leases) is kept when it is a non-empty string, and so
+ * are `expiresAt` and `priority` when the broker sends them.
  * @throws InvalidDeliveryError naming the first bad field
  */
 export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
@@ -24,6 +25,8 @@ export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
     publishedAt = null,
     lease,
     lastAttempt = false,
+    expiresAt,
+    priority,
   } = record;
   if (typeof id !== 'string') throw invalid('id', 'a string', id);
   if (typeof topic !== 'string') throw invalid('topic', 'a string', topic);
@@ -35,6 +38,10 @@ export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
   if (publishedAt !== null && !Number.isFinite(publishedAt)) throw invalid('publishedAt', 'a number or null', publishedAt);
   if (lease !== undefined && (typeof lease !== 'string' || lease === '')) throw invalid('lease', 'a non-empty string', lease);
   if (typeof lastAttempt !== 'boolean') throw invalid('lastAttempt', 'a boolean', lastAttempt);
+  if (expiresAt !== undefined && !Number.isSafeInteger(expiresAt)) throw invalid('expiresAt', 'an integer', expiresAt);
+  if (priority !== undefined && !(Number.isInteger(priority) && (priority as number) >= MIN_PRIORITY && (priority as number) <= MAX_PRIORITY)) {
+    throw invalid('priority', `an integer from ${MIN_PRIORITY} to ${MAX_PRIORITY}`, priority);
+  }
   return {
     id,
     topic,
@@ -46,6 +53,8 @@ export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
     publishedAt: publishedAt as number | null,
     ...(lease === undefined ? {} : { lease: lease as string }),
     lastAttempt,
+    ...(expiresAt === undefined ? {} : { expiresAt: expiresAt as number }),
+    ...(priority === undefined ? {} : { priority: priority as number }),
   };
 }
 

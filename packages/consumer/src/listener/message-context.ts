@@ -1,4 +1,4 @@
-import type { DeliveryRequest, MessageHeaders } from '@mmmq/core';
+import { DEFAULT_PRIORITY, type DeliveryRequest, type MessageHeaders } from '@mmmq/core';
 import { Settlement } from '../handling/settlement';
 
 /** What `context.nack()` may say. */
@@ -29,6 +29,13 @@ export class MessageContext {
   readonly redelivered: boolean;
   /** Epoch milliseconds, or null when the broker does not know. */
   readonly publishedAt: number | null;
+  /**
+   * Epoch milliseconds (broker's wall clock) after which the broker does not deliver the message any more; null when
+   * it never expires. A delivery that started before it finishes normally.
+   */
+  readonly expiresAt: number | null;
+  /** 0–9, higher delivered first (4 when the producer gave none). */
+  readonly priority: number;
   readonly #settlement: Settlement;
 
   constructor(consumerId: string, delivery: DeliveryRequest, settlement?: Settlement) {
@@ -40,6 +47,8 @@ export class MessageContext {
     this.deliveryCount = delivery.deliveryCount;
     this.redelivered = delivery.redelivered;
     this.publishedAt = delivery.publishedAt;
+    this.expiresAt = delivery.expiresAt ?? null;
+    this.priority = delivery.priority ?? DEFAULT_PRIORITY;
     this.#settlement = settlement ?? new Settlement(consumerId, 'auto');
   }
 

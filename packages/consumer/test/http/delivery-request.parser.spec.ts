@@ -24,3 +24,20 @@ describe('parseDeliveryRequest: lastAttempt (pushed and fetched deliveries alike
     expect(batch.map(({ lastAttempt }) => lastAttempt)).toEqual([false, true]);
   });
 });
+
+describe('parseDeliveryRequest: expiresAt and priority', () => {
+  it('carries them when the broker sends them, and leaves them out when it does not', () => {
+    expect(parseDeliveryRequest(delivery(1, { expiresAt: 1_900_000_000_000, priority: 0 }))).toMatchObject({
+      expiresAt: 1_900_000_000_000,
+      priority: 0,
+    });
+    const plain = parseDeliveryRequest(delivery(1));
+    expect(plain).not.toHaveProperty('expiresAt');
+    expect(plain).not.toHaveProperty('priority');
+  });
+
+  it('refuses values the broker never sends, naming the field', () => {
+    expect(() => parseDeliveryRequest(delivery(1, { priority: 10 }))).toThrow('The delivery field priority must be an integer from 0 to 9, got 10');
+    expect(() => parseDeliveryRequest(delivery(1, { expiresAt: 'soon' }))).toThrow('The delivery field expiresAt must be an integer, got "soon"');
+  });
+});

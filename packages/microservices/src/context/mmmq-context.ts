@@ -61,6 +61,16 @@ export class MmmqContext extends BaseRpcContext<MmmqContextArgs> {
     return this.args[0].publishedAt;
   }
 
+  /** Epoch milliseconds after which the broker does not deliver it any more; null when it never expires. */
+  getExpiresAt(): number | null {
+    return this.args[0].expiresAt;
+  }
+
+  /** 0–9, higher delivered first; 4 when the producer gave none. */
+  getPriority(): number {
+    return this.args[0].priority;
+  }
+
   /** Ack mode `manual`: the message is done (see `MessageContext.ack`). */
   ack(): Promise<void> {
     return this.args[0].ack();
