@@ -10,7 +10,10 @@ import { decodeEntry } from './entry-decoder';
 export const MAX_WINDOW = 10_000;
 /** Messages read from the log at once. */
 const READ_CHUNK = 1000;
-/** Read at least this many when reading at all: one read from disk for a run of single-message pushes. */
+/**
+ * Read at least this many when reading at all: one read from disk for a run of single-message pushes. Priority
+ * orders only what has been read, so on a backlog it applies within runs of about this many (docs/destinations.md#priority).
+ */
 const READ_AHEAD = 32;
 
 /** What the reader needs from its subscription. */
