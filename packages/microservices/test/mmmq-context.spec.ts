@@ -1,7 +1,16 @@
 import { MessageContext } from '@mmmq/consumer';
 import { MmmqContext } from '../src';
 
-const delivery = { id: 'm-1', topic: 'order.created', content: {}, headers: {}, offset: 3, deliveryCount: 1, redelivered: false, publishedAt: 1000 };
+const delivery = {
+  id: 'm-1',
+  topic: 'order.created',
+  content: {},
+  headers: {},
+  offset: 3,
+  deliveryCount: 1,
+  redelivered: false,
+  publishedAt: 1000,
+};
 
 describe('MmmqContext', () => {
   it('shows the expiry and priority the broker sent', () => {

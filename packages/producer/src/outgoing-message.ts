@@ -28,9 +28,7 @@ const MESSAGE_SHAPE = '{ topic, content, id?, headers?, ttlMs?, expiresAt?, prio
 
 /** The message of `produce(topic, content, options)` or `produce(message)`, not validated yet. */
 export function messageFromArguments(topicOrMessage: unknown, content: unknown, options?: ProduceOptions): unknown {
-  return typeof topicOrMessage === 'string'
-    ? { ...options, topic: topicOrMessage, content }
-    : topicOrMessage;
+  return typeof topicOrMessage === 'string' ? { ...options, topic: topicOrMessage, content } : topicOrMessage;
 }
 
 /**

@@ -58,7 +58,9 @@ describe('prepareMessage', () => {
   });
 
   it('refuses something that is not a message', () => {
-    expect(() => prepareMessage('orders')).toThrow(/^A message must be an object \{ topic, content, id\?, headers\?, ttlMs\?, expiresAt\?, priority\? \}/);
+    expect(() => prepareMessage('orders')).toThrow(
+      /^A message must be an object \{ topic, content, id\?, headers\?, ttlMs\?, expiresAt\?, priority\? \}/,
+    );
   });
 });
 

@@ -16,7 +16,9 @@ async function publish(broker: BrokerApp, message: Record<string, unknown>): Pro
 
 /** A new topic's subscriptions start right after its first publish is acknowledged. */
 const subscribed = (broker: BrokerApp, consumerId: string, topic: string) =>
-  waitFor(async () => (await broker.subscription(consumerId, topic)) !== undefined, { message: `${consumerId}'s subscription to ${topic}` });
+  waitFor(async () => (await broker.subscription(consumerId, topic)) !== undefined, {
+    message: `${consumerId}'s subscription to ${topic}`,
+  });
 
 /** Waits until the wall clock is past `expiresAt` (what the broker compares). */
 const passed = (expiresAt: number) => waitFor(() => Date.now() > expiresAt, { message: `the wall clock past ${expiresAt}` });

@@ -36,12 +36,7 @@ describe('DeliveryLedger priority', () => {
   });
 
   it('keeps an ordering key in offset order whatever the priorities, while other messages go by priority', () => {
-    const ledger = ledgerOf([
-      { key: 'k', priority: 1 },
-      { key: 'k', priority: 9 },
-      { priority: 5 },
-      { key: 'k', priority: 3 },
-    ]);
+    const ledger = ledgerOf([{ key: 'k', priority: 1 }, { key: 'k', priority: 9 }, { priority: 5 }, { key: 'k', priority: 3 }]);
     // Only the key's oldest message is available: the priority-9 message of the key waits behind it.
     expect(takeAll(ledger)).toEqual([2, 0]);
     ledger.settle(ledger.leaseAt(0)!);

@@ -39,7 +39,10 @@ export function parseDeliveryRequest(body: unknown): ConsumerDelivery {
   if (lease !== undefined && (typeof lease !== 'string' || lease === '')) throw invalid('lease', 'a non-empty string', lease);
   if (typeof lastAttempt !== 'boolean') throw invalid('lastAttempt', 'a boolean', lastAttempt);
   if (expiresAt !== undefined && !Number.isSafeInteger(expiresAt)) throw invalid('expiresAt', 'an integer', expiresAt);
-  if (priority !== undefined && !(Number.isInteger(priority) && (priority as number) >= MIN_PRIORITY && (priority as number) <= MAX_PRIORITY)) {
+  if (
+    priority !== undefined &&
+    !(Number.isInteger(priority) && (priority as number) >= MIN_PRIORITY && (priority as number) <= MAX_PRIORITY)
+  ) {
     throw invalid('priority', `an integer from ${MIN_PRIORITY} to ${MAX_PRIORITY}`, priority);
   }
   return {

@@ -37,7 +37,11 @@ describe('parseDeliveryRequest: expiresAt and priority', () => {
   });
 
   it('refuses values the broker never sends, naming the field', () => {
-    expect(() => parseDeliveryRequest(delivery(1, { priority: 10 }))).toThrow('The delivery field priority must be an integer from 0 to 9, got 10');
-    expect(() => parseDeliveryRequest(delivery(1, { expiresAt: 'soon' }))).toThrow('The delivery field expiresAt must be an integer, got "soon"');
+    expect(() => parseDeliveryRequest(delivery(1, { priority: 10 }))).toThrow(
+      'The delivery field priority must be an integer from 0 to 9, got 10',
+    );
+    expect(() => parseDeliveryRequest(delivery(1, { expiresAt: 'soon' }))).toThrow(
+      'The delivery field expiresAt must be an integer, got "soon"',
+    );
   });
 });

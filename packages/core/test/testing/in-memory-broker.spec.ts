@@ -46,7 +46,9 @@ describe('InMemoryBroker', () => {
     expect(seen[0].expiresAt! - seen[0].publishedAt!).toBe(60_000);
     expect(seen[0].priority).toBe(8);
     expect(seen[1]).not.toHaveProperty('expiresAt');
-    expect(broker.deadLetters('orders').map((letter) => [letter.content, letter.reason, letter.attempts])).toEqual([['late', 'EXPIRED', 0]]);
+    expect(broker.deadLetters('orders').map((letter) => [letter.content, letter.reason, letter.attempts])).toEqual([
+      ['late', 'EXPIRED', 0],
+    ]);
     expect(() => broker.publish({ topic: 'order.created', content: 1, ttlMs: 1, expiresAt: 1 })).toThrow(InvalidMessageError);
   });
 
