@@ -8,7 +8,7 @@ import { LedgerModel, ModelState } from './ledger-model';
 const MEMBERS = ['m0', 'm1', 'm2'];
 
 type Op =
-  | { kind: 'admit'; key?: string; corrupt: boolean; priority?: number }
+  | { kind: 'admit'; key?: string; corrupt: boolean; priority?: number; expiresAt?: number }
   | { kind: 'take'; member: number; max: number; leaseMs: number; reserve: number }
   | { kind: 'ack' | 'terminate' | 'settleDead'; pick: number }
   | { kind: 'nack'; pick: number; delayMs: number }
@@ -24,6 +24,8 @@ const admit = fc.record({
   key: fc.constantFrom(undefined, 'a', 'b'),
   corrupt: fc.nat({ max: 9 }).map((n) => n === 0),
   priority: fc.constantFrom(undefined, 0, 4, 9),
+  // On the run's clock, which serves as the wall clock too.
+  expiresAt: fc.constantFrom(undefined, undefined, 5, 20, 40),
 });
 const take = fc.record({
   kind: fc.constant('take' as const),
@@ -76,7 +78,8 @@ class Run {
     };
     switch (step.kind) {
       case 'admit': {
-        if (model.readEnd === model.log.length) model.log.push({ key: step.key, corrupt: step.corrupt, priority: step.priority });
+        if (model.readEnd === model.log.length)
+          model.log.push({ key: step.key, corrupt: step.corrupt, priority: step.priority, expiresAt: step.expiresAt });
         admitAll(ledger, [model.admit()]);
         return;
       }
@@ -84,7 +87,10 @@ class Run {
         const before = new Set(model.offsetsIn('LEASED'));
         const member = MEMBERS[step.member];
         const expected = model.take(member, step.max, this.now, step.leaseMs);
-        const slots = ledger.take(member, step.max, Infinity, this.now, step.leaseMs);
+        const slots = ledger.take(member, step.max, Infinity, this.now, step.leaseMs, this.now);
+        const expired = ledger.expiredMessages();
+        expect(offsets(expired)).toEqual(model.lastExpired);
+        for (const slot of expired) this.handles.set(slot.offset, slot);
         expect(offsets(slots)).toEqual(expected);
         expect(offsets(slots).filter((offset) => before.has(offset))).toEqual([]);
         expect(slots.map((slot) => slot.deliveries)).toEqual(expected.map((offset) => model.slots.get(offset)!.deliveries));
@@ -190,7 +196,8 @@ class Run {
     expect(this.model.readEnd).toBe(this.model.log.length);
     const out: Slot[] = [];
     for (let round = 0; round <= this.model.log.length; round++) {
-      const slots = this.ledger.take('drain', 1_000, Infinity, this.now, Infinity);
+      // Wall clock 0: nothing expires while draining (this checks that nothing unsettled is lost).
+      const slots = this.ledger.take('drain', 1_000, Infinity, this.now, Infinity, 0);
       if (slots.length === 0) break;
       out.push(...slots);
       for (const slot of slots) this.ledger.settle(slot);

@@ -26,6 +26,8 @@ export class LedgerModel {
   readEnd = 0;
   mark = 0;
   restoredMark = 0;
+  /** What the last take set aside as expired (DEAD_LETTERING), in the order it met them. */
+  lastExpired: number[] = [];
 
   constructor(
     private readonly limits: RedeliveryLimits,
@@ -46,9 +48,11 @@ export class LedgerModel {
 
   /**
    * The offsets a take would lease, leased: highest priority first (unless strictly ordered), then lowest offset; a
-   * message with an ordering key only while it is the oldest unsettled one of its key.
+   * message with an ordering key only while it is the oldest unsettled one of its key. One whose `expiresAt` is not
+   * after `now` (the wall clock here) is set aside instead, DEAD_LETTERING, into {@link lastExpired}.
    */
   take(member: string, max: number, now: number, leaseMs: number): number[] {
+    this.lastExpired = [];
     const window = Array.from({ length: this.readEnd - this.cursor }, (_, i) => this.cursor + i);
     for (const offset of window) {
       const slot = this.slots.get(offset)!;
@@ -63,6 +67,11 @@ export class LedgerModel {
       if (slot.state !== 'AVAILABLE') continue;
       const key = this.log[offset].key;
       if (key !== undefined && this.oldestOfKey(key) !== offset) continue;
+      if ((this.log[offset].expiresAt ?? Infinity) <= now) {
+        slot.state = 'DEAD_LETTERING';
+        this.lastExpired.push(offset);
+        continue;
+      }
       Object.assign(slot, { state: 'LEASED', member, deadline: now + leaseMs, deliveries: slot.deliveries + 1 });
       taken.push(offset);
     }
