@@ -67,7 +67,10 @@ export interface DispatcherDefinition {
   maxDeliveries: number;
   /** A pulled message's lease unless the fetch asks for another. Default {@link DEFAULT_ACK_TIMEOUT_MS}. */
   ackTimeoutMs: number;
-  /** One member receives at a time; the others wait and take over, in order, when it fails. Default false. */
+  /**
+   * One member receives at a time; the others wait and take over, in order, when it fails. Also strictly ordered:
+   * messages go out in offset order whatever their priority (docs/destinations.md#priority). Default false.
+   */
   exclusive: boolean;
   /**
    * Only messages whose headers match are delivered; the others are skipped (settled for this consumer, counted as

@@ -48,8 +48,9 @@ export type SubscriptionState = PushMemberState;
  * One (topic, consumer) pair: the consumer's durable subscription to the topic, shared by all its members — push
  * hosts and pull clients. The {@link DeliveryLedger} holds the state: a cursor, the messages read past it, leases
  * with deadlines (monotonic clock), delivery counts; the {@link SubscriptionStateWriter} journals it in the
- * background. Members take messages lowest offset first, so a single push member with one push in flight gets them
- * in order. Every delivery that may have reached a handler counts; past `maxDeliveries` (or the NACK retries, or
+ * background. Members take messages highest priority first, then lowest offset (an exclusive dispatcher: lowest
+ * offset only), so a single push member with one push in flight gets them in that order. An expired message is
+ * never handed out: it is dead-lettered (`EXPIRED`) or dropped, per its topic's `expiry.whenExpired`. Every delivery that may have reached a handler counts; past `maxDeliveries` (or the NACK retries, or
  * on `terminate`) a message is dead-lettered with its history, and the cursor passes it only once that is durable.
  */
 export class Subscription implements LogReaderHost {
