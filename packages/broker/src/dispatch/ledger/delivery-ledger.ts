@@ -129,6 +129,11 @@ export class DeliveryLedger {
     let bytes = 0;
     while (taken.length < max && this.ready.size > 0) {
       const slot = this.ready.peek()!;
+      // Given up for a backlog limit while it waited (see dropBefore).
+      if (slot.state !== SlotState.AVAILABLE) {
+        this.ready.pop();
+        continue;
+      }
       const holder = slot.key === undefined ? undefined : this.keyHolders.get(slot.key);
       if (holder && holder !== slot) {
         this.ready.pop();
@@ -236,6 +241,44 @@ export class DeliveryLedger {
     return true;
   }
 
+  /**
+   * For a backlog limit: settles every message below `offset` that nobody holds (available or delayed, read or
+   * not), as if ACKed; leased messages and those being dead-lettered stay. Offsets not read yet are skipped without
+   * reading them: the cursor jumps when nothing read holds it, else they are recorded as settled ranges (as a
+   * restored snapshot's) and settled as they are read. Returns how many messages were dropped.
+   */
+  dropBefore(offset: number): number {
+    let dropped = 0;
+    for (const slot of this.unheldBefore(offset, Infinity)) {
+      this.settle(slot);
+      dropped++;
+    }
+    this.discardReadyTop();
+    if (offset <= this.readEnd) return dropped;
+    dropped += offset - this.readEnd - this.restoredSettledWithin(this.readEnd, offset);
+    for (const restored of this.restoredCounts.keys()) if (restored < offset) this.restoredCounts.delete(restored);
+    if (this.cursor === this.readEnd) {
+      this.cursor = this.readEnd = offset;
+    } else {
+      this.restoredSettled.push([this.readEnd, offset]);
+      this.restoredSettled.sort((a, b) => a[0] - b[0]);
+      this.restoredSettled.splice(0, this.restoredSettled.length, ...mergeRanges(this.restoredSettled));
+    }
+    this.version++;
+    return dropped;
+  }
+
+  /**
+   * For a backlog limit that dead-letters: up to `max` messages below `offset` that nobody holds and that were read,
+   * lowest first, become DEAD_LETTERING (settle each once its dead letter is durable). Unread ones must be read first.
+   */
+  deadLetterBefore(offset: number, max: number): Slot[] {
+    const slots = this.unheldBefore(offset, max);
+    for (const slot of slots) slot.state = SlotState.DEAD_LETTERING;
+    this.discardReadyTop();
+    return slots;
+  }
+
   /** Records that offsets below `mark` may be handed out (see SubscriptionSnapshot.deliveredMark). */
   reserveMark(mark: number): void {
     if (mark <= this.deliveredMark) return;
@@ -316,6 +359,29 @@ export class DeliveryLedger {
     return this.restoredSettled.length > 0 && this.restoredSettled[0][0] <= offset;
   }
 
+  /** Read messages below `offset`, lowest first, that are available or delayed: up to `max`. */
+  private unheldBefore(offset: number, max: number): Slot[] {
+    const found: Slot[] = [];
+    const end = Math.min(offset, this.readEnd);
+    for (let at = this.cursor; at < end && found.length < max; at++) {
+      const slot = this.slots.get(at);
+      if (slot?.state === SlotState.AVAILABLE || slot?.state === SlotState.DELAYED) found.push(slot);
+    }
+    return found;
+  }
+
+  /** Pops given-up slots off the ready heap's top, so `available` counts what `take` can hand out. */
+  private discardReadyTop(): void {
+    while (this.ready.size > 0 && this.ready.peek()!.state !== SlotState.AVAILABLE) this.ready.pop();
+  }
+
+  /** Offsets in [first, end) covered by the restored settled ranges. */
+  private restoredSettledWithin(first: number, end: number): number {
+    let covered = 0;
+    for (const [from, to] of this.restoredSettled) covered += Math.max(0, Math.min(to, end) - Math.max(from, first));
+    return covered;
+  }
+
   private waitForKey(slot: Slot): void {
     const waiting = this.keyWaiting.get(slot.key!);
     if (waiting) waiting.push(slot);
@@ -334,4 +400,15 @@ export class DeliveryLedger {
       this.slots.delete(this.cursor++);
     }
   }
+}
+
+/** Sorted ranges with overlapping or adjacent ones joined. */
+function mergeRanges(sorted: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  const merged: Array<[number, number]> = [];
+  for (const [first, end] of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && first <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([first, end]);
+  }
+  return merged;
 }
