@@ -55,6 +55,9 @@ describe('the delivery ledger drops its oldest messages for a backlog limit (dro
         [3, 10],
       ],
     });
+    const version = ledger.version;
+    expect(ledger.dropBefore(10)).toBe(0);
+    expect(ledger.version).toBe(version);
     admitAll(
       ledger,
       Array.from({ length: 8 }, () => ({})),

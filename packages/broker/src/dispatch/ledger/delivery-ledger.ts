@@ -255,17 +255,19 @@ export class DeliveryLedger {
     }
     this.discardReadyTop();
     if (offset <= this.readEnd) return dropped;
-    dropped += offset - this.readEnd - this.restoredSettledWithin(this.readEnd, offset);
-    for (const restored of this.restoredCounts.keys()) if (restored < offset) this.restoredCounts.delete(restored);
+    const unread = offset - this.readEnd - this.restoredSettledWithin(this.readEnd, offset);
     if (this.cursor === this.readEnd) {
       this.cursor = this.readEnd = offset;
-    } else {
+    } else if (unread > 0) {
       this.restoredSettled.push([this.readEnd, offset]);
       this.restoredSettled.sort((a, b) => a[0] - b[0]);
       this.restoredSettled.splice(0, this.restoredSettled.length, ...mergeRanges(this.restoredSettled));
+    } else {
+      return dropped;
     }
+    for (const restored of this.restoredCounts.keys()) if (restored < offset) this.restoredCounts.delete(restored);
     this.version++;
-    return dropped;
+    return dropped + unread;
   }
 
   /**
