@@ -78,7 +78,7 @@ describe('a subscription backlog limit with backlogOverflow "reject"', () => {
     expect((await broker.publishAll('limit.wide', ['1', '2', '3'])).length).toBe(3);
   });
 
-  it('answers a stream publish with 429 and retryAfterSeconds, storing nothing', async () => {
+  it('answers a stream publish with 429 and retryAfterSeconds, storing nothing, and fences the connection like a 5xx', async () => {
     const puller = new PullClient(broker, 'stream-reader');
     await puller.register({ pattern: 'limit.stream', maxBacklog: 1 });
     await broker.publish('limit.stream', 'first');
@@ -86,17 +86,28 @@ describe('a subscription backlog limit with backlogOverflow "reject"', () => {
     const client = StreamClient.connect(broker);
     try {
       client.send(1, { topic: 'limit.stream', content: 'second' });
-      client.send(2, { messages: [{ topic: 'limit.stream', content: 'third' }] }, StreamRequestKind.PUBLISH_BATCH);
-      for (const requestId of [1, 2]) {
-        const answer = await client.answer(requestId);
-        expect(answer.status).toBe(429);
-        expect(answer.body).toMatchObject({ acknowledgement: 'NACK', retryAfterSeconds: 1 });
-        expect(answer.body.message).toContain('consumer stream-reader');
-      }
+      const refused = await client.answer(1);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ acknowledgement: 'NACK', retryAfterSeconds: 1 });
+      expect(refused.body.message).toContain('consumer stream-reader');
+      // Fenced, as after a 5xx: nothing sent after the refused request may land in front of its retry.
+      client.send(2, { topic: 'limit.stream-other', content: 'later' });
+      expect(await client.answer(2)).toMatchObject({
+        status: 503,
+        body: { message: expect.stringContaining('Not stored: an earlier publish') },
+      });
     } finally {
       client.close();
     }
+    const batchClient = StreamClient.connect(broker);
+    try {
+      batchClient.send(1, { messages: [{ topic: 'limit.stream', content: 'third' }] }, StreamRequestKind.PUBLISH_BATCH);
+      expect(await batchClient.answer(1)).toMatchObject({ status: 429, body: { retryAfterSeconds: 1 } });
+    } finally {
+      batchClient.close();
+    }
     expect((await broker.stored('limit.stream')).map((message) => message.content)).toEqual(['"first"']);
+    expect(await broker.stored('limit.stream-other')).toEqual([]);
   });
 
   it('lets publishes through again when the dispatcher is updated without the limit', async () => {
