@@ -36,12 +36,22 @@ export class BacklogTrimmer {
   private again = false;
   private unlogged = 0;
   private loggedAt = -Infinity;
+  /**
+   * Read messages below it were looked at by an earlier step and were held then: the next step starts there, so a
+   * lease holding the cursor does not make every publish look at the whole window again. A release starts over.
+   */
+  private scannedTo = 0;
 
   constructor(
     private readonly limit: BacklogLimit,
     private readonly ledger: DeliveryLedger,
     private readonly host: BacklogTrimmerHost,
   ) {}
+
+  /** A held message came back (a failed push, a NACK, an expired lease): it may have to give way now. */
+  released(): void {
+    this.scannedTo = 0;
+  }
 
   /** Cheap when within the limit: call it whenever the topic grows or the cursor moves. */
   check(): void {
@@ -71,12 +81,14 @@ export class BacklogTrimmer {
   private async step(): Promise<boolean> {
     const below = this.host.tailOffset() - this.limit.maxBacklog;
     if (this.limit.overflow === 'dropOldest') {
-      const dropped = this.ledger.dropBefore(below);
+      const dropped = this.ledger.dropBefore(below, this.scannedTo);
+      this.scannedTo = below;
       this.count(dropped);
       return false;
     }
     await this.host.fill(Math.min(below - this.ledger.cursor, MAX_WINDOW));
-    const slots = this.ledger.deadLetterBefore(below, BACKLOG_DEAD_LETTER_STEP);
+    const slots = this.ledger.deadLetterBefore(below, BACKLOG_DEAD_LETTER_STEP, this.scannedTo);
+    this.scannedTo = slots.length === BACKLOG_DEAD_LETTER_STEP ? slots[slots.length - 1].offset + 1 : Math.min(below, this.ledger.readEnd);
     if (slots.length === 0) return false;
     const lastError = `the backlog passed maxBacklog ${this.limit.maxBacklog} (backlogOverflow "deadLetter")`;
     const done = await Promise.all(slots.map((slot) => this.host.deadLetter(slot, BACKLOG_LIMIT_REASON, lastError)));

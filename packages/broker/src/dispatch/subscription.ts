@@ -266,6 +266,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     if (how.nack) this.stats.nacked++;
     const verdict = this.ledger.release(slot, how, performance.now());
     if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+    else this.trimmer?.released();
     this.armTimer();
     this.signal();
   }
@@ -385,6 +386,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       this.stats.expired++;
       const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, now);
       if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+      else this.trimmer?.released();
     }
     this.ledger.promote(now);
     this.armTimer();

@@ -205,6 +205,32 @@ describe('a subscription backlog limit with backlogOverflow "dropOldest"', () =>
     expect(fetched.map((message) => message.content)).toEqual([5, 4, 3, 2, 1].map((back) => `m-${total - back}`));
   });
 
+  it('drops past the read window while a lease holds the cursor, and passes them all once it is settled', async () => {
+    const puller = new PullClient(broker, 'held-far');
+    await puller.register({ pattern: 'drop.held', maxBacklog: 5, backlogOverflow: 'dropOldest', ackTimeoutMs: 600_000 });
+    await broker.publish('drop.held', 'held');
+    await subscribed(broker, 'held-far', 'drop.held');
+    const [held] = await puller.fetch({ max: 1 });
+    const total = 1 + MAX_WINDOW + 2 * BATCH;
+    await publishMany(broker, 'drop.held', total - 1);
+    await subscriptionReaches(
+      broker,
+      'held-far',
+      'drop.held',
+      (row) => row.stats.backlogDropped === total - 6,
+      'all but the held and 5 newest dropped',
+    );
+    expect((await broker.subscription('held-far', 'drop.held')).position).toBe(0);
+
+    await puller.ack([held.lease]);
+    await subscriptionReaches(broker, 'held-far', 'drop.held', (row) => row.position === total - 5, 'the cursor 5 behind the tail');
+    await broker.close();
+    broker = await startBroker({ persistence: { rootDir } });
+    await subscribed(broker, 'held-far', 'drop.held');
+    const fetched = await new PullClient(broker, 'held-far').fetch({ max: 100 });
+    expect(fetched.map((message) => message.content)).toEqual([5, 4, 3, 2, 1].map((back) => `m-${total - 1 - back}`));
+  });
+
   it('keeps a push consumer within the limit while a push hangs, and drops that one too once its push times out', async () => {
     const pushBroker = await startBroker({ delivery: { timeoutMs: 500, backoff: { initialMs: 50, maxMs: 100 } } });
     const consumer = new TestConsumer();

@@ -80,6 +80,17 @@ describe('the delivery ledger drops its oldest messages for a backlog limit (dro
     expect(ledger.snapshot()).toEqual({ cursor: 8, settled: [], counts: [], deliveredMark: 8 });
   });
 
+  it('looks at read messages only from `from` on, so a caller can skip those it saw held before', () => {
+    const ledger = ledgerOf(6);
+    const held = takeOne(ledger);
+    ledger.release(takeOne(ledger), HTTP_500, 0);
+    // Offset 1 came back, but the caller says it looked below 3 already: 1 and 2 stay.
+    expect(ledger.dropBefore(4, 3)).toBe(1);
+    expect(offsets(ledger.take('m1', 10, Infinity, 0, LEASE_MS))).toEqual([1, 2, 4, 5]);
+    expect(held.state).toBe(SlotState.LEASED);
+    expect(offsets(ledger.deadLetterBefore(6, 10, 5))).toEqual([]);
+  });
+
   it('moves the version, so the state on disk follows, and changes nothing when there is nothing to drop', () => {
     const ledger = ledgerOf(2, cursorOnly(0));
     const before = ledger.version;

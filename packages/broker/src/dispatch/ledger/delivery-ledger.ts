@@ -245,11 +245,13 @@ export class DeliveryLedger {
    * For a backlog limit: settles every message below `offset` that nobody holds (available or delayed, read or
    * not), as if ACKed; leased messages and those being dead-lettered stay. Offsets not read yet are skipped without
    * reading them: the cursor jumps when nothing read holds it, else they are recorded as settled ranges (as a
-   * restored snapshot's) and settled as they are read. Returns how many messages were dropped.
+   * restored snapshot's) and settled as they are read. Read messages are looked at from `from` (default: the
+   * cursor): a caller that dropped before and saw nothing released since need not look at the same ones again.
+   * Returns how many messages were dropped.
    */
-  dropBefore(offset: number): number {
+  dropBefore(offset: number, from = this.cursor): number {
     let dropped = 0;
-    for (const slot of this.unheldBefore(offset, Infinity)) {
+    for (const slot of this.unheldBefore(offset, Infinity, from)) {
       this.settle(slot);
       dropped++;
     }
@@ -273,9 +275,10 @@ export class DeliveryLedger {
   /**
    * For a backlog limit that dead-letters: up to `max` messages below `offset` that nobody holds and that were read,
    * lowest first, become DEAD_LETTERING (settle each once its dead letter is durable). Unread ones must be read first.
+   * Looks from `from` on, as {@link dropBefore}.
    */
-  deadLetterBefore(offset: number, max: number): Slot[] {
-    const slots = this.unheldBefore(offset, max);
+  deadLetterBefore(offset: number, max: number, from = this.cursor): Slot[] {
+    const slots = this.unheldBefore(offset, max, from);
     for (const slot of slots) slot.state = SlotState.DEAD_LETTERING;
     this.discardReadyTop();
     return slots;
@@ -361,11 +364,11 @@ export class DeliveryLedger {
     return this.restoredSettled.length > 0 && this.restoredSettled[0][0] <= offset;
   }
 
-  /** Read messages below `offset`, lowest first, that are available or delayed: up to `max`. */
-  private unheldBefore(offset: number, max: number): Slot[] {
+  /** Read messages from `from` up to `offset`, lowest first, that are available or delayed: up to `max`. */
+  private unheldBefore(offset: number, max: number, from: number): Slot[] {
     const found: Slot[] = [];
     const end = Math.min(offset, this.readEnd);
-    for (let at = this.cursor; at < end && found.length < max; at++) {
+    for (let at = Math.max(from, this.cursor); at < end && found.length < max; at++) {
       const slot = this.slots.get(at);
       if (slot?.state === SlotState.AVAILABLE || slot?.state === SlotState.DELAYED) found.push(slot);
     }
