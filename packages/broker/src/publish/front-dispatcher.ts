@@ -43,8 +43,7 @@ export class FrontDispatcher {
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<{ committed: Promise<PublishedMessage[]> }> {
     this.diskGuard?.assertMayPublish();
-    if (this.backlogGuard)
-      for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard.assertMayPublish(topic);
+    for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
     const publishedAt = Date.now();
     for (const [index, message] of messages.entries()) {
