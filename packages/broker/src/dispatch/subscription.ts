@@ -342,10 +342,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
         try {
           const at = await this.context.deadLetters.write(letter);
           this.stats.deadLettered++;
-          if (!quiet)
-            this.logger.warn(
-              `${this.label()}: offset ${slot.offset} ${reason} after ${slot.deliveries} deliveries; dead-lettered at ${at}`,
-            );
+          if (!quiet) this.logDeadLettered(slot, reason, at);
           this.ledger.settle(slot);
           this.writer.settled();
           this.signal();
@@ -359,6 +356,10 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.deadLettering.add(work);
     void work.finally(() => this.deadLettering.delete(work));
     return work;
+  }
+
+  private logDeadLettered(slot: Slot, reason: string, at: number): void {
+    this.logger.warn(`${this.label()}: offset ${slot.offset} ${reason} after ${slot.deliveries} deliveries; dead-lettered at ${at}`);
   }
 
   /** Writes the ledger's state (journaled); a failure is retried, never skipped. False: stopped first. */
