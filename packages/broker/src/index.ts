@@ -8,7 +8,13 @@ export {
   type DispatcherUpdate,
 } from './dispatch/dispatcher';
 export type { DispatcherDefinitionJson, StartFrom } from './dispatch/dispatcher-definition';
-export { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from './dispatch/dispatcher.errors';
+export {
+  DispatcherNotFoundError,
+  DuplicateConsumerIdError,
+  PushHostNotFoundError,
+  SubscriptionBacklogFullError,
+} from './dispatch/dispatcher.errors';
+export { type BacklogOverflow, BACKLOG_LIMIT_REASON, DEFAULT_BACKLOG_OVERFLOW } from './dispatch/backlog-limit';
 export type { SubscriptionView } from './dispatch/subscription-container';
 export type { SubscriptionStatsSnapshot } from './dispatch/subscription-stats';
 export type { SubscriptionState } from './dispatch/subscription';

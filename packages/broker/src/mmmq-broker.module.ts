@@ -9,6 +9,7 @@ import { DispatchersFile } from './dispatch/dispatchers-file';
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
 import { PushTargetGuard, PushTargetResolver } from './dispatch/push-target-guard';
 import { PushTargetPolicy } from './dispatch/push-target-policy';
+import { BacklogGuard } from './dispatch/backlog-guard';
 import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { DispatchersController } from './http/dispatchers.controller';
@@ -108,6 +109,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     // The host's EventEmitter2 when it imports EventEmitterModule; the broker never provides one itself.
     BrokerEvents,
     ...STORAGE_PROVIDERS,
+    BacklogGuard,
     SubscriptionContainer,
     Dispatcher,
     TopicRegistry,

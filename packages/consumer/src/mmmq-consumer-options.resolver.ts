@@ -1,4 +1,11 @@
-import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS, isBearerTokenText, MAX_TIMER_MS, MmmqError, SigningSecret } from '@mmmq/core';
+import {
+  DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  isBearerTokenText,
+  MAX_TIMER_MS,
+  MmmqError,
+  parseBacklogLimit,
+  SigningSecret,
+} from '@mmmq/core';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
@@ -78,7 +85,7 @@ const OPTION_FIELDS = new Set([
 ]);
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
-const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode', 'selector']);
+const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode', 'selector', 'maxBacklog', 'backlogOverflow']);
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 
@@ -177,7 +184,25 @@ export function resolveListenerConfig(where: string, config: unknown): ListenerC
             record.selector,
             (message, cause) => new InvalidConsumerOptionsError(message, { cause }),
           ),
+    ...checkedBacklogFields(where, record.maxBacklog, record.backlogOverflow),
   };
+}
+
+/** Each on its own: the decorator may give the other (the listener definition checks them together). */
+function checkedBacklogFields(
+  where: string,
+  maxBacklog: unknown,
+  overflow: unknown,
+): Pick<ListenerConfig, 'maxBacklog' | 'backlogOverflow'> {
+  try {
+    return {
+      ...(maxBacklog === undefined ? {} : { maxBacklog: parseBacklogLimit(maxBacklog, undefined)!.maxBacklog }),
+      ...(overflow === undefined ? {} : { backlogOverflow: parseBacklogLimit(1, overflow)!.overflow }),
+    };
+  } catch (error) {
+    if (!(error instanceof MmmqError)) throw error;
+    throw new InvalidConsumerOptionsError(`${where}.${error.message}`, { cause: error });
+  }
 }
 
 function validId(name: string, value: unknown): string {

@@ -1,4 +1,5 @@
 import {
+  type BacklogOverflow,
   MAX_ACK_TIMEOUT_MS,
   MAX_FETCH_MESSAGES,
   MAX_FETCH_WAIT_MS,
@@ -124,6 +125,10 @@ export interface ListenerConfig {
    * delivered to the listener; the broker skips the others for it. Default none (every message).
    */
   selector?: string;
+  /** The listener's dispatcher `maxBacklog` (docs/destinations.md#subscription-backlog-limits). Default none. */
+  maxBacklog?: number;
+  /** What happens at `maxBacklog`: `reject` (default), `dropOldest` or `deadLetter`. */
+  backlogOverflow?: BacklogOverflow;
 }
 
 export interface RegistrationOptions {

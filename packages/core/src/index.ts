@@ -5,6 +5,14 @@ export { InvalidTopicPatternError } from './errors/invalid-topic-pattern-error';
 export { InvalidSelectorError } from './errors/invalid-selector-error';
 export type { Selector } from './selector/selector';
 export { parseSelector, MAX_SELECTOR_LENGTH, MAX_SELECTOR_DEPTH } from './selector/parse-selector';
+export {
+  type BacklogLimit,
+  type BacklogOverflow,
+  BACKLOG_OVERFLOWS,
+  DEFAULT_BACKLOG_OVERFLOW,
+  MAX_MAX_BACKLOG,
+  parseBacklogLimit,
+} from './backlog-limit';
 export { InvalidHostError } from './errors/invalid-host-error';
 export { InvalidConsumerIdError } from './errors/invalid-consumer-id-error';
 export { InvalidMessageError } from './errors/invalid-message-error';

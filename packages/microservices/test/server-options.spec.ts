@@ -187,6 +187,34 @@ describe('per-handler settings', () => {
     });
   });
 
+  it('carry a backlog limit from the extras, which a listeners entry overrides field by field', () => {
+    const runtime = new ConsumerRuntime({
+      app: 'shop',
+      broker: BROKER,
+      delivery: 'pull',
+      listeners: { 'invoice.*': { backlogOverflow: 'dropOldest' } },
+    });
+    const handlers = new Map([
+      ['order.*', handler({ maxBacklog: 100 })],
+      ['invoice.*', handler({ maxBacklog: 5 })],
+      ['stock.*', handler()],
+    ]);
+    const listeners = eventListeners(handlers, runtime.options, () => async () => undefined);
+    expect(Object.fromEntries(listeners.map(({ name, backlogLimit }) => [name, backlogLimit]))).toEqual({
+      'order.*': { maxBacklog: 100, overflow: 'reject' },
+      'invoice.*': { maxBacklog: 5, overflow: 'dropOldest' },
+      'stock.*': undefined,
+    });
+  });
+
+  it('refuse a backlog overflow without a limit, naming the pattern', () => {
+    const runtime = new ConsumerRuntime({ app: 'shop', broker: BROKER, delivery: 'pull' });
+    const handlers = new Map([['order.*', handler({ backlogOverflow: 'deadLetter' })]]);
+    expect(() => eventListeners(handlers, runtime.options, () => async () => undefined)).toThrow(
+      '@EventPattern("order.*"): backlogOverflow needs maxBacklog',
+    );
+  });
+
   it('refuse a selector that does not parse, naming the pattern and the position', () => {
     const runtime = new ConsumerRuntime({ app: 'shop', broker: BROKER, delivery: 'pull' });
     const handlers = new Map([['order.*', handler({ selector: "region = = 'EU'" })]]);

@@ -16,6 +16,7 @@ import {
   MAX_PUSH_IN_FLIGHT as MAX_MAX_IN_FLIGHT,
   MIN_ACK_TIMEOUT_MS,
 } from '@mmmq/core';
+import { BacklogLimit, BacklogOverflow, backlogLimitJson, parseBacklogLimit, sameBacklogLimit } from './backlog-limit';
 import { deadLetterTopicOf, redriveTopicOf } from './reserved-topics';
 
 /** Where a new subscription starts when it has no checkpoint yet. */
@@ -77,6 +78,11 @@ export interface DispatcherDefinition {
    * `filtered`). Parsed once, here. Default none (every message).
    */
   selector?: Selector;
+  /**
+   * `maxBacklog` and `backlogOverflow`: what happens when the subscription of a topic has that many messages not
+   * settled (see backlog-limit.ts). Default none (no limit). Not applied to the consumer's redrive topic.
+   */
+  backlogLimit?: BacklogLimit;
 }
 
 /** The JSON shape of a definition as the dispatcher API shows it: `signed` instead of the secret. */
@@ -97,6 +103,9 @@ export interface DispatcherDefinitionJson {
   exclusive: boolean;
   /** The selector's text, when there is one. */
   selector?: string;
+  /** With `backlogOverflow`, when the dispatcher has a backlog limit. */
+  maxBacklog?: number;
+  backlogOverflow?: BacklogOverflow;
   /** Present (true) when the pushes are signed. */
   signed?: true;
 }
@@ -120,6 +129,8 @@ const KNOWN_FIELDS = new Set([
   'ackTimeoutMs',
   'exclusive',
   'selector',
+  'maxBacklog',
+  'backlogOverflow',
 ]);
 
 /** Validates a definition from JSON; `where` names it in the error (e.g. `dispatchers.json entry 2`). */
@@ -152,11 +163,16 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       ackTimeoutMs: parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs) ?? DEFAULT_ACK_TIMEOUT_MS,
       exclusive: parseExclusive(record.exclusive),
       ...(record.selector === undefined ? {} : { selector: parseSelectorField(record.selector) }),
+      ...withBacklogLimit(parseBacklogLimit(record.maxBacklog, record.backlogOverflow)),
     };
   } catch (error) {
     if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
     throw error;
   }
+}
+
+function withBacklogLimit(backlogLimit: BacklogLimit | undefined): { backlogLimit?: BacklogLimit } {
+  return backlogLimit === undefined ? {} : { backlogLimit };
 }
 
 /** A consumer id also names its dead-letter and redrive topics, so it cannot start, end or repeat dots. */
@@ -251,6 +267,7 @@ export function toStoredDefinitionJson(definition: DispatcherDefinition): Stored
     ackTimeoutMs: definition.ackTimeoutMs,
     exclusive: definition.exclusive,
     ...(definition.selector === undefined ? {} : { selector: definition.selector.text }),
+    ...backlogLimitJson(definition.backlogLimit),
     ...(definition.signingSecret === undefined ? {} : { signingSecret: definition.signingSecret.reveal() }),
   };
 }
@@ -272,6 +289,7 @@ export function sameSettings(a: DispatcherDefinition, b: DispatcherDefinition): 
     a.ackTimeoutMs === b.ackTimeoutMs &&
     a.exclusive === b.exclusive &&
     a.selector?.text === b.selector?.text &&
+    sameBacklogLimit(a.backlogLimit, b.backlogLimit) &&
     sameSecret(a.signingSecret, b.signingSecret)
   );
 }

@@ -1,6 +1,7 @@
 import { Host, HostDefinition, MmmqValidationError } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
 import { DispatcherDefinitionJson, parseConsumerId, parseDispatcherDefinition, StartFrom, toDefinitionJson } from './dispatcher-definition';
+import { BacklogOverflow } from './backlog-limit';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { SubscriptionContainer } from './subscription-container';
 
@@ -27,6 +28,10 @@ export interface DispatcherInput {
   exclusive?: boolean;
   /** Only messages whose headers match this selector (docs/destinations.md#selectors) are delivered. */
   selector?: string;
+  /** At most this many messages of a topic not settled by this consumer; then `backlogOverflow` applies. */
+  maxBacklog?: number;
+  /** `reject` (default): publishes are refused with 429; `dropOldest` / `deadLetter`: the oldest ones give way. */
+  backlogOverflow?: BacklogOverflow;
 }
 
 /** A new definition for {@link Dispatcher.update}: the consumer id comes from the call (one given here must match). */

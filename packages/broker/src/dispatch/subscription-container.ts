@@ -5,6 +5,7 @@ import { DispatcherAnnouncer } from '../events/dispatcher-announcer';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { AttachRetry } from './attach-retry';
+import { BacklogGuard } from './backlog-guard';
 import { Notifier } from './ledger/notifier';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sameSettings } from './dispatcher-definition';
@@ -67,10 +68,12 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     private readonly targets: PushTargetGuard,
     @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
     policies: TopicPolicies,
+    backlogGuard: BacklogGuard,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
     queues.journal.othersNeedEventLoop = () => this.sender.inFlight > 0;
-    this.context = { sender: this.sender, deadLetters: new DeadLetterWriter(queues, events), options: options.delivery, events, policies };
+    const deadLetters = new DeadLetterWriter(queues, events);
+    this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard };
     this.announce = new DispatcherAnnouncer(events);
   }
 

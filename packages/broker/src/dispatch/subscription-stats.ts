@@ -16,6 +16,11 @@ export class SubscriptionStats {
   corruptSkipped = 0;
   /** Messages the dispatcher's selector did not select: skipped, settled for this subscription as if ACKed. */
   filtered = 0;
+  /**
+   * Messages given up for the dispatcher's `maxBacklog` (`dropOldest`: settled without delivery; `deadLetter`: also
+   * counted in `deadLettered`).
+   */
+  backlogDropped = 0;
   failures = 0;
   /** Pushes the consumer answered with 401 (it refused their signature). */
   unauthorized = 0;

@@ -5,6 +5,8 @@ import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
 import { backoffDelay, sleep } from '@mmmq/core';
 import { BrokerEvents } from '../events/broker-events';
+import { BacklogGuard, RejectingSubscription } from './backlog-guard';
+import { BacklogTrimmer, BacklogTrimmerHost } from './backlog-trimmer';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { encodeDelivery } from './delivery-body';
 import { ResolvedDeliveryOptions } from './delivery.options';
@@ -32,6 +34,8 @@ export interface DeliveryContext {
   events: BrokerEvents;
   /** Each topic's `expiry.whenExpired`; absent where a test builds the context: expired messages are dead-lettered. */
   policies?: TopicPolicies;
+  /** Where subscriptions with `backlogOverflow: 'reject'` make publishes wait; absent where tests build a context. */
+  backlogGuard?: BacklogGuard;
 }
 
 /** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */
@@ -53,7 +57,7 @@ export type SubscriptionState = PushMemberState;
  * never handed out: it is dead-lettered (`EXPIRED`) or dropped, per its topic's `expiry.whenExpired`. Every delivery that may have reached a handler counts; past `maxDeliveries` (or the NACK retries, or
  * on `terminate`) a message is dead-lettered with its history, and the cursor passes it only once that is durable.
  */
-export class Subscription implements LogReaderHost {
+export class Subscription implements LogReaderHost, RejectingSubscription {
   private readonly logger = new Logger(Subscription.name);
   readonly stats = new SubscriptionStats();
   private readonly ledger: DeliveryLedger;
@@ -66,6 +70,8 @@ export class Subscription implements LogReaderHost {
   private readonly deadLettering = new Set<Promise<unknown>>();
   private readonly timer = new DueTimer(() => this.onDue());
   private stopRequested?: Promise<void>;
+  /** For `dropOldest` and `deadLetter` backlog limits. */
+  private readonly trimmer?: BacklogTrimmer;
 
   constructor(
     readonly queue: TopicQueue,
@@ -81,11 +87,16 @@ export class Subscription implements LogReaderHost {
       currentDefinition.exclusive,
     );
     // A redrive hands dead letters back as asked: they were selected when first delivered.
-    const selector = queue.topic.name === redriveTopicOf(currentDefinition.consumerId) ? undefined : currentDefinition.selector;
+    const redrive = queue.topic.name === redriveTopicOf(currentDefinition.consumerId);
+    const selector = redrive ? undefined : currentDefinition.selector;
     this.reader = new LogReader(queue, this.ledger, this, selector);
     this.writer = new SubscriptionStateWriter(this.ledger, checkpoint, (file, ledger) => this.writeState(file, ledger));
     this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
+    // The redrive topic holds what an operator handed back on purpose: no limit there.
+    const limit = redrive ? undefined : currentDefinition.backlogLimit;
+    if (limit?.overflow === 'reject') context.backlogGuard?.add(queue.topic.name, this);
+    else if (limit) this.trimmer = new BacklogTrimmer(limit, this.ledger, this.trimmerHost());
   }
 
   get definition(): DispatcherDefinition {
@@ -103,6 +114,16 @@ export class Subscription implements LogReaderHost {
 
   get leased(): number {
     return this.ledger.leased;
+  }
+
+  /** Messages of the topic not settled yet (the topic's tail minus the cursor). */
+  get backlog(): number {
+    return this.queue.tailOffset - this.ledger.cursor;
+  }
+
+  /** The dispatcher's `maxBacklog`; Infinity without one. */
+  get maxBacklog(): number {
+    return this.currentDefinition.backlogLimit?.maxBacklog ?? Infinity;
   }
 
   get state(): SubscriptionState {
@@ -148,6 +169,7 @@ export class Subscription implements LogReaderHost {
   /** New messages, a release, a delay over: wakes the push members and waiting fetches. Cheap; call it on every commit. */
   signal(): void {
     if (this.stopping) return;
+    this.trimmer?.check();
     for (const member of this.pushMembers.values()) member.signal();
     this.changes.notify();
   }
@@ -254,6 +276,7 @@ export class Subscription implements LogReaderHost {
     if (how.nack) this.stats.nacked++;
     const verdict = this.ledger.release(slot, how, performance.now());
     if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+    else this.trimmer?.released();
     this.armTimer();
     this.signal();
   }
@@ -283,6 +306,22 @@ export class Subscription implements LogReaderHost {
   private get settlementBound(): number {
     const { batchSize, maxInFlight, hosts } = this.currentDefinition;
     return Math.max(SETTLED_NOT_DURABLE_MAX, Math.max(1, hosts.length) * batchSize * (maxInFlight + 1));
+  }
+
+  private trimmerHost(): BacklogTrimmerHost {
+    return {
+      stopped: () => this.stopping,
+      tailOffset: () => this.queue.tailOffset,
+      label: () => this.label(),
+      fill: (max) => this.reader.fill(max),
+      deadLetter: (slot, reason, lastError) => this.deadLetter(slot, reason, lastError, true),
+      dropped: (count) => {
+        this.stats.backlogDropped += count;
+        // Not `settled()`: a crash does not redeliver a dropped message unless the limit no longer drops it.
+        this.writer.schedule();
+        this.signal();
+      },
+    };
   }
 
   skipCorrupt(offset: number, error: Error): void {
@@ -316,7 +355,8 @@ export class Subscription implements LogReaderHost {
     if (drop) this.signal();
   }
 
-  private deadLetter(slot: Slot, reason: string, lastError: string): Promise<boolean> {
+  /** `quiet`: logged by the caller (a backlog limit's drops are logged per interval, not per message). */
+  private deadLetter(slot: Slot, reason: string, lastError: string, quiet = false): Promise<boolean> {
     const work = (async () => {
       const letter = {
         envelope: slot.envelope!,
@@ -331,9 +371,7 @@ export class Subscription implements LogReaderHost {
         try {
           const at = await this.context.deadLetters.write(letter);
           this.stats.deadLettered++;
-          // Expiry is routine (the producer asked for it): not a warning per message.
-          const log = reason === 'EXPIRED' ? 'debug' : 'warn';
-          this.logger[log](`${this.label()}: offset ${slot.offset} ${reason} after ${slot.deliveries} deliveries; dead-lettered at ${at}`);
+          if (!quiet) this.logDeadLettered(slot, reason, at);
           this.ledger.settle(slot);
           this.writer.settled();
           this.signal();
@@ -347,6 +385,12 @@ export class Subscription implements LogReaderHost {
     this.deadLettering.add(work);
     void work.finally(() => this.deadLettering.delete(work));
     return work;
+  }
+
+  private logDeadLettered(slot: Slot, reason: string, at: number): void {
+    // Expiry is routine (the producer asked for it): not a warning per message.
+    const level = reason === 'EXPIRED' ? 'debug' : 'warn';
+    this.logger[level](`${this.label()}: offset ${slot.offset} ${reason} after ${slot.deliveries} deliveries; dead-lettered at ${at}`);
   }
 
   /** Writes the ledger's state (journaled); a failure is retried, never skipped. False: stopped first. */
@@ -374,6 +418,7 @@ export class Subscription implements LogReaderHost {
       this.stats.expired++;
       const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, now);
       if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+      else this.trimmer?.released();
     }
     this.ledger.promote(now);
     this.armTimer();
@@ -394,6 +439,7 @@ export class Subscription implements LogReaderHost {
    */
   stop(graceMs = 0): Promise<void> {
     this.stopRequested ??= (async () => {
+      this.context.backlogGuard?.remove(this.queue.topic.name, this);
       await Promise.allSettled([...this.pushMembers.values()].map((member) => member.stop(graceMs)));
       this.stopSignal.abort();
       this.changes.notify();

@@ -8,7 +8,12 @@ import {
   UnsupportedContentTypeError,
 } from '../publish/publish.errors';
 import { AccessDeniedError, AuthenticationRequiredError, HostNotAllowedError } from '../security/security.errors';
-import { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from '../dispatch/dispatcher.errors';
+import {
+  DispatcherNotFoundError,
+  DuplicateConsumerIdError,
+  PushHostNotFoundError,
+  SubscriptionBacklogFullError,
+} from '../dispatch/dispatcher.errors';
 import { RETRY_AFTER_SECONDS } from '@mmmq/core';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 import { StreamFencedError } from '../stream/stream.errors';
@@ -54,12 +59,13 @@ export function toNackResponse(error: unknown): NackResponse {
   if (error instanceof DispatcherNotFoundError || error instanceof PushHostNotFoundError) return expected(HttpStatus.NOT_FOUND);
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
   if (error instanceof TooManyFetchesError) return expected(HttpStatus.TOO_MANY_REQUESTS, RETRY_AFTER_SECONDS);
+  if (error instanceof SubscriptionBacklogFullError) return expected(HttpStatus.TOO_MANY_REQUESTS, seconds(error.retryAfterMs));
   if (error instanceof TooManyHeaderFieldsError) return expected(REQUEST_HEADER_FIELDS_TOO_LARGE);
   if (error instanceof UnsupportedContentEncodingError || error instanceof UnsupportedContentTypeError) {
     return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
   }
   if (error instanceof StorageUnavailableError) {
-    return expected(HttpStatus.SERVICE_UNAVAILABLE, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+    return expected(HttpStatus.SERVICE_UNAVAILABLE, seconds(error.retryAfterMs));
   }
   if (error instanceof StorageError) return expected(HttpStatus.SERVICE_UNAVAILABLE, RETRY_AFTER_SECONDS);
   // Nothing is wrong with the request itself: it can be resent as soon as the one that failed before it.
@@ -71,6 +77,11 @@ export function toNackResponse(error: unknown): NackResponse {
   // Raised by guards and interceptors of the host application (a rate limiter's 429, for instance).
   if (error instanceof HttpException) return fromHttpException(error);
   return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: INTERNAL_ERROR_MESSAGE, unexpected: true };
+}
+
+/** `Retry-After` is in whole seconds; never 0, which would invite an immediate retry. */
+function seconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }
 
 function fromHttpException(error: HttpException): NackResponse {

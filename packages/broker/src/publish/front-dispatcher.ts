@@ -1,5 +1,6 @@
 import type { PublishedMessage } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
+import { BacklogGuard } from '../dispatch/backlog-guard';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
 import { TopicPolicies } from '../topics/topic-policies';
 import { encodeEnvelope } from './message-envelope';
@@ -7,7 +8,8 @@ import { PublishableMessage } from './publish-request.parser';
 
 /**
  * Appends validated messages to their topic's log and says where they landed, once they are durable. Every publish,
- * HTTP or stream, comes through here, so this is where the {@link DiskGuard} refuses them.
+ * HTTP or stream, comes through here, so this is where the {@link DiskGuard} refuses them, and the {@link BacklogGuard}
+ * refuses those to a topic whose `reject` subscription is full (a batch is refused whole).
  */
 @Injectable()
 export class FrontDispatcher {
@@ -17,11 +19,13 @@ export class FrontDispatcher {
     private readonly diskGuard?: DiskGuard,
     // Absent only where a test builds the dispatcher by hand: then no topic has a default time to live.
     private readonly policies?: TopicPolicies,
+    private readonly backlogGuard?: BacklogGuard,
   ) {}
 
   /** Resolves once the journal record holding the message is fsync'd. */
   async publish(message: PublishableMessage): Promise<PublishedMessage> {
     this.diskGuard?.assertMayPublish();
+    this.backlogGuard?.assertMayPublish(message.topic.name);
     const queue = await this.queues.getOrCreate(message.topic);
     const offset = await queue.offer(this.encode(message, Date.now()));
     return { id: message.id, topic: message.topic.name, offset };
@@ -42,6 +46,7 @@ export class FrontDispatcher {
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<{ committed: Promise<PublishedMessage[]> }> {
     this.diskGuard?.assertMayPublish();
+    for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
     const publishedAt = Date.now();
     for (const [index, message] of messages.entries()) {

@@ -30,13 +30,22 @@ const REQUEST_HEADER_BYTES = 5;
  */
 export const STREAM_MAX_UNANSWERED = 1024;
 const OK = 200;
+const TOO_MANY_REQUESTS = 429;
+
+/**
+ * Refusals a retry could fix — a 5xx, or a 429 (a full backlog or topic) — fence the connection: the producer resends
+ * the refused request and everything after it, so nothing it sent later lands in front of it.
+ */
+function fences(status: number): boolean {
+  return status >= 500 || status === TOO_MANY_REQUESTS;
+}
 
 /**
  * One producer's publish stream. Requests are put in their topics' order strictly in the order they arrived,
  * each as soon as the one before it has its place (not once it is durable), so a producer can keep many in
  * flight and still have them stored in the order it sent them. Each is answered once durable, like HTTP.
  *
- * Once a request fails for a reason a retry could fix (a storage failure, a 5xx), every later request on this
+ * Once a request fails for a reason a retry could fix (a storage failure, a 5xx, a 429), every later request on this
  * connection is refused with 503 without being stored: the producer resends the failed one and everything after
  * it, in order, and nothing it sent later can land in front of the resent one.
  *
@@ -178,7 +187,7 @@ export class PublishStreamConnection {
   private answerError(requestId: number, error: unknown): void {
     const nack = toNackResponse(error);
     if (nack.unexpected) this.logger.error(`Publish stream ${this.peer}: ${(error as Error)?.message}`, (error as Error)?.stack);
-    if (nack.status >= 500 && this.fencedBy === undefined) this.fencedBy = nack.message;
+    if (fences(nack.status) && this.fencedBy === undefined) this.fencedBy = nack.message;
     const body: BrokerAcknowledgement = {
       acknowledgement: Acknowledgement.NACK,
       message: nack.message,

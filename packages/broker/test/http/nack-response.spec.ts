@@ -9,6 +9,7 @@ import {
   UnsupportedContentEncodingError,
 } from '../../src/publish/publish.errors';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../../src/storage';
+import { SubscriptionBacklogFullError } from '../../src/dispatch/dispatcher.errors';
 
 describe('toNackResponse', () => {
   it.each<[Error, number]>([
@@ -31,6 +32,13 @@ describe('toNackResponse', () => {
         unexpected: false,
       });
     }
+  });
+
+  it('answers a full subscription backlog with 429 and Retry-After in whole seconds, naming the consumer and the limit', () => {
+    const error = new SubscriptionBacklogFullError('order.created', 'billing', 1000, 1000, 1500);
+    expect(toNackResponse(error)).toEqual({ status: 429, message: error.message, retryAfterSeconds: 2, unexpected: false });
+    expect(error.message).toContain('consumer billing has 1000 messages not settled');
+    expect(error.message).toContain("dispatcher's maxBacklog is 1000");
   });
 
   it("keeps the status of the host app's HTTP exceptions, with Retry-After on 429", () => {

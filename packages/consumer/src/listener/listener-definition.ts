@@ -1,4 +1,4 @@
-import type { TopicPattern } from '@mmmq/core';
+import type { BacklogLimit, TopicPattern } from '@mmmq/core';
 import type { AckMode } from '../handling/ack-mode';
 import type { StartFrom } from '../mmmq-consumer.options';
 import type { ContentType } from './content-type';
@@ -17,6 +17,8 @@ export interface ListenerDefinition {
   startFrom: StartFrom | undefined;
   /** Only messages matching it are delivered (checked at bootstrap; the broker applies it). Only sent when set. */
   selector?: string;
+  /** `maxBacklog` and `backlogOverflow` of its dispatcher. Only sent when set. */
+  backlogLimit?: BacklogLimit;
   /** When its messages count as settled. */
   ackMode: AckMode;
   contentType: ContentType;

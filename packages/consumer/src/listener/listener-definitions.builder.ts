@@ -1,4 +1,4 @@
-import { MATCH_ALL_PATTERN, MmmqError, TopicPattern } from '@mmmq/core';
+import { BacklogLimit, MATCH_ALL_PATTERN, MmmqError, parseBacklogLimit, TopicPattern } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ACK_MODES, AckMode, isAckMode } from '../handling/ack-mode';
@@ -62,6 +62,11 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
     startFrom,
     ackMode: ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode),
     selector: selectorOf(listener, config.selector),
+    ...backlogLimitOf(
+      listener,
+      config.maxBacklog ?? listener.options.maxBacklog,
+      config.backlogOverflow ?? listener.options.backlogOverflow,
+    ),
     contentType: listener.contentType,
     handle: listener.handle,
   };
@@ -90,6 +95,17 @@ function selectorOf(listener: DiscoveredListener, configured: string | undefined
   const { selector } = listener.options;
   if (selector === undefined) return undefined;
   return checkListenerSelector(`${listener.where}: selector`, selector, (message, cause) => new InvalidListenerError(message, { cause }));
+}
+
+/** Each field of a `listeners` entry overrides the decorator's; checked together (an overflow needs a limit). */
+function backlogLimitOf(listener: DiscoveredListener, maxBacklog: unknown, overflow: unknown): { backlogLimit?: BacklogLimit } {
+  let backlogLimit: BacklogLimit | undefined;
+  try {
+    backlogLimit = parseBacklogLimit(maxBacklog, overflow);
+  } catch (error) {
+    throw wrap(listener.where, 'has an invalid backlog limit', error);
+  }
+  return backlogLimit === undefined ? {} : { backlogLimit };
 }
 
 function ackModeOf(listener: DiscoveredListener, ackMode: unknown): AckMode {

@@ -1,3 +1,4 @@
+import type { BacklogOverflow } from '@mmmq/core';
 import type { AckMode } from '../handling/ack-mode';
 import type { StartFrom } from '../mmmq-consumer.options';
 
@@ -26,6 +27,16 @@ export interface MmmqListenerOptions {
    * amount > 100`, are delivered to this listener. Default none (every message).
    */
   selector?: string;
+  /**
+   * The most messages of a topic this listener may have not settled (docs/destinations.md#subscription-backlog-limits).
+   * Default none (no limit).
+   */
+  maxBacklog?: number;
+  /**
+   * At `maxBacklog`: `reject` (default: publishes to the topic are refused with 429 until the listener catches up),
+   * `dropOldest` or `deadLetter` (its oldest messages are skipped, or dead-lettered, for this listener).
+   */
+  backlogOverflow?: BacklogOverflow;
 }
 
 /** Every field of {@link MmmqListenerOptions}: anything else in a decorator's options fails bootstrap. */
@@ -37,4 +48,6 @@ export const LISTENER_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MmmqListe
   'startFrom',
   'ackMode',
   'selector',
+  'maxBacklog',
+  'backlogOverflow',
 ]);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { bearerAuthorization, DISPATCHERS_PATH, TlsClientOptions } from '@mmmq/core';
+import { BacklogOverflow, bearerAuthorization, DISPATCHERS_PATH, TlsClientOptions } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { StartFrom } from '../mmmq-consumer.options';
@@ -24,9 +24,18 @@ export interface DispatcherJson {
   signed?: boolean;
   /** Absent when every message is delivered. */
   selector?: string;
+  /** Absent without a backlog limit (and on brokers that predate them). */
+  maxBacklog?: number;
+  backlogOverflow?: BacklogOverflow;
 }
 
-export interface DispatcherChange {
+/** A listener's backlog limit as a dispatcher's fields; absent (none) means no limit, and a PUT removes one. */
+export interface BacklogFields {
+  maxBacklog?: number;
+  backlogOverflow?: BacklogOverflow;
+}
+
+export interface DispatcherChange extends BacklogFields {
   host?: string;
   /** Every push member, for a PUT that changes the settings and keeps the group's other hosts. */
   hosts?: string[];
@@ -41,7 +50,7 @@ export interface DispatcherChange {
 }
 
 /** A dispatcher for pull members: no host of its own; `hosts` keeps the push members another instance added. */
-export interface PullDispatcherChange {
+export interface PullDispatcherChange extends BacklogFields {
   pattern: string;
   startFrom?: StartFrom;
   selector?: string;

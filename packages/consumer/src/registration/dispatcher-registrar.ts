@@ -6,6 +6,7 @@ import { BrokerRequestError } from '../errors/broker-request.error';
 import { DispatcherRegistrationError } from '../errors/dispatcher-registration.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, ResolvedRegistration } from '../mmmq-consumer-options.resolver';
+import { backlogFieldsOf } from './backlog-fields';
 import { DispatcherApiClient } from './dispatcher-api.client';
 import { ensurePullDispatcher } from './pull-dispatcher';
 import { ensurePushDispatcher } from './push-dispatcher';
@@ -191,6 +192,7 @@ export class DispatcherRegistrar {
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
       ...(signingSecret === undefined ? {} : { signingSecret }),
       ...(listener.selector === undefined ? {} : { selector: listener.selector }),
+      ...backlogFieldsOf(listener),
     };
     // Before the request: a POST whose answer is lost may still have made this host a member.
     if (!this.joined.includes(listener.consumerId)) this.joined.push(listener.consumerId);

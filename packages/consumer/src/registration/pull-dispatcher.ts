@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
+import { backlogFieldsOf, sameBacklogFields } from './backlog-fields';
 import type { DispatcherApiClient, DispatcherJson, PullDispatcherChange } from './dispatcher-api.client';
 
 /**
@@ -15,6 +16,7 @@ export async function ensurePullDispatcher(client: DispatcherApiClient, listener
     pattern,
     ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
     ...(listener.selector === undefined ? {} : { selector: listener.selector }),
+    ...backlogFieldsOf(listener),
   };
   const existing = await client.find(listener.consumerId);
   if (existing === undefined) {
@@ -29,6 +31,7 @@ export async function ensurePullDispatcher(client: DispatcherApiClient, listener
     patterns.length === 1 &&
     patterns[0] === pattern &&
     existing.selector === wanted.selector &&
+    sameBacklogFields(existing, wanted) &&
     (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
   ) {
     logger.log(`Dispatcher ${listener.consumerId} is up to date for pull: ${pattern}`);

@@ -2,6 +2,7 @@ import { Host } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
+import { sameBacklogFields } from './backlog-fields';
 import type { DispatcherApiClient, DispatcherChange, DispatcherJson } from './dispatcher-api.client';
 
 /**
@@ -68,6 +69,7 @@ function sameSettings(existing: DispatcherJson, wanted: DispatcherChange): boole
     (existing.maxInFlight ?? 1) === wanted.maxInFlight &&
     (existing.signed === true) === (wanted.signingSecret !== undefined) &&
     existing.selector === wanted.selector &&
+    sameBacklogFields(existing, wanted) &&
     (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
   );
 }

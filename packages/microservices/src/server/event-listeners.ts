@@ -7,7 +7,7 @@ import {
   toKebabCase,
 } from '@mmmq/consumer/internal';
 import { DEFAULT_LISTENER_CONCURRENCY, type ListenerConfig } from '@mmmq/consumer';
-import { MmmqError, TopicPattern } from '@mmmq/core';
+import { BacklogLimit, MmmqError, parseBacklogLimit, TopicPattern } from '@mmmq/core';
 import type { MessageHandler } from '@nestjs/microservices';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
 
@@ -76,6 +76,7 @@ function definition(pattern: string, handler: MessageHandler, options: ResolvedC
     startFrom: config.startFrom,
     ackMode: config.ackMode ?? options.ackMode,
     selector: config.selector,
+    ...backlogLimitOf(where, config),
     contentType: { kind: 'any' },
     handle: run(pattern, handler),
   };
@@ -89,7 +90,21 @@ function overlay(extras: ListenerConfig, configured: ListenerConfig | undefined)
     startFrom: configured?.startFrom ?? extras.startFrom,
     ackMode: configured?.ackMode ?? extras.ackMode,
     selector: configured?.selector ?? extras.selector,
+    maxBacklog: configured?.maxBacklog ?? extras.maxBacklog,
+    backlogOverflow: configured?.backlogOverflow ?? extras.backlogOverflow,
   };
+}
+
+/** Checked together once overlaid: an overflow from one place may need the limit from the other. */
+function backlogLimitOf(where: string, config: ListenerConfig): { backlogLimit?: BacklogLimit } {
+  let backlogLimit: BacklogLimit | undefined;
+  try {
+    backlogLimit = parseBacklogLimit(config.maxBacklog, config.backlogOverflow);
+  } catch (error) {
+    if (!(error instanceof MmmqError)) throw error;
+    throw new InvalidServerOptionsError(`${where}: ${error.message}`, { cause: error });
+  }
+  return backlogLimit === undefined ? {} : { backlogLimit };
 }
 
 function parsePattern(where: string, pattern: string): TopicPattern {

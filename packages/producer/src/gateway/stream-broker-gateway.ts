@@ -18,6 +18,8 @@ import { publishBatchBody, publishBody } from './publish-body';
 /** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 const REQUEST_ID_LIMIT = 2 ** 32;
+/** A full backlog or topic: like a 5xx, it fences the connection (the broker refuses the requests after it). */
+const HTTP_TOO_MANY_REQUESTS = 429;
 
 interface PendingRequest {
   socket: Socket;
@@ -34,7 +36,7 @@ interface PendingRequest {
  * Any failure — a NACK the broker would let a retry fix, a timeout, a lost connection — increments
  * {@link failures} before the caller hears of it, and a timeout or a lost connection fails every request still
  * waiting on that connection: the producer then stops sending new batches of the topic until the failed ones are
- * resent in order. After a 5xx answer the broker refuses everything else on that connection (it is fenced), so
+ * resent in order. After a 5xx or 429 answer the broker refuses everything else on that connection (it is fenced), so
  * later requests go on a new one; the old one closes once its last request is answered.
  */
 export class StreamBrokerGateway extends BrokerGateway {
@@ -145,7 +147,7 @@ export class StreamBrokerGateway extends BrokerGateway {
     this.pending.delete(reply.requestId);
     this.answered(socket);
     clearTimeout(pending.timer);
-    if (reply.status >= 500) {
+    if (reply.status >= 500 || reply.status === HTTP_TOO_MANY_REQUESTS) {
       this.failureCount++;
       // Fenced: the broker refuses every later request on this connection, so the next ones open a new one.
       if (socket === this.socket) this.socket = undefined;

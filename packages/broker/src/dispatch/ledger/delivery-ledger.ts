@@ -67,6 +67,8 @@ export class DeliveryLedger {
   private readonly restoredMark: number;
   private leasedCount = 0;
   private expiredFound: Slot[] = [];
+  /** Slots given up (dropped, dead-lettered) while they waited in the ready heap: `take` pops and skips them. */
+  private staleReady = 0;
 
   constructor(
     snapshot: SubscriptionSnapshot,
@@ -93,7 +95,7 @@ export class DeliveryLedger {
   }
 
   get available(): number {
-    return this.ready.size;
+    return this.ready.size - this.staleReady;
   }
 
   /**
@@ -142,6 +144,12 @@ export class DeliveryLedger {
     let bytes = 0;
     while (taken.length < max && this.ready.size > 0) {
       const slot = this.ready.peek()!;
+      // Given up (a backlog limit) while it waited in the heap: nothing to hand out.
+      if (slot.state !== SlotState.AVAILABLE) {
+        this.ready.pop();
+        this.staleReady--;
+        continue;
+      }
       if (slot.expiresAt <= wallNow) {
         this.ready.pop();
         slot.state = SlotState.DEAD_LETTERING;
@@ -258,6 +266,51 @@ export class DeliveryLedger {
     return true;
   }
 
+  /**
+   * For a backlog limit: settles every message below `offset` that nobody holds (available or delayed, read or
+   * not), as if ACKed; leased messages and those being dead-lettered stay. Offsets not read yet are skipped without
+   * reading them: the cursor jumps when nothing read holds it, else they are recorded as settled ranges (as a
+   * restored snapshot's) and settled as they are read. Read messages are looked at from `from` (default: the
+   * cursor): a caller that dropped before and saw nothing released since need not look at the same ones again.
+   * Returns how many messages were dropped.
+   */
+  dropBefore(offset: number, from = this.cursor): number {
+    let dropped = 0;
+    for (const slot of this.unheldBefore(offset, Infinity, from)) {
+      if (this.isReady(slot)) this.staleReady++;
+      this.settle(slot);
+      dropped++;
+    }
+    if (offset <= this.readEnd) return dropped;
+    const unread = offset - this.readEnd - this.restoredSettledWithin(this.readEnd, offset);
+    if (this.cursor === this.readEnd) {
+      this.cursor = this.readEnd = offset;
+    } else if (unread > 0) {
+      this.restoredSettled.push([this.readEnd, offset]);
+      this.restoredSettled.sort((a, b) => a[0] - b[0]);
+      this.restoredSettled.splice(0, this.restoredSettled.length, ...mergeRanges(this.restoredSettled));
+    } else {
+      return dropped;
+    }
+    for (const restored of this.restoredCounts.keys()) if (restored < offset) this.restoredCounts.delete(restored);
+    this.version++;
+    return dropped + unread;
+  }
+
+  /**
+   * For a backlog limit that dead-letters: up to `max` messages below `offset` that nobody holds and that were read,
+   * lowest first, become DEAD_LETTERING (settle each once its dead letter is durable). Unread ones must be read first.
+   * Looks from `from` on, as {@link dropBefore}.
+   */
+  deadLetterBefore(offset: number, max: number, from = this.cursor): Slot[] {
+    const slots = this.unheldBefore(offset, max, from);
+    for (const slot of slots) {
+      if (this.isReady(slot)) this.staleReady++;
+      slot.state = SlotState.DEAD_LETTERING;
+    }
+    return slots;
+  }
+
   /** Records that offsets below `mark` may be handed out (see SubscriptionSnapshot.deliveredMark). */
   reserveMark(mark: number): void {
     if (mark <= this.deliveredMark) return;
@@ -338,6 +391,29 @@ export class DeliveryLedger {
     return this.restoredSettled.length > 0 && this.restoredSettled[0][0] <= offset;
   }
 
+  /** Read messages from `from` up to `offset`, lowest first, that are available or delayed: up to `max`. */
+  private unheldBefore(offset: number, max: number, from: number): Slot[] {
+    const found: Slot[] = [];
+    const end = Math.min(offset, this.readEnd);
+    for (let at = Math.max(from, this.cursor); at < end && found.length < max; at++) {
+      const slot = this.slots.get(at);
+      if (slot?.state === SlotState.AVAILABLE || slot?.state === SlotState.DELAYED) found.push(slot);
+    }
+    return found;
+  }
+
+  /** In the ready heap: available, and not waiting for its ordering key. */
+  private isReady(slot: Slot): boolean {
+    return slot.state === SlotState.AVAILABLE && (slot.key === undefined || this.keyHolders.get(slot.key) === slot);
+  }
+
+  /** Offsets in [first, end) covered by the restored settled ranges. */
+  private restoredSettledWithin(first: number, end: number): number {
+    let covered = 0;
+    for (const [from, to] of this.restoredSettled) covered += Math.max(0, Math.min(to, end) - Math.max(from, first));
+    return covered;
+  }
+
   private waitForKey(slot: Slot): void {
     const waiting = this.keyWaiting.get(slot.key!);
     if (waiting) waiting.push(slot);
@@ -347,7 +423,9 @@ export class DeliveryLedger {
   /** The key's holder is settled: the next message of the key, in offset order, holds it and is available. */
   private releaseKey(key: string): void {
     const waiting = this.keyWaiting.get(key);
-    const next = waiting?.shift();
+    // Skips those given up while they waited (a backlog limit): they must not hold the key.
+    let next = waiting?.shift();
+    while (next && next.state !== SlotState.AVAILABLE) next = waiting?.shift();
     if (waiting?.length === 0) this.keyWaiting.delete(key);
     if (next) {
       this.keyHolders.set(key, next);
@@ -362,4 +440,15 @@ export class DeliveryLedger {
       this.slots.delete(this.cursor++);
     }
   }
+}
+
+/** Sorted ranges with overlapping or adjacent ones joined. */
+function mergeRanges(sorted: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  const merged: Array<[number, number]> = [];
+  for (const [first, end] of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && first <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([first, end]);
+  }
+  return merged;
 }
