@@ -21,6 +21,9 @@ import { PushSender } from './push-sender';
 import { redriveTopicOf } from './reserved-topics';
 import { SubscriptionStateWriter } from './subscription-state-writer';
 import { SubscriptionStats } from './subscription-stats';
+import { SubscriptionTransactions, TransactionBatch, TransactionInput } from './subscription-transactions';
+import type { CommitPart } from '../storage/journal/journal-commit';
+import { StorageUnavailableError } from '../storage/storage.errors';
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
@@ -61,6 +64,7 @@ export class Subscription implements LogReaderHost {
   private readonly reader: LogReader;
   private readonly deadLettering = new Set<Promise<unknown>>();
   private readonly timer = new DueTimer(() => this.onDue());
+  private readonly transactions = new SubscriptionTransactions();
   private stopRequested?: Promise<void>;
 
   constructor(
@@ -74,7 +78,12 @@ export class Subscription implements LogReaderHost {
     // A redrive hands dead letters back as asked: they were selected when first delivered.
     const selector = queue.topic.name === redriveTopicOf(currentDefinition.consumerId) ? undefined : currentDefinition.selector;
     this.reader = new LogReader(queue, this.ledger, this, selector);
-    this.writer = new SubscriptionStateWriter(this.ledger, checkpoint, (file, ledger) => this.writeState(file, ledger));
+    this.writer = new SubscriptionStateWriter(
+      this.ledger,
+      checkpoint,
+      (file, ledger) => this.writeState(file, ledger),
+      () => this.transactions.waiting,
+    );
     this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
   }
@@ -241,6 +250,11 @@ export class Subscription implements LogReaderHost {
   /** A delivery ended without an ACK: available again, or dead-lettered when it had enough. */
   release(slot: Slot, how: Unsettled, delivery?: number): void {
     if (slot.state !== SlotState.LEASED || (delivery !== undefined && slot.deliveries !== delivery)) return;
+    this.transactions.whenUnpinned(slot, (settled) => settled || this.releaseNow(slot, how));
+  }
+
+  private releaseNow(slot: Slot, how: Unsettled): void {
+    if (slot.state !== SlotState.LEASED) return;
     if (how.nack) this.stats.nacked++;
     const verdict = this.ledger.release(slot, how, performance.now());
     if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
@@ -248,10 +262,27 @@ export class Subscription implements LogReaderHost {
     this.signal();
   }
 
-  /** Dead-letters a leased message now; resolves once that is durable (false: stopped first). */
+  /** Dead-letters a leased message now; resolves once that is durable (false: stopped first, or a transaction settled it). */
   terminate(slot: Slot, reason: 'REJECTED' | 'TERMINATED', message: string): Promise<boolean> {
-    if (!this.ledger.terminate(slot, reason)) return Promise.resolve(false);
-    return this.deadLetter(slot, reason, message);
+    return new Promise((resolve) =>
+      this.transactions.whenUnpinned(slot, (settled) => {
+        if (settled || !this.ledger.terminate(slot, reason)) return resolve(false);
+        resolve(this.deadLetter(slot, reason, message));
+      }),
+    );
+  }
+
+  /**
+   * Settles the leased `inputs` and stores `parts` (output messages) in one journal record, with the next state
+   * write: resolves with the parts' first offsets once both are durable and visible, rejects with StaleLeaseError
+   * (an input is no longer leased as named) or a storage error — then nothing of it was written.
+   */
+  commitTransaction(inputs: readonly TransactionInput[], parts: readonly CommitPart[]): Promise<Array<number | undefined>> {
+    if (this.stopping) return Promise.reject(stoppedError(this.label()));
+    return new Promise((resolve, reject) => {
+      this.transactions.add({ inputs, parts, resolve, reject });
+      this.writer.writeNow();
+    });
   }
 
   extend(slot: Slot, leaseMs: number): boolean {
@@ -318,18 +349,49 @@ export class Subscription implements LogReaderHost {
     return work;
   }
 
-  /** Writes the ledger's state (journaled); a failure is retried, never skipped. False: stopped first. */
-  private async writeState(file: CheckpointFile, ledger: DeliveryLedger): Promise<boolean> {
-    const snapshot = ledger.snapshot();
+  /**
+   * Writes the ledger's state (journaled), with the outputs of the transactions waiting and their inputs settled in
+   * the same record. A failure refuses those transactions and is retried with a fresh snapshot, never skipped (an
+   * old snapshot written after a transaction's record would un-settle its inputs). Resolves with the ledger version
+   * the state on disk matches; false: stopped first.
+   */
+  private async writeState(file: CheckpointFile, ledger: DeliveryLedger): Promise<number | false> {
     for (let failures = 1; ; failures++) {
+      const batch = this.transactions.take();
+      const version = ledger.version;
+      const snapshot = ledger.snapshot(batch.offsets);
+      let written = version;
       try {
-        await file.write(snapshot);
-        return true;
+        const along = batch.transactions.length === 0 ? undefined : { parts: batch.parts, applied: () => (written = this.settleBatch(batch, version)) };
+        const firstOffsets = await file.write(snapshot, along);
+        if (along) {
+          this.transactions.committed(batch, firstOffsets);
+          this.signal();
+        }
+        return written;
       } catch (error) {
+        this.transactions.failed(batch, error as Error);
         if (this.stopping) return false;
         await this.backoff(failures, `writing the checkpoint ${snapshot.cursor} failed`, error);
       }
     }
+  }
+
+  /**
+   * A transaction record is applied: its inputs are settled here too, in the same turn. Returns the ledger version
+   * the state on disk now matches: this one, if nothing else changed since the snapshot.
+   */
+  private settleBatch(batch: TransactionBatch, snapshotVersion: number): number {
+    const unchanged = this.ledger.version === snapshotVersion;
+    for (const transaction of batch.transactions) {
+      for (const { slot } of transaction.inputs) {
+        if (slot.state !== SlotState.LEASED) continue;
+        this.ledger.settle(slot);
+        this.stats.delivered++;
+        this.stats.transacted++;
+      }
+    }
+    return unchanged ? this.ledger.version : snapshotVersion;
   }
 
   private armTimer(): void {
@@ -340,9 +402,12 @@ export class Subscription implements LogReaderHost {
   private onDue(): void {
     const now = performance.now();
     for (const slot of this.ledger.expired(now)) {
-      this.stats.expired++;
-      const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, now);
-      if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+      this.transactions.whenUnpinned(slot, (settled) => {
+        if (settled || slot.state !== SlotState.LEASED) return;
+        this.stats.expired++;
+        const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, performance.now());
+        if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+      });
     }
     this.ledger.promote(now);
     this.armTimer();
@@ -369,6 +434,7 @@ export class Subscription implements LogReaderHost {
       this.timer.stop();
       await Promise.allSettled([...this.deadLettering]);
       await this.writer.durable();
+      this.transactions.close(stoppedError(this.label()));
     })();
     return this.stopRequested;
   }
@@ -380,4 +446,8 @@ export class Subscription implements LogReaderHost {
   label(): string {
     return `${this.queue.topic.name} → ${this.consumerId}`;
   }
+}
+
+function stoppedError(label: string): StorageUnavailableError {
+  return new StorageUnavailableError(`The subscription ${label} stopped (shutdown, or its dispatcher changed); nothing of the transaction was written, retry`);
 }

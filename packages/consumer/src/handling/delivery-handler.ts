@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { ConsumerApi } from '../pull/consumer-api';
-import { leaseExtender } from '../pull/lease-channel';
+import { leaseExtender, transactionCommitter } from '../pull/lease-channel';
 import type { ConsumerDelivery } from './consumer-delivery';
 import { FrontHandler } from './front-handler';
 import { ListenerInvoker } from './listener-invoker';
@@ -64,12 +64,19 @@ export class DeliveryHandler {
     return deliveries.map(() => ACK);
   }
 
-  /** `context.inProgress()` of a push extends its lease when the broker sent one and `broker` is set. */
+  /**
+   * `context.inProgress()` of a push extends its lease, and `context.transaction()` settles it, when the broker sent
+   * one and `broker` is set. After a transaction the push's ACK reply finds the message settled: a no-op.
+   */
   private channel(listener: ListenerDefinition, delivery: ConsumerDelivery): SettlementChannel {
     const client = this.api.client;
-    if (client === undefined) return { extendUnavailable: 'the consumer option broker is not set, so the broker cannot be asked' };
-    if (delivery.lease === undefined) return { extendUnavailable: 'the broker sent no lease with this push (a broker without leases)' };
-    return { extend: leaseExtender(client, listener.consumerId, delivery.lease) };
+    const unavailable = (why: string): SettlementChannel => ({ extendUnavailable: why, commitUnavailable: why });
+    if (client === undefined) return unavailable('the consumer option broker is not set, so the broker cannot be asked');
+    if (delivery.lease === undefined) return unavailable('the broker sent no lease with this push (a broker without leases)');
+    return {
+      extend: leaseExtender(client, listener.consumerId, delivery.lease),
+      commit: transactionCommitter(client, listener.consumerId, delivery.lease),
+    };
   }
 
   /** Ack mode `none`: acknowledged on receipt, then not handled (shutdown came first). */
