@@ -38,7 +38,12 @@ export async function runTransactedConsumption(run: ScenarioRun): Promise<void> 
   let committed = 0;
   const kills = { broker: 0, consumer: 0 };
   const check = (where: string): TransactionCheck => {
-    const result = checkTransactions(rootDir, { topic: INPUT_TOPIC, consumerId: CONSUMER_ID, count: inputs }, [OUTPUT_TOPIC, AUDIT_TOPIC], cache);
+    const result = checkTransactions(
+      rootDir,
+      { topic: INPUT_TOPIC, consumerId: CONSUMER_ID, count: inputs },
+      [OUTPUT_TOPIC, AUDIT_TOPIC],
+      cache,
+    );
     const { settledWithoutOutputs, outputsWithoutSettlement, duplicateOutputs, unreadableOutputs } = result;
     run.expectZero(where, { settledWithoutOutputs, outputsWithoutSettlement, duplicateOutputs, unreadableOutputs }, result.problems);
     return result;
@@ -51,7 +56,10 @@ export async function runTransactedConsumption(run: ScenarioRun): Promise<void> 
   };
   try {
     mkdirSync(rootDir, { recursive: true });
-    writeFileSync(join(rootDir, 'dispatchers.json'), JSON.stringify([{ consumerId: CONSUMER_ID, pattern: INPUT_TOPIC, maxDeliveries: -1 }]));
+    writeFileSync(
+      join(rootDir, 'dispatchers.json'),
+      JSON.stringify([{ consumerId: CONSUMER_ID, pattern: INPUT_TOPIC, maxDeliveries: -1 }]),
+    );
     await runner.start();
     await publishInputs(runner.current.url, inputs);
     const perCycle = Math.max(1, Math.round(inputs / run.sizes.transactionCycles));
@@ -99,7 +107,10 @@ export async function runTransactedConsumption(run: ScenarioRun): Promise<void> 
 
 async function publishInputs(url: string, count: number): Promise<void> {
   for (let first = 0; first < count; first += PUBLISH_BATCH) {
-    const messages = Array.from({ length: Math.min(PUBLISH_BATCH, count - first) }, (_, i) => ({ topic: INPUT_TOPIC, content: { n: first + i } }));
+    const messages = Array.from({ length: Math.min(PUBLISH_BATCH, count - first) }, (_, i) => ({
+      topic: INPUT_TOPIC,
+      content: { n: first + i },
+    }));
     const answer = await httpRequest(`${url}/mmmq/messages/batch`, { body: JSON.stringify({ messages }), timeoutMs: 30_000 });
     if (answer.status !== 200) throw new Error(`Publishing the inputs answered ${answer.status}: ${answer.body.slice(0, 200)}`);
   }

@@ -362,7 +362,8 @@ export class Subscription implements LogReaderHost {
       const snapshot = ledger.snapshot(batch.offsets);
       let written = version;
       try {
-        const along = batch.transactions.length === 0 ? undefined : { parts: batch.parts, applied: () => (written = this.settleBatch(batch, version)) };
+        const along =
+          batch.transactions.length === 0 ? undefined : { parts: batch.parts, applied: () => (written = this.settleBatch(batch, version)) };
         const firstOffsets = await file.write(snapshot, along);
         if (along) {
           this.transactions.committed(batch, firstOffsets);
@@ -449,5 +450,7 @@ export class Subscription implements LogReaderHost {
 }
 
 function stoppedError(label: string): StorageUnavailableError {
-  return new StorageUnavailableError(`The subscription ${label} stopped (shutdown, or its dispatcher changed); nothing of the transaction was written, retry`);
+  return new StorageUnavailableError(
+    `The subscription ${label} stopped (shutdown, or its dispatcher changed); nothing of the transaction was written, retry`,
+  );
 }

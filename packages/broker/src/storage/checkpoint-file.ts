@@ -95,7 +95,10 @@ export class CheckpointFile implements Flushable {
    * journal record, so they and the state are durable together or not at all; `applied` runs in the turn the record
    * is applied. Resolves with the journal's first offset of each `along` part.
    */
-  async write(state: number | SubscriptionSnapshot, along?: { parts: readonly CommitPart[]; applied(): void }): Promise<Array<number | undefined>> {
+  async write(
+    state: number | SubscriptionSnapshot,
+    along?: { parts: readonly CommitPart[]; applied(): void },
+  ): Promise<Array<number | undefined>> {
     const snapshot = typeof state === 'number' ? cursorOnly(state) : state;
     const { journal, topic, consumerId } = this.owner;
     const op = isCursorOnly(snapshot)

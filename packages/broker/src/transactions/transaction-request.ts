@@ -35,7 +35,9 @@ export function parseTransactionRequest(fields: Record<string, unknown>, message
   const inputs = settle.map(parseInput);
   const topics = new Set(inputs.map((input) => input.topic));
   if (topics.size > 1) {
-    throw new MmmqValidationError(`settle names messages of ${[...topics].join(', ')}; the inputs of one transaction must come from one topic`);
+    throw new MmmqValidationError(
+      `settle names messages of ${[...topics].join(', ')}; the inputs of one transaction must come from one topic`,
+    );
   }
   if (new Set(inputs.map((input) => input.offset)).size !== inputs.length) {
     throw new MmmqValidationError('settle names one message twice');

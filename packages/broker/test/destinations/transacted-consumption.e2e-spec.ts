@@ -45,7 +45,9 @@ async function startConsumer(broker: BrokerApp, delivery: 'pull' | 'push', ackTi
     app: 'shop',
     broker: broker.url,
     delivery,
-    ...(delivery === 'pull' ? { pull: { waitMs: 200, ackTimeoutMs } } : { advertisedUrl: `http://127.0.0.1:${port}`, deliveryBatchSize: 1 }),
+    ...(delivery === 'pull'
+      ? { pull: { waitMs: 200, ackTimeoutMs } }
+      : { advertisedUrl: `http://127.0.0.1:${port}`, deliveryBatchSize: 1 }),
   });
   @Module({ imports: [consumer], providers: [delivery === 'pull' ? Shop : PushShop] })
   class ShopModule {}
@@ -55,7 +57,8 @@ async function startConsumer(broker: BrokerApp, delivery: 'pull' | 'push', ackTi
   return app;
 }
 
-const contentsOf = async (broker: BrokerApp, topic: string) => (broker.topics.get(topic) ? (await broker.stored(topic)).map(({ content }) => JSON.parse(content)) : []);
+const contentsOf = async (broker: BrokerApp, topic: string) =>
+  broker.topics.get(topic) ? (await broker.stored(topic)).map(({ content }) => JSON.parse(content)) : [];
 
 describe('transacted consumption: a handler settles its input and publishes its outputs atomically', () => {
   let broker: BrokerApp;
@@ -105,7 +108,13 @@ describe('transacted consumption: a handler settles its input and publishes its 
       ]);
       const invoices = await contentsOf(broker, 'invoice.failing');
       expect(invoices).toHaveLength(3);
-      expect(invoices).toEqual(expect.arrayContaining([{ n: 1, attempt: 1 }, { n: 2, attempt: 2 }, { n: 3, attempt: 1 }]));
+      expect(invoices).toEqual(
+        expect.arrayContaining([
+          { n: 1, attempt: 1 },
+          { n: 2, attempt: 2 },
+          { n: 3, attempt: 1 },
+        ]),
+      );
       expect((await broker.subscription(`shop.${delivery}`, `order.${delivery}`)).stats).toMatchObject({ transacted: 3, nacked: 1 });
     });
   }
@@ -204,12 +213,16 @@ describe('POST /mmmq/transactions (the wire API)', () => {
     const stale = await transact({ consumerId: puller.consumerId, settle: [first.lease], messages: [{ topic: `out.w${id}`, content: 1 }] });
     expect(stale.status).toBe(409);
     expect(broker.topics.get(`out.w${id}`)).toBeUndefined();
-    const current = await transact({ consumerId: puller.consumerId, settle: [{ lease: second.lease }], messages: [{ topic: `out.w${id}`, content: 2 }] });
+    const current = await transact({
+      consumerId: puller.consumerId,
+      settle: [{ lease: second.lease }],
+      messages: [{ topic: `out.w${id}`, content: 2 }],
+    });
     expect(current.status).toBe(200);
     expect(await contentsOf(broker, `out.w${id}`)).toEqual([2]);
   });
 
-  it('does not redeliver a transaction's input when its lease would have ended', async () => {
+  it('does not redeliver the input of a committed transaction when its lease would have ended', async () => {
     const { topic, fetched } = await fetchOwn(1, { ackTimeoutMs: 1000 });
     const answer = await transact({ consumerId: puller.consumerId, settle: [fetched[0].lease], messages: [] });
     expect(answer.body).toEqual({ acknowledgement: 'ACK', settled: 1, messages: [] });
