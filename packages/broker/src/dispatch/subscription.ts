@@ -371,7 +371,9 @@ export class Subscription implements LogReaderHost {
         }
         return written;
       } catch (error) {
-        this.transactions.failed(batch, error as Error);
+        // The journal's own error (a StorageUnavailableError with its Retry-After) says more than the checkpoint's.
+        const cause = (error as Error).cause;
+        this.transactions.failed(batch, cause instanceof Error ? cause : (error as Error));
         if (this.stopping) return false;
         await this.backoff(failures, `writing the checkpoint ${snapshot.cursor} failed`, error);
       }
