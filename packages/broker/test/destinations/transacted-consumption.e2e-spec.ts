@@ -1,7 +1,7 @@
 import { INestApplication, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { LeaseLostError, MessageContext, MmmqConsumerModule, MMMQListener } from '@mmmq/consumer';
-import { expectQuiet, freePort } from '@mmmq/test-support';
+import { expectQuiet, freePort, startBroker as startTestBroker } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { PullClient, waitUntil } from '../delivery/pull.fixture';
 
@@ -252,5 +252,49 @@ describe('POST /mmmq/transactions (the wire API)', () => {
   it('answers 404 for an unknown consumer', async () => {
     const answer = await transact({ consumerId: 'nobody-here', settle: ['order.x:0:1'] });
     expect(answer.status).toBe(404);
+  });
+});
+
+describe('POST /mmmq/transactions on a broker with tokens', () => {
+  const ADMIN = 'admin-token-0123456789abcd';
+  const CONSUMER = 'consumer-token-0123456789';
+  const WORKER = 'worker-token-0123456789abc';
+  let broker: BrokerApp;
+
+  beforeAll(async () => {
+    const auth = {
+      tokens: [
+        { token: ADMIN, roles: ['admin' as const], name: 'ops' },
+        { token: CONSUMER, roles: ['consume' as const], name: 'reader' },
+        { token: WORKER, roles: ['consume' as const, 'publish' as const], topics: ['invoice.*'], name: 'invoicer' },
+      ],
+    };
+    broker = await startTestBroker({ auth }, { token: ADMIN });
+  });
+  afterAll(() => broker.close());
+
+  const transact = async (token: string, body: unknown) => {
+    const response = await fetch(`${broker.url}/mmmq/transactions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('needs the consume and publish roles, and the publish topics of every output; a refusal changes nothing', async () => {
+    const puller = new PullClient(broker, 'invoicer');
+    await puller.register({ pattern: 'order.auth' });
+    await broker.publish('order.auth', { n: 1 });
+    await waitUntil(async () => (await broker.subscription('invoicer', 'order.auth')) !== undefined, 'the subscription');
+    const [input] = await puller.fetch();
+    const body = (topic: string) => ({ consumerId: 'invoicer', settle: [input.lease], messages: [{ topic, content: 1 }] });
+    const readerOnly = await transact(CONSUMER, body('invoice.auth'));
+    expect([readerOnly.status, readerOnly.body.message]).toEqual([403, expect.stringMatching(/lacks the publish role/)]);
+    const outsideTopics = await transact(WORKER, body('audit.auth'));
+    expect([outsideTopics.status, outsideTopics.body.message]).toEqual([403, expect.stringMatching(/may not publish to audit.auth/)]);
+    expect(broker.topics.get('invoice.auth')).toBeUndefined();
+    expect((await transact(WORKER, body('invoice.auth'))).status).toBe(200);
+    expect(await contentsOf(broker, 'invoice.auth')).toEqual([1]);
   });
 });
