@@ -31,14 +31,16 @@ export class TransactionService {
   async commit({ consumerId, inputs: refs, messages }: TransactionRequest): Promise<TransactionResult> {
     this.registry.get(consumerId);
     const subscription = this.subscriptions.subscriptionOf(consumerId, refs[0].topic);
+    if (!subscription) throw new StaleLeaseError(refs[0].lease);
     const inputs: TransactionInput[] = refs.map(({ offset, delivery, lease }) => {
-      const slot = subscription?.leaseAt(offset, delivery);
+      const slot = subscription.leaseAt(offset, delivery);
       if (!slot) throw new StaleLeaseError(lease);
       return { slot, delivery, lease };
     });
     const prepared = messages.length > 0 ? await this.dispatcher.prepare(messages) : undefined;
-    const firstOffsets = await subscription!.commitTransaction(inputs, prepared?.parts ?? []);
-    for (const { slot } of inputs) if (slot.member) subscription!.seen(slot.member);
+    const members = new Set(inputs.map(({ slot }) => slot.member));
+    const firstOffsets = await subscription.commitTransaction(inputs, prepared?.parts ?? []);
+    for (const member of members) if (member) subscription.seen(member);
     return { messages: prepared?.published(firstOffsets) ?? [], settled: inputs.length };
   }
 }

@@ -279,7 +279,7 @@ describe('POST /mmmq/transactions on a broker with tokens', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    return { status: response.status, body: await response.json() };
+    return { status: response.status, body: (await response.json()) as { message?: string } };
   };
 
   it('needs the consume and publish roles, and the publish topics of every output; a refusal changes nothing', async () => {
