@@ -1,7 +1,9 @@
+import { Topic } from '@mmmq/core';
 import { INestApplication, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { LeaseLostError, MessageContext, MmmqConsumerModule, MMMQListener } from '@mmmq/consumer';
 import { expectQuiet, freePort, startBroker as startTestBroker } from '@mmmq/test-support';
+import { encodeEnvelope } from '../../src/publish/message-envelope';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { PullClient, waitUntil } from '../delivery/pull.fixture';
 
@@ -296,5 +298,40 @@ describe('POST /mmmq/transactions on a broker with tokens', () => {
     expect(broker.topics.get('invoice.auth')).toBeUndefined();
     expect((await transact(WORKER, body('invoice.auth'))).status).toBe(200);
     expect(await contentsOf(broker, 'invoice.auth')).toEqual([1]);
+  });
+});
+
+describe('POST /mmmq/transactions while the disk guard refuses publishes', () => {
+  let broker: BrokerApp;
+
+  beforeAll(async () => {
+    // More free space than any disk has: the guard refuses every publish from the first check on.
+    broker = await startBroker({ persistence: { diskGuard: { minFreeBytes: Number.MAX_SAFE_INTEGER } } });
+  });
+  afterAll(() => broker.close());
+
+  it('answers 503 with Retry-After and publishes nothing, keeping the lease; a transaction without outputs settles', async () => {
+    const puller = new PullClient(broker, 'guarded');
+    await puller.register({ pattern: 'order.guarded' });
+    // Stored past the guard (as if published before the disk filled up).
+    const queue = await broker.topics.getOrCreate(Topic.of('order.guarded'));
+    await queue.offer(
+      encodeEnvelope({ id: 'o-1', topic: 'order.guarded', publishedAt: Date.now(), headers: {}, content: Buffer.from('1') }),
+    );
+    let input: { lease: string } | undefined;
+    await waitUntil(async () => {
+      [input] = await puller.fetch({ max: 1, waitMs: 100 });
+      return input !== undefined;
+    }, 'the input');
+    const refused = await broker.request('POST', '/mmmq/transactions', {
+      consumerId: 'guarded',
+      settle: [input!.lease],
+      messages: [{ topic: 'invoice.guarded', content: 1 }],
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(broker.topics.get('invoice.guarded')).toBeUndefined();
+    const settleOnly = await broker.request('POST', '/mmmq/transactions', { consumerId: 'guarded', settle: [input!.lease] });
+    expect(settleOnly.body).toEqual({ acknowledgement: 'ACK', settled: 1, messages: [] });
   });
 });

@@ -96,6 +96,18 @@ describe('a subscription committing transactions', () => {
     expect(subscription.stats).toMatchObject({ transacted: 1, delivered: 1 });
   });
 
+  it('a state written after the transaction record keeps its input settled and adds what was settled meanwhile', async () => {
+    const input = await lease();
+    const other = await lease();
+    const committing = subscription.commitTransaction([input], invoice());
+    // Settled while the record is on its way: the state write that follows must carry both.
+    subscription.ack(other.slot, other.delivery);
+    await committing;
+    await subscription.durable();
+    expect([settledOnDisk(checkpoint, 0), settledOnDisk(checkpoint, 1)]).toEqual([true, true]);
+    expect(checkpoint.snapshot.cursor).toBe(2);
+  });
+
   it('a failed record publishes nothing, leaves the input leased, and no state on disk claims it settled', async () => {
     const input = await lease();
     const held = holdNextCommit(container);
