@@ -29,12 +29,20 @@ export class DeliveryHandler {
 
   /**
    * @param bounded false when the sender cannot back off, so the delivery waits even if the queue is full
+   * @param commit how `context.transaction()` commits, for a sender other than the broker (the in-memory one)
    * @throws DeliveryRefusedError (queue full, shutting down): the delivery was not handled and must be resent
    */
-  handle(consumerId: string | undefined, delivery: ConsumerDelivery, { bounded = true } = {}): Promise<ConsumerReply> {
+  handle(
+    consumerId: string | undefined,
+    delivery: ConsumerDelivery,
+    { bounded = true, commit }: { bounded?: boolean; commit?: SettlementChannel['commit'] } = {},
+  ): Promise<ConsumerReply> {
     const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
     if (listener === undefined) return Promise.resolve(this.unknown(consumerId));
-    const run = () => this.invoker.invoke(listener, delivery, this.channel(listener, delivery));
+    const channel: SettlementChannel = commit
+      ? { commit, extendUnavailable: 'the in-memory broker has no leases' }
+      : this.channel(listener, delivery);
+    const run = () => this.invoker.invoke(listener, delivery, channel);
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
     if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run, { bounded });
     try {
