@@ -25,6 +25,10 @@ export interface TierSizes {
   fuzzRuns: number;
   /** fast-check runs of the (slower, file-backed) recovery property. */
   recoveryFuzzRuns: number;
+  /** Inputs the transacted-consumption scenario commits (each a transaction with two outputs). */
+  transactionInputs: number;
+  /** Broker SIGKILLs spread over those transactions (the consumer side is killed too, and alone in some cycles). */
+  transactionCycles: number;
 }
 
 const SIZES: Record<FaultTier, TierSizes> = {
@@ -38,6 +42,8 @@ const SIZES: Record<FaultTier, TierSizes> = {
     diskFullBytes: 8 * 1024 * 1024,
     fuzzRuns: 1_000,
     recoveryFuzzRuns: 120,
+    transactionInputs: 1_000,
+    transactionCycles: 20,
   },
   long: {
     crashCycles: 270,
@@ -50,6 +56,8 @@ const SIZES: Record<FaultTier, TierSizes> = {
     diskFullBytes: 32 * 1024 * 1024,
     fuzzRuns: 20_000,
     recoveryFuzzRuns: 1_500,
+    transactionInputs: 5_000,
+    transactionCycles: 100,
   },
 };
 

@@ -18,6 +18,8 @@ import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { StorageController } from './http/storage.controller';
 import { SubscriptionsController } from './http/subscriptions.controller';
+import { TransactionsController } from './http/transactions.controller';
+import { TransactionService } from './transactions/transaction.service';
 import { BrokerEvents } from './events/broker-events';
 import { ConfigurableMmmqBrokerModule, MMMQ_BROKER_OPTIONS, MMMQ_BROKER_OPTIONS_TYPE } from './mmmq-broker.module-definition';
 import { ResolvedBrokerOptions, resolveBrokerOptions } from './mmmq-broker-options.resolver';
@@ -68,6 +70,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     DeadLettersController,
     SubscriptionsController,
     StorageController,
+    TransactionsController,
   ],
   providers: [
     {
@@ -115,6 +118,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     TopicRegistry,
     DeadLetterService,
     PullService,
+    TransactionService,
     JsonBodyReader,
     RawBodyReader,
     PublishRequestParser,

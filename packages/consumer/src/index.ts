@@ -45,6 +45,7 @@ export { Ctx } from './listener/ctx.decorator';
 export { MMMQ_CONTEXT_TYPE, type MmmqContextType } from './handling/listener-context-creator';
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
+export type { Transaction, TransactionProduceOptions } from './handling/transaction';
 export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';
 export { MAX_NACK_DELAY_MS } from '@mmmq/core';
 export { DUPS_OK_ACK_LINGER_MS, DUPS_OK_ACK_BATCH, ACK_SEND_ATTEMPTS } from './pull/ack-batcher';

@@ -20,6 +20,17 @@ class OrderListener {
   }
 }
 
+@Injectable()
+class InvoiceListener {
+  @MMMQListener('payment.*')
+  async onPayment(payment: { id: string; fail?: boolean }, context: MessageContext): Promise<void> {
+    await context.transaction((tx) => {
+      tx.produce('invoice.paid', { payment: payment.id });
+      if (payment.fail) throw new Error('cannot invoice');
+    });
+  }
+}
+
 /** The way users unit-test listeners: MmmqTestingModule replaces the broker, the rules stay the same. */
 describe('listeners with the in-memory broker', () => {
   let app: INestApplication;
@@ -35,6 +46,23 @@ describe('listeners with the in-memory broker', () => {
     listener = app.get(OrderListener);
   });
   afterEach(() => app.close());
+
+  it('runs context.transaction(): its outputs are published when it commits, and nothing when the handler throws', async () => {
+    const { app: invoicing } = await initConsumer({
+      imports: [MmmqTestingModule.forRoot(), MmmqConsumerModule.forRoot({ app: 'invoicing' })],
+      providers: [InvoiceListener],
+    });
+    try {
+      const memory = invoicing.get(InMemoryBroker);
+      memory.publish({ topic: 'payment.captured', content: { id: 'p-1' } });
+      memory.publish({ topic: 'payment.captured', content: { id: 'p-2', fail: true } });
+      await memory.drain();
+      expect(memory.published('invoice.paid').map(({ content }) => content)).toEqual([{ payment: 'p-1' }]);
+      expect(memory.deadLetters().map(({ content }) => content)).toEqual([{ id: 'p-2', fail: true }]);
+    } finally {
+      await invoicing.close();
+    }
+  });
 
   it('validates content and dead-letters what is invalid, refused or keeps failing, as the broker would', async () => {
     broker.publish({ topic: 'order.created', content: validOrder('o-1') });

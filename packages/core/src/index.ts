@@ -61,6 +61,7 @@ export {
   BATCH_MESSAGES_PATH,
   DISPATCHERS_PATH,
   CONSUMERS_PATH,
+  TRANSACTIONS_PATH,
   CONSUMER_ID_HEADER,
   PUSH_SESSION_HEADER,
   PUSH_SEQUENCE_HEADER,
@@ -69,6 +70,8 @@ export {
   type PublishedMessage,
   type PublishResponse,
   type PublishBatchResponse,
+  type TransactionRequest,
+  type TransactionResponse,
   type DeliveryRequest,
 } from './wire';
 export {

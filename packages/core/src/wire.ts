@@ -10,6 +10,9 @@ export const DISPATCHERS_PATH = '/mmmq/dispatchers';
 /** The broker's consumer API: `…/{consumerId}/fetch`, `ack`, `nack`, `extend`, `terminate`, `recover`. */
 export const CONSUMERS_PATH = '/mmmq/consumers';
 
+/** The broker's transaction endpoint: settles a consumer's inputs and publishes its outputs in one commit. */
+export const TRANSACTIONS_PATH = '/mmmq/transactions';
+
 /** Tells a consumer which of its subscriptions a pushed message is for. */
 export const CONSUMER_ID_HEADER = 'mmmq-consumer-id';
 
@@ -89,4 +92,25 @@ export interface DeliveryRequest<T = unknown> {
    * this says. Absent (read as false) from brokers before it was added.
    */
   lastAttempt?: boolean;
+}
+
+/**
+ * Body of `POST /mmmq/transactions`: the leases of the input messages (of one topic, as delivered to `consumerId`)
+ * are settled and `messages` published in one journal record — both durable and visible together, or neither.
+ */
+export interface TransactionRequest<T = unknown> {
+  consumerId: string;
+  /** Lease tokens of the inputs (or `{"lease"}` objects), at least one. */
+  settle: Array<string | { lease: string; topic?: string; offset?: number }>;
+  /** The outputs, as in a batch; may be empty. */
+  messages?: PublishRequest<T>[];
+}
+
+/** Sent only once the outputs and the inputs' settlement are durable. */
+export interface TransactionResponse {
+  acknowledgement: Acknowledgement;
+  /** Where each output was stored, in request order. */
+  messages: PublishedMessage[];
+  /** How many inputs were settled. */
+  settled: number;
 }

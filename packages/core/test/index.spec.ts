@@ -53,6 +53,7 @@ describe('@mmmq/core public API', () => {
         'TOPIC_PATTERN_MAX_LENGTH',
         'TOPIC_PATTERN_MAX_WILDCARDS',
         'TOPIC_SEGMENT_SEPARATOR',
+        'TRANSACTIONS_PATH',
         'Topic',
         'TopicPattern',
         'assertConsumerId',

@@ -15,6 +15,11 @@ class PullController {
     if (task.name === 'broken') throw new Error('the task is broken');
   }
 
+  @EventPattern('shipment.*')
+  async ship(@Payload() shipment: { id: number }, @Ctx() context: MmmqContext): Promise<void> {
+    await context.transaction((tx) => tx.produce('label.printed', { shipment: shipment.id }));
+  }
+
   @EventPattern('review.*', { ackMode: 'manual' })
   async review(@Payload() review: { verdict: 'ack' | 'terminate' }, @Ctx() context: MmmqContext): Promise<void> {
     if (review.verdict === 'ack') await context.ack();
@@ -25,6 +30,7 @@ class PullController {
 
 const TASKS = 'pulls.task.any';
 const REVIEWS = 'pulls.review.any';
+const SHIPMENTS = 'pulls.shipment.any';
 
 describe('MmmqServer with pull delivery', () => {
   let broker: BrokerApp;
@@ -74,5 +80,12 @@ describe('MmmqServer with pull delivery', () => {
       /rejected by the reviewer|TERMINATE/,
     );
     expect((await broker.subscription(REVIEWS, 'review.done')).stats).toMatchObject({ delivered: 1, deadLettered: 1, redelivered: 0 });
+  });
+
+  it('ctx.transaction() publishes the outputs and settles the message in one commit', async () => {
+    await broker.publishAll('shipment.ready', [{ id: 1 }, { id: 2 }]);
+    await broker.caughtUp(SHIPMENTS, 'shipment.ready');
+    expect((await broker.stored('label.printed')).map(({ content }) => JSON.parse(content))).toEqual([{ shipment: 1 }, { shipment: 2 }]);
+    expect((await broker.subscription(SHIPMENTS, 'shipment.ready')).stats).toMatchObject({ transacted: 2, redelivered: 0 });
   });
 });

@@ -29,8 +29,13 @@ export class SubscriptionStateWriter {
   constructor(
     private readonly ledger: DeliveryLedger,
     private readonly checkpoint: CheckpointFile,
-    /** Writes a snapshot, retrying failures; false when the subscription stopped first. */
-    private readonly write: (checkpoint: CheckpointFile, ledger: DeliveryLedger) => Promise<boolean>,
+    /**
+     * Writes a snapshot (with the transactions waiting, if any), retrying failures; resolves with the ledger version
+     * the state on disk now matches, or false when the subscription stopped first.
+     */
+    private readonly write: (checkpoint: CheckpointFile, ledger: DeliveryLedger) => Promise<number | false>,
+    /** Whether something besides the ledger waits to be written (a transaction). */
+    private readonly waiting: () => boolean = () => false,
   ) {
     this.durableVersion = ledger.version;
     this.durableMarkValue = ledger.deliveredMark;
@@ -53,16 +58,23 @@ export class SubscriptionStateWriter {
 
   /** Has the state written soon ({@link STATE_WRITE_DELAY_MS}) if it changed and no write runs or is due. */
   schedule(): void {
-    if (this.writing || this.delayed || this.ledger.version === this.durableVersion) return;
+    if (this.writing || this.delayed || !this.changed()) return;
     this.delayed = setTimeout(() => this.writeNow(), STATE_WRITE_DELAY_MS);
     this.delayed.unref();
   }
 
-  /** Starts a write at once if the state changed and none runs. */
-  private writeNow(): void {
+  /**
+   * Starts a write at once if the state changed (or a transaction waits) and none runs; one that runs is followed
+   * at once by the next.
+   */
+  writeNow(): void {
     clearTimeout(this.delayed);
     this.delayed = undefined;
-    if (!this.writing && this.ledger.version !== this.durableVersion) this.writing = this.run();
+    if (!this.writing && this.changed()) this.writing = this.run();
+  }
+
+  private changed(): boolean {
+    return this.ledger.version !== this.durableVersion || this.waiting();
   }
 
   /** Resolves once the state of this moment is durable; false if the subscription stopped first. */
@@ -89,20 +101,20 @@ export class SubscriptionStateWriter {
    */
   private async run(): Promise<void> {
     try {
-      const version = this.ledger.version;
       const mark = this.ledger.deliveredMark;
       this.settledInWrite = this.settledPending;
       this.settledPending = 0;
-      if (!(await this.write(this.checkpoint, this.ledger))) {
+      const version = await this.write(this.checkpoint, this.ledger);
+      if (version === false) {
         this.stopped = true;
         return;
       }
       this.settledInWrite = 0;
-      this.durableVersion = version;
+      this.durableVersion = Math.max(this.durableVersion, version);
       this.durableMarkValue = mark;
     } finally {
       this.writing = undefined;
-      if (!this.stopped && this.waiters > 0) this.writeNow();
+      if (!this.stopped && (this.waiters > 0 || this.waiting())) this.writeNow();
       else if (!this.stopped) this.schedule();
     }
   }

@@ -24,6 +24,8 @@ export class SubscriptionStats {
   failures = 0;
   /** Pushes the consumer answered with 401 (it refused their signature). */
   unauthorized = 0;
+  /** Messages settled by a transaction, together with its outputs (also counted in `delivered`). */
+  transacted = 0;
   lastError?: string;
   lastErrorAt?: string;
 

@@ -24,6 +24,9 @@ import { redriveTopicOf } from './reserved-topics';
 import { SubscriptionStateWriter } from './subscription-state-writer';
 import { SubscriptionStats } from './subscription-stats';
 import type { TopicPolicies } from '../topics/topic-policies';
+import { SubscriptionTransactions, TransactionBatch, TransactionInput } from './subscription-transactions';
+import type { CommitPart } from '../storage/journal/journal-commit';
+import { StorageUnavailableError } from '../storage/storage.errors';
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
@@ -69,6 +72,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   private readonly reader: LogReader;
   private readonly deadLettering = new Set<Promise<unknown>>();
   private readonly timer = new DueTimer(() => this.onDue());
+  private readonly transactions = new SubscriptionTransactions();
   private stopRequested?: Promise<void>;
   /** For `dropOldest` and `deadLetter` backlog limits. */
   private readonly trimmer?: BacklogTrimmer;
@@ -90,7 +94,12 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     const redrive = queue.topic.name === redriveTopicOf(currentDefinition.consumerId);
     const selector = redrive ? undefined : currentDefinition.selector;
     this.reader = new LogReader(queue, this.ledger, this, selector);
-    this.writer = new SubscriptionStateWriter(this.ledger, checkpoint, (file, ledger) => this.writeState(file, ledger));
+    this.writer = new SubscriptionStateWriter(
+      this.ledger,
+      checkpoint,
+      (file, ledger) => this.writeState(file, ledger),
+      () => this.transactions.waiting,
+    );
     this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
     // The redrive topic holds what an operator handed back on purpose: no limit there.
@@ -273,6 +282,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   /** A delivery ended without an ACK: available again, or dead-lettered when it had enough. */
   release(slot: Slot, how: Unsettled, delivery?: number): void {
     if (slot.state !== SlotState.LEASED || (delivery !== undefined && slot.deliveries !== delivery)) return;
+    this.transactions.whenUnpinned(slot, (settled) => settled || this.releaseNow(slot, how));
+  }
+
+  private releaseNow(slot: Slot, how: Unsettled): void {
+    if (slot.state !== SlotState.LEASED) return;
     if (how.nack) this.stats.nacked++;
     const verdict = this.ledger.release(slot, how, performance.now());
     if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
@@ -281,10 +295,27 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.signal();
   }
 
-  /** Dead-letters a leased message now; resolves once that is durable (false: stopped first). */
+  /** Dead-letters a leased message now; resolves once that is durable (false: stopped first, or a transaction settled it). */
   terminate(slot: Slot, reason: 'REJECTED' | 'TERMINATED', message: string): Promise<boolean> {
-    if (!this.ledger.terminate(slot, reason)) return Promise.resolve(false);
-    return this.deadLetter(slot, reason, message);
+    return new Promise((resolve) =>
+      this.transactions.whenUnpinned(slot, (settled) => {
+        if (settled || !this.ledger.terminate(slot, reason)) return resolve(false);
+        resolve(this.deadLetter(slot, reason, message));
+      }),
+    );
+  }
+
+  /**
+   * Settles the leased `inputs` and stores `parts` (output messages) in one journal record, with the next state
+   * write: resolves with the parts' first offsets once both are durable and visible, rejects with StaleLeaseError
+   * (an input is no longer leased as named) or a storage error — then nothing of it was written.
+   */
+  commitTransaction(inputs: readonly TransactionInput[], parts: readonly CommitPart[]): Promise<Array<number | undefined>> {
+    if (this.stopping) return Promise.reject(stoppedError(this.label()));
+    return new Promise((resolve, reject) => {
+      this.transactions.add({ inputs, parts, resolve, reject });
+      this.writer.writeNow();
+    });
   }
 
   extend(slot: Slot, leaseMs: number): boolean {
@@ -393,18 +424,52 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.logger[level](`${this.label()}: offset ${slot.offset} ${reason} after ${slot.deliveries} deliveries; dead-lettered at ${at}`);
   }
 
-  /** Writes the ledger's state (journaled); a failure is retried, never skipped. False: stopped first. */
-  private async writeState(file: CheckpointFile, ledger: DeliveryLedger): Promise<boolean> {
-    const snapshot = ledger.snapshot();
+  /**
+   * Writes the ledger's state (journaled), with the outputs of the transactions waiting and their inputs settled in
+   * the same record. A failure refuses those transactions and is retried with a fresh snapshot, never skipped (an
+   * old snapshot written after a transaction's record would un-settle its inputs). Resolves with the ledger version
+   * the state on disk matches; false: stopped first.
+   */
+  private async writeState(file: CheckpointFile, ledger: DeliveryLedger): Promise<number | false> {
     for (let failures = 1; ; failures++) {
+      const batch = this.transactions.take();
+      const version = ledger.version;
+      const snapshot = ledger.snapshot(batch.offsets);
+      let written = version;
       try {
-        await file.write(snapshot);
-        return true;
+        const along =
+          batch.transactions.length === 0 ? undefined : { parts: batch.parts, applied: () => (written = this.settleBatch(batch, version)) };
+        const firstOffsets = await file.write(snapshot, along);
+        if (along) {
+          this.transactions.committed(batch, firstOffsets);
+          this.signal();
+        }
+        return written;
       } catch (error) {
+        // The journal's own error (a StorageUnavailableError with its Retry-After) says more than the checkpoint's.
+        const cause = (error as Error).cause;
+        this.transactions.failed(batch, cause instanceof Error ? cause : (error as Error));
         if (this.stopping) return false;
         await this.backoff(failures, `writing the checkpoint ${snapshot.cursor} failed`, error);
       }
     }
+  }
+
+  /**
+   * A transaction record is applied: its inputs are settled here too, in the same turn. Returns the ledger version
+   * the state on disk now matches: this one, if nothing else changed since the snapshot.
+   */
+  private settleBatch(batch: TransactionBatch, snapshotVersion: number): number {
+    const unchanged = this.ledger.version === snapshotVersion;
+    for (const transaction of batch.transactions) {
+      for (const { slot } of transaction.inputs) {
+        if (slot.state !== SlotState.LEASED) continue;
+        this.ledger.settle(slot);
+        this.stats.delivered++;
+        this.stats.transacted++;
+      }
+    }
+    return unchanged ? this.ledger.version : snapshotVersion;
   }
 
   private armTimer(): void {
@@ -415,10 +480,13 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   private onDue(): void {
     const now = performance.now();
     for (const slot of this.ledger.expired(now)) {
-      this.stats.expired++;
-      const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, now);
-      if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
-      else this.trimmer?.released();
+      this.transactions.whenUnpinned(slot, (settled) => {
+        if (settled || slot.state !== SlotState.LEASED) return;
+        this.stats.expired++;
+        const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, performance.now());
+        if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+        else this.trimmer?.released();
+      });
     }
     this.ledger.promote(now);
     this.armTimer();
@@ -446,6 +514,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       this.timer.stop();
       await Promise.allSettled([...this.deadLettering]);
       await this.writer.durable();
+      this.transactions.close(stoppedError(this.label()));
     })();
     return this.stopRequested;
   }
@@ -457,4 +526,10 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   label(): string {
     return `${this.queue.topic.name} → ${this.consumerId}`;
   }
+}
+
+function stoppedError(label: string): StorageUnavailableError {
+  return new StorageUnavailableError(
+    `The subscription ${label} stopped (shutdown, or its dispatcher changed); nothing of the transaction was written, retry`,
+  );
 }

@@ -18,6 +18,7 @@ import { RETRY_AFTER_SECONDS } from '@mmmq/core';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 import { StreamFencedError } from '../stream/stream.errors';
 import { TooManyFetchesError } from '../pull/pull.errors';
+import { StaleLeaseError } from '../dispatch/transaction.errors';
 
 /** What a failed publish is answered with. */
 export interface NackResponse {
@@ -53,7 +54,7 @@ export function toNackResponse(error: unknown): NackResponse {
   }
   if (error instanceof AccessDeniedError) return expected(HttpStatus.FORBIDDEN);
   if (error instanceof HostNotAllowedError) return expected(MISDIRECTED_REQUEST);
-  if (error instanceof TopicNameConflictError || error instanceof DuplicateConsumerIdError) {
+  if (error instanceof TopicNameConflictError || error instanceof DuplicateConsumerIdError || error instanceof StaleLeaseError) {
     return expected(HttpStatus.CONFLICT);
   }
   if (error instanceof DispatcherNotFoundError || error instanceof PushHostNotFoundError) return expected(HttpStatus.NOT_FOUND);

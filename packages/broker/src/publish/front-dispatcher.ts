@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { BacklogGuard } from '../dispatch/backlog-guard';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
 import { TopicPolicies } from '../topics/topic-policies';
+import type { CommitPart } from '../storage/journal/journal-commit';
 import { encodeEnvelope } from './message-envelope';
 import { PublishableMessage } from './publish-request.parser';
 
@@ -45,6 +46,19 @@ export class FrontDispatcher {
    * once they are durable (or rejects, and then nothing of them was stored).
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<{ committed: Promise<PublishedMessage[]> }> {
+    const { parts, published } = await this.prepare(messages);
+    const offered = this.queues.journal.commit(parts);
+    return { committed: offered.then(published) };
+  }
+
+  /**
+   * The journal parts that store `messages` (one per topic, in batch order), checked like a publish (disk guard,
+   * writable topics), and how the parts' first offsets map to each message's place. A transaction commits them with
+   * its subscription state in one record.
+   */
+  async prepare(
+    messages: readonly PublishableMessage[],
+  ): Promise<{ parts: CommitPart[]; published: (firstOffsets: Array<number | undefined>) => PublishedMessage[] }> {
     this.diskGuard?.assertMayPublish();
     for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
@@ -58,19 +72,18 @@ export class FrontDispatcher {
       part.payloads.push(this.encode(message, publishedAt));
       part.indices.push(index);
     }
-    const parts = [...byTopic.values()];
-    for (const { queue } of parts) if (!queue.writable) await queue.assertWritable();
-    const offered = this.queues.journal.commit(parts.map(({ queue, payloads }) => ({ topic: queue, payloads })));
-    const committed = offered.then((firstOffsets) => {
-      const published = new Array<PublishedMessage>(messages.length);
-      parts.forEach(({ queue, indices }, i) =>
+    const topics = [...byTopic.values()];
+    for (const { queue } of topics) if (!queue.writable) await queue.assertWritable();
+    const published = (firstOffsets: Array<number | undefined>) => {
+      const acks = new Array<PublishedMessage>(messages.length);
+      topics.forEach(({ queue, indices }, i) =>
         indices.forEach((index, n) => {
-          published[index] = { id: messages[index].id, topic: queue.topic.name, offset: (firstOffsets[i] as number) + n };
+          acks[index] = { id: messages[index].id, topic: queue.topic.name, offset: (firstOffsets[i] as number) + n };
         }),
       );
-      return published;
-    });
-    return { committed };
+      return acks;
+    };
+    return { parts: topics.map(({ queue, payloads }) => ({ topic: queue, payloads })), published };
   }
 
   /**

@@ -49,17 +49,28 @@ export class PublishRequestParser {
 
   /** `{"messages": [message, …]}`, at least one and at most `http.maxBatchMessages`. */
   parseBatch(body: Buffer): PublishableMessage[] {
+    return this.parseEnvelope(body, 'A batch', 1).messages;
+  }
+
+  /**
+   * A JSON object whose `messages` holds up to `http.maxBatchMessages` messages (as a batch's, at least `min`), and
+   * its other fields for the caller to read: a transaction's body.
+   */
+  parseEnvelope(body: Buffer, what: string, min: number): { fields: Record<string, unknown>; messages: PublishableMessage[] } {
     const { value, outline } = this.parseDocument(body, BATCH_WRAPPER_DEPTH);
-    const messages = isObject(value) ? value.messages : undefined;
+    const messages = isObject(value) ? (value.messages ?? (min === 0 ? [] : undefined)) : undefined;
     if (!Array.isArray(messages)) {
-      throw new InvalidMessageError('A batch must be a JSON object {"messages": [message, …]}');
+      throw new InvalidMessageError(`${what} must be a JSON object {"messages": [message, …]}`);
     }
-    if (messages.length === 0) throw new InvalidMessageError('A batch must contain at least one message');
+    if (messages.length < min) throw new InvalidMessageError(`${what} must contain at least one message`);
     if (messages.length > this.options.maxBatchMessages) {
-      throw new InvalidMessageError(`A batch may contain at most ${this.options.maxBatchMessages} messages, got ${messages.length}`);
+      throw new InvalidMessageError(`${what} may contain at most ${this.options.maxBatchMessages} messages, got ${messages.length}`);
     }
-    const nodes = memberOf(outline, 'messages').elements ?? [];
-    return messages.map((message, index) => inContext(`messages[${index}]`, () => toPublishable(body, message, nodes[index])));
+    const nodes = messages.length === 0 ? [] : (memberOf(outline, 'messages').elements ?? []);
+    return {
+      fields: value as JsonObject,
+      messages: messages.map((message, index) => inContext(`messages[${index}]`, () => toPublishable(body, message, nodes[index]))),
+    };
   }
 
   private parseDocument(body: Buffer, wrapperDepth: number): { value: unknown; outline: JsonOutlineNode } {

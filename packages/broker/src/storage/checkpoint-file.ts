@@ -1,6 +1,6 @@
 import { FileHandle } from './file-handle';
 import type { Journal } from './journal/journal';
-import type { Flushable } from './journal/journal-commit';
+import type { CommitPart, Flushable } from './journal/journal-commit';
 import { JournalOpKind } from './journal/journal-record';
 import { StorageError } from './storage.errors';
 import {
@@ -91,16 +91,25 @@ export class CheckpointFile implements Flushable {
 
   /**
    * Durably records the subscription's state — or just its cursor, the next offset to deliver (journaled).
-   * Concurrent calls are applied in call order.
+   * Concurrent calls are applied in call order. `along` parts (a transaction's output messages) go into the same
+   * journal record, so they and the state are durable together or not at all; `applied` runs in the turn the record
+   * is applied. Resolves with the journal's first offset of each `along` part.
    */
-  async write(state: number | SubscriptionSnapshot): Promise<void> {
+  async write(
+    state: number | SubscriptionSnapshot,
+    along?: { parts: readonly CommitPart[]; applied(): void },
+  ): Promise<Array<number | undefined>> {
     const snapshot = typeof state === 'number' ? cursorOnly(state) : state;
     const { journal, topic, consumerId } = this.owner;
     const op = isCursorOnly(snapshot)
       ? { kind: JournalOpKind.CHECKPOINT as const, topic, consumerId, offset: snapshot.cursor }
       : { kind: JournalOpKind.CHECKPOINT_STATE as const, topic, consumerId, state: encodeSnapshot(snapshot) };
+    const apply = () => {
+      along?.applied();
+      return this.restore(snapshot);
+    };
     try {
-      await journal.commit([{ op, apply: () => this.restore(snapshot) }]);
+      return await journal.commit([...(along?.parts ?? []), { op, apply }]);
     } catch (cause) {
       throw new StorageError(`Writing checkpoint ${this.file.path} failed; it still reads ${this.current.cursor}`, { cause });
     }

@@ -5,11 +5,15 @@ import { MmmqError } from '@mmmq/core';
  * is unreachable, timed out, or answered 5xx or 429) and false when it answered that the request is wrong.
  */
 export class BrokerRequestError extends MmmqError {
+  /** The broker's HTTP status, when it answered. */
+  readonly status?: number;
+
   constructor(
     message: string,
     readonly retriable: boolean,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number },
   ) {
     super(message, options);
+    this.status = options?.status;
   }
 }

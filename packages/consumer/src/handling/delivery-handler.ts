@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { ConsumerApi } from '../pull/consumer-api';
-import { leaseExtender } from '../pull/lease-channel';
+import { leaseExtender, transactionCommitter } from '../pull/lease-channel';
 import type { ConsumerDelivery } from './consumer-delivery';
 import { FrontHandler } from './front-handler';
 import { ListenerInvoker } from './listener-invoker';
@@ -29,12 +29,20 @@ export class DeliveryHandler {
 
   /**
    * @param bounded false when the sender cannot back off, so the delivery waits even if the queue is full
+   * @param commit how `context.transaction()` commits, for a sender other than the broker (the in-memory one)
    * @throws DeliveryRefusedError (queue full, shutting down): the delivery was not handled and must be resent
    */
-  handle(consumerId: string | undefined, delivery: ConsumerDelivery, { bounded = true } = {}): Promise<ConsumerReply> {
+  handle(
+    consumerId: string | undefined,
+    delivery: ConsumerDelivery,
+    { bounded = true, commit }: { bounded?: boolean; commit?: SettlementChannel['commit'] } = {},
+  ): Promise<ConsumerReply> {
     const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
     if (listener === undefined) return Promise.resolve(this.unknown(consumerId));
-    const run = () => this.invoker.invoke(listener, delivery, this.channel(listener, delivery));
+    const channel: SettlementChannel = commit
+      ? { commit, extendUnavailable: 'the in-memory broker has no leases' }
+      : this.channel(listener, delivery);
+    const run = () => this.invoker.invoke(listener, delivery, channel);
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
     if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run, { bounded });
     try {
@@ -64,12 +72,19 @@ export class DeliveryHandler {
     return deliveries.map(() => ACK);
   }
 
-  /** `context.inProgress()` of a push extends its lease when the broker sent one and `broker` is set. */
+  /**
+   * `context.inProgress()` of a push extends its lease, and `context.transaction()` settles it, when the broker sent
+   * one and `broker` is set. After a transaction the push's ACK reply finds the message settled: a no-op.
+   */
   private channel(listener: ListenerDefinition, delivery: ConsumerDelivery): SettlementChannel {
     const client = this.api.client;
-    if (client === undefined) return { extendUnavailable: 'the consumer option broker is not set, so the broker cannot be asked' };
-    if (delivery.lease === undefined) return { extendUnavailable: 'the broker sent no lease with this push (a broker without leases)' };
-    return { extend: leaseExtender(client, listener.consumerId, delivery.lease) };
+    const unavailable = (why: string): SettlementChannel => ({ extendUnavailable: why, commitUnavailable: why });
+    if (client === undefined) return unavailable('the consumer option broker is not set, so the broker cannot be asked');
+    if (delivery.lease === undefined) return unavailable('the broker sent no lease with this push (a broker without leases)');
+    return {
+      extend: leaseExtender(client, listener.consumerId, delivery.lease),
+      commit: transactionCommitter(client, listener.consumerId, delivery.lease),
+    };
   }
 
   /** Ack mode `none`: acknowledged on receipt, then not handled (shutdown came first). */

@@ -1,6 +1,7 @@
-import { Acknowledgement, ConsumerAcknowledgement, MAX_NACK_DELAY_MS } from '@mmmq/core';
+import { Acknowledgement, ConsumerAcknowledgement, MAX_NACK_DELAY_MS, PublishedMessage, PublishRequest } from '@mmmq/core';
 import { SettlementError } from '../errors/settlement.error';
 import type { AckMode } from './ack-mode';
+import { Transaction } from './transaction';
 
 /** What a handler decided about its message in `manual` mode. */
 export type SettleDecision = { kind: 'ack' } | { kind: 'nack'; delayMs?: number; message?: string } | { kind: 'terminate'; reason: string };
@@ -16,6 +17,13 @@ export interface SettlementChannel {
   extend?(): Promise<void>;
   /** Why `extend` is absent, for the error message. */
   extendUnavailable?: string;
+  /**
+   * Settles the delivery and publishes `messages` in one broker commit (`POST /mmmq/transactions`). Rejects with
+   * LeaseLostError when the lease is no longer held (nothing was published). Absent: not possible for this delivery.
+   */
+  commit?(messages: PublishRequest[]): Promise<PublishedMessage[]>;
+  /** Why `commit` is absent, for the error message. */
+  commitUnavailable?: string;
 }
 
 /**
@@ -26,6 +34,8 @@ export class Settlement {
   private settled: SettleDecision | undefined;
   private sentByChannel = false;
   private handlerReturned = false;
+  /** Where the delivery's one transaction stands, once `transaction()` was called. */
+  private transactionState?: 'running' | 'failed' | 'committed';
 
   constructor(
     private readonly where: string,
@@ -52,7 +62,10 @@ export class Settlement {
       );
     }
     if (this.settled !== undefined) {
-      throw new SettlementError(`${this.where} called context.${call} on a message it already settled with ${this.settled.kind}`);
+      throw new SettlementError(`${this.where} called context.${call} on a message it already settled with ${this.describeSettled()}`);
+    }
+    if (this.transactionState === 'running') {
+      throw new SettlementError(`${this.where} called context.${call} while its transaction runs; the transaction settles the message`);
     }
     if (this.handlerReturned) {
       throw new SettlementError(
@@ -73,7 +86,7 @@ export class Settlement {
       throw new SettlementError(`${this.where} called context.inProgress(); with ackMode 'none' the message is settled already`);
     }
     if (this.settled !== undefined) {
-      throw new SettlementError(`${this.where} called context.inProgress() on a message it already settled with ${this.settled.kind}`);
+      throw new SettlementError(`${this.where} called context.inProgress() on a message it already settled with ${this.describeSettled()}`);
     }
     if (this.channel.extend === undefined) {
       return Promise.reject(
@@ -83,6 +96,51 @@ export class Settlement {
       );
     }
     return this.channel.extend();
+  }
+
+  /**
+   * Runs `work`, collecting the outputs it produces, then settles the delivery and publishes them in one broker
+   * commit; resolves with what `work` returned once both are durable. Nothing is published when `work` throws or the
+   * commit fails (the message is then NACKed as usual, or redelivered). Once per delivery, in any ack mode but `none`.
+   * @throws SettlementError when it cannot be used here (see the messages)
+   */
+  async transaction<T>(work: (tx: Transaction) => T | Promise<T>): Promise<T> {
+    if (this.mode === 'none') {
+      throw new SettlementError(`${this.where} called context.transaction(); with ackMode 'none' the message is settled already`);
+    }
+    if (this.transactionState !== undefined) {
+      throw new SettlementError(`${this.where} called context.transaction() a second time; a delivery has one transaction at most`);
+    }
+    if (this.settled !== undefined || this.handlerReturned) {
+      throw new SettlementError(`${this.where} called context.transaction() on a message it already settled or after its handler returned`);
+    }
+    const commit = this.channel.commit;
+    if (commit === undefined) {
+      throw new SettlementError(
+        `${this.where} called context.transaction(), but ${this.channel.commitUnavailable ?? 'this delivery cannot be settled by a transaction'}`,
+      );
+    }
+    this.transactionState = 'running';
+    try {
+      const tx = new Transaction(this.where);
+      let result: T;
+      try {
+        result = await work(tx);
+      } finally {
+        tx.close();
+      }
+      await commit(tx.close());
+      this.settled = { kind: 'ack' };
+      this.sentByChannel = true;
+      this.transactionState = 'committed';
+      return result;
+    } finally {
+      if (this.transactionState === 'running') this.transactionState = 'failed';
+    }
+  }
+
+  private describeSettled(): string {
+    return this.transactionState === 'committed' ? 'its transaction' : this.settled!.kind;
   }
 
   /** The handler has returned (or thrown): later settle calls fail instead of being lost. */

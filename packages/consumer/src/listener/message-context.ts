@@ -1,5 +1,6 @@
 import { DEFAULT_PRIORITY, type DeliveryRequest, type MessageHeaders } from '@mmmq/core';
 import { Settlement } from '../handling/settlement';
+import type { Transaction } from '../handling/transaction';
 
 /** What `context.nack()` may say. */
 export interface NackOptions {
@@ -70,6 +71,20 @@ export class MessageContext {
   /** `manual` mode: never redeliver it; the broker dead-letters it now with `reason`. Settles like {@link ack}. */
   terminate(reason: string): Promise<void> {
     return this.#settlement.settle({ kind: 'terminate', reason: String(reason) }, 'terminate()');
+  }
+
+  /**
+   * Transacted consumption: runs `work`, which adds outputs with `tx.produce(topic, content, options?)`, then settles
+   * this message and publishes the outputs in one broker commit (`POST /mmmq/transactions`) — all visible and the
+   * message settled together, or nothing published (docs/consumer.md, "Transactions"). Resolves with what `work`
+   * returned once that is durable; the consumer does not acknowledge the message again. If `work` throws, nothing is
+   * published and the error passes through (the message is NACKed as usual). Rejects with `LeaseLostError` when the
+   * broker no longer holds this delivery's lease (nothing published; the message comes again). Once per delivery,
+   * any ack mode but `none`; needs the consumer option `broker`. Await it before the handler returns.
+   * @throws SettlementError when it cannot be used here
+   */
+  transaction<T>(work: (tx: Transaction) => T | Promise<T>): Promise<T> {
+    return this.#settlement.transaction(work);
   }
 
   /**

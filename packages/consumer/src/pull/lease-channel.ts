@@ -1,3 +1,5 @@
+import type { PublishedMessage, PublishRequest } from '@mmmq/core';
+import { BrokerRequestError } from '../errors/broker-request.error';
 import { LeaseLostError } from '../errors/lease-lost.error';
 import type { SettleDecision, SettlementChannel } from '../handling/settlement';
 import type { PullClient } from './pull-client';
@@ -9,6 +11,27 @@ export function leaseExtender(client: PullClient, consumerId: string, lease: str
   return async () => {
     const { lost } = await client.extend(consumerId, [lease], ackTimeoutMs);
     if (lost.includes(lease)) throw lostLease(consumerId, lease, 'extended');
+  };
+}
+
+/** HTTP 409: the broker refused a transaction because an input's lease is no longer held. */
+const CONFLICT = 409;
+
+/** `context.transaction()` for a delivery with a lease: `POST /mmmq/transactions` settling that lease. */
+export function transactionCommitter(
+  client: PullClient,
+  consumerId: string,
+  lease: string,
+): (messages: PublishRequest[]) => Promise<PublishedMessage[]> {
+  return async (messages) => {
+    try {
+      return await client.transaction(consumerId, [lease], messages);
+    } catch (error) {
+      if (error instanceof BrokerRequestError && error.status === CONFLICT) {
+        throw lostLease(consumerId, lease, 'settled by its transaction (nothing was published)', error);
+      }
+      throw error;
+    }
   };
 }
 
@@ -25,6 +48,7 @@ export function pulledSettlement(
 ): SettlementChannel {
   return {
     extend: leaseExtender(client, consumerId, lease, ackTimeoutMs),
+    commit: transactionCommitter(client, consumerId, lease),
     async settle(decision: SettleDecision): Promise<void> {
       const held = await sendDecision(client, consumerId, lease, decision, ack);
       if (!held) throw lostLease(consumerId, lease, PAST[decision.kind]);
@@ -50,9 +74,10 @@ export async function sendDecision(
   }
 }
 
-function lostLease(consumerId: string, lease: string, what: string): LeaseLostError {
+function lostLease(consumerId: string, lease: string, what: string, cause?: unknown): LeaseLostError {
   return new LeaseLostError(
     `The message with lease ${lease} of ${consumerId} could not be ${what}: the broker no longer holds this lease ` +
       `(it expired, or the message went to another member or was settled), so it is delivered again`,
+    { cause },
   );
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { bearerAuthorization, CONSUMERS_PATH, TlsClientOptions } from '@mmmq/core';
+import { bearerAuthorization, CONSUMERS_PATH, PublishedMessage, PublishRequest, TlsClientOptions, TRANSACTIONS_PATH } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ConsumerDelivery } from '../handling/consumer-delivery';
@@ -99,6 +99,20 @@ export class PullClient {
     return released as number;
   }
 
+  /**
+   * `POST /mmmq/transactions`: settles the leased inputs and publishes `messages` in one commit. Resolves with where
+   * the outputs were stored once all of it is durable; a 409 (an input's lease is no longer held: nothing was
+   * published) is a BrokerRequestError with `status` 409.
+   */
+  async transaction(consumerId: string, leases: string[], messages: PublishRequest[]): Promise<PublishedMessage[]> {
+    const body = await this.request(TRANSACTIONS_PATH, { consumerId, settle: leases, messages }, this.timeoutMs);
+    const published = (body as { messages?: unknown } | null)?.messages;
+    if (!Array.isArray(published) || published.length !== messages.length) {
+      throw new BrokerRequestError(`The broker's answer to POST ${TRANSACTIONS_PATH} has no "messages" for the outputs`, false);
+    }
+    return published as PublishedMessage[];
+  }
+
   /** Drops idle keep-alive connections. */
   close(): void {
     this.httpAgent.destroy();
@@ -112,8 +126,11 @@ export class PullClient {
     return { settled: settled as number, lost };
   }
 
-  private async post(consumerId: string, action: string, data: object, timeout = this.timeoutMs, signal?: AbortSignal): Promise<unknown> {
-    const url = `${CONSUMERS_PATH}/${encodeURIComponent(consumerId)}/${action}`;
+  private post(consumerId: string, action: string, data: object, timeout = this.timeoutMs, signal?: AbortSignal): Promise<unknown> {
+    return this.request(`${CONSUMERS_PATH}/${encodeURIComponent(consumerId)}/${action}`, data, timeout, signal);
+  }
+
+  private async request(url: string, data: object, timeout: number, signal?: AbortSignal): Promise<unknown> {
     let response: AxiosResponse;
     try {
       response = await this.http.request({ method: 'POST', url, data, timeout, signal });
@@ -124,9 +141,12 @@ export class PullClient {
     }
     if (response.status === 200) return response.data;
     const detail = typeof response.data?.message === 'string' ? `: ${response.data.message}` : '';
-    const hint = response.status === 401 || response.status === 403 ? ' (the consumer option token needs the consume role)' : '';
+    const roles = url === TRANSACTIONS_PATH ? 'the consume and publish roles' : 'the consume role';
+    const hint = response.status === 401 || response.status === 403 ? ` (the consumer option token needs ${roles})` : '';
     const retriable = response.status >= 500 || response.status === 429;
-    throw new BrokerRequestError(`POST ${url} on ${this.brokerUrl} answered HTTP ${response.status}${detail}${hint}`, retriable);
+    throw new BrokerRequestError(`POST ${url} on ${this.brokerUrl} answered HTTP ${response.status}${detail}${hint}`, retriable, {
+      status: response.status,
+    });
   }
 
   private malformed(consumerId: string, action: string, problem: string): BrokerRequestError {

@@ -7,7 +7,7 @@ import type { ListenerInvoker } from '../handling/listener-invoker';
 import type { ConsumerReply, SettlementChannel } from '../handling/settlement';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { AckBatcher, DUPS_OK_ACK_BATCH, DUPS_OK_ACK_LINGER_MS, MAX_ACKS_PER_REQUEST } from './ack-batcher';
-import { leaseExtender, pulledSettlement } from './lease-channel';
+import { leaseExtender, pulledSettlement, transactionCommitter } from './lease-channel';
 import { pullBackoffDelay } from './pull-backoff';
 import { sleep } from '@mmmq/core';
 import type { PulledMessage, PullClient } from './pull-client';
@@ -136,11 +136,17 @@ export class PullLoop {
   private channel(message: PulledMessage): SettlementChannel {
     const { client, settings } = this.deps;
     const { consumerId } = this.listener;
-    if (message.lease === undefined) return { extendUnavailable: "with ackMode 'none' the broker settled the message when it sent it" };
+    if (message.lease === undefined) {
+      const settled = "with ackMode 'none' the broker settled the message when it sent it";
+      return { extendUnavailable: settled, commitUnavailable: settled };
+    }
     if (this.listener.ackMode === 'manual') {
       return pulledSettlement(client, consumerId, message.lease, (lease) => this.acks.add(lease), settings.ackTimeoutMs);
     }
-    return { extend: leaseExtender(client, consumerId, message.lease, settings.ackTimeoutMs) };
+    return {
+      extend: leaseExtender(client, consumerId, message.lease, settings.ackTimeoutMs),
+      commit: transactionCommitter(client, consumerId, message.lease),
+    };
   }
 
   private async settle(message: PulledMessage, lease: string, reply: ConsumerReply): Promise<void> {

@@ -1,5 +1,5 @@
 import type { MessageHeaders } from '@mmmq/core';
-import type { MessageContext, NackOptions } from '@mmmq/consumer';
+import type { MessageContext, NackOptions, Transaction } from '@mmmq/consumer';
 import { BaseRpcContext } from '@nestjs/microservices';
 
 type MmmqContextArgs = [MessageContext, string];
@@ -84,6 +84,14 @@ export class MmmqContext extends BaseRpcContext<MmmqContextArgs> {
   /** Ack mode `manual`: never deliver it again; the broker dead-letters it now with `reason`. */
   terminate(reason: string): Promise<void> {
     return this.args[0].terminate(reason);
+  }
+
+  /**
+   * Transacted consumption: settles the message and publishes what `work` produces with `tx.produce()` in one broker
+   * commit (see `MessageContext.transaction`); needs the server's `broker` option.
+   */
+  transaction<T>(work: (tx: Transaction) => T | Promise<T>): Promise<T> {
+    return this.args[0].transaction(work);
   }
 
   /** Still working on it: extends the message's lease on the broker (see `MessageContext.inProgress`). */

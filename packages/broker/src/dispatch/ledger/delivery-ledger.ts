@@ -348,13 +348,16 @@ export class DeliveryLedger {
     }
   }
 
-  /** What must survive a restart (see SubscriptionSnapshot). */
-  snapshot(): SubscriptionSnapshot {
+  /**
+   * What must survive a restart (see SubscriptionSnapshot); `alsoSettled` offsets (leased ones a transaction settles
+   * in the same journal record) are written as settled without being settled here yet.
+   */
+  snapshot(alsoSettled?: ReadonlySet<number>): SubscriptionSnapshot {
     const settled: Array<[number, number]> = [];
     const counts: SubscriptionSnapshot['counts'] = [];
     for (let offset = this.cursor; offset < this.readEnd; offset++) {
       const slot = this.slots.get(offset)!;
-      if (slot.state === SlotState.SETTLED) {
+      if (slot.state === SlotState.SETTLED || alsoSettled?.has(offset)) {
         const last = settled[settled.length - 1];
         if (last && last[1] === offset) last[1]++;
         else settled.push([offset, offset + 1]);
