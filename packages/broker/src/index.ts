@@ -20,6 +20,8 @@ export type { SubscriptionStatsSnapshot } from './dispatch/subscription-stats';
 export type { SubscriptionState } from './dispatch/subscription';
 export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
 export { TopicPolicies } from './topics/topic-policies';
+export { type MessagePage, type MessageView } from './topics/topic-browser';
+export { TopicNotFoundError } from './topics/topic.errors';
 export {
   DEFAULT_RETENTION_MS,
   type DeliveryMode,

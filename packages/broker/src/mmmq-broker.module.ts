@@ -18,6 +18,7 @@ import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { StorageController } from './http/storage.controller';
 import { SubscriptionsController } from './http/subscriptions.controller';
+import { TopicsController } from './http/topics.controller';
 import { TransactionsController } from './http/transactions.controller';
 import { TransactionService } from './transactions/transaction.service';
 import { BrokerEvents } from './events/broker-events';
@@ -70,6 +71,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     DeadLettersController,
     SubscriptionsController,
     StorageController,
+    TopicsController,
     TransactionsController,
   ],
   providers: [

@@ -1,28 +1,16 @@
-import { MessageHeaders, MmmqValidationError, Topic } from '@mmmq/core';
+import { Topic } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
 import { decodeEnvelope } from '../publish/message-envelope';
 import { DiskGuard } from '../storage/disk-guard';
 import { CorruptionError } from '../storage/storage.errors';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { browseTopic, MessageView } from '../topics/topic-browser';
 import { DispatcherNotFoundError } from './dispatcher.errors';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { deadLetterTopicOf, redriveTopicOf } from './reserved-topics';
 
-/** Dead letters listed per page unless `limit` says otherwise. */
-export const DEFAULT_DEAD_LETTER_PAGE_SIZE = 100;
-/** The largest page `limit` may ask for. */
-export const MAX_DEAD_LETTER_PAGE_SIZE = 1000;
-
-export interface DeadLetterView {
-  /** Position in `__dlq.{consumerId}`. */
-  offset: number;
-  id: string | null;
-  /** The topic the message was published to. */
-  topic: string;
-  headers: MessageHeaders;
-  publishedAt: number | null;
-  content: unknown;
-}
+/** A dead letter: the message as stored in `__dlq.{consumerId}`, its `topic` the one it was published to. */
+export type DeadLetterView = MessageView;
 
 export interface DeadLetterPage {
   consumerId: string;
@@ -42,30 +30,12 @@ export class DeadLetterService {
     private readonly diskGuard?: DiskGuard,
   ) {}
 
-  async list(consumerId: string, from: number, limit: number): Promise<DeadLetterPage> {
-    if (!Number.isSafeInteger(from) || from < 0) throw new MmmqValidationError('from must be a non-negative integer');
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_DEAD_LETTER_PAGE_SIZE) {
-      throw new MmmqValidationError(`limit must be an integer from 1 to ${MAX_DEAD_LETTER_PAGE_SIZE}`);
-    }
+  async list(consumerId: string, from: number | undefined, limit: number): Promise<DeadLetterPage> {
     const queue = this.queues.get(deadLetterTopicOf(consumerId));
     if (!queue && !this.registry.find(consumerId)) throw new DispatcherNotFoundError(consumerId);
-    const total = queue?.tailOffset ?? 0;
-    const deadLetters: DeadLetterView[] = [];
-    let offset = from;
-    for (; queue && offset < total && deadLetters.length < limit; offset++) {
-      const payload = await queue.peek(offset).catch(skipCorrupt);
-      if (!payload) continue;
-      const envelope = decodeEnvelope(payload);
-      deadLetters.push({
-        offset,
-        id: envelope.id,
-        topic: envelope.topic,
-        headers: envelope.headers,
-        publishedAt: envelope.publishedAt,
-        content: JSON.parse(envelope.content.toString('utf8')),
-      });
-    }
-    return { consumerId, deadLetters, nextFrom: Math.min(offset, total), total };
+    if (!queue) return { consumerId, deadLetters: [], nextFrom: 0, total: 0 };
+    const page = await browseTopic(queue, from, limit);
+    return { consumerId, deadLetters: page.messages, nextFrom: page.nextFrom, total: page.tailOffset };
   }
 
   /** Queues the dead letters (all, or those with the given ids) for redelivery to the consumer; returns how many. */

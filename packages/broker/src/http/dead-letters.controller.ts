@@ -1,6 +1,7 @@
 import { MmmqValidationError } from '@mmmq/core';
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, UseFilters, UseGuards } from '@nestjs/common';
-import { DeadLetterPage, DeadLetterService, DEFAULT_DEAD_LETTER_PAGE_SIZE } from '../dispatch/dead-letter-service';
+import { DeadLetterPage, DeadLetterService } from '../dispatch/dead-letter-service';
+import { pageRange } from '../topics/topic-browser';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
 import { BrokerAccessGuard } from '../security/broker-access.guard';
@@ -22,11 +23,8 @@ export class DeadLettersController {
 
   @Get(':consumerId')
   list(@Param('consumerId') consumerId: string, @Query('from') from?: string, @Query('limit') limit?: string): Promise<DeadLetterPage> {
-    return this.deadLetters.list(
-      parseConsumerId(consumerId),
-      from === undefined ? 0 : Number(from),
-      limit === undefined ? DEFAULT_DEAD_LETTER_PAGE_SIZE : Number(limit),
-    );
+    const range = pageRange(from, limit);
+    return this.deadLetters.list(parseConsumerId(consumerId), range.from, range.limit);
   }
 
   /** No body or `{}` redrives all dead letters, `{"ids":["…"]}` only those. */

@@ -19,6 +19,7 @@ import { StorageError, StorageUnavailableError, TopicNameConflictError } from '.
 import { StreamFencedError } from '../stream/stream.errors';
 import { TooManyFetchesError } from '../pull/pull.errors';
 import { StaleLeaseError } from '../dispatch/transaction.errors';
+import { TopicNotFoundError } from '../topics/topic.errors';
 
 /** What a failed publish is answered with. */
 export interface NackResponse {
@@ -57,7 +58,9 @@ export function toNackResponse(error: unknown): NackResponse {
   if (error instanceof TopicNameConflictError || error instanceof DuplicateConsumerIdError || error instanceof StaleLeaseError) {
     return expected(HttpStatus.CONFLICT);
   }
-  if (error instanceof DispatcherNotFoundError || error instanceof PushHostNotFoundError) return expected(HttpStatus.NOT_FOUND);
+  if (error instanceof DispatcherNotFoundError || error instanceof PushHostNotFoundError || error instanceof TopicNotFoundError) {
+    return expected(HttpStatus.NOT_FOUND);
+  }
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
   if (error instanceof TooManyFetchesError) return expected(HttpStatus.TOO_MANY_REQUESTS, RETRY_AFTER_SECONDS);
   if (error instanceof SubscriptionBacklogFullError) return expected(HttpStatus.TOO_MANY_REQUESTS, seconds(error.retryAfterMs));

@@ -1,5 +1,5 @@
 import { BrokerApp, range, startBroker, TestConsumer, waitFor } from '@mmmq/test-support';
-import { MAX_DEAD_LETTER_PAGE_SIZE } from '../../src/dispatch/dead-letter-service';
+import { MAX_BROWSE_PAGE_SIZE } from '../../src/topics/topic-browser';
 
 const DEAD = 7;
 const PAGE = 3;
@@ -58,7 +58,7 @@ describe('GET /mmmq/dead-letters/{consumerId}: paging with from and limit', () =
     expect(all.body.nextFrom).toBe(DEAD);
   });
 
-  it.each([['from=-1'], ['from=1.5'], ['limit=0'], [`limit=${MAX_DEAD_LETTER_PAGE_SIZE + 1}`], ['limit=many']])(
+  it.each([['from=-1'], ['from=1.5'], ['limit=0'], [`limit=${MAX_BROWSE_PAGE_SIZE + 1}`], ['limit=many']])(
     'refuses %s with 400 naming the parameter',
     async (query) => {
       const { status, body } = await broker.request('GET', `/mmmq/dead-letters/billing?${query}`);
