@@ -17,6 +17,7 @@ export { TopicPolicies } from './topics/topic-policies';
 export {
   DEFAULT_RETENTION_MS,
   type DeliveryMode,
+  DELIVERY_MODES,
   type ExpiryOptions,
   type ResolvedTopicPolicy,
   type RetentionOptions,

@@ -40,6 +40,7 @@ export {
   HEADER_NAME_MAX_LENGTH,
   HEADER_VALUE_MAX_LENGTH,
 } from './message';
+export { type DeliveryMode, DELIVERY_MODES, assertDeliveryMode } from './delivery-mode';
 export {
   MESSAGES_PATH,
   BATCH_MESSAGES_PATH,
@@ -51,6 +52,8 @@ export {
   type PublishRequest,
   type PublishBatchRequest,
   type PublishedMessage,
+  type StoredMessage,
+  type AcceptedMessage,
   type PublishResponse,
   type PublishBatchResponse,
   type DeliveryRequest,

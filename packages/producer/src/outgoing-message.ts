@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
+  assertDeliveryMode,
   assertHeaders,
   assertMessageId,
   InvalidMessageError,
+  DeliveryMode,
   InvalidTopicError,
   MessageHeaders,
   MmmqValidationError,
@@ -20,14 +22,16 @@ export interface OutgoingMessage {
   headers: MessageHeaders | undefined;
   /** The content as JSON text. */
   content: string;
+  /** Absent: the topic's default on the broker. */
+  deliveryMode: DeliveryMode | undefined;
 }
 
-const MESSAGE_SHAPE = '{ topic, content, id?, headers? }';
+const MESSAGE_SHAPE = '{ topic, content, id?, headers?, deliveryMode? }';
 
 /** The message of `produce(topic, content, options)` or `produce(message)`, not validated yet. */
 export function messageFromArguments(topicOrMessage: unknown, content: unknown, options?: ProduceOptions): unknown {
   return typeof topicOrMessage === 'string'
-    ? { topic: topicOrMessage, content, id: options?.id, headers: options?.headers }
+    ? { topic: topicOrMessage, content, id: options?.id, headers: options?.headers, deliveryMode: options?.deliveryMode }
     : topicOrMessage;
 }
 
@@ -39,13 +43,14 @@ export function prepareMessage(message: unknown): OutgoingMessage {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     throw new InvalidMessageError(`A message must be an object ${MESSAGE_SHAPE}, got ${typeof message}`);
   }
-  const { topic, content, id, headers } = message as Record<string, unknown>;
+  const { topic, content, id, headers, deliveryMode } = message as Record<string, unknown>;
   return {
     topic: publishableTopic(topic),
     // `null` counts as absent, as on the broker.
     id: id === undefined || id === null ? randomUUID() : assertMessageId(id),
     headers: headers === undefined || headers === null ? undefined : { ...assertHeaders(headers) },
     content: serialiseContent(content),
+    deliveryMode: deliveryMode === undefined || deliveryMode === null ? undefined : assertDeliveryMode(deliveryMode),
   };
 }
 

@@ -1,11 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import {
+  assertDeliveryMode,
   assertHeaders,
   assertMessageId,
   InvalidMessageError,
   InvalidTopicError,
   MessageHeaders,
+  DeliveryMode,
   MmmqValidationError,
   RESERVED_TOPIC_PREFIX,
   Topic,
@@ -22,6 +24,8 @@ export interface PublishableMessage {
   id: string;
   headers: MessageHeaders;
   content: Buffer;
+  /** As the producer asked; absent: the topic's default (`TopicPolicies`). */
+  deliveryMode?: DeliveryMode;
 }
 
 /** Levels of objects and arrays around `content` in `{"content": …}`. */
@@ -36,7 +40,7 @@ type JsonObject = Record<string, unknown>;
 export class PublishRequestParser {
   constructor(@Inject(MMMQ_HTTP_OPTIONS) private readonly options: ResolvedHttpOptions) {}
 
-  /** `{"topic": …, "content": …, "id"?: …, "headers"?: …}` */
+  /** `{"topic": …, "content": …, "id"?: …, "headers"?: …, "deliveryMode"?: …}` */
   parseSingle(body: Buffer): PublishableMessage {
     const { value, outline } = this.parseDocument(body, SINGLE_WRAPPER_DEPTH);
     return toPublishable(body, value, outline);
@@ -88,6 +92,7 @@ function toPublishable(body: Buffer, message: unknown, outline: JsonOutlineNode)
     id: message.id == null ? randomUUID() : assertMessageId(message.id),
     headers: message.headers == null ? {} : assertHeaders(message.headers),
     content: body.subarray(content.start, content.end),
+    deliveryMode: message.deliveryMode == null ? undefined : assertDeliveryMode(message.deliveryMode),
   };
 }
 

@@ -43,5 +43,6 @@ function toRequest(message: OutgoingMessage): InMemoryPublishRequest {
     id: message.id,
     headers: message.headers,
     content: JSON.parse(message.content),
+    deliveryMode: message.deliveryMode,
   };
 }

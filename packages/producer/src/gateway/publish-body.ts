@@ -6,8 +6,9 @@ import type { OutgoingMessage } from '../outgoing-message';
  */
 export function publishBody(message: OutgoingMessage): string {
   const headers = message.headers === undefined ? '' : `,"headers":${JSON.stringify(message.headers)}`;
+  const mode = message.deliveryMode === undefined ? '' : `,"deliveryMode":"${message.deliveryMode}"`;
   const topic = JSON.stringify(message.topic);
-  return `{"topic":${topic},"id":${JSON.stringify(message.id)}${headers},"content":${message.content}}`;
+  return `{"topic":${topic},"id":${JSON.stringify(message.id)}${headers}${mode},"content":${message.content}}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { BrokerResponseError } from '../../src';
 import { BrokerReply, readBatchReply, readPublishReply } from '../../src/gateway/broker-reply';
 import { OutgoingMessage } from '../../src/outgoing-message';
 
-const sent: OutgoingMessage = { id: 'm-1', topic: 'orders', headers: undefined, content: '1' };
+const sent: OutgoingMessage = { id: 'm-1', topic: 'orders', headers: undefined, content: '1', deliveryMode: undefined };
 const reply = (status: number, body: unknown, retryAfter?: string): BrokerReply => ({
   url: 'http://broker/mmmq/messages',
   status,

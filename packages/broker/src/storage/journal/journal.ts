@@ -90,6 +90,11 @@ export class Journal implements FlushedJournal {
     return this.failure !== undefined;
   }
 
+  /** True when a commit made now is known to fail or may be refused: writes are refused, or the journal is closed. */
+  get refusing(): boolean {
+    return this.closed || this.failure !== undefined;
+  }
+
   get fileCount(): number {
     return this.files.count;
   }
