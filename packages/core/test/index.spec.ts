@@ -52,6 +52,8 @@ describe('@mmmq/core public API', () => {
         'Topic',
         'TopicPattern',
         'assertConsumerId',
+        'assertDeliveryMode',
+        'DELIVERY_MODES',
         'assertHeaders',
         'assertMessageId',
         'bearerAuthorization',
