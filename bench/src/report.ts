@@ -33,7 +33,7 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
   const available = results.systems.filter((s) => !s.unavailable);
   for (const s of available) {
     const na = w.notApplicable[s.id];
-    const name = s.kind === 'mmmq' ? `**${s.label}**` : s.kind === 'peer' ? `${s.label} ⚠︎` : s.label;
+    const name = s.kind === 'mmmq' || s.kind === 'mmmq-mode' ? `**${s.label}**` : s.kind === 'peer' ? `${s.label} ⚠︎` : s.label;
     if (na) {
       lines.push(
         `| ${name} | n/a: ${na} |${columns
@@ -48,7 +48,7 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
     lines.push(`| ${name} | ${columns.map((m) => cell(aggregate(results, w.id, s.id, m.key), m.unit, unmeasured(m.key))).join(' | ')} |`);
   }
   const mmmq = mmmqOf(results);
-  const peersRun = available.some((s) => s.kind !== 'mmmq' && !w.notApplicable[s.id]);
+  const peersRun = available.some((s) => isPeer(s) && !w.notApplicable[s.id]);
   if (mmmq && !w.notApplicable[mmmq.id] && peersRun) {
     for (const [label, include] of [
       ['best durable peer', isDurablePeer],
