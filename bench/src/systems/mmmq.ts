@@ -61,7 +61,9 @@ export class MmmqSystem implements System {
     this.id = persistent ? 'mmmq' : 'mmmq-np';
     this.label = persistent ? 'MMMQ' : 'MMMQ nonPersistent';
     this.kind = persistent ? 'mmmq' : 'mmmq-mode';
-    this.publishOnly = persistent ? undefined : 'publish workloads only: its deliveries are the persistent ones (a message is delivered once durable either way)';
+    this.publishOnly = persistent
+      ? undefined
+      : 'publish workloads only: its deliveries are the persistent ones (a message is delivered once durable either way)';
     const ack = persistent
       ? "ACK once the journal record holding the message is fsync'd (one fsync per commit group, shared by every topic)"
       : 'every publish `deliveryMode: "nonPersistent"`: ACK on receipt, once the message has its place in the commit order, before its fsync (lost if the broker crashes before it; kept on a clean restart)';

@@ -49,9 +49,12 @@ describe('prepareMessage', () => {
     expect(() => prepareMessage({ topic: 'orders', content: 1, deliveryMode: 'NON_PERSISTENT' })).toThrow(
       /Message field "deliveryMode" must be one of persistent, nonPersistent, got "NON_PERSISTENT"/,
     );
-    expect(() => prepareBatch([{ topic: 'orders', content: 1 }, { topic: 'orders', content: 2, deliveryMode: 1 }])).toThrow(
-      /^messages\[1\]: Message field "deliveryMode"/,
-    );
+    expect(() =>
+      prepareBatch([
+        { topic: 'orders', content: 1 },
+        { topic: 'orders', content: 2, deliveryMode: 1 },
+      ]),
+    ).toThrow(/^messages\[1\]: Message field "deliveryMode"/);
   });
 
   it('refuses something that is not a message', () => {

@@ -19,15 +19,18 @@ describe('producing with a delivery mode, against the real broker', () => {
   });
   afterAll(() => broker.close());
 
-  it.each(['http', 'stream'] as const)('over %s: resolves a nonPersistent produce() without an offset, and stores it', async (transport) => {
-    const app = await start({ broker: transport === 'http' ? broker.url : broker.streamUrl });
-    const topic = `order.${transport}`;
-    const published = await app.producer.produce(topic, { n: 1 }, { id: `np-${transport}`, deliveryMode: 'nonPersistent' });
-    expect(published).toEqual({ id: `np-${transport}`, topic, deliveryMode: 'nonPersistent' });
-    const persistent = await app.producer.produce(topic, { n: 2 });
-    expect(persistent).toMatchObject({ offset: 1, deliveryMode: 'persistent' });
-    expect((await broker.stored(topic)).map((message) => message.id)).toEqual([`np-${transport}`, persistent.id]);
-  });
+  it.each(['http', 'stream'] as const)(
+    'over %s: resolves a nonPersistent produce() without an offset, and stores it',
+    async (transport) => {
+      const app = await start({ broker: transport === 'http' ? broker.url : broker.streamUrl });
+      const topic = `order.${transport}`;
+      const published = await app.producer.produce(topic, { n: 1 }, { id: `np-${transport}`, deliveryMode: 'nonPersistent' });
+      expect(published).toEqual({ id: `np-${transport}`, topic, deliveryMode: 'nonPersistent' });
+      const persistent = await app.producer.produce(topic, { n: 2 });
+      expect(persistent).toMatchObject({ offset: 1, deliveryMode: 'persistent' });
+      expect((await broker.stored(topic)).map((message) => message.id)).toEqual([`np-${transport}`, persistent.id]);
+    },
+  );
 
   it("gets the topic's default mode when the message names none, and its own when it does", async () => {
     const app = await start({ broker: broker.url });

@@ -33,7 +33,10 @@ describe('delivery modes with the real broker', () => {
     broker = await start();
     await broker.addDispatcher('billing', consumer.url, 'order.*');
     const fast = await broker.request('POST', MESSAGES, { topic: 'order.created', id: 'np-1', content: 1, deliveryMode: 'nonPersistent' });
-    expect(fast).toMatchObject({ status: 200, body: { acknowledgement: 'ACK', id: 'np-1', topic: 'order.created', deliveryMode: 'nonPersistent' } });
+    expect(fast).toMatchObject({
+      status: 200,
+      body: { acknowledgement: 'ACK', id: 'np-1', topic: 'order.created', deliveryMode: 'nonPersistent' },
+    });
     expect(fast.body).not.toHaveProperty('offset');
     const durable = await broker.request('POST', MESSAGES, { topic: 'order.created', id: 'p-1', content: 2 });
     expect(durable.body).toEqual({ acknowledgement: 'ACK', id: 'p-1', topic: 'order.created', offset: 1, deliveryMode: 'persistent' });

@@ -132,7 +132,10 @@ describe('FrontDispatcher delivery modes', () => {
     let fail!: () => void;
     const failing = new Promise<void>((resolve) => (fail = resolve));
     spy.onSync((path) => (path.endsWith('.journal') ? failing.then(() => Promise.reject(ioError('EIO', 'fdatasync'))) : undefined));
-    const acked = await dispatcher.publishBatch([message('orders', 'gone-1', 'nonPersistent'), message('orders', 'gone-2', 'nonPersistent')]);
+    const acked = await dispatcher.publishBatch([
+      message('orders', 'gone-1', 'nonPersistent'),
+      message('orders', 'gone-2', 'nonPersistent'),
+    ]);
     expect(acked.map((published) => published.deliveryMode)).toEqual(['nonPersistent', 'nonPersistent']);
     fail();
     await container.journal.drain();

@@ -32,7 +32,12 @@ describe('FrontDispatcher', () => {
   });
 
   it('stores an envelope around the content and answers with its offset', async () => {
-    expect(await dispatcher.publish(message('orders', 'a', '[1]'))).toEqual({ id: 'a', topic: 'orders', offset: 0, deliveryMode: 'persistent' });
+    expect(await dispatcher.publish(message('orders', 'a', '[1]'))).toEqual({
+      id: 'a',
+      topic: 'orders',
+      offset: 0,
+      deliveryMode: 'persistent',
+    });
     expect(await dispatcher.publish(message('orders', 'b'))).toEqual({ id: 'b', topic: 'orders', offset: 1, deliveryMode: 'persistent' });
     const stored = decodeEnvelope((await queues.get('orders')?.peek(0)) ?? Buffer.alloc(0));
     expect(stored).toMatchObject({ id: 'a', topic: 'orders', headers: { source: 'test' } });
