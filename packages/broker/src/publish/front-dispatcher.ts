@@ -73,7 +73,11 @@ export class FrontDispatcher {
     const deliveryMode = this.modeOf(messages);
     // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing.
     const refusing = this.queues.journal.refusing;
-    const offered = this.queues.journal.commit(parts.map(({ queue, payloads }) => ({ topic: queue, payloads })));
+    const answeredEarly = deliveryMode === 'nonPersistent' && !refusing;
+    const offered = this.queues.journal.commit(
+      parts.map(({ queue, payloads }) => ({ topic: queue, payloads })),
+      answeredEarly,
+    );
     const committed = offered.then(() => undefined);
     // Only the callers that wait for durability look at it; a failure reaches the others through `acknowledged`.
     committed.catch(() => undefined);

@@ -2,6 +2,7 @@ import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { FrontDispatcher } from '../../src/publish/front-dispatcher';
 import { PublishableMessage } from '../../src/publish/publish-request.parser';
+import { FileHandle } from '../../src/storage/file-handle';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { TopicPolicies } from '../../src/topics/topic-policies';
@@ -126,6 +127,19 @@ describe('FrontDispatcher delivery modes', () => {
     expect(first.value).toMatchObject({ offset: 0 });
     const stored = await container.get('orders')!.peekMany(0, 10);
     expect(stored.map((entry) => JSON.parse(entry.toString()).id)).toEqual(['first', 'second']);
+  });
+
+  it('fsyncs a lone nonPersistent commit off the event loop (its publisher may send more meanwhile), a lone persistent one on it', async () => {
+    const journalSyncs = () => {
+      const sync = FileHandle.prototype.sync as jest.MockedFunction<FileHandle['sync']>;
+      return sync.mock.calls.flatMap((args, i) => ((sync.mock.contexts[i] as FileHandle).path.endsWith('.journal') ? [args[0]] : []));
+    };
+    const before = journalSyncs().length;
+    await dispatcher.publish(message('orders', 'alone'));
+    await (
+      await dispatcher.enqueue([message('orders', 'early', 'nonPersistent')])
+    ).committed;
+    expect(journalSyncs().slice(before)).toEqual([true, false]);
   });
 
   it('counts and logs a nonPersistent message lost to a failed journal fsync after its ACK', async () => {
