@@ -1,5 +1,6 @@
 import { FULL } from './config';
 import { aggregate, best, isDurablePeer, isPeer, mmmqOf, type Aggregate } from './aggregate';
+import { deliveryModeSection } from './delivery-mode-report';
 import { fsyncSection } from './fsync-report';
 import type { BenchResults, WorkloadInfo } from './runner';
 import { format, USAGE_METRICS } from './runner';
@@ -120,6 +121,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
     }
   }
   out.push(...fsyncSection(results));
+  out.push(...deliveryModeSection(results));
 
   out.push('## Systems', '');
   out.push('| system | version | what an acknowledgement means | restart (backlog workload) |', '|---|---|---|---|');
@@ -131,7 +133,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   }
   out.push(
     '',
-    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always`.",
+    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always` (MMMQ nonPersistent, where it ran, answers on receipt: it is shown beside MMMQ, never as a peer).",
     '',
   );
 
