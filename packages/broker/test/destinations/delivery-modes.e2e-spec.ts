@@ -150,10 +150,10 @@ describe('delivery modes across a SIGKILL of the broker process', () => {
   afterEach(() => consumer?.stop());
 
   it('never loses a persistent ACKed message, nor a delivered one, nor a nonPersistent one a later persistent ACK proves durable', async () => {
-    const process = await spawnBroker({ MMMQ_ROOT_DIR: dir() });
+    const broker = await spawnBroker({ MMMQ_ROOT_DIR: dir() });
     consumer = new TestConsumer();
     await consumer.start();
-    const added = await fetch(`${process.url}/mmmq/dispatchers`, {
+    const added = await fetch(`${broker.url}/mmmq/dispatchers`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ consumerId: 'watcher', host: consumer.url, pattern: 'crash.modes' }),
@@ -169,7 +169,7 @@ describe('delivery modes across a SIGKILL of the broker process', () => {
         const message: Sent = { id: `m-${n}`, mode: n % 3 === 0 ? 'persistent' : 'nonPersistent', sentAt: performance.now() };
         sent.push(message);
         try {
-          const response = await fetch(`${process.url}${MESSAGES}`, {
+          const response = await fetch(`${broker.url}${MESSAGES}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ topic: 'crash.modes', id: message.id, content: n, deliveryMode: message.mode }),
@@ -178,14 +178,14 @@ describe('delivery modes across a SIGKILL of the broker process', () => {
           if (response.status !== 200) continue;
           message.ackedAt = performance.now();
           message.offset = body.offset;
-          if (++acked === KILL_AFTER_ACKS) process.child.kill('SIGKILL');
+          if (++acked === KILL_AFTER_ACKS) broker.child.kill('SIGKILL');
         } catch {
           return; // the broker is gone
         }
       }
     };
     await Promise.all(Array.from({ length: CRASH_CLIENTS }, client));
-    expect(await process.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await broker.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const delivered = new Set(consumer.received.map(({ body }) => body.id));
 
     const stored = await readTopic(dir(), 'crash.modes');
