@@ -37,6 +37,6 @@ export function best(results: BenchResults, workload: string, metric: MetricDef,
 }
 
 export const isDurablePeer = (s: SystemInfo) => s.kind === 'durable-peer';
-export const isPeer = (s: SystemInfo) => s.kind !== 'mmmq';
+export const isPeer = (s: SystemInfo) => s.kind === 'peer' || s.kind === 'durable-peer';
 
 export const mmmqOf = (results: BenchResults) => results.systems.find((s) => s.kind === 'mmmq');

@@ -9,7 +9,7 @@ const BAR_H = 16;
 const GAP = 5;
 const PANEL_HEAD = 34;
 const PANEL_GAP = 18;
-const COLORS = { mmmq: '#d9480f', 'durable-peer': '#1c7ed6', peer: '#adb5bd' } as const;
+const COLORS = { mmmq: '#d9480f', 'mmmq-mode': '#f76707', 'durable-peer': '#1c7ed6', peer: '#adb5bd' } as const;
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

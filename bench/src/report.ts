@@ -1,5 +1,6 @@
 import { FULL } from './config';
 import { aggregate, best, isDurablePeer, isPeer, mmmqOf, type Aggregate } from './aggregate';
+import { deliveryModeSection } from './delivery-mode-report';
 import { fsyncSection } from './fsync-report';
 import type { BenchResults, WorkloadInfo } from './runner';
 import { format, USAGE_METRICS } from './runner';
@@ -33,7 +34,7 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
   const available = results.systems.filter((s) => !s.unavailable);
   for (const s of available) {
     const na = w.notApplicable[s.id];
-    const name = s.kind === 'mmmq' ? `**${s.label}**` : s.kind === 'peer' ? `${s.label} ⚠︎` : s.label;
+    const name = s.kind === 'mmmq' || s.kind === 'mmmq-mode' ? `**${s.label}**` : s.kind === 'peer' ? `${s.label} ⚠︎` : s.label;
     if (na) {
       lines.push(
         `| ${name} | n/a: ${na} |${columns
@@ -48,7 +49,7 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
     lines.push(`| ${name} | ${columns.map((m) => cell(aggregate(results, w.id, s.id, m.key), m.unit, unmeasured(m.key))).join(' | ')} |`);
   }
   const mmmq = mmmqOf(results);
-  const peersRun = available.some((s) => s.kind !== 'mmmq' && !w.notApplicable[s.id]);
+  const peersRun = available.some((s) => isPeer(s) && !w.notApplicable[s.id]);
   if (mmmq && !w.notApplicable[mmmq.id] && peersRun) {
     for (const [label, include] of [
       ['best durable peer', isDurablePeer],
@@ -120,6 +121,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
     }
   }
   out.push(...fsyncSection(results));
+  out.push(...deliveryModeSection(results));
 
   out.push('## Systems', '');
   out.push('| system | version | what an acknowledgement means | restart (backlog workload) |', '|---|---|---|---|');
@@ -131,7 +133,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   }
   out.push(
     '',
-    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always`.",
+    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always` (MMMQ nonPersistent, where it ran, answers on receipt: it is shown beside MMMQ, never as a peer).",
     '',
   );
 

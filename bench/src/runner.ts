@@ -4,7 +4,7 @@ import { FsyncMeter } from './fsync-meter';
 import { ProcessSampler } from './sampler';
 import { commandOutput, ensureNats, ensureRabbitMq, log, removeTempRoot, sleep, stopAll } from './services';
 import type { System, SystemKind } from './systems/system';
-import type { MetricDef, RoundContext, Workload } from './workloads/workload';
+import { appliesTo, type MetricDef, type RoundContext, type Workload } from './workloads/workload';
 
 /** Measured on the broker by the runner for every round, beside each workload's own metrics. */
 export const USAGE_METRICS: MetricDef[] = [
@@ -122,7 +122,7 @@ export async function runBench(
       headline: w.headline,
       notApplicable: Object.fromEntries(
         systems.flatMap((s) => {
-          const applies = w.applies(s);
+          const applies = appliesTo(w, s);
           return applies === true ? [] : [[s.id, applies]];
         }),
       ),
@@ -148,7 +148,7 @@ export async function runBench(
         // Rotate the order each round so no system always runs first (or right after the heaviest one).
         const order = live.map((_, i) => live[(i + round - 1) % live.length]);
         for (const system of order) {
-          if (workload.applies(system) !== true) continue;
+          if (appliesTo(workload, system) !== true) continue;
           const record = await runRound(config, workload, system, round, runTag);
           runs.push(record);
           const shown = workload.metrics

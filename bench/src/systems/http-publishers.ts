@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { DeliveryMode } from '@mmmq/producer';
 import type { BenchContent } from '../payload';
 import { httpRequest } from './mmmq-http';
 import type { SequentialPublishers } from './system';
@@ -16,9 +17,11 @@ export class HttpPublishers implements SequentialPublishers {
     private readonly port: number,
     topic: string,
     count: number,
+    deliveryMode?: DeliveryMode,
   ) {
     this.agents = Array.from({ length: count }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
-    this.prefix = `{"topic":${JSON.stringify(topic)},"content":`;
+    const mode = deliveryMode === undefined ? '' : `"deliveryMode":"${deliveryMode}",`;
+    this.prefix = `{"topic":${JSON.stringify(topic)},${mode}"content":`;
   }
 
   async publish(c: number, content: BenchContent): Promise<void> {

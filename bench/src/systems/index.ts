@@ -8,6 +8,7 @@ import type { System } from './system';
 export function createSystems(): System[] {
   return [
     new MmmqSystem(),
+    new MmmqSystem('nonPersistent'),
     new RabbitMqSystem('classic'),
     new RabbitMqSystem('quorum'),
     new RedisStreamsSystem('always'),

@@ -1,5 +1,5 @@
 import { DEFAULT_DELIVERY_BATCH_SIZE, DEFAULT_DELIVERY_MAX_IN_FLIGHT, MmmqConsumerHealthIndicator } from '@mmmq/consumer';
-import { Producer } from '@mmmq/producer';
+import { type DeliveryMode, Producer } from '@mmmq/producer';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -39,11 +39,11 @@ const REGISTRATION_DEADLINE_MS = 30_000;
  * `MmmqConsumerModule` with one class-style listener per group, which registers its dispatchers itself.
  */
 export class MmmqSystem implements System {
-  readonly id = 'mmmq';
-  readonly label = 'MMMQ';
-  readonly kind = 'mmmq' as const;
-  readonly description =
-    "the standalone broker on a fresh data dir; ACK once the journal record holding the message is fsync'd (one fsync per commit group, shared by every topic). Clients: `Producer` (@mmmq/producer) publishing over the broker's publish stream (`mmmq://`, default batching: 4 batches in flight per topic) and a Nest app on platform-fastify with `MmmqConsumerModule` (@mmmq/consumer), default options";
+  readonly id: string;
+  readonly label: string;
+  readonly kind: 'mmmq' | 'mmmq-mode';
+  readonly description: string;
+  readonly publishOnly?: string;
   private broker?: ManagedProcess;
   private rootDir?: string;
   private port = 0;
@@ -51,6 +51,24 @@ export class MmmqSystem implements System {
   private producerContext?: INestApplicationContext;
   private producer?: Producer;
   private backlogConsumerPort = 0;
+
+  /**
+   * @param deliveryMode of every publish; `nonPersistent` is the publish-only variant (`mmmq-np`) shown beside MMMQ:
+   *   ACK on receipt, before the fsync (docs/destinations.md#delivery-modes)
+   */
+  constructor(private readonly deliveryMode: DeliveryMode = 'persistent') {
+    const persistent = deliveryMode === 'persistent';
+    this.id = persistent ? 'mmmq' : 'mmmq-np';
+    this.label = persistent ? 'MMMQ' : 'MMMQ nonPersistent';
+    this.kind = persistent ? 'mmmq' : 'mmmq-mode';
+    this.publishOnly = persistent
+      ? undefined
+      : 'publish workloads only: its deliveries are the persistent ones (a message is delivered once durable either way)';
+    const ack = persistent
+      ? "ACK once the journal record holding the message is fsync'd (one fsync per commit group, shared by every topic)"
+      : 'every publish `deliveryMode: "nonPersistent"`: ACK on receipt, once the message has its place in the commit order, before its fsync (lost if the broker crashes before it; kept on a clean restart)';
+    this.description = `the standalone broker on a fresh data dir; ${ack}. Clients: \`Producer\` (@mmmq/producer) publishing over the broker's publish stream (\`mmmq://\`, default batching: 4 batches in flight per topic) and a Nest app on platform-fastify with \`MmmqConsumerModule\` (@mmmq/consumer), default options`;
+  }
 
   private get brokerUrl(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -120,20 +138,25 @@ export class MmmqSystem implements System {
     return `MMMQ ${commit}${dirty ? ' + uncommitted changes' : ''} (Node ${process.version})`;
   }
 
+  /** Only the variant names a mode: the persistent system sends what it always sent (the topic default). */
+  private get options(): { deliveryMode?: DeliveryMode } {
+    return this.deliveryMode === 'persistent' ? {} : { deliveryMode: this.deliveryMode };
+  }
+
   async declare(): Promise<void> {
     // Topics are created by their first message; the consumer app registers its dispatchers itself.
   }
 
   async publish(topic: string, content: BenchContent): Promise<void> {
-    await this.producer!.produce(topic, content);
+    await this.producer!.produce(topic, content, this.options);
   }
 
   async publishBatch(topic: string, contents: BenchContent[]): Promise<void> {
-    await this.producer!.produceBatch(contents.map((content) => ({ topic, content })));
+    await this.producer!.produceBatch(contents.map((content) => ({ topic, content, ...this.options })));
   }
 
   async openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers> {
-    return new HttpPublishers(this.port, topic, count);
+    return new HttpPublishers(this.port, topic, count, this.options.deliveryMode);
   }
 
   fsyncCounters(): Promise<FsyncCounters | string> {

@@ -59,7 +59,8 @@ export interface FsyncCounters {
   other: number;
 }
 
-export type SystemKind = 'mmmq' | 'durable-peer' | 'peer';
+/** `mmmq-mode`: MMMQ in another delivery mode, shown beside MMMQ in the publish workloads; never a peer. */
+export type SystemKind = 'mmmq' | 'mmmq-mode' | 'durable-peer' | 'peer';
 
 export interface System {
   readonly id: string;
@@ -68,6 +69,11 @@ export interface System {
   readonly kind: SystemKind;
   /** One line: what an acknowledgement means and how the client is set up. */
   readonly description: string;
+  /**
+   * Why the system runs only the workloads that measure publishing (`Workload.measuresPublishing`): set for MMMQ in
+   * another delivery mode, whose consumers are MMMQ's.
+   */
+  readonly publishOnly?: string;
 
   /** Connects clients (and starts what the bench runs itself). */
   start(): Promise<void>;

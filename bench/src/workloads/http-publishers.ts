@@ -15,6 +15,7 @@ export const httpPublishers: Workload = {
   metrics: [RATE(), P50, P99],
   headline: 'rate',
   applies: () => true,
+  measuresPublishing: true,
   async run(system, ctx) {
     const c = ctx.config;
     const plan = ctx.plan(1, 1);

@@ -11,6 +11,7 @@ export const publishOne: Workload = {
   metrics: [RATE(), P50, P99],
   headline: 'rate',
   applies: () => true,
+  measuresPublishing: true,
   async run(system, ctx) {
     const plan = ctx.plan(1, 1);
     await system.declare(plan);

@@ -11,6 +11,7 @@ export const publishWindow: Workload = {
   metrics: [RATE()],
   headline: 'rate',
   applies: () => true,
+  measuresPublishing: true,
   async run(system, ctx) {
     const plan = ctx.plan(1, 1);
     await system.declare(plan);

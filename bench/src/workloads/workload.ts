@@ -40,11 +40,19 @@ export interface Workload {
   headline: string;
   /** `true`, or why this system cannot run the workload. */
   applies(system: System): true | string;
+  /** Measures publishing only (no consumer): also run by a system that is `publishOnly`. */
+  measuresPublishing?: boolean;
   run(system: System, ctx: RoundContext): Promise<RoundOutcome>;
   /** Read the broker's fsync counters before and after the measured phase (MMMQ only, see `FSYNCS`). */
   countsFsyncs?: boolean;
   /** Longest a round may take before the runner gives up on it; default 3 × the round timeout. */
   hardLimitSeconds?(config: BenchConfig): number;
+}
+
+/** `workload.applies(system)`, and a `publishOnly` system only where the workload measures publishing. */
+export function appliesTo(workload: Workload, system: System): true | string {
+  if (system.publishOnly !== undefined && !workload.measuresPublishing) return system.publishOnly;
+  return workload.applies(system);
 }
 
 export const RATE = (label = 'msgs/s'): MetricDef => ({ key: 'rate', label, unit: '/s', better: 'higher' });

@@ -25,6 +25,7 @@ export { TopicNotFoundError } from './topics/topic.errors';
 export {
   DEFAULT_RETENTION_MS,
   type DeliveryMode,
+  DELIVERY_MODES,
   type ExpiryOptions,
   type ResolvedTopicPolicy,
   type RetentionOptions,

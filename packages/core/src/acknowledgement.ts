@@ -1,12 +1,19 @@
+import { DeliveryMode, DELIVERY_MODES } from './delivery-mode';
+
 export const Acknowledgement = { ACK: 'ACK', NACK: 'NACK' } as const;
 export type Acknowledgement = (typeof Acknowledgement)[keyof typeof Acknowledgement];
 
-/** What the broker answers a producer; on ACK `id`, `topic` and `offset` say where the message was stored. */
+/**
+ * What the broker answers a producer; on ACK `id`, `topic` and `offset` say where the message was stored. The ACK
+ * of a nonPersistent message (`deliveryMode`) is sent on receipt and has no offset.
+ */
 export interface BrokerAcknowledgement {
   acknowledgement: Acknowledgement;
   id?: string;
   topic?: string;
   offset?: number;
+  /** On ACK: how the message was acknowledged; absent from brokers before delivery modes (persistent). */
+  deliveryMode?: DeliveryMode;
   /** Why a NACK happened, for humans. */
   message?: string;
   /**
@@ -50,6 +57,7 @@ export function isBrokerAcknowledgement(value: unknown): value is BrokerAcknowle
     (value.id === undefined || typeof value.id === 'string') &&
     (value.topic === undefined || typeof value.topic === 'string') &&
     (value.offset === undefined || Number.isSafeInteger(value.offset)) &&
+    (value.deliveryMode === undefined || DELIVERY_MODES.includes(value.deliveryMode as DeliveryMode)) &&
     (value.message === undefined || typeof value.message === 'string') &&
     (value.retryAfterSeconds === undefined || Number.isSafeInteger(value.retryAfterSeconds))
   );

@@ -48,6 +48,7 @@ export {
   HEADER_NAME_MAX_LENGTH,
   HEADER_VALUE_MAX_LENGTH,
 } from './message';
+export { type DeliveryMode, DELIVERY_MODES, assertDeliveryMode } from './delivery-mode';
 export {
   type MessageProperties,
   assertMessageProperties,
@@ -68,6 +69,8 @@ export {
   type PublishRequest,
   type PublishBatchRequest,
   type PublishedMessage,
+  type StoredMessage,
+  type AcceptedMessage,
   type PublishResponse,
   type PublishBatchResponse,
   type TransactionRequest,

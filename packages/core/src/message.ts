@@ -1,3 +1,4 @@
+import type { DeliveryMode } from './delivery-mode';
 import { describeValue } from './errors/describe-value';
 import { InvalidMessageError } from './errors/invalid-message-error';
 import type { MessageProperties } from './message-properties';
@@ -12,6 +13,8 @@ export interface Message<T = unknown> extends MessageProperties {
   content: T;
   id?: string;
   headers?: MessageHeaders;
+  /** Default: the topic's delivery mode on the broker (`persistent` unless configured). */
+  deliveryMode?: DeliveryMode;
 }
 
 // Ids and headers are stored next to every message and echoed on every delivery, so they are bounded.

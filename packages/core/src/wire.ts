@@ -1,4 +1,5 @@
 import type { Acknowledgement, BrokerAcknowledgement } from './acknowledgement';
+import type { DeliveryMode } from './delivery-mode';
 import type { MessageHeaders } from './message';
 
 /** Path of the publish endpoint on the broker and of the delivery endpoint on every consumer. */
@@ -39,25 +40,41 @@ export interface PublishRequest<T = unknown> {
   expiresAt?: number;
   /** 0–9, default 4. */
   priority?: number;
+  /** Default: the topic's (`topics…deliveryMode` on the broker, itself `persistent` by default). */
+  deliveryMode?: DeliveryMode;
 }
 
 export interface PublishBatchRequest<T = unknown> {
   messages: PublishRequest<T>[];
 }
 
-/** Where one published message was stored. */
-export interface PublishedMessage {
+/** A persistent message, acknowledged once durable: where it was stored. */
+export interface StoredMessage {
   id: string;
   topic: string;
   offset: number;
+  deliveryMode: 'persistent';
 }
 
-/** Sent only once the message is durable. */
-export interface PublishResponse extends BrokerAcknowledgement {
+/**
+ * A nonPersistent message, acknowledged on receipt: it has its place in the broker's commit order but is not
+ * durable yet, and has no offset (an offset is only final once the message is durable).
+ */
+export interface AcceptedMessage {
   id: string;
   topic: string;
-  offset: number;
+  offset?: undefined;
+  deliveryMode: 'nonPersistent';
 }
+
+/**
+ * What the broker acknowledged for one published message; `deliveryMode` says which of the two it is. Brokers
+ * from before delivery modes send no `deliveryMode`: their ACKs are all persistent.
+ */
+export type PublishedMessage = StoredMessage | AcceptedMessage;
+
+/** The ACK of a single publish: once durable when persistent, on receipt when nonPersistent. */
+export type PublishResponse = BrokerAcknowledgement & PublishedMessage;
 
 export interface PublishBatchResponse {
   acknowledgement: Acknowledgement;

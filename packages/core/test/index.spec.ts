@@ -57,6 +57,8 @@ describe('@mmmq/core public API', () => {
         'Topic',
         'TopicPattern',
         'assertConsumerId',
+        'assertDeliveryMode',
+        'DELIVERY_MODES',
         'assertHeaders',
         'assertMessageId',
         'assertMessageProperties',

@@ -31,7 +31,7 @@ describe('MmmqClient emit() and the broker acknowledgement', () => {
     expect({ seen, completed }).toEqual({ seen: [], completed: false });
     fake.release();
     await waitFor(() => completed, { message: 'emit() to complete after the ACK' });
-    expect(seen).toEqual([{ id: fake.requests[0].id, topic: 'order.created', offset: 0 }]);
+    expect(seen).toEqual([{ id: fake.requests[0].id, topic: 'order.created', offset: 0, deliveryMode: 'persistent' }]);
   });
 
   it('errors with a ProduceError after maxRetryCount retries, every attempt with the same id', async () => {

@@ -24,7 +24,7 @@ describe('MmmqClient against the real broker', () => {
   it('emit() resolves with the ACK, and the broker stores the data byte for byte as Producer.produce() does', async () => {
     const order = { orderId: 1, total: 9.5, note: 'grüße', tags: ['a', null] };
     const published = await lastValueFrom(app.client.emit('order.created', order));
-    expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0 });
+    expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0, deliveryMode: 'persistent' });
     await app.client.unwrap<Producer>().produce('order.produced', order);
     const [stored] = await broker.stored('order.created');
     expect(stored).toEqual({ id: published.id, headers: {}, content: '{"orderId":1,"total":9.5,"note":"grüße","tags":["a",null]}' });
@@ -36,7 +36,7 @@ describe('MmmqClient against the real broker', () => {
     const published = await lastValueFrom(app.client.emit('order.paid', record));
     const built = new MmmqRecordBuilder<string>().setData('three').setId('order-3').setHeaders({ region: 'eu' }).build();
     await lastValueFrom(app.client.emit('order.paid', built));
-    expect(published).toEqual({ id: 'order-2', topic: 'order.paid', offset: 0 });
+    expect(published).toEqual({ id: 'order-2', topic: 'order.paid', offset: 0, deliveryMode: 'persistent' });
     expect(await broker.stored('order.paid')).toEqual([
       { id: 'order-2', headers: { priority: 5, urgent: true }, content: '{"orderId":2}' },
       { id: 'order-3', headers: { region: 'eu' }, content: '"three"' },

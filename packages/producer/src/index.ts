@@ -13,6 +13,7 @@ export { HTTP_MAX_SOCKETS } from './gateway/http-broker-gateway';
 export { Producer } from './producer';
 export type { ProducerTransaction, TransactionResult } from './producer-transaction';
 export type { ProduceOptions } from './produce-options';
+export type { DeliveryMode } from '@mmmq/core';
 // Defined in core, shared with the consumer's listeners; re-exported so a producer-only app needs no core import.
 export type { AnyEvents, EventMap, EventMessage, EventTopic } from '@mmmq/core';
 export { ProduceError, type ProduceFailure } from './errors/produce.error';

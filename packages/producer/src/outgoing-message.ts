@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
+  assertDeliveryMode,
   assertHeaders,
   assertMessageId,
   assertMessageProperties,
   InvalidMessageError,
+  DeliveryMode,
   InvalidTopicError,
   MessageHeaders,
   MessageProperties,
@@ -22,9 +24,11 @@ export interface OutgoingMessage extends MessageProperties {
   headers: MessageHeaders | undefined;
   /** The content as JSON text. */
   content: string;
+  /** Absent: the topic's default on the broker. */
+  deliveryMode: DeliveryMode | undefined;
 }
 
-const MESSAGE_SHAPE = '{ topic, content, id?, headers?, ttlMs?, expiresAt?, priority? }';
+const MESSAGE_SHAPE = '{ topic, content, id?, headers?, ttlMs?, expiresAt?, priority?, deliveryMode? }';
 
 /** The message of `produce(topic, content, options)` or `produce(message)`, not validated yet. */
 export function messageFromArguments(topicOrMessage: unknown, content: unknown, options?: ProduceOptions): unknown {
@@ -39,7 +43,7 @@ export function prepareMessage(message: unknown): OutgoingMessage {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     throw new InvalidMessageError(`A message must be an object ${MESSAGE_SHAPE}, got ${typeof message}`);
   }
-  const { topic, content, id, headers, ...rest } = message as Record<string, unknown>;
+  const { topic, content, id, headers, deliveryMode, ...rest } = message as Record<string, unknown>;
   return {
     topic: publishableTopic(topic),
     // `null` counts as absent, as on the broker.
@@ -47,6 +51,7 @@ export function prepareMessage(message: unknown): OutgoingMessage {
     headers: headers === undefined || headers === null ? undefined : { ...assertHeaders(headers) },
     ...assertMessageProperties(rest),
     content: serialiseContent(content),
+    deliveryMode: deliveryMode === undefined || deliveryMode === null ? undefined : assertDeliveryMode(deliveryMode),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { MessageHeaders } from '@mmmq/core';
+import type { DeliveryMode, MessageHeaders } from '@mmmq/core';
 
 /** Optional parts of a message given beside its topic and content. */
 export interface ProduceOptions {
@@ -19,4 +19,12 @@ export interface ProduceOptions {
   expiresAt?: number;
   /** 0–9, higher delivered first (docs/destinations.md#priority). Default 4. */
   priority?: number;
+  /**
+   * `persistent`: `produce()` resolves once the broker made the message durable, with its offset.
+   * `nonPersistent`: it resolves once the broker received it (no offset yet); the message may be lost if the broker
+   * crashes before it is durable, never on a clean restart. Default: the topic's mode on the broker (`topics`
+   * option), itself `persistent` by default. In one batch or transaction, a persistent message makes the whole
+   * batch persistent. See docs/destinations.md#delivery-modes.
+   */
+  deliveryMode?: DeliveryMode;
 }

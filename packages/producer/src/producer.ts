@@ -15,7 +15,8 @@ import { PublishBatcher } from './publish-batcher';
 import { isTransient, RetryPolicy } from './retry/retry-policy';
 
 /**
- * Publishes messages to the broker and resolves once the broker acknowledged them as durable. Failed attempts
+ * Publishes messages to the broker and resolves once the broker acknowledged them: as durable (persistent, with
+ * the offset), or as received (nonPersistent, see {@link ProduceOptions.deliveryMode}). Failed attempts
  * are retried with backoff, always with the same message ids, and a publish that cannot succeed rejects with
  * a {@link ProduceError}; it never fails silently.
  *
@@ -50,12 +51,13 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   }
 
   /**
-   * Publishes `content` to `topic` and resolves with where the broker stored it.
+   * Publishes `content` to `topic` and resolves with the broker's ACK: where it stored the message (persistent), or
+   * that it received it (nonPersistent: no offset).
    * @throws MmmqValidationError (rejected, nothing sent) for an invalid topic, id, headers or content
    * @throws ProduceError when the broker did not acknowledge the message
    */
   produce<K extends EventTopic<E>>(topic: K, content: E[K], options?: ProduceOptions): Promise<PublishedMessage>;
-  /** Publishes a message given as `{ topic, content, id?, headers? }`, the shape of the original producer. */
+  /** Publishes a message given as `{ topic, content, id?, headers?, deliveryMode? }`, the shape of the original producer. */
   produce(message: EventMessage<E>): Promise<PublishedMessage>;
   async produce(topicOrMessage: unknown, content?: unknown, options?: ProduceOptions): Promise<PublishedMessage> {
     const outgoing = prepareMessage(messageFromArguments(topicOrMessage, content, options));

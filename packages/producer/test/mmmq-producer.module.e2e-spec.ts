@@ -72,7 +72,7 @@ describe('MmmqProducerModule in a Nest application', () => {
     });
     const published = (await response.json()) as { id: string };
     expect(response.status).toBe(201);
-    expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0 });
+    expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0, deliveryMode: 'persistent' });
     expect(await broker.stored('order.created')).toEqual([{ id: published.id, headers: {}, content: '{"orderId":42}' }]);
 
     const producer = app.get(Producer);

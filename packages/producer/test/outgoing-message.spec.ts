@@ -57,9 +57,23 @@ describe('prepareMessage', () => {
     );
   });
 
+  it('keeps a valid delivery mode, leaves an absent one to the broker, and refuses an unknown one naming the field', () => {
+    expect(prepareMessage({ topic: 'orders', content: 1, deliveryMode: 'nonPersistent' }).deliveryMode).toBe('nonPersistent');
+    expect(prepareMessage({ topic: 'orders', content: 1 }).deliveryMode).toBeUndefined();
+    expect(() => prepareMessage({ topic: 'orders', content: 1, deliveryMode: 'NON_PERSISTENT' })).toThrow(
+      /Message field "deliveryMode" must be one of persistent, nonPersistent, got "NON_PERSISTENT"/,
+    );
+    expect(() =>
+      prepareBatch([
+        { topic: 'orders', content: 1 },
+        { topic: 'orders', content: 2, deliveryMode: 1 },
+      ]),
+    ).toThrow(/^messages\[1\]: Message field "deliveryMode"/);
+  });
+
   it('refuses something that is not a message', () => {
     expect(() => prepareMessage('orders')).toThrow(
-      /^A message must be an object \{ topic, content, id\?, headers\?, ttlMs\?, expiresAt\?, priority\? \}/,
+      /^A message must be an object \{ topic, content, id\?, headers\?, ttlMs\?, expiresAt\?, priority\?, deliveryMode\? \}/,
     );
   });
 });

@@ -51,7 +51,7 @@ describe.each([
     expect(await broker.stored(topic)).toHaveLength(2);
 
     await fetchAndAck();
-    await expect(published).resolves.toEqual({ id: 'order-2', topic, offset: 2 });
+    await expect(published).resolves.toEqual({ id: 'order-2', topic, offset: 2, deliveryMode: 'persistent' });
     const stored = await broker.stored(topic);
     expect(stored.map(({ id, content }) => ({ id, content }))).toEqual([
       { id: 'order-0', content: '{"n":0}' },

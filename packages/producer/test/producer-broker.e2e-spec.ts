@@ -20,8 +20,8 @@ describe('Producer against the real broker', () => {
   it('resolves with the offset of the ACK, once the message is stored byte for byte', async () => {
     const first = await app.producer.produce('order.created', { orderId: 1, total: 9.5, note: 'grüße' });
     const second = await app.producer.produce('order.created', null, { id: 'order-2', headers: { priority: 5 } });
-    expect(first).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0 });
-    expect(second).toEqual({ id: 'order-2', topic: 'order.created', offset: 1 });
+    expect(first).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0, deliveryMode: 'persistent' });
+    expect(second).toEqual({ id: 'order-2', topic: 'order.created', offset: 1, deliveryMode: 'persistent' });
     expect(await broker.stored('order.created')).toEqual([
       { id: first.id, headers: {}, content: '{"orderId":1,"total":9.5,"note":"grüße"}' },
       { id: 'order-2', headers: { priority: 5 }, content: 'null' },
@@ -30,7 +30,7 @@ describe('Producer against the real broker', () => {
 
   it('accepts the original producer shape, produce({ topic, content, id })', async () => {
     const published = await app.producer.produce({ topic: 'order.paid', content: [1, 2], id: 'paid-1' });
-    expect(published).toEqual({ id: 'paid-1', topic: 'order.paid', offset: 0 });
+    expect(published).toEqual({ id: 'paid-1', topic: 'order.paid', offset: 0, deliveryMode: 'persistent' });
   });
 
   it('stores a batch at consecutive offsets, in order', async () => {
@@ -100,8 +100,8 @@ describe('Producer against the real broker', () => {
       await viaProxy.close();
       expect(proxy.requests[1].ids).toEqual(proxy.requests[0].ids);
       expect(published).toEqual([
-        { id: proxy.requests[0].ids[0], topic: 'parcels', offset: 0 },
-        { id: proxy.requests[0].ids[1], topic: 'parcels', offset: 1 },
+        { id: proxy.requests[0].ids[0], topic: 'parcels', offset: 0, deliveryMode: 'persistent' },
+        { id: proxy.requests[0].ids[1], topic: 'parcels', offset: 1, deliveryMode: 'persistent' },
       ]);
       expect((await broker.stored('parcels')).map((message) => message.id)).toEqual(proxy.requests[0].ids);
     });

@@ -33,7 +33,7 @@ describe('Producer with MmmqTestingModule', () => {
 
   it('publishes to the in-memory broker instead of over HTTP', async () => {
     const published = await orders.producer.produce('order.created', { orderId: 1 }, { headers: { vip: true } });
-    expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0 });
+    expect(published).toEqual({ id: expect.any(String), topic: 'order.created', offset: 0, deliveryMode: 'persistent' });
     expect(broker.published('order.created')).toEqual([
       expect.objectContaining({ id: published.id, content: { orderId: 1 }, headers: { vip: true }, offset: 0 }),
     ]);

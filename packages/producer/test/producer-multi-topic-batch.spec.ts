@@ -23,9 +23,9 @@ describe('Producer.produceBatch with several topics', () => {
     ]);
     expect(gateway.requests.map((request) => request.map((message) => message.id))).toEqual([['order-1', 'invoice-1', 'order-2']]);
     expect(published).toEqual([
-      { id: 'order-1', topic: 'orders', offset: 0 },
-      { id: 'invoice-1', topic: 'invoices', offset: 0 },
-      { id: 'order-2', topic: 'orders', offset: 1 },
+      { id: 'order-1', topic: 'orders', offset: 0, deliveryMode: 'persistent' },
+      { id: 'invoice-1', topic: 'invoices', offset: 0, deliveryMode: 'persistent' },
+      { id: 'order-2', topic: 'orders', offset: 1, deliveryMode: 'persistent' },
     ]);
   });
 

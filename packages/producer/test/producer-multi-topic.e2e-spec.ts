@@ -34,9 +34,9 @@ describe.each([
       { topic: 'orders', content: [3] },
     ]);
     expect(published).toEqual([
-      { id: 'order-1', topic: 'orders', offset: 1 },
-      { id: expect.any(String), topic: 'invoices', offset: 0 },
-      { id: expect.any(String), topic: 'orders', offset: 2 },
+      { id: 'order-1', topic: 'orders', offset: 1, deliveryMode: 'persistent' },
+      { id: expect.any(String), topic: 'invoices', offset: 0, deliveryMode: 'persistent' },
+      { id: expect.any(String), topic: 'orders', offset: 2, deliveryMode: 'persistent' },
     ]);
     expect(await contents('orders')).toEqual(['"before"', '{"n":1}', '[3]']);
     expect(await broker.stored('invoices')).toEqual([{ id: published[1].id, headers: { late: true }, content: '{"n":2,"note":"grüße"}' }]);
@@ -51,8 +51,8 @@ describe.each([
       return orderId;
     });
     expect(published).toEqual([
-      { id: result, topic: 'payments', offset: 0 },
-      { id: `ledger-${result}`, topic: 'ledger', offset: 0 },
+      { id: result, topic: 'payments', offset: 0, deliveryMode: 'persistent' },
+      { id: `ledger-${result}`, topic: 'ledger', offset: 0, deliveryMode: 'persistent' },
     ]);
     expect(await contents('payments')).toEqual(['{"paid":10}']);
     expect(await contents('ledger')).toEqual([`{"orderId":"${result}","amount":-10}`]);

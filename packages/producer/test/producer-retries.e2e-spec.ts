@@ -27,7 +27,7 @@ describe('Producer retries against a broker that fails', () => {
   it('sends once when the first attempt is acknowledged', async () => {
     const { published, requests } = await produceAgainst(['ack']);
     expect(requests).toHaveLength(1);
-    expect(published).toEqual({ id: requests[0].ids[0], topic: 'order.created', offset: 0 });
+    expect(published).toEqual({ id: requests[0].ids[0], topic: 'order.created', offset: 0, deliveryMode: 'persistent' });
   });
 
   it('retries NACK, NACK, ACK in 3 requests, all carrying the same id, and logs each retry', async () => {

@@ -27,7 +27,7 @@ describe('a publish stream lost with batches in flight', () => {
     const firstCopies = stored.filter((n, at) => stored.indexOf(n) === at);
     expect(firstCopies).toEqual(Array.from({ length: count }, (_, n) => n));
     // Each call resolves with where a copy of its message is.
-    for (const [n, message] of published.entries()) expect(stored[message.offset]).toBe(n);
+    for (const [n, message] of published.entries()) expect(stored[message.offset as number]).toBe(n);
     expect(app.logger.warnings.some((warning) => /retrying in \d+ ms with the same ids/.test(warning))).toBe(true);
   });
 });

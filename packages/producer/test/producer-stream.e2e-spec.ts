@@ -32,7 +32,7 @@ describe('producing over the publish stream (mmmq://)', () => {
   it('publishes a lone message and an explicit batch', async () => {
     const app = await start({ broker: broker.streamUrl });
     const one = await app.producer.produce('invoice.sent', { n: 0 }, { headers: { source: 'test' } });
-    expect(one).toEqual({ id: expect.any(String), topic: 'invoice.sent', offset: 0 });
+    expect(one).toEqual({ id: expect.any(String), topic: 'invoice.sent', offset: 0, deliveryMode: 'persistent' });
     const batch = await app.producer.produceBatch([1, 2].map((n) => ({ topic: 'invoice.sent', content: { n } })));
     expect(batch.map((message) => message.offset)).toEqual([1, 2]);
     expect((await broker.stored('invoice.sent'))[0].headers).toEqual({ source: 'test' });

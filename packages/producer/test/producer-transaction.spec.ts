@@ -35,9 +35,9 @@ describe('Producer.transaction', () => {
       { topic: 'orders', id: 'order-2', headers: undefined, content: 'null' },
     ]);
     expect(published).toEqual([
-      { id: 'order-1', topic: 'orders', offset: 0 },
-      { id: 'invoice-1', topic: 'invoices', offset: 0 },
-      { id: 'order-2', topic: 'orders', offset: 1 },
+      { id: 'order-1', topic: 'orders', offset: 0, deliveryMode: 'persistent' },
+      { id: 'invoice-1', topic: 'invoices', offset: 0, deliveryMode: 'persistent' },
+      { id: 'order-2', topic: 'orders', offset: 1, deliveryMode: 'persistent' },
     ]);
   });
 

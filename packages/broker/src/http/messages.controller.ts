@@ -13,7 +13,10 @@ import { ReadsRawBody } from './reads-raw-body.decorator';
 /** Path of the batch endpoint, relative to {@link MESSAGES_PATH}. */
 const BATCH_PATH = 'batch';
 
-/** The publish endpoints. Both answer only once every message they accepted is durable. */
+/**
+ * The publish endpoints. Both answer once every message they accepted is durable — or, for a nonPersistent publish,
+ * once it has its place in the commit order (docs/destinations.md#delivery-modes).
+ */
 @Controller(MESSAGES_PATH)
 @UseFilters(NackExceptionFilter)
 @UseGuards(BrokerAccessGuard)

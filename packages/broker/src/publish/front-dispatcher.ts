@@ -1,64 +1,89 @@
-import type { PublishedMessage } from '@mmmq/core';
-import { Injectable } from '@nestjs/common';
+import type { AcceptedMessage, DeliveryMode, PublishedMessage, StoredMessage } from '@mmmq/core';
+import { Injectable, Logger } from '@nestjs/common';
 import { BacklogGuard } from '../dispatch/backlog-guard';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
-import { TopicPolicies } from '../topics/topic-policies';
 import type { CommitPart } from '../storage/journal/journal-commit';
+import { describeCause } from '../storage/journal/describe-cause';
+import { TopicPolicies } from '../topics/topic-policies';
 import { encodeEnvelope } from './message-envelope';
 import { PublishableMessage } from './publish-request.parser';
 
+/** Messages that have their place in the broker's commit order (see {@link FrontDispatcher.enqueue}). */
+export interface Enqueued {
+  /** `persistent` if any of the messages is (one commit cannot be half durable when acknowledged). */
+  deliveryMode: DeliveryMode;
+  /**
+   * What to answer the publisher, once it may be answered: once durable for a persistent commit, at once for a
+   * nonPersistent one (rejects only where the publisher must be told: a persistent commit that failed, or a
+   * nonPersistent one made while the journal refuses writes, which waits for its outcome).
+   */
+  acknowledged: Promise<PublishedMessage[]>;
+  /** Resolves once the messages are durable and visible; rejects when nothing of them was stored. */
+  committed: Promise<void>;
+}
+
 /**
- * Appends validated messages to their topic's log and says where they landed, once they are durable. Every publish,
- * HTTP or stream, comes through here, so this is where the {@link DiskGuard} refuses them, and the {@link BacklogGuard}
- * refuses those to a topic whose `reject` subscription is full (a batch is refused whole).
+ * Appends validated messages to their topic's log and answers the publisher: once they are durable (persistent),
+ * or once they have their place in the commit order (nonPersistent). Every publish, HTTP or stream, comes through
+ * here, so this is where the {@link DiskGuard} refuses them, and the {@link BacklogGuard} refuses those to a topic
+ * whose `reject` subscription is full (a batch is refused whole).
  */
 @Injectable()
 export class FrontDispatcher {
+  private readonly logger = new Logger(FrontDispatcher.name);
+
   constructor(
     private readonly queues: TopicQueueContainer,
-    // Absent only where a test builds the dispatcher by hand.
+    // Both absent only where a test builds the dispatcher by hand (every topic is then persistent).
     private readonly diskGuard?: DiskGuard,
-    // Absent only where a test builds the dispatcher by hand: then no topic has a default time to live.
     private readonly policies?: TopicPolicies,
     private readonly backlogGuard?: BacklogGuard,
   ) {}
 
-  /** Resolves once the journal record holding the message is fsync'd. */
+  /** Resolves with the ACK of one message: once durable when persistent, on receipt when nonPersistent. */
   async publish(message: PublishableMessage): Promise<PublishedMessage> {
-    this.diskGuard?.assertMayPublish();
-    this.backlogGuard?.assertMayPublish(message.topic.name);
-    const queue = await this.queues.getOrCreate(message.topic);
-    const offset = await queue.offer(this.encode(message, Date.now()));
-    return { id: message.id, topic: message.topic.name, offset };
+    const [published] = await this.publishBatch([message]);
+    return published;
   }
 
   /**
    * Appends every message in one commit — one journal record, whatever topics they name: all are durable and
-   * visible together (each topic's at consecutive offsets, in batch order), or none is written.
+   * visible together (each topic's at consecutive offsets, in batch order), or none is written. Answers as
+   * {@link publish}; the batch is persistent if any of its messages is.
    */
   async publishBatch(messages: readonly PublishableMessage[]): Promise<PublishedMessage[]> {
-    return (await this.enqueue(messages)).committed;
+    return (await this.enqueue(messages)).acknowledged;
   }
 
   /**
    * Gives the messages their place in the broker's commit order and resolves as soon as they have it, before they
-   * are durable: whatever is enqueued after this resolves is stored after these messages. `committed` resolves
-   * once they are durable (or rejects, and then nothing of them was stored).
+   * are durable: whatever is enqueued after this resolves is stored after these messages.
    */
-  async enqueue(messages: readonly PublishableMessage[]): Promise<{ committed: Promise<PublishedMessage[]> }> {
+  async enqueue(messages: readonly PublishableMessage[]): Promise<Enqueued> {
     const { parts, published } = await this.prepare(messages);
-    const offered = this.queues.journal.commit(parts);
-    return { committed: offered.then(published) };
+    const deliveryMode = this.modeOf(messages);
+    // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing.
+    const refusing = this.queues.journal.refusing;
+    const answeredEarly = deliveryMode === 'nonPersistent' && !refusing;
+    const offered = this.queues.journal.commit(parts, answeredEarly);
+    const committed = offered.then(() => undefined);
+    // Only the callers that wait for durability look at it; a failure reaches the others through `acknowledged`.
+    committed.catch(() => undefined);
+    if (deliveryMode === 'persistent') return { deliveryMode, acknowledged: offered.then(published), committed };
+    const accepted = messages.map((message): AcceptedMessage => ({ id: message.id, topic: message.topic.name, deliveryMode }));
+    if (refusing) return { deliveryMode, acknowledged: offered.then(() => accepted), committed };
+    offered.catch((error: unknown) => this.lost(messages, error));
+    return { deliveryMode, acknowledged: Promise.resolve(accepted), committed };
   }
 
   /**
    * The journal parts that store `messages` (one per topic, in batch order), checked like a publish (disk guard,
-   * writable topics), and how the parts' first offsets map to each message's place. A transaction commits them with
-   * its subscription state in one record.
+   * backlog limits, writable topics), and how the parts' first offsets map to each message's place once durable. A
+   * transaction commits them with its subscription state in one record.
    */
   async prepare(
     messages: readonly PublishableMessage[],
-  ): Promise<{ parts: CommitPart[]; published: (firstOffsets: Array<number | undefined>) => PublishedMessage[] }> {
+  ): Promise<{ parts: CommitPart[]; published: (firstOffsets: Array<number | undefined>) => StoredMessage[] }> {
     this.diskGuard?.assertMayPublish();
     for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
@@ -75,10 +100,11 @@ export class FrontDispatcher {
     const topics = [...byTopic.values()];
     for (const { queue } of topics) if (!queue.writable) await queue.assertWritable();
     const published = (firstOffsets: Array<number | undefined>) => {
-      const acks = new Array<PublishedMessage>(messages.length);
+      const acks = new Array<StoredMessage>(messages.length);
       topics.forEach(({ queue, indices }, i) =>
         indices.forEach((index, n) => {
-          acks[index] = { id: messages[index].id, topic: queue.topic.name, offset: (firstOffsets[i] as number) + n };
+          const offset = (firstOffsets[i] as number) + n;
+          acks[index] = { id: messages[index].id, topic: queue.topic.name, offset, deliveryMode: 'persistent' };
         }),
       );
       return acks;
@@ -102,5 +128,24 @@ export class FrontDispatcher {
       ...(message.priority === undefined ? {} : { priority: message.priority }),
       content: message.content,
     });
+  }
+
+  /** A message's own mode, else its topic's; a commit is persistent if any of its messages is. */
+  private modeOf(messages: readonly PublishableMessage[]): DeliveryMode {
+    for (const message of messages) {
+      const mode = message.deliveryMode ?? this.policies?.of(message.topic.name).deliveryMode ?? 'persistent';
+      if (mode === 'persistent') return mode;
+    }
+    return 'nonPersistent';
+  }
+
+  /** nonPersistent messages were acknowledged, then their journal write failed: they are gone. */
+  private lost(messages: readonly PublishableMessage[], error: unknown): void {
+    this.queues.journal.stats.nonPersistentLost += messages.length;
+    const ids = messages.map((message) => `${message.topic.name}/${message.id}`);
+    this.logger.error(
+      `${messages.length} nonPersistent message(s) acknowledged on receipt were lost: their journal write failed ` +
+        `(${describeCause(error)}). Lost: ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`,
+    );
   }
 }

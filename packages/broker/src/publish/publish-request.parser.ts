@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import {
+  assertDeliveryMode,
   assertHeaders,
   assertMessageProperties,
   assertMessageId,
@@ -8,6 +9,7 @@ import {
   InvalidTopicError,
   MessageHeaders,
   MessageProperties,
+  DeliveryMode,
   MmmqValidationError,
   RESERVED_TOPIC_PREFIX,
   Topic,
@@ -27,6 +29,8 @@ export interface PublishableMessage extends MessageProperties {
   id: string;
   headers: MessageHeaders;
   content: Buffer;
+  /** As the producer asked; absent: the topic's default (`TopicPolicies`). */
+  deliveryMode?: DeliveryMode;
 }
 
 /** Levels of objects and arrays around `content` in `{"content": …}`. */
@@ -41,7 +45,7 @@ type JsonObject = Record<string, unknown>;
 export class PublishRequestParser {
   constructor(@Inject(MMMQ_HTTP_OPTIONS) private readonly options: ResolvedHttpOptions) {}
 
-  /** `{"topic": …, "content": …, "id"?: …, "headers"?: …, "ttlMs"? | "expiresAt"?: …, "priority"?: …}` */
+  /** `{"topic": …, "content": …, "id"?: …, "headers"?: …, "ttlMs"? | "expiresAt"?: …, "priority"?: …, "deliveryMode"?: …}` */
   parseSingle(body: Buffer): PublishableMessage {
     const { value, outline } = this.parseDocument(body, SINGLE_WRAPPER_DEPTH);
     return toPublishable(body, value, outline);
@@ -105,6 +109,7 @@ function toPublishable(body: Buffer, message: unknown, outline: JsonOutlineNode)
     headers: message.headers == null ? {} : assertHeaders(message.headers),
     ...assertMessageProperties(message),
     content: body.subarray(content.start, content.end),
+    deliveryMode: message.deliveryMode == null ? undefined : assertDeliveryMode(message.deliveryMode),
   };
 }
 

@@ -29,6 +29,8 @@ export interface StorageView {
   flushes: number;
   /** fdatasync/fsync calls: for commits (journal), flushes, and the rest (new files, directories, recovery). */
   fsyncs: { journal: number; flush: number; other: number; total: number };
+  /** nonPersistent messages acknowledged on receipt and lost since start because their journal write failed. */
+  nonPersistentLost: number;
 }
 
 /**
@@ -96,6 +98,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       commits: stats.commits,
       flushes: stats.flushes,
       fsyncs: { journal: stats.journalFsyncs, flush: stats.flushFsyncs, other: stats.otherFsyncs, total: stats.totalFsyncs },
+      nonPersistentLost: stats.nonPersistentLost,
     };
   }
 

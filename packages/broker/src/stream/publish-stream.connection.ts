@@ -43,7 +43,8 @@ function fences(status: number): boolean {
 /**
  * One producer's publish stream. Requests are put in their topics' order strictly in the order they arrived,
  * each as soon as the one before it has its place (not once it is durable), so a producer can keep many in
- * flight and still have them stored in the order it sent them. Each is answered once durable, like HTTP.
+ * flight and still have them stored in the order it sent them. Each is answered like HTTP: once durable when
+ * persistent, as soon as it has its place when nonPersistent.
  *
  * Once a request fails for a reason a retry could fix (a storage failure, a 5xx, a 429), every later request on this
  * connection is refused with 503 without being stored: the producer resends the failed one and everything after
@@ -127,7 +128,7 @@ export class PublishStreamConnection {
     if (this.unanswered >= STREAM_MAX_UNANSWERED) this.socket.pause();
   }
 
-  /** Puts the request in its topic's order, then answers it when durable. Never rejects. */
+  /** Puts the request in its topic's order, then answers it (when durable, if persistent). Never rejects. */
   private async handle(request: StreamRequest): Promise<void> {
     if (request.kind === StreamRequestKind.AUTH) return this.authenticate(request);
     if (this.handshake.principal === undefined) return this.refuseUnauthenticated(request.requestId);
@@ -135,14 +136,14 @@ export class PublishStreamConnection {
       this.answerError(request.requestId, new StreamFencedError(this.fencedBy));
       return;
     }
-    let committed: Promise<PublishedMessage[]>;
+    let acknowledged: Promise<PublishedMessage[]>;
     try {
-      ({ committed } = await this.dispatcher.enqueue(this.parse(request)));
+      ({ acknowledged } = await this.dispatcher.enqueue(this.parse(request)));
     } catch (error) {
       this.answerError(request.requestId, error);
       return;
     }
-    committed.then(
+    acknowledged.then(
       (published) => this.answer(request.requestId, OK, acknowledge(request.kind, published)),
       (error: unknown) => this.answerError(request.requestId, error),
     );

@@ -1,3 +1,5 @@
+import type { DeliveryMode } from '@mmmq/core';
+
 /**
  * What a topic keeps and how it treats the messages it holds: retention, limits, expiry and delivery mode. The
  * broker-wide `topics.defaults` apply to every topic; `topics.overrides` entries, each naming a topic pattern (a topic
@@ -53,12 +55,8 @@ export interface ExpiryOptions {
   whenExpired?: WhenExpired;
 }
 
-/**
- * `persistent`: acknowledged once durable (fsync'd). `nonPersistent`: acknowledged on receipt, before it is durable
- * (docs/destinations.md#delivery-modes says what may be lost).
- */
-export type DeliveryMode = 'persistent' | 'nonPersistent';
-export const DELIVERY_MODES: readonly DeliveryMode[] = ['persistent', 'nonPersistent'];
+// Shared with the producer, which validates the same field; see docs/destinations.md#delivery-modes.
+export { type DeliveryMode, DELIVERY_MODES } from '@mmmq/core';
 
 export interface TopicPolicy {
   retention?: RetentionOptions;

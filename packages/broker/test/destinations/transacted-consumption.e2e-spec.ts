@@ -194,8 +194,8 @@ describe('POST /mmmq/transactions (the wire API)', () => {
       acknowledgement: 'ACK',
       settled: 2,
       messages: [
-        { id: 'out-1', topic: `out.w${id}`, offset: 0 },
-        { id: expect.any(String), topic: `other.w${id}`, offset: 0 },
+        { id: 'out-1', topic: `out.w${id}`, offset: 0, deliveryMode: 'persistent' },
+        { id: expect.any(String), topic: `other.w${id}`, offset: 0, deliveryMode: 'persistent' },
       ],
     });
     expect(await broker.subscription(puller.consumerId, topic)).toMatchObject({ position: 2, leased: 0 });

@@ -19,6 +19,7 @@ describe('POST /mmmq/messages acknowledges a durable message with its id, topic 
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       topic: 'order.created',
       offset: 0,
+      deliveryMode: 'persistent',
     });
   });
 
@@ -27,7 +28,7 @@ describe('POST /mmmq/messages acknowledges a durable message with its id, topic 
       '/mmmq/messages',
       '{"topic":{"name":"order.created"},"content":[2],"id":"order-2","headers":{"priority":5,"vip":true}}',
     );
-    expect(response.body).toEqual({ acknowledgement: 'ACK', id: 'order-2', topic: 'order.created', offset: 1 });
+    expect(response.body).toEqual({ acknowledgement: 'ACK', id: 'order-2', topic: 'order.created', offset: 1, deliveryMode: 'persistent' });
   });
 
   it('has stored what it acknowledged, with the time it was accepted', async () => {

@@ -25,9 +25,9 @@ describe('POST /mmmq/messages/batch commits all its messages together', () => {
     expect(response.body).toEqual({
       acknowledgement: 'ACK',
       messages: [
-        { id: 'a', topic: 'orders', offset: 1 },
-        { id: expect.any(String), topic: 'orders', offset: 2 },
-        { id: 'c', topic: 'orders', offset: 3 },
+        { id: 'a', topic: 'orders', offset: 1, deliveryMode: 'persistent' },
+        { id: expect.any(String), topic: 'orders', offset: 2, deliveryMode: 'persistent' },
+        { id: 'c', topic: 'orders', offset: 3, deliveryMode: 'persistent' },
       ],
     });
     expect(broker.topics.get('orders')?.tailOffset).toBe(4);
@@ -42,8 +42,8 @@ describe('POST /mmmq/messages/batch commits all its messages together', () => {
     expect(response.body).toEqual({
       acknowledgement: 'ACK',
       messages: [
-        { id: 'o', topic: 'orders', offset: 4 },
-        { id: 'i', topic: 'invoices', offset: 0 },
+        { id: 'o', topic: 'orders', offset: 4, deliveryMode: 'persistent' },
+        { id: 'i', topic: 'invoices', offset: 0, deliveryMode: 'persistent' },
       ],
     });
     expect(broker.topics.get('orders')?.tailOffset).toBe(5);

@@ -26,6 +26,7 @@ describe('GET /mmmq/storage', () => {
         other: expect.any(Number),
         total: expect.any(Number),
       },
+      nonPersistentLost: 0,
     });
     expect(after.body.journal.bytes).toBeGreaterThan(before.journal.bytes);
   });

@@ -32,8 +32,13 @@ describe('FrontDispatcher', () => {
   });
 
   it('stores an envelope around the content and answers with its offset', async () => {
-    expect(await dispatcher.publish(message('orders', 'a', '[1]'))).toEqual({ id: 'a', topic: 'orders', offset: 0 });
-    expect(await dispatcher.publish(message('orders', 'b'))).toEqual({ id: 'b', topic: 'orders', offset: 1 });
+    expect(await dispatcher.publish(message('orders', 'a', '[1]'))).toEqual({
+      id: 'a',
+      topic: 'orders',
+      offset: 0,
+      deliveryMode: 'persistent',
+    });
+    expect(await dispatcher.publish(message('orders', 'b'))).toEqual({ id: 'b', topic: 'orders', offset: 1, deliveryMode: 'persistent' });
     const stored = decodeEnvelope((await queues.get('orders')?.peek(0)) ?? Buffer.alloc(0));
     expect(stored).toMatchObject({ id: 'a', topic: 'orders', headers: { source: 'test' } });
     expect(stored.content.toString()).toBe('[1]');
@@ -43,8 +48,8 @@ describe('FrontDispatcher', () => {
     await dispatcher.publish(message('orders', 'first'));
     const published = await dispatcher.publishBatch([message('orders', 'x'), message('orders', 'y')]);
     expect(published).toEqual([
-      { id: 'x', topic: 'orders', offset: 1 },
-      { id: 'y', topic: 'orders', offset: 2 },
+      { id: 'x', topic: 'orders', offset: 1, deliveryMode: 'persistent' },
+      { id: 'y', topic: 'orders', offset: 2, deliveryMode: 'persistent' },
     ]);
     const second = decodeEnvelope((await queues.get('orders')?.peek(2)) ?? Buffer.alloc(0));
     expect(second.id).toBe('y');
@@ -55,9 +60,9 @@ describe('FrontDispatcher', () => {
     const commits = queues.journal.stats.commits;
     const published = await dispatcher.publishBatch([message('a', '1'), message('b', '2'), message('a', '3')]);
     expect(published).toEqual([
-      { id: '1', topic: 'a', offset: 1 },
-      { id: '2', topic: 'b', offset: 0 },
-      { id: '3', topic: 'a', offset: 2 },
+      { id: '1', topic: 'a', offset: 1, deliveryMode: 'persistent' },
+      { id: '2', topic: 'b', offset: 0, deliveryMode: 'persistent' },
+      { id: '3', topic: 'a', offset: 2, deliveryMode: 'persistent' },
     ]);
     expect(queues.journal.stats.commits - commits).toBe(1);
     expect(decodeEnvelope((await queues.get('a')?.peek(2)) ?? Buffer.alloc(0)).id).toBe('3');

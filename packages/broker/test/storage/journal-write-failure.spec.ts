@@ -78,7 +78,7 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
     const messages = ids.map((id, i) => ({ topic: Topic.of(topics[i]), id, headers: {}, content: Buffer.from(JSON.stringify(id)) }));
     const attempt: Attempt = { ids, topics, settled: Promise.resolve() };
     attempt.settled = dispatcher.publishBatch(messages).then(
-      (published) => published.forEach(({ id, topic, offset }) => acked.record(topic, offset, [id])),
+      (published) => published.forEach(({ id, topic, offset }) => acked.record(topic, offset as number, [id])),
       (error: unknown) => void (attempt.error = error),
     );
     return attempt;

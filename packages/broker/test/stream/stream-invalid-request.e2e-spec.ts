@@ -29,7 +29,7 @@ describe('publish stream: an invalid request gets its 4xx and changes nothing, l
     expect((await client.answer(4)).body.message).toMatch(/Unknown request kind 9/);
     expect(await client.answer(5)).toEqual({
       status: 200,
-      body: { acknowledgement: 'ACK', id: 'good', topic: 't', offset: 0 },
+      body: { acknowledgement: 'ACK', id: 'good', topic: 't', offset: 0, deliveryMode: 'persistent' },
     });
     expect(broker.topics.get('t')!.tailOffset).toBe(1);
     expect(broker.topics.get('u')).toBeUndefined();

@@ -31,7 +31,13 @@ describe('publish stream: requests sent without waiting are stored in the order 
       const answer = await client.answer(n);
       expect(answer.status).toBe(200);
       if (n % 2 === 0) {
-        expect(answer.body).toEqual({ acknowledgement: 'ACK', id: `m${n}`, topic: 'order.created', offset: expected });
+        expect(answer.body).toEqual({
+          acknowledgement: 'ACK',
+          id: `m${n}`,
+          topic: 'order.created',
+          offset: expected,
+          deliveryMode: 'persistent',
+        });
         expected += 1;
       } else {
         expect(answer.body.messages.map((message: { offset: number }) => message.offset)).toEqual([expected, expected + 1, expected + 2]);

@@ -46,7 +46,12 @@ describe('context.transaction()', () => {
     channel = {
       commit: async (messages) => {
         commits.push(messages);
-        return messages.map((message, offset) => ({ id: message.id ?? `gen-${offset}`, topic: message.topic as string, offset }));
+        return messages.map((message, offset) => ({
+          id: message.id ?? `gen-${offset}`,
+          topic: message.topic as string,
+          offset,
+          deliveryMode: 'persistent' as const,
+        }));
       },
     };
   });

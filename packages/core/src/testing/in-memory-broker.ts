@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Acknowledgement, ConsumerAcknowledgement } from '../acknowledgement';
+import { assertDeliveryMode, DeliveryMode } from '../delivery-mode';
 import { InvalidMessageError } from '../errors/invalid-message-error';
 import { InvalidTopicError } from '../errors/invalid-topic-error';
 import { assertHeaders, assertMessageId, MessageHeaders } from '../message';
@@ -16,6 +17,8 @@ export interface InMemoryPublishRequest extends MessageProperties {
   content: unknown;
   id?: string;
   headers?: MessageHeaders;
+  /** Default `persistent`: this broker has no topic defaults. */
+  deliveryMode?: DeliveryMode;
 }
 
 /** A message held by the in-memory broker. */
@@ -80,12 +83,15 @@ export class InMemoryBroker {
   publishBatch(requests: readonly InMemoryPublishRequest[]): PublishedMessage[] {
     const publishedAt = Date.now();
     const messages = requests.map((request) => this.validate(request, publishedAt));
-    const published = messages.map((message) => {
+    // As on the real broker: a batch is persistent if any of its messages is, and only then acknowledged with offsets.
+    const persistent = requests.some((request) => (request.deliveryMode ?? 'persistent') === 'persistent');
+    const published = messages.map((message): PublishedMessage => {
       const log = this.topics.get(message.topic) ?? [];
       this.topics.set(message.topic, log);
       const stored = { ...message, offset: log.length };
       log.push(stored);
-      return { id: stored.id, topic: stored.topic, offset: stored.offset };
+      const { id, topic } = stored;
+      return persistent ? { id, topic, offset: stored.offset, deliveryMode: 'persistent' } : { id, topic, deliveryMode: 'nonPersistent' };
     });
     this.schedule();
     return published;
@@ -123,6 +129,7 @@ export class InMemoryBroker {
     const topic = new Topic(request.topic);
     if (topic.isReserved) throw new InvalidTopicError(`Topic ${topic.name} is reserved for the broker`);
     if (request.content === undefined) throw new InvalidMessageError('content is missing');
+    if (request.deliveryMode !== undefined) assertDeliveryMode(request.deliveryMode);
     const { ttlMs, expiresAt, priority } = assertMessageProperties(request);
     const expiry = expiresAt ?? (ttlMs === undefined ? undefined : publishedAt + ttlMs);
     return {

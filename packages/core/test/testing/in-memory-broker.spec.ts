@@ -21,6 +21,7 @@ describe('InMemoryBroker', () => {
       id: expect.any(String),
       topic: 'order.created',
       offset: 0,
+      deliveryMode: 'persistent',
     });
     broker.publish({ topic: 'order.created', content: { n: 2 }, id: 'two', headers: { h: 1 } });
     broker.publish({ topic: 'payment.done', content: { n: 3 } });
@@ -100,6 +101,24 @@ describe('InMemoryBroker', () => {
       ]),
     ).toThrow(InvalidMessageError);
     expect(broker.published()).toEqual([]);
+  });
+
+  it('acknowledges a nonPersistent message without an offset, and a batch with any persistent message as persistent', () => {
+    const broker = new InMemoryBroker();
+    expect(broker.publish({ topic: 'metrics', content: 1, id: 'm', deliveryMode: 'nonPersistent' })).toEqual({
+      id: 'm',
+      topic: 'metrics',
+      deliveryMode: 'nonPersistent',
+    });
+    const mixed = broker.publishBatch([
+      { topic: 'metrics', content: 2, deliveryMode: 'nonPersistent' },
+      { topic: 'metrics', content: 3 },
+    ]);
+    expect(mixed.map(({ offset, deliveryMode }) => ({ offset, deliveryMode }))).toEqual([
+      { offset: 1, deliveryMode: 'persistent' },
+      { offset: 2, deliveryMode: 'persistent' },
+    ]);
+    expect(() => broker.publish({ topic: 'metrics', content: 4, deliveryMode: 'fast' as never })).toThrow(/"deliveryMode" must be one of/);
   });
 
   it('commits a batch spanning topics as one: consecutive offsets per topic, delivered only once all is stored', async () => {

@@ -21,7 +21,7 @@ const QUOTED_REPLY_MAX_LENGTH = 200;
 export function readPublishReply(reply: BrokerReply, sent: OutgoingMessage): PublishedMessage {
   const published = asPublished(readAcknowledgement(reply));
   if (published === undefined || !describes(published, sent)) {
-    throw unreadable(reply, `an ACK with the id ${sent.id}, the topic ${sent.topic} and an offset`);
+    throw unreadable(reply, `an ACK with the id ${sent.id}, the topic ${sent.topic} and (when persistent) an offset`);
   }
   return published;
 }
@@ -38,7 +38,7 @@ export function readBatchReply(reply: BrokerReply, sent: readonly OutgoingMessag
   return messages.map((entry: unknown, index) => {
     const published = asPublished(entry);
     if (published === undefined || !describes(published, sent[index])) {
-      throw unreadable(reply, `an ACK whose messages[${index}] has the id ${sent[index].id} and an offset`);
+      throw unreadable(reply, `an ACK whose messages[${index}] has the id ${sent[index].id} and (when persistent) an offset`);
     }
     return published;
   });
@@ -70,12 +70,15 @@ function readAcknowledgement(reply: BrokerReply): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/** A broker without delivery modes sends no `deliveryMode`: its ACKs are persistent, with an offset. */
 function asPublished(value: unknown): PublishedMessage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { id, topic, offset } = value as Record<string, unknown>;
+  const { id, topic, offset, deliveryMode = 'persistent' } = value as Record<string, unknown>;
   if (typeof id !== 'string' || typeof topic !== 'string') return undefined;
+  if (deliveryMode === 'nonPersistent') return { id, topic, deliveryMode };
+  if (deliveryMode !== 'persistent') return undefined;
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) return undefined;
-  return { id, topic, offset };
+  return { id, topic, offset, deliveryMode };
 }
 
 function describes(published: PublishedMessage, sent: OutgoingMessage): boolean {

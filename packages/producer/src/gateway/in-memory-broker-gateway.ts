@@ -46,5 +46,6 @@ function toRequest(message: OutgoingMessage): InMemoryPublishRequest {
     ...(message.expiresAt === undefined ? {} : { expiresAt: message.expiresAt }),
     ...(message.priority === undefined ? {} : { priority: message.priority }),
     content: JSON.parse(message.content),
+    deliveryMode: message.deliveryMode,
   };
 }

@@ -9,7 +9,8 @@ export function publishBody(message: OutgoingMessage): string {
   const properties =
     (message.ttlMs === undefined ? '' : `,"ttlMs":${message.ttlMs}`) +
     (message.expiresAt === undefined ? '' : `,"expiresAt":${message.expiresAt}`) +
-    (message.priority === undefined ? '' : `,"priority":${message.priority}`);
+    (message.priority === undefined ? '' : `,"priority":${message.priority}`) +
+    (message.deliveryMode === undefined ? '' : `,"deliveryMode":"${message.deliveryMode}"`);
   const topic = JSON.stringify(message.topic);
   return `{"topic":${topic},"id":${JSON.stringify(message.id)}${headers}${properties},"content":${message.content}}`;
 }

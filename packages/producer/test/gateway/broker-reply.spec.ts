@@ -2,7 +2,7 @@ import { BrokerResponseError } from '../../src';
 import { BrokerReply, readBatchReply, readPublishReply } from '../../src/gateway/broker-reply';
 import { OutgoingMessage } from '../../src/outgoing-message';
 
-const sent: OutgoingMessage = { id: 'm-1', topic: 'orders', headers: undefined, content: '1' };
+const sent: OutgoingMessage = { id: 'm-1', topic: 'orders', headers: undefined, content: '1', deliveryMode: undefined };
 const reply = (status: number, body: unknown, retryAfter?: string): BrokerReply => ({
   url: 'http://broker/mmmq/messages',
   status,
@@ -21,9 +21,18 @@ function failureOf(read: () => unknown): BrokerResponseError {
 }
 
 describe('readPublishReply', () => {
-  it('returns where an ACK says the message was stored', () => {
+  it('reads an ACK without a delivery mode (a broker from before them) as persistent, with its offset', () => {
     const ack = { acknowledgement: 'ACK', id: 'm-1', topic: 'orders', offset: 7 };
-    expect(readPublishReply(reply(200, ack), sent)).toEqual({ id: 'm-1', topic: 'orders', offset: 7 });
+    expect(readPublishReply(reply(200, ack), sent)).toEqual({ id: 'm-1', topic: 'orders', offset: 7, deliveryMode: 'persistent' });
+  });
+
+  it('reads a nonPersistent ACK, which has no offset, and refuses a persistent one without an offset', () => {
+    const ack = { acknowledgement: 'ACK', id: 'm-1', topic: 'orders', deliveryMode: 'nonPersistent' };
+    expect(readPublishReply(reply(200, ack), sent)).toEqual({ id: 'm-1', topic: 'orders', deliveryMode: 'nonPersistent' });
+    const noOffset = failureOf(() => readPublishReply(reply(200, { ...ack, deliveryMode: 'persistent' }), sent));
+    expect(noOffset.message).toMatch(/\(when persistent\) an offset/);
+    const unknown = failureOf(() => readPublishReply(reply(200, { ...ack, offset: 1, deliveryMode: 'fast' }), sent));
+    expect(unknown.message).toMatch(/expected an ACK or NACK/);
   });
 
   it('reports a NACK with its reason, status and Retry-After', () => {
@@ -52,7 +61,7 @@ describe('readPublishReply', () => {
   it('refuses an ACK for another message', () => {
     const ack = { acknowledgement: 'ACK', id: 'm-2', topic: 'orders', offset: 7 };
     expect(failureOf(() => readPublishReply(reply(200, ack), sent)).message).toMatch(
-      /answered 200 but expected an ACK with the id m-1, the topic orders and an offset, got \{/,
+      /answered 200 but expected an ACK with the id m-1, the topic orders and \(when persistent\) an offset, got \{/,
     );
   });
 });
@@ -62,8 +71,8 @@ describe('readBatchReply', () => {
 
   it('returns one entry per message, in order', () => {
     const messages = [
-      { id: 'm-1', topic: 'orders', offset: 3 },
-      { id: 'm-2', topic: 'orders', offset: 4 },
+      { id: 'm-1', topic: 'orders', offset: 3, deliveryMode: 'persistent' },
+      { id: 'm-2', topic: 'orders', offset: 4, deliveryMode: 'persistent' },
     ];
     expect(readBatchReply(reply(200, { acknowledgement: 'ACK', messages }), batch)).toEqual(messages);
   });

@@ -33,7 +33,7 @@ export class RecordingGateway extends BrokerGateway {
     return messages.map(({ id, topic }) => {
       const offset = this.offsets.get(topic) ?? 0;
       this.offsets.set(topic, offset + 1);
-      return { id, topic, offset };
+      return { id, topic, offset, deliveryMode: 'persistent' as const };
     });
   }
 

@@ -29,6 +29,8 @@ export type CommitPart =
 export interface CommitRequest {
   parts: readonly CommitPart[];
   bytes: number;
+  /** Its publisher was answered before it is durable (nonPersistent) and may be sending more meanwhile. */
+  answeredEarly: boolean;
   /** Resolved with the first offset of each topic part (undefined for the others). */
   resolve: (firstOffsets: Array<number | undefined>) => void;
   reject: (error: Error) => void;

@@ -90,6 +90,11 @@ export class Journal implements FlushedJournal {
     return this.failure !== undefined;
   }
 
+  /** True when a commit made now is known to fail or may be refused: writes are refused, or the journal is closed. */
+  get refusing(): boolean {
+    return this.closed || this.failure !== undefined;
+  }
+
   get fileCount(): number {
     return this.files.count;
   }
@@ -102,15 +107,17 @@ export class Journal implements FlushedJournal {
   /**
    * Makes every part durable in one record — all of them or none — and resolves with the first offset of each
    * topic part once they are visible. Concurrent commits made in one turn of the event loop share the record.
+   * `answeredEarly`: the caller answered its publisher already (nonPersistent), so more publishes may arrive while
+   * this one is fsync'd: its fsync never blocks the event loop.
    */
-  commit(parts: readonly CommitPart[]): Promise<Array<number | undefined>> {
+  commit(parts: readonly CommitPart[], answeredEarly = false): Promise<Array<number | undefined>> {
     let bytes = 0;
     for (const part of parts) if ('topic' in part) for (const payload of part.payloads) bytes += payload.length;
     if (this.closed) {
       return Promise.reject(new StorageUnavailableError('The broker is shutting down; the journal is closed, nothing was written'));
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ parts, bytes, resolve, reject });
+      this.pending.push({ parts, bytes, answeredEarly, resolve, reject });
       // Starting at the end of this turn of the event loop lets every commit read in the same turn join.
       this.running ??= this.opened.then(() => new Promise<void>((start) => setImmediate(start))).then(() => this.run());
     });
@@ -177,8 +184,10 @@ export class Journal implements FlushedJournal {
       }
       await this.files.writing.append(record);
       // A lone commit has nothing to overlap with its fsync, unless other work waits for the event loop (pushes in
-      // flight); a group's fsync leaves the event loop to the next one.
-      await this.files.writing.sync(requests.length === 1 && !this.othersNeedEventLoop());
+      // flight, or publishes after a nonPersistent one, answered already); a group's fsync leaves the event loop
+      // to the next one.
+      const alone = requests.length === 1 && !requests[0].answeredEarly;
+      await this.files.writing.sync(alone && !this.othersNeedEventLoop());
       this.stats.journalFsyncs++;
     } catch (cause) {
       await this.cutBack(recordStart, cause);

@@ -9,6 +9,11 @@ export class StorageStats {
   journalFsyncs = 0;
   /** Topic and checkpoint files made durable by flushes. */
   flushFsyncs = 0;
+  /**
+   * nonPersistent messages acknowledged on receipt whose journal write then failed: lost although acknowledged
+   * (each also logged). A crash loses others without a count: nothing is left to count them.
+   */
+  nonPersistentLost = 0;
   private readonly fsyncsAtStart = fsyncCount();
 
   /** Every fsync the storage layer made since this broker started (counted per process: one broker per process). */
