@@ -24,6 +24,8 @@ interface AttachedTopic {
   subscriptions: Map<string, Subscription>;
   /** Subscriptions whose checkpoint could not be created yet (a full disk), by consumer id: retried with backoff. */
   attaching: Map<string, AttachRetry>;
+  /** Set once every subscription the topic had at attach time is open (see `neededFrom`). */
+  attached: boolean;
 }
 
 /** A row of `GET /mmmq/subscriptions`. */
@@ -193,6 +195,18 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return this.topics.get(topic)?.subscriptions.get(consumerId);
   }
 
+  /**
+   * The lowest journaled cursor among the topic's checkpoints and the consumers at it: retention with `whenNeeded:
+   * keep` deletes nothing at or past it. `Infinity` without any; 0 while it cannot be known (the topic's
+   * subscriptions are not all attached yet, or one is still retrying to create its checkpoint).
+   */
+  async neededFrom(topic: string): Promise<{ offset: number; consumerIds: string[] }> {
+    const attached = this.topics.get(topic);
+    if (!attached?.attached) return { offset: 0, consumerIds: [] };
+    if (attached.attaching.size > 0) return { offset: 0, consumerIds: [...attached.attaching.keys()] };
+    return attached.queue.checkpoints.lowestCursor();
+  }
+
   private async applyHosts(previous: DispatcherDefinition, definition: DispatcherDefinition): Promise<void> {
     await this.registry.replace(definition);
     await Promise.all(this.subscriptionsOf(definition.consumerId).map((subscription) => subscription.setHosts(definition)));
@@ -217,7 +231,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   private async attach(queue: TopicQueue, tailAtOpen: number): Promise<void> {
     if (this.closing || this.topics.has(queue.topic.name)) return;
-    const topic: AttachedTopic = { queue, subscriptions: new Map(), attaching: new Map() };
+    const topic: AttachedTopic = { queue, subscriptions: new Map(), attaching: new Map(), attached: false };
     this.topics.set(queue.topic.name, topic);
     queue.subscribe(() => {
       for (const subscription of topic.subscriptions.values()) subscription.signal();
@@ -234,6 +248,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
       await queue.checkpoints.delete(consumerId);
       this.logger.warn(`Topic ${queue.topic.name}: deleted the checkpoint of unknown consumer ${consumerId}`);
     }
+    topic.attached = true;
   }
 
   private matches(definition: DispatcherDefinition, topic: Topic): boolean {

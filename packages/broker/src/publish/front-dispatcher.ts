@@ -1,5 +1,6 @@
 import type { PublishedMessage } from '@mmmq/core';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { TopicLimits } from '../retention/topic-limits';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
 import { encodeEnvelope } from './message-envelope';
 import { PublishableMessage } from './publish-request.parser';
@@ -14,14 +15,22 @@ export class FrontDispatcher {
     private readonly queues: TopicQueueContainer,
     // Absent only where a test builds the dispatcher by hand.
     private readonly diskGuard?: DiskGuard,
+    // Absent only where a test builds the dispatcher by hand.
+    @Optional() private readonly limits?: TopicLimits,
   ) {}
 
   /** Resolves once the journal record holding the message is fsync'd. */
   async publish(message: PublishableMessage): Promise<PublishedMessage> {
     this.diskGuard?.assertMayPublish();
     const queue = await this.queues.getOrCreate(message.topic);
-    const offset = await queue.offer(encode(message, Date.now()));
-    return { id: message.id, topic: message.topic.name, offset };
+    const payload = encode(message, Date.now());
+    const release = await this.limits?.admit(queue, [payload]);
+    try {
+      const offset = await queue.offer(payload);
+      return { id: message.id, topic: message.topic.name, offset };
+    } finally {
+      release?.();
+    }
   }
 
   /**
@@ -52,7 +61,10 @@ export class FrontDispatcher {
     }
     const parts = [...byTopic.values()];
     for (const { queue } of parts) if (!queue.writable) await queue.assertWritable();
+    const releases = await this.admitAll(parts);
     const offered = this.queues.journal.commit(parts.map(({ queue, payloads }) => ({ topic: queue, payloads })));
+    const release = () => releases.forEach((done) => done());
+    offered.then(release, release);
     const committed = offered.then((firstOffsets) => {
       const published = new Array<PublishedMessage>(messages.length);
       parts.forEach(({ queue, indices }, i) =>
@@ -63,6 +75,19 @@ export class FrontDispatcher {
       return published;
     });
     return { committed };
+  }
+
+  /** Admits every part under its topic's limits, or none: a batch is refused whole. */
+  private async admitAll(parts: ReadonlyArray<{ queue: TopicQueue; payloads: Buffer[] }>): Promise<Array<() => void>> {
+    const releases: Array<() => void> = [];
+    if (!this.limits) return releases;
+    try {
+      for (const { queue, payloads } of parts) releases.push(await this.limits.admit(queue, payloads));
+    } catch (error) {
+      for (const release of releases) release();
+      throw error;
+    }
+    return releases;
   }
 }
 
