@@ -25,6 +25,8 @@ export interface TierSizes {
   fuzzRuns: number;
   /** fast-check runs of the (slower, file-backed) recovery property. */
   recoveryFuzzRuns: number;
+  /** How long the bounded-disk scenario publishes and consumes under small retention limits. */
+  boundedDiskMs: number;
 }
 
 const SIZES: Record<FaultTier, TierSizes> = {
@@ -38,6 +40,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     diskFullBytes: 8 * 1024 * 1024,
     fuzzRuns: 1_000,
     recoveryFuzzRuns: 120,
+    boundedDiskMs: 60_000,
   },
   long: {
     crashCycles: 270,
@@ -50,6 +53,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     diskFullBytes: 32 * 1024 * 1024,
     fuzzRuns: 20_000,
     recoveryFuzzRuns: 1_500,
+    boundedDiskMs: 600_000,
   },
 };
 

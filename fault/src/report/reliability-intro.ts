@@ -32,6 +32,7 @@ npx jest -c fault/jest.config.ts corruption          # one scenario (after a bui
 | messages per corruption topic | ${ci.corruptionMessagesPerTopic} | ${long.corruptionMessagesPerTopic} |
 | disk-full file system | ${ci.diskFullBytes / 2 ** 20} MiB | ${long.diskFullBytes / 2 ** 20} MiB |
 | fast-check runs per parser property / recovery property | ${ci.fuzzRuns} / ${ci.recoveryFuzzRuns} | ${long.fuzzRuns} / ${long.recoveryFuzzRuns} |
+| bounded-disk run (publishing and consuming under small retention) | ${ci.boundedDiskMs / 1000} s | ${long.boundedDiskMs / 1000} s |
 
 Scenarios run one after another (they measure a broker on a 2-core machine). The suite needs root for the
 tmpfs mount of the disk-full scenario; without it, it tries a loop-mounted ext4 image, and failing that

@@ -14,6 +14,7 @@ export type { SubscriptionStatsSnapshot } from './dispatch/subscription-stats';
 export type { SubscriptionState } from './dispatch/subscription';
 export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
 export { TopicPolicies } from './topics/topic-policies';
+export { resolveTopicsOptions } from './topics/topic-policy.resolver';
 export { DEFAULT_TOPIC_LIMIT_RETRY_AFTER_MS, PublishExceedsTopicLimitError, TopicLimitExceededError } from './retention/topic-limit.errors';
 export type { TopicLimitName } from './retention/topic-limit.errors';
 export {
