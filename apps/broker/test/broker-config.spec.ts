@@ -43,7 +43,9 @@ describe('readBrokerConfig', () => {
     const topics = { defaults: { retention: { bytes: 1024 } }, overrides: [{ pattern: 'audit.**', retention: { ms: null } }] };
     expect(readBrokerConfig({ MMMQ_TOPICS: JSON.stringify(topics) }).broker.topics).toEqual(topics);
     expect(readBrokerConfig({}).broker.topics).toBeUndefined();
-    expect(() => readBrokerConfig({ MMMQ_RETENTION_CHECK_INTERVAL_MS: '0' })).toThrow('MMMQ_RETENTION_CHECK_INTERVAL_MS must be positive, got 0');
+    expect(() => readBrokerConfig({ MMMQ_RETENTION_CHECK_INTERVAL_MS: '0' })).toThrow(
+      'MMMQ_RETENTION_CHECK_INTERVAL_MS must be positive, got 0',
+    );
     expect(() => readBrokerConfig({ MMMQ_TOPICS: '{defaults' })).toThrow(/^MMMQ_TOPICS must be JSON/);
     expect(() => readBrokerConfig({ MMMQ_TOPICS: '{"defaults":{"retention":{"bytes":0}}}' })).toThrow(
       'MMMQ_TOPICS: topics.defaults.retention.bytes must be a positive integer, got 0',

@@ -101,7 +101,10 @@ export async function runBoundedDisk(run: ScenarioRun): Promise<void> {
       peak.topics <= TOPIC_BOUND_BYTES * TOPICS.length,
       `The topics took ${peak.topics} bytes at their peak, more than ${TOPIC_BOUND_BYTES * TOPICS.length}`,
     );
-    run.expectThat(peak.journal <= JOURNAL_BOUND_BYTES, `The journal took ${peak.journal} bytes at its peak, more than ${JOURNAL_BOUND_BYTES}`);
+    run.expectThat(
+      peak.journal <= JOURNAL_BOUND_BYTES,
+      `The journal took ${peak.journal} bytes at its peak, more than ${JOURNAL_BOUND_BYTES}`,
+    );
     run.expectFiguresMet();
   } finally {
     if (runner.running) await runner.kill();

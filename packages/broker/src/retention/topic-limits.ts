@@ -80,7 +80,8 @@ export class TopicLimits {
       return { limit: 'maxMessages', value: limits.maxMessages, held: messages };
     }
     const bytes = queue.byteSize + (flight?.bytes ?? 0);
-    if (limits.maxBytes !== null && bytes + asked.bytes > limits.maxBytes) return { limit: 'maxBytes', value: limits.maxBytes, held: bytes };
+    if (limits.maxBytes !== null && bytes + asked.bytes > limits.maxBytes)
+      return { limit: 'maxBytes', value: limits.maxBytes, held: bytes };
     return undefined;
   }
 
@@ -92,7 +93,9 @@ export class TopicLimits {
     for (let flushed = false; ; flushed = true) {
       const removed = await queue.removeOldest(() => this.excess(queue, limits, asked) !== undefined);
       if (removed.length > 0) {
-        this.logger.log(`Topic ${queue.name}: to stay within its limits (overflow: dropOldest) ${describeRemoved(removed, queue.startOffset)}`);
+        this.logger.log(
+          `Topic ${queue.name}: to stay within its limits (overflow: dropOldest) ${describeRemoved(removed, queue.startOffset)}`,
+        );
       }
       if (flushed || !this.excess(queue, limits, asked) || queue.chain.segmentCount < 2) return;
       try {

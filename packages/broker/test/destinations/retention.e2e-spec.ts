@@ -26,7 +26,8 @@ const options = (extra: MmmqBrokerOptions = {}): MmmqBrokerOptions => ({
 describe('retention', () => {
   let broker: BrokerApp;
   const info = (topic: string): TopicInfo => broker.app.get(TopicRegistry).get(topic)!;
-  const segmentFiles = async (topic: string) => (await fs.readdir(join(broker.rootDir, 'topics', topic))).filter((name) => name.endsWith('.mmm'));
+  const segmentFiles = async (topic: string) =>
+    (await fs.readdir(join(broker.rootDir, 'topics', topic))).filter((name) => name.endsWith('.mmm'));
   const publish = (topic: string, count: number, from = 0) =>
     broker.publishAll(
       topic,

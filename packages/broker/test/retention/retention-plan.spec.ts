@@ -40,7 +40,11 @@ describe('planRetention', () => {
     const plan = planRetention(input({ retention: { ms: null, bytes: 50 }, neededFrom: 15 }));
     expect(plan).toEqual({ deleteEnd: 10, count: 1, heldBytes: 200 });
     // A cursor exactly at a segment's end has passed it.
-    expect(planRetention(input({ retention: { ms: null, bytes: 50 }, neededFrom: 20 }))).toEqual({ deleteEnd: 20, count: 2, heldBytes: 100 });
+    expect(planRetention(input({ retention: { ms: null, bytes: 50 }, neededFrom: 20 }))).toEqual({
+      deleteEnd: 20,
+      count: 2,
+      heldBytes: 100,
+    });
     expect(planRetention(input({ retention: { ms: null, bytes: 50 }, neededFrom: 0 }))).toEqual({ deleteEnd: 0, count: 0, heldBytes: 300 });
   });
 

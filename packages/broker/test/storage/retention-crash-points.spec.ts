@@ -16,7 +16,7 @@ const entry = (n: number) => Buffer.from(`message-${String(n).padStart(3, '0')}`
 /** Every entry from the topic's start offset on, as text. */
 async function entriesFromStart(queue: TopicQueue): Promise<string[]> {
   const entries: string[] = [];
-  for (let offset = queue.startOffset; offset < queue.tailOffset; ) {
+  for (let offset = queue.startOffset; offset < queue.tailOffset;) {
     const batch = await queue.peekMany(offset, 1000);
     for (const read of batch) entries.push(read instanceof Error ? read.name : read.toString());
     offset += batch.length;
@@ -33,7 +33,9 @@ describe('a crash at any point of a retention deletion', () => {
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), 'mmmq-retention-crash-'));
     spy = IoSpy.install();
-    container = new TopicQueueContainer(persistenceOptions(join(root, 'broker'), { ...NO_AUTOMATIC_FLUSH, segmentMaxBytes: SEGMENT_MAX_BYTES }));
+    container = new TopicQueueContainer(
+      persistenceOptions(join(root, 'broker'), { ...NO_AUTOMATIC_FLUSH, segmentMaxBytes: SEGMENT_MAX_BYTES }),
+    );
   });
   afterEach(async () => {
     await container.onApplicationShutdown();
@@ -54,7 +56,10 @@ describe('a crash at any point of a retention deletion', () => {
     let point = 0;
     spy.onRm((path, proceed) => {
       if (!path.startsWith(topicDir)) return undefined;
-      crashes.push({ label: `before removing ${path.slice(topicDir.length + 1)}`, crash: crashCopy(join(root, 'broker'), join(root, `crash-${point++}`), spy) });
+      crashes.push({
+        label: `before removing ${path.slice(topicDir.length + 1)}`,
+        crash: crashCopy(join(root, 'broker'), join(root, `crash-${point++}`), spy),
+      });
       return proceed();
     });
 
@@ -72,7 +77,9 @@ describe('a crash at any point of a retention deletion', () => {
       booted.push(recovered);
       const topic = recovered.get('alpha')!;
       expect({ label, start: starts.includes(topic.startOffset), tail: topic.tailOffset }).toEqual({ label, start: true, tail: 40 });
-      expect(await entriesFromStart(topic)).toEqual(Array.from({ length: 40 - topic.startOffset }, (_, i) => entry(topic.startOffset + i).toString()));
+      expect(await entriesFromStart(topic)).toEqual(
+        Array.from({ length: 40 - topic.startOffset }, (_, i) => entry(topic.startOffset + i).toString()),
+      );
       const files = readdirSync(join(crash.dir, 'topics', 'alpha'));
       const orphans = files.filter((name) => name.endsWith('.idx') && !files.includes(name.replace(/\.idx$/, '.mmm')));
       expect({ label, orphans }).toEqual({ label, orphans: [] });
