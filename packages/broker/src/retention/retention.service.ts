@@ -75,6 +75,8 @@ export class RetentionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async check(queue: TopicQueue): Promise<void> {
+    // A topic opened by the journal's replay is not deletable until the replay is recorded as flushed.
+    await this.queues.whenRecovered();
     if (this.stopped || !queue.writable) return;
     const { retention } = this.policies.of(queue.name);
     if (retention.ms === null && retention.bytes === null) return;

@@ -61,6 +61,15 @@ describe('topic limits', () => {
     expect(info('capped.single').tailOffset).toBe(LIMIT);
   });
 
+  it('lets concurrent publishes fill the topic exactly to its limit, refusing the rest', async () => {
+    const answers = await Promise.all(
+      range(LIMIT + 10).map((n) => broker.request('POST', '/mmmq/messages', { topic: 'capped.race', content: n })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array<number>(LIMIT).fill(200), ...Array<number>(10).fill(429)]);
+    expect(info('capped.race')).toMatchObject({ startOffset: 0, tailOffset: LIMIT });
+  });
+
   it('refuses a batch that would pass maxBytes whole (429), and one that could never fit with 400', async () => {
     await fill('capped.bytes', 5);
     const before = info('capped.bytes');
