@@ -257,7 +257,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   /**
    * Subscribes the consumer to the topic: from its checkpoint, or — a new subscription — from `tail` for
-   * `startFrom: latest` (else 0). If its checkpoint cannot be created or written (a full disk), the attach is
+   * `startFrom: latest` (else the topic's start offset, 0 unless retention deleted the oldest segments). If its checkpoint cannot be created or written (a full disk), the attach is
    * retried with the delivery backoff until it succeeds, the dispatcher changes or the broker shuts down.
    */
   private async open(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
@@ -277,7 +277,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   private async subscribe(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
-    const initial = definition.startFrom === 'latest' && tail !== undefined ? tail : 0;
+    // From the oldest message retention kept: what it deleted was never this subscription's to skip.
+    const initial = definition.startFrom === 'latest' && tail !== undefined ? tail : topic.queue.startOffset;
     const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
     const subscription = new Subscription(topic.queue, definition, checkpoint, this.context);
     topic.subscriptions.set(definition.consumerId, subscription);

@@ -115,7 +115,8 @@ export class SegmentFileChain {
   /** Makes everything written so far durable; returns the number of fsyncs it took. */
   async sync(): Promise<number> {
     let fsyncs = 0;
-    for (const segment of this.segments) {
+    // A copy: retention may remove the oldest segments meanwhile, which must not shift the ones still to sync.
+    for (const segment of [...this.segments]) {
       if (!segment.needsSync) continue;
       await segment.sync();
       fsyncs += 2;
