@@ -29,6 +29,8 @@ export interface TierSizes {
   transactionInputs: number;
   /** Broker SIGKILLs spread over those transactions (the consumer side is killed too, and alone in some cycles). */
   transactionCycles: number;
+  /** How long the bounded-disk scenario publishes and consumes under small retention limits. */
+  boundedDiskMs: number;
 }
 
 const SIZES: Record<FaultTier, TierSizes> = {
@@ -44,6 +46,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     recoveryFuzzRuns: 120,
     transactionInputs: 1_000,
     transactionCycles: 20,
+    boundedDiskMs: 60_000,
   },
   long: {
     crashCycles: 270,
@@ -58,6 +61,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     recoveryFuzzRuns: 1_500,
     transactionInputs: 5_000,
     transactionCycles: 100,
+    boundedDiskMs: 600_000,
   },
 };
 

@@ -11,6 +11,7 @@ import {
   TlsOptions,
 } from '@mmmq/broker';
 import { AUTH_TOKENS_FILE_VARIABLE, AUTH_TOKENS_VARIABLE, readAuthTokens } from './auth-tokens-env';
+import { readTopics } from './topics-env';
 
 /** Port the standalone broker listens on when `MMMQ_PORT` is unset. */
 export const DEFAULT_PORT = 8080;
@@ -42,7 +43,7 @@ export interface BrokerConfig {
 
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
- * `MMMQ_SEGMENT_MAX_BYTES`, the flush and disk guard settings, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
+ * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
  * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE` and `MMMQ_PUSH_ALLOWED_NETWORKS`.
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable, and when `MMMQ_HOST`
@@ -65,6 +66,8 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
   const flushIntervalMs = integer(env, 'MMMQ_FLUSH_INTERVAL_MS');
   const flushBytes = integer(env, 'MMMQ_FLUSH_BYTES');
   const flush = flushIntervalMs === undefined && flushBytes === undefined ? undefined : { intervalMs: flushIntervalMs, bytes: flushBytes };
+  const retentionCheckIntervalMs = positive(env, 'MMMQ_RETENTION_CHECK_INTERVAL_MS');
+  const topics = readTopics(env);
   return {
     port: port ?? DEFAULT_PORT,
     host,
@@ -75,7 +78,9 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
         segment: segmentMaxBytes === undefined ? undefined : { maxBytes: segmentMaxBytes },
         flush,
         diskGuard: diskGuard(env),
+        retention: retentionCheckIntervalMs === undefined ? undefined : { checkIntervalMs: retentionCheckIntervalMs },
       },
+      ...(topics === undefined ? {} : { topics }),
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),
       ...(allowedNetworks === undefined ? {} : { delivery: { allowedNetworks } }),

@@ -37,6 +37,21 @@ describe('readBrokerConfig', () => {
     expect(() => readBrokerConfig({ MMMQ_DISK_MIN_FREE_BYTES: '1G' })).toThrow(InvalidBrokerOptionsError);
   });
 
+  it('reads the retention check interval and the topics option (JSON), naming the variable when either is unusable', () => {
+    expect(readBrokerConfig({ MMMQ_RETENTION_CHECK_INTERVAL_MS: '5000' }).broker.persistence.retention).toEqual({ checkIntervalMs: 5000 });
+    expect(readBrokerConfig({}).broker.persistence.retention).toBeUndefined();
+    const topics = { defaults: { retention: { bytes: 1024 } }, overrides: [{ pattern: 'audit.**', retention: { ms: null } }] };
+    expect(readBrokerConfig({ MMMQ_TOPICS: JSON.stringify(topics) }).broker.topics).toEqual(topics);
+    expect(readBrokerConfig({}).broker.topics).toBeUndefined();
+    expect(() => readBrokerConfig({ MMMQ_RETENTION_CHECK_INTERVAL_MS: '0' })).toThrow(
+      'MMMQ_RETENTION_CHECK_INTERVAL_MS must be positive, got 0',
+    );
+    expect(() => readBrokerConfig({ MMMQ_TOPICS: '{defaults' })).toThrow(/^MMMQ_TOPICS must be JSON/);
+    expect(() => readBrokerConfig({ MMMQ_TOPICS: '{"defaults":{"retention":{"bytes":0}}}' })).toThrow(
+      'MMMQ_TOPICS: topics.defaults.retention.bytes must be a positive integer, got 0',
+    );
+  });
+
   it('turns the publish stream off with MMMQ_STREAM_PORT=off', () => {
     expect(readBrokerConfig({ MMMQ_STREAM_PORT: 'off' }).broker.stream).toBeUndefined();
   });

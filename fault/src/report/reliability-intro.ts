@@ -32,6 +32,7 @@ npx jest -c fault/jest.config.ts corruption          # one scenario (after a bui
 | messages per corruption topic | ${ci.corruptionMessagesPerTopic} | ${long.corruptionMessagesPerTopic} |
 | disk-full file system | ${ci.diskFullBytes / 2 ** 20} MiB | ${long.diskFullBytes / 2 ** 20} MiB |
 | fast-check runs per parser property / recovery property | ${ci.fuzzRuns} / ${ci.recoveryFuzzRuns} | ${long.fuzzRuns} / ${long.recoveryFuzzRuns} |
+| bounded-disk run (publishing and consuming under small retention) | ${ci.boundedDiskMs / 1000} s | ${long.boundedDiskMs / 1000} s |
 
 Scenarios run one after another (they measure a broker on a 2-core machine). The suite needs root for the
 tmpfs mount of the disk-full scenario; without it, it tries a loop-mounted ext4 image, and failing that
@@ -148,6 +149,12 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   checks the word where it is given: the broker's \`Journal\` over topics that log every write and sync (a slow
   write among them), flushed by size and by timer; every FLUSHED(P) must be committed only after a sync of each
   topic covered every entry of the records up to P (read back with the checker's journal decoder).
+- **Bounded disk** (retention). The standalone broker with 64 KiB segments, \`retention.bytes\` of 512 KiB on two
+  topics (\`whenNeeded: keep\`, \`MMMQ_TOPICS\`) and retention checked every 200 ms; two publishers send 20-message
+  batches to their topic continuously (60 s in the CI tier, 10 min in the long one) while a push consumer keeps
+  up. The disk use of \`topics/\` and \`journal/\` is sampled every 250 ms: the topics must stay within their
+  retention plus 8 segments each, the journal within three of its 64 MiB files, and every acknowledged message
+  must have reached the consumer (none skipped).
 
 Not covered here: a real power cut (the power-loss states are constructed from the journal's own record of
 what was flushed, not recorded from a kernel; the journal-flush check covers that record only for the cases it

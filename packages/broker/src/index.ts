@@ -22,6 +22,9 @@ export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
 export { TopicPolicies } from './topics/topic-policies';
 export { type MessagePage, type MessageView } from './topics/topic-browser';
 export { TopicNotFoundError } from './topics/topic.errors';
+export { resolveTopicsOptions } from './topics/topic-policy.resolver';
+export { DEFAULT_TOPIC_LIMIT_RETRY_AFTER_MS, PublishExceedsTopicLimitError, TopicLimitExceededError } from './retention/topic-limit.errors';
+export type { TopicLimitName } from './retention/topic-limit.errors';
 export {
   DEFAULT_RETENTION_MS,
   type DeliveryMode,
@@ -65,6 +68,7 @@ export {
   DEFAULT_FLUSH_BYTES,
   DEFAULT_DISK_CHECK_INTERVAL_MS,
   DEFAULT_DISK_MIN_FREE_BYTES,
+  DEFAULT_RETENTION_CHECK_INTERVAL_MS,
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
@@ -74,6 +78,7 @@ export {
   type PersistenceOptions,
   type ResolvedPersistenceOptions,
   type DiskGuardOptions,
+  type RetentionCheckOptions,
   type FlushOptions,
   type SegmentOptions,
   type StreamOptions,

@@ -19,6 +19,7 @@ import {
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
   DEFAULT_DISK_CHECK_INTERVAL_MS,
+  DEFAULT_RETENTION_CHECK_INTERVAL_MS,
   DEFAULT_DISK_MIN_FREE_BYTES,
   DiskGuardOptions,
   FlushOptions,
@@ -28,6 +29,8 @@ import {
   ResolvedDiskGuardOptions,
   ResolvedHttpOptions,
   ResolvedPersistenceOptions,
+  ResolvedRetentionCheckOptions,
+  RetentionCheckOptions,
   ResolvedStreamOptions,
   ResolvedTlsOptions,
   SegmentOptions,
@@ -46,6 +49,8 @@ export interface ResolvedBrokerOptions {
   persistence: ResolvedPersistenceOptions;
   /** `persistence.diskGuard`, apart so the many places that build persistence options need not know it. */
   diskGuard: ResolvedDiskGuardOptions;
+  /** `persistence.retention`, apart for the same reason. */
+  retention: ResolvedRetentionCheckOptions;
   http: ResolvedHttpOptions;
   stream: ResolvedStreamOptions | undefined;
   dispatch: ResolvedDispatchOptions;
@@ -66,7 +71,14 @@ const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   auth: true,
   topics: true,
 };
-const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = { rootDir: true, segment: true, flush: true, diskGuard: true };
+const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = {
+  rootDir: true,
+  segment: true,
+  flush: true,
+  diskGuard: true,
+  retention: true,
+};
+const RETENTION_CHECK_OPTIONS: Record<keyof RetentionCheckOptions, true> = { checkIntervalMs: true };
 const DISK_GUARD_OPTIONS: Record<keyof DiskGuardOptions, true> = { enabled: true, minFreeBytes: true, checkIntervalMs: true };
 const SEGMENT_OPTIONS: Record<keyof SegmentOptions, true> = { maxBytes: true };
 const FLUSH_OPTIONS: Record<keyof FlushOptions, true> = { intervalMs: true, bytes: true };
@@ -103,6 +115,7 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
   return {
     persistence: resolvePersistence(persistence),
     diskGuard: resolveDiskGuard(persistence),
+    retention: resolveRetentionCheck(persistence),
     http: resolveHttp(http),
     stream: resolveStream(stream),
     dispatch: resolveDispatch(dispatchers, delivery),
@@ -132,6 +145,17 @@ function resolveDiskGuard(persistence: PersistenceOptions): ResolvedDiskGuardOpt
     checkIntervalMs: positiveInteger(
       'persistence.diskGuard.checkIntervalMs',
       guard.checkIntervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS,
+      MAX_TIMER_MS,
+    ),
+  };
+}
+
+function resolveRetentionCheck(persistence: PersistenceOptions): ResolvedRetentionCheckOptions {
+  const retention = optionGroup('persistence.retention', persistence.retention ?? {}, RETENTION_CHECK_OPTIONS);
+  return {
+    checkIntervalMs: positiveInteger(
+      'persistence.retention.checkIntervalMs',
+      retention.checkIntervalMs ?? DEFAULT_RETENTION_CHECK_INTERVAL_MS,
       MAX_TIMER_MS,
     ),
   };

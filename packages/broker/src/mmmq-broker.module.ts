@@ -17,6 +17,8 @@ import { HttpServerLimits } from './http/http-server-limits';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { StorageController } from './http/storage.controller';
+import { RetentionService } from './retention/retention.service';
+import { TopicLimits } from './retention/topic-limits';
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { TopicsController } from './http/topics.controller';
 import { TransactionsController } from './http/transactions.controller';
@@ -28,6 +30,7 @@ import {
   MMMQ_DISK_GUARD_OPTIONS,
   MMMQ_HTTP_OPTIONS,
   MMMQ_PERSISTENCE_OPTIONS,
+  MMMQ_RETENTION_CHECK_OPTIONS,
   MMMQ_STREAM_OPTIONS,
   MmmqBrokerOptions,
   ResolvedPersistenceOptions,
@@ -82,6 +85,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     },
     optionsPart(MMMQ_PERSISTENCE_OPTIONS, 'persistence'),
     optionsPart(MMMQ_DISK_GUARD_OPTIONS, 'diskGuard'),
+    optionsPart(MMMQ_RETENTION_CHECK_OPTIONS, 'retention'),
     optionsPart(MMMQ_HTTP_OPTIONS, 'http'),
     optionsPart(MMMQ_STREAM_OPTIONS, 'stream'),
     optionsPart(MMMQ_AUTH_OPTIONS, 'auth'),
@@ -117,6 +121,8 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     BacklogGuard,
     SubscriptionContainer,
     Dispatcher,
+    RetentionService,
+    TopicLimits,
     TopicRegistry,
     DeadLetterService,
     PullService,

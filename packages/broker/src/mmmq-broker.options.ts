@@ -28,6 +28,11 @@ export const DEFAULT_DISK_MIN_FREE_BYTES = 256 * 1024 * 1024;
  * most about one second of publishing late (30 MiB measured), well inside the 256 MiB margin.
  */
 export const DEFAULT_DISK_CHECK_INTERVAL_MS = 1_000;
+/**
+ * How often retention checks every topic. Age limits are coarse (the default keeps a week), so once a minute is
+ * plenty; a size limit is also checked after every segment rotation, and a topic limit when it refuses a publish.
+ */
+export const DEFAULT_RETENTION_CHECK_INTERVAL_MS = 60_000;
 /** Largest publish request body accepted before answering 413. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of objects and arrays accepted inside one message's `content`. */
@@ -76,6 +81,11 @@ export interface DiskGuardOptions {
   checkIntervalMs?: number;
 }
 
+export interface RetentionCheckOptions {
+  /** How often retention checks every topic, in ms. Default {@link DEFAULT_RETENTION_CHECK_INTERVAL_MS}. */
+  checkIntervalMs?: number;
+}
+
 export interface PersistenceOptions {
   /** Directory holding `dispatchers.json`, `journal/` and `topics/`. Default {@link DEFAULT_ROOT_DIR}. */
   rootDir?: string;
@@ -84,6 +94,8 @@ export interface PersistenceOptions {
   flush?: FlushOptions;
   /** Refuses publishes (503 with `Retry-After`) before the disk is full, and resumes once space is freed. */
   diskGuard?: DiskGuardOptions;
+  /** When retention (the `topics` option's `retention`) runs. */
+  retention?: RetentionCheckOptions;
 }
 
 export interface HttpOptions {
@@ -180,6 +192,11 @@ export interface ResolvedDiskGuardOptions {
   checkIntervalMs: number;
 }
 
+/** Retention check settings after defaults are applied and validation passed. */
+export interface ResolvedRetentionCheckOptions {
+  checkIntervalMs: number;
+}
+
 /** HTTP limits after defaults are applied and validation passed. */
 export interface ResolvedHttpOptions {
   maxBodyBytes: number;
@@ -209,5 +226,6 @@ export interface ResolvedTlsOptions {
 
 export const MMMQ_PERSISTENCE_OPTIONS = Symbol('MMMQ_PERSISTENCE_OPTIONS');
 export const MMMQ_DISK_GUARD_OPTIONS = Symbol('MMMQ_DISK_GUARD_OPTIONS');
+export const MMMQ_RETENTION_CHECK_OPTIONS = Symbol('MMMQ_RETENTION_CHECK_OPTIONS');
 export const MMMQ_STREAM_OPTIONS = Symbol('MMMQ_STREAM_OPTIONS');
 export const MMMQ_HTTP_OPTIONS = Symbol('MMMQ_HTTP_OPTIONS');

@@ -15,6 +15,7 @@ import {
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_DISK_CHECK_INTERVAL_MS,
   DEFAULT_DISK_MIN_FREE_BYTES,
+  DEFAULT_RETENTION_CHECK_INTERVAL_MS,
   MmmqBrokerOptions,
 } from '../src/mmmq-broker.options';
 import { DEFAULT_DELIVERY_OPTIONS } from '../src/dispatch/delivery.options';
@@ -30,6 +31,7 @@ describe('resolveBrokerOptions', () => {
         flushBytes: DEFAULT_FLUSH_BYTES,
       },
       diskGuard: { enabled: true, minFreeBytes: DEFAULT_DISK_MIN_FREE_BYTES, checkIntervalMs: DEFAULT_DISK_CHECK_INTERVAL_MS },
+      retention: { checkIntervalMs: DEFAULT_RETENTION_CHECK_INTERVAL_MS },
       http: {
         maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
         maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
@@ -68,6 +70,21 @@ describe('resolveBrokerOptions', () => {
     ];
     for (const [diskGuard, message] of invalid) {
       const options = { persistence: { diskGuard } } as MmmqBrokerOptions;
+      expect(() => resolveBrokerOptions(options)).toThrow(InvalidBrokerOptionsError);
+      expect(() => resolveBrokerOptions(options)).toThrow(message);
+    }
+  });
+
+  it('takes the retention check interval under persistence.retention, naming a bad or unknown option', () => {
+    expect(resolveBrokerOptions({ persistence: { retention: { checkIntervalMs: 500 } } }).retention).toEqual({ checkIntervalMs: 500 });
+    const invalid: [unknown, string][] = [
+      [{ checkIntervalMs: 0 }, 'persistence.retention.checkIntervalMs must be a positive integer, got 0'],
+      [{ checkIntervalMs: 2 ** 31 }, 'persistence.retention.checkIntervalMs'],
+      [{ intervalMs: 1 }, 'Unknown option persistence.retention.intervalMs; the persistence.retention options are checkIntervalMs'],
+      [5, 'persistence.retention must be an object, got 5'],
+    ];
+    for (const [retention, message] of invalid) {
+      const options = { persistence: { retention } } as MmmqBrokerOptions;
       expect(() => resolveBrokerOptions(options)).toThrow(InvalidBrokerOptionsError);
       expect(() => resolveBrokerOptions(options)).toThrow(message);
     }
@@ -142,7 +159,7 @@ describe('resolveBrokerOptions', () => {
     [{ persistance: {} } as never, /^Unknown broker option persistance; the options are persistence, http, stream, /],
     [
       { persistence: { rootdir: '/x' } } as never,
-      /^Unknown option persistence\.rootdir; the persistence options are rootDir, segment, flush, diskGuard$/,
+      /^Unknown option persistence\.rootdir; the persistence options are rootDir, segment, flush, diskGuard, retention$/,
     ],
     [
       { persistence: { segment: { maxByte: 1 } } } as never,

@@ -26,6 +26,8 @@ interface AttachedTopic {
   subscriptions: Map<string, Subscription>;
   /** Subscriptions whose checkpoint could not be created yet (a full disk), by consumer id: retried with backoff. */
   attaching: Map<string, AttachRetry>;
+  /** Set once every subscription the topic had at attach time is open (see `neededFrom`). */
+  attached: boolean;
 }
 
 /** A row of `GET /mmmq/subscriptions`. */
@@ -198,6 +200,18 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return this.topics.get(topic)?.subscriptions.get(consumerId);
   }
 
+  /**
+   * The lowest journaled cursor among the topic's checkpoints and the consumers at it: retention with `whenNeeded:
+   * keep` deletes nothing at or past it. `Infinity` without any; 0 while it cannot be known (the topic's
+   * subscriptions are not all attached yet, or one is still retrying to create its checkpoint).
+   */
+  async neededFrom(topic: string): Promise<{ offset: number; consumerIds: string[] }> {
+    const attached = this.topics.get(topic);
+    if (!attached?.attached) return { offset: 0, consumerIds: [] };
+    if (attached.attaching.size > 0) return { offset: 0, consumerIds: [...attached.attaching.keys()] };
+    return attached.queue.checkpoints.lowestCursor();
+  }
+
   private async applyHosts(previous: DispatcherDefinition, definition: DispatcherDefinition): Promise<void> {
     await this.registry.replace(definition);
     await Promise.all(this.subscriptionsOf(definition.consumerId).map((subscription) => subscription.setHosts(definition)));
@@ -222,7 +236,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   private async attach(queue: TopicQueue, tailAtOpen: number): Promise<void> {
     if (this.closing || this.topics.has(queue.topic.name)) return;
-    const topic: AttachedTopic = { queue, subscriptions: new Map(), attaching: new Map() };
+    const topic: AttachedTopic = { queue, subscriptions: new Map(), attaching: new Map(), attached: false };
     this.topics.set(queue.topic.name, topic);
     queue.subscribe(() => {
       for (const subscription of topic.subscriptions.values()) subscription.signal();
@@ -239,6 +253,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
       await queue.checkpoints.delete(consumerId);
       this.logger.warn(`Topic ${queue.topic.name}: deleted the checkpoint of unknown consumer ${consumerId}`);
     }
+    topic.attached = true;
   }
 
   private matches(definition: DispatcherDefinition, topic: Topic): boolean {
@@ -247,7 +262,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   /**
    * Subscribes the consumer to the topic: from its checkpoint, or — a new subscription — from `tail` for
-   * `startFrom: latest` (else 0). If its checkpoint cannot be created or written (a full disk), the attach is
+   * `startFrom: latest` (else the topic's start offset, 0 unless retention deleted the oldest segments). If its checkpoint cannot be created or written (a full disk), the attach is
    * retried with the delivery backoff until it succeeds, the dispatcher changes or the broker shuts down.
    */
   private async open(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
@@ -267,7 +282,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   private async subscribe(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
-    const initial = definition.startFrom === 'latest' && tail !== undefined ? tail : 0;
+    // From the oldest message retention kept: what it deleted was never this subscription's to skip.
+    const initial = definition.startFrom === 'latest' && tail !== undefined ? tail : topic.queue.startOffset;
     const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
     const subscription = new Subscription(topic.queue, definition, checkpoint, this.context);
     topic.subscriptions.set(definition.consumerId, subscription);

@@ -21,6 +21,11 @@ export class SubscriptionStats {
    * counted in `deadLettered`).
    */
   backlogDropped = 0;
+  /**
+   * Messages deleted by retention (`whenNeeded: delete`) or a topic limit (`overflow: dropOldest`) before this
+   * subscription consumed them: it resumed at the oldest retained offset.
+   */
+  retentionSkipped = 0;
   failures = 0;
   /** Pushes the consumer answered with 401 (it refused their signature). */
   unauthorized = 0;

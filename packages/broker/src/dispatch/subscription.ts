@@ -361,6 +361,17 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.writer.settled();
   }
 
+  skipDeleted(start: number): void {
+    const skipped = this.ledger.skipTo(start);
+    if (skipped === 0) return;
+    this.stats.retentionSkipped += skipped;
+    this.logger.warn(
+      `${this.label()}: retention deleted offsets below ${start} before they were consumed; skipped ${skipped} messages ` +
+        `(resuming at ${start}, the oldest retained)`,
+    );
+    this.writer.schedule();
+  }
+
   skipFiltered(count: number): void {
     this.stats.filtered += count;
     // Not `settled()`: a crash does not redeliver a skipped message (it is skipped again), so no bound is needed.

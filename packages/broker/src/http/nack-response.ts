@@ -20,6 +20,7 @@ import { StreamFencedError } from '../stream/stream.errors';
 import { TooManyFetchesError } from '../pull/pull.errors';
 import { StaleLeaseError } from '../dispatch/transaction.errors';
 import { TopicNotFoundError } from '../topics/topic.errors';
+import { TopicLimitExceededError } from '../retention/topic-limit.errors';
 
 /** What a failed publish is answered with. */
 export interface NackResponse {
@@ -64,6 +65,9 @@ export function toNackResponse(error: unknown): NackResponse {
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);
   if (error instanceof TooManyFetchesError) return expected(HttpStatus.TOO_MANY_REQUESTS, RETRY_AFTER_SECONDS);
   if (error instanceof SubscriptionBacklogFullError) return expected(HttpStatus.TOO_MANY_REQUESTS, seconds(error.retryAfterMs));
+  if (error instanceof TopicLimitExceededError) {
+    return expected(HttpStatus.TOO_MANY_REQUESTS, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  }
   if (error instanceof TooManyHeaderFieldsError) return expected(REQUEST_HEADER_FIELDS_TOO_LARGE);
   if (error instanceof UnsupportedContentEncodingError || error instanceof UnsupportedContentTypeError) {
     return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);

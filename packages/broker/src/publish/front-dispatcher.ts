@@ -1,6 +1,7 @@
 import type { AcceptedMessage, DeliveryMode, PublishedMessage, StoredMessage } from '@mmmq/core';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { BacklogGuard } from '../dispatch/backlog-guard';
+import { TopicLimits } from '../retention/topic-limits';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
 import type { CommitPart } from '../storage/journal/journal-commit';
 import { describeCause } from '../storage/journal/describe-cause';
@@ -38,6 +39,7 @@ export class FrontDispatcher {
     private readonly diskGuard?: DiskGuard,
     private readonly policies?: TopicPolicies,
     private readonly backlogGuard?: BacklogGuard,
+    @Optional() private readonly limits?: TopicLimits,
   ) {}
 
   /** Resolves with the ACK of one message: once durable when persistent, on receipt when nonPersistent. */
@@ -60,12 +62,13 @@ export class FrontDispatcher {
    * are durable: whatever is enqueued after this resolves is stored after these messages.
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<Enqueued> {
-    const { parts, published } = await this.prepare(messages);
+    const { parts, published, release } = await this.prepare(messages);
     const deliveryMode = this.modeOf(messages);
     // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing.
     const refusing = this.queues.journal.refusing;
     const answeredEarly = deliveryMode === 'nonPersistent' && !refusing;
     const offered = this.queues.journal.commit(parts, answeredEarly);
+    offered.then(release, release);
     const committed = offered.then(() => undefined);
     // Only the callers that wait for durability look at it; a failure reaches the others through `acknowledged`.
     committed.catch(() => undefined);
@@ -78,12 +81,13 @@ export class FrontDispatcher {
 
   /**
    * The journal parts that store `messages` (one per topic, in batch order), checked like a publish (disk guard,
-   * backlog limits, writable topics), and how the parts' first offsets map to each message's place once durable. A
-   * transaction commits them with its subscription state in one record.
+   * backlog limits, writable topics, topic limits), and how the parts' first offsets map to each message's place once
+   * durable. A transaction commits them with its subscription state in one record. `release` must be called once
+   * that commit is settled, either way: until then the messages count against their topics' limits.
    */
   async prepare(
     messages: readonly PublishableMessage[],
-  ): Promise<{ parts: CommitPart[]; published: (firstOffsets: Array<number | undefined>) => StoredMessage[] }> {
+  ): Promise<{ parts: CommitPart[]; published: (firstOffsets: Array<number | undefined>) => StoredMessage[]; release: () => void }> {
     this.diskGuard?.assertMayPublish();
     for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
@@ -99,6 +103,7 @@ export class FrontDispatcher {
     }
     const topics = [...byTopic.values()];
     for (const { queue } of topics) if (!queue.writable) await queue.assertWritable();
+    const releases = await this.admitAll(topics);
     const published = (firstOffsets: Array<number | undefined>) => {
       const acks = new Array<StoredMessage>(messages.length);
       topics.forEach(({ queue, indices }, i) =>
@@ -109,7 +114,8 @@ export class FrontDispatcher {
       );
       return acks;
     };
-    return { parts: topics.map(({ queue, payloads }) => ({ topic: queue, payloads })), published };
+    const release = () => releases.forEach((done) => done());
+    return { parts: topics.map(({ queue, payloads }) => ({ topic: queue, payloads })), published, release };
   }
 
   /**
@@ -147,5 +153,18 @@ export class FrontDispatcher {
       `${messages.length} nonPersistent message(s) acknowledged on receipt were lost: their journal write failed ` +
         `(${describeCause(error)}). Lost: ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`,
     );
+  }
+
+  /** Admits every part under its topic's limits, or none: a batch is refused whole. */
+  private async admitAll(parts: ReadonlyArray<{ queue: TopicQueue; payloads: Buffer[] }>): Promise<Array<() => void>> {
+    const releases: Array<() => void> = [];
+    if (!this.limits) return releases;
+    try {
+      for (const { queue, payloads } of parts) releases.push(await this.limits.admit(queue, payloads));
+    } catch (error) {
+      for (const release of releases) release();
+      throw error;
+    }
+    return releases;
   }
 }

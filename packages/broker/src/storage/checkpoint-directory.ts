@@ -80,6 +80,21 @@ export class CheckpointDirectory {
     (await this.open(consumerId, cursor, logEnd)).restore(state);
   }
 
+  /** The lowest cursor among the open checkpoints (as journaled) and the consumers at it; `Infinity` with none. */
+  async lowestCursor(): Promise<{ offset: number; consumerIds: string[] }> {
+    let offset = Infinity;
+    let consumerIds: string[] = [];
+    for (const [consumerId, file] of [...this.files]) {
+      const cursor = await file.then(
+        (checkpoint) => checkpoint.offset,
+        () => Infinity,
+      );
+      if (cursor < offset) [offset, consumerIds] = [cursor, [consumerId]];
+      else if (cursor === offset && cursor !== Infinity) consumerIds.push(consumerId);
+    }
+    return { offset, consumerIds };
+  }
+
   /** Writes every moved checkpoint of this topic and fsyncs it; returns the fsyncs it took. */
   async sync(): Promise<number> {
     let fsyncs = 0;

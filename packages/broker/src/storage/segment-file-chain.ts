@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { syncDirectory } from './file-handle';
-import { parseSegmentFileName, SegmentFile } from './segment-file';
+import { join } from 'node:path';
+import { DATA_FILE_EXTENSION, parseSegmentFileName, SegmentFile, segmentFileName } from './segment-file';
 import { CorruptionError, StorageError } from './storage.errors';
 import { settleAll } from './settle-all';
 
@@ -8,6 +9,16 @@ import { settleAll } from './settle-all';
 export interface SegmentRepair {
   startOffset: number;
   repairs: string[];
+}
+
+/** A closed segment as retention judges it. */
+export interface ClosedSegment {
+  startOffset: number;
+  /** One past its last entry: where the next segment starts. */
+  endOffset: number;
+  /** Bytes of its data file. */
+  bytes: number;
+  dataPath: string;
 }
 
 /**
@@ -25,7 +36,9 @@ export class SegmentFileChain {
   ) {}
 
   static async open(dir: string, maxBytes: number): Promise<{ chain: SegmentFileChain; repairs: SegmentRepair[] }> {
-    const starts = (await fs.readdir(dir))
+    const names = await fs.readdir(dir);
+    await removeOrphanIndexes(dir, names);
+    const starts = names
       .map(parseSegmentFileName)
       .filter((start): start is number => start !== undefined)
       .sort((a, b) => a - b);
@@ -102,7 +115,8 @@ export class SegmentFileChain {
   /** Makes everything written so far durable; returns the number of fsyncs it took. */
   async sync(): Promise<number> {
     let fsyncs = 0;
-    for (const segment of this.segments) {
+    // A copy: retention may remove the oldest segments meanwhile, which must not shift the ones still to sync.
+    for (const segment of [...this.segments]) {
       if (!segment.needsSync) continue;
       await segment.sync();
       fsyncs += 2;
@@ -142,6 +156,33 @@ export class SegmentFileChain {
     await fs.rm(removed.dataPath, { force: true });
     await fs.rm(removed.indexPath, { force: true });
     this.directoryDirty = true;
+  }
+
+  /** Every segment but the tail, oldest first: the only ones retention may delete. */
+  closedSegments(): ClosedSegment[] {
+    return this.segments.slice(0, -1).map((segment) => ({
+      startOffset: segment.startOffset,
+      endOffset: segment.endOffset,
+      bytes: segment.size,
+      dataPath: segment.dataPath,
+    }));
+  }
+
+  /**
+   * Deletes the oldest segment (never the tail): its data file first — from then on recovery no longer sees the
+   * segment, and the chain starts at the next one —, then its index, then the directory is fsync'd, so a later
+   * removal can never reach the disk before this one and the chain never gets a gap. A crash in between leaves an
+   * orphan index, which the next {@link open} removes.
+   */
+  async removeHead(): Promise<ClosedSegment> {
+    if (this.segments.length < 2) throw new StorageError(`The tail segment of ${this.dir} is never removed`);
+    const [head] = this.closedSegments();
+    const removed = this.segments.shift() as SegmentFile;
+    await removed.close().catch(() => undefined);
+    await fs.rm(removed.dataPath, { force: true });
+    await fs.rm(removed.indexPath, { force: true });
+    await syncDirectory(this.dir);
+    return head;
   }
 
   /** Closes and reopens the tail segment so recovery re-reads what is really on disk after a write failure. */
@@ -207,4 +248,18 @@ export class SegmentFileChain {
       `Closing the segments in ${this.dir} failed`,
     );
   }
+}
+
+/**
+ * Removes `.idx` files whose `.mmm` is gone: left by a crash between the two unlinks of {@link SegmentFileChain.removeHead}
+ * (a segment is created data file first, so a new segment never has an index without its data).
+ */
+async function removeOrphanIndexes(dir: string, names: readonly string[]): Promise<void> {
+  const present = new Set(names);
+  const orphans = names.filter((name) => {
+    const match = /^(\d{19})\.idx$/.exec(name);
+    return match !== null && !present.has(segmentFileName(Number(match[1]), DATA_FILE_EXTENSION));
+  });
+  for (const name of orphans) await fs.rm(join(dir, name), { force: true });
+  if (orphans.length > 0) await syncDirectory(dir);
 }

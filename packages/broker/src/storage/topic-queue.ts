@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Topic } from '@mmmq/core';
 import { CheckpointDirectory } from './checkpoint-directory';
-import { SegmentFileChain } from './segment-file-chain';
+import { ClosedSegment, SegmentFileChain } from './segment-file-chain';
 import { RecentEntries } from './recent-entries';
 import { RecentEntriesBudget } from './recent-entries-budget';
 import { CorruptionError, StorageUnavailableError } from './storage.errors';
@@ -26,6 +26,12 @@ export class TopicQueue implements JournalTopic, Flushable {
   private failure?: { cause: unknown; at: number };
   private reopening?: Promise<void>;
   private closing?: Promise<void>;
+  /** Everything below it is durable in the segment files and covered by a FLUSHED record: replay never needs it. */
+  private durable: number;
+  /** What the flush in progress covers, once its FLUSHED record is durable. */
+  private flushing?: number;
+  /** Segment removals, one at a time. */
+  private removing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly topic: Topic,
@@ -36,7 +42,50 @@ export class TopicQueue implements JournalTopic, Flushable {
     private readonly journal: Journal,
   ) {
     this.visibleEnd = chain.tailOffset;
+    this.durable = chain.tailOffset;
     this.recent = new RecentEntries(chain.tailOffset, undefined, recentBudget);
+  }
+
+  /** The offset of the oldest message kept; retention moves it forward. */
+  get startOffset(): number {
+    return this.chain.startOffset;
+  }
+
+  /** Bytes of the segment data files (frames included). */
+  get byteSize(): number {
+    return this.chain.byteSize;
+  }
+
+  /** Entries below it need nothing from the journal any more: only segments ending at or below it are removed. */
+  get durableEnd(): number {
+    return Math.min(this.durable, this.visibleEnd);
+  }
+
+  flushStarting(): void {
+    this.flushing = this.visibleEnd;
+  }
+
+  flushed(): void {
+    if (this.flushing !== undefined) this.durable = Math.max(this.durable, this.flushing);
+    this.flushing = undefined;
+  }
+
+  /**
+   * Removes the oldest closed segments while `wanted` (called with each, oldest first) says so; stops at the tail, at
+   * a segment the journal may still replay into (past {@link durableEnd}), or when the topic closes. Removals run
+   * one at a time. Resolves with what was removed.
+   */
+  removeOldest(wanted: (segment: ClosedSegment) => boolean): Promise<ClosedSegment[]> {
+    const run = this.removing.then(async () => {
+      const removed: ClosedSegment[] = [];
+      for (let [head] = this.chain.closedSegments(); head; [head] = this.chain.closedSegments()) {
+        if (this.closing || head.endOffset > this.durableEnd || !wanted(head)) break;
+        removed.push(await this.chain.removeHead());
+      }
+      return removed;
+    });
+    this.removing = run.catch(() => undefined);
+    return run;
   }
 
   get name(): string {
@@ -125,6 +174,8 @@ export class TopicQueue implements JournalTopic, Flushable {
 
   /** After the journal's replay wrote to the files directly: everything in them is committed and readable. */
   resumeAfterReplay(): void {
+    // Replay synced what it wrote, and retention runs only after the journal's first flush recorded that.
+    this.durable = this.chain.tailOffset;
     if (this.visibleEnd === this.chain.tailOffset) return;
     this.visibleEnd = this.chain.tailOffset;
     this.recent.close();
@@ -173,6 +224,7 @@ export class TopicQueue implements JournalTopic, Flushable {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.journal.drain();
+      await this.removing;
       this.listeners.clear();
       this.recent.close();
       await settleAll([this.chain.close(), this.checkpoints.close()], `Closing topic ${this.topic.name} failed`);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscription-container';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { RetentionService } from '../retention/retention.service';
 
 /** A topic as {@link TopicRegistry} shows it: a snapshot, read when asked. */
 export interface TopicInfo {
@@ -19,6 +20,11 @@ export interface TopicInfo {
   segments: number;
   /** False while the topic refuses writes after a failed file write (it recovers by itself) or during shutdown. */
   writable: boolean;
+  /**
+   * Bytes retention would have deleted but keeps because a subscription has not consumed them
+   * (`retention.whenNeeded: keep`); 0 when no subscription holds the topic past its retention.
+   */
+  retentionHeldBytes: number;
   /** Each consumer reading it: position, lag, state and counters, as `GET /mmmq/subscriptions` shows them. */
   subscriptions: SubscriptionView[];
 }
@@ -33,6 +39,7 @@ export class TopicRegistry {
   constructor(
     private readonly queues: TopicQueueContainer,
     private readonly subscriptions: SubscriptionContainer,
+    private readonly retention: RetentionService,
   ) {}
 
   /** Every open topic, by name. */
@@ -40,14 +47,14 @@ export class TopicRegistry {
     const subscriptions = this.subscriptions.list();
     return this.queues
       .list()
-      .map((queue) => info(queue, subscriptions))
+      .map((queue) => info(queue, subscriptions, this.retention.heldBytes(queue.name)))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** The topic, or undefined when it does not exist (yet). */
   get(name: string): TopicInfo | undefined {
     const queue = this.queues.get(name);
-    return queue && info(queue, this.subscriptions.list());
+    return queue && info(queue, this.subscriptions.list(), this.retention.heldBytes(name));
   }
 
   has(name: string): boolean {
@@ -55,7 +62,7 @@ export class TopicRegistry {
   }
 }
 
-function info(queue: TopicQueue, subscriptions: readonly SubscriptionView[]): TopicInfo {
+function info(queue: TopicQueue, subscriptions: readonly SubscriptionView[], retentionHeldBytes: number): TopicInfo {
   const { chain, tailOffset } = queue;
   return {
     name: queue.name,
@@ -66,6 +73,7 @@ function info(queue: TopicQueue, subscriptions: readonly SubscriptionView[]): To
     bytes: chain.byteSize,
     segments: chain.segmentCount,
     writable: queue.writable,
+    retentionHeldBytes,
     subscriptions: subscriptions.filter((subscription) => subscription.topic === queue.name),
   };
 }

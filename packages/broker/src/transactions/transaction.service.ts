@@ -39,7 +39,7 @@ export class TransactionService {
     });
     const prepared = messages.length > 0 ? await this.dispatcher.prepare(messages) : undefined;
     const members = new Set(inputs.map(({ slot }) => slot.member));
-    const firstOffsets = await subscription.commitTransaction(inputs, prepared?.parts ?? []);
+    const firstOffsets = await subscription.commitTransaction(inputs, prepared?.parts ?? []).finally(() => prepared?.release());
     for (const member of members) if (member) subscription.seen(member);
     return { messages: prepared?.published(firstOffsets) ?? [], settled: inputs.length };
   }

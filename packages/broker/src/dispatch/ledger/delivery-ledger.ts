@@ -134,6 +134,21 @@ export class DeliveryLedger {
   }
 
   /**
+   * Retention deleted the log below `start`: when nothing is read past the cursor, it jumps to `start`, and the
+   * offsets it passes count as skipped (returned). With messages still in the window it waits (returns 0): they are
+   * in memory and are delivered first; the next read past them skips.
+   */
+  skipTo(start: number): number {
+    if (this.readEnd >= start || this.readEnd !== this.cursor) return 0;
+    const skipped = start - this.cursor;
+    this.cursor = this.readEnd = start;
+    while (this.restoredSettled.length > 0 && this.restoredSettled[0][1] <= start) this.restoredSettled.shift();
+    for (const offset of this.restoredCounts.keys()) if (offset < start) this.restoredCounts.delete(offset);
+    this.version++;
+    return skipped;
+  }
+
+  /**
    * Leases up to `max` available messages (at least one, then up to `maxBytes` of payload) to `member`, highest
    * priority first, then lowest offset. Each lease counts as a delivery. A message whose `expiresAt` is not after
    * `wallNow` (epoch ms) is not leased but set aside, DEAD_LETTERING, for {@link expiredMessages}.

@@ -23,6 +23,8 @@ export interface LogReaderHost {
   skipCorrupt(offset: number, error: Error): void;
   /** `count` messages were skipped (settled) because the selector does not select them. */
   skipFiltered(count: number): void;
+  /** Retention deleted the log below `start` while the cursor was below it: move past the gap (see DeliveryLedger.skipTo). */
+  skipDeleted(start: number): void;
   /** Waits before retrying a failed read (storage errors other than corruption). */
   backoff(failures: number, what: string, error: unknown): Promise<void>;
 }
@@ -52,9 +54,17 @@ export class LogReader {
       if (ledger.available >= max) return;
       const wanted = Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - ledger.windowSize, READ_CHUNK);
       const from = ledger.readEnd;
+      if (from < queue.startOffset) {
+        // Deleted by retention: skipped once the window before it is settled (until then nothing more is read).
+        if (ledger.readEnd !== ledger.cursor) return;
+        this.host.skipDeleted(queue.startOffset);
+        continue;
+      }
       if (wanted <= 0 || from >= queue.tailOffset) return;
       try {
         const entries = await queue.peekMany(from, wanted);
+        // Retention may have deleted what was being read: those entries are not corrupt, just gone.
+        if (from < queue.startOffset) continue;
         if (entries.length === 0 || ledger.readEnd !== from) return;
         let filtered = 0;
         entries.forEach((entry, i) => {
@@ -64,6 +74,7 @@ export class LogReader {
         });
         if (filtered > 0) this.host.skipFiltered(filtered);
       } catch (error) {
+        if (from < queue.startOffset) continue;
         await this.host.backoff(failures++, `reading offset ${from} failed`, error);
       }
     }

@@ -3,6 +3,10 @@ import type { JournalOp, JournalOpKind } from './journal-record';
 /** Something the journal's flush makes durable: a topic's files or a checkpoint. Returns the fsyncs it took. */
 export interface Flushable {
   sync(): Promise<number>;
+  /** Called as a flush takes this target, before its `sync`: what is visible now is what the flush covers. */
+  flushStarting?(): void;
+  /** Called once the flush's FLUSHED record is durable: what `flushStarting` saw no longer needs the journal. */
+  flushed?(): void;
 }
 
 /** A topic log as the journal writes it: entries reach it only after the journal record holding them is durable. */

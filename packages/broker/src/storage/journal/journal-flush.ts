@@ -94,6 +94,7 @@ export class JournalFlush {
     const upTo = this.journal.lastSeq;
     const targets = [...this.dirty];
     this.dirty.clear();
+    for (const target of targets) target.flushStarting?.();
     try {
       for (const target of targets) this.journal.stats.flushFsyncs += await target.sync();
     } catch (cause) {
@@ -103,6 +104,7 @@ export class JournalFlush {
     this.bytesSinceFlush = 0;
     await this.journal.commit([{ op: { kind: JournalOpKind.FLUSHED, seq: upTo } }]);
     this.flushedSeq = upTo;
+    for (const target of targets) target.flushed?.();
     this.journal.stats.flushes++;
     await files.deleteCovered(upTo);
   }
