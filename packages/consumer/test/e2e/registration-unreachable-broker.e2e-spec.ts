@@ -66,6 +66,7 @@ describe('self-registration without a reachable broker', () => {
             retrying: true,
           },
         ],
+        handlers: { running: 0, waiting: 0, longestRunningMs: 0, queueFullMs: 0 },
         message: expect.stringMatching(new RegExp(`^1 dispatcher\\(s\\) not registered with the broker yet \\(${CONSUMER_ID}: `)),
       },
     });
