@@ -87,13 +87,15 @@ describe('health probes', () => {
     });
   });
 
-  it('serves the probes under health.path, and not at all with health.enabled false', async () => {
+  it('serves the probes under health.path, and no routes with health.enabled false (the checks stay injectable)', async () => {
     broker = await startBroker(withHealth({ path: 'ops/probes' }));
     expect((await fetch(`${broker.url}/ops/probes/ready`)).status).toBe(200);
     expect((await fetch(`${broker.url}/health/ready`)).status).toBe(404);
     await broker.close();
     broker = await startBroker(withHealth({ enabled: false }));
     expect((await fetch(`${broker.url}/health/live`)).status).toBe(404);
+    // The checks stay injectable for the host's own health endpoint.
+    expect(broker.app.get(BrokerReadinessIndicator).disk()).toEqual({ disk: { status: 'up' } });
   });
 
   it('is not ready before the application has bootstrapped (topics restored)', async () => {
