@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mountSmallFilesystem, startBroker as startTestBroker, waitFor } from '@mmmq/test-support';
+import { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { BrokerReadinessIndicator, HealthOptions, MmmqBrokerModule, MmmqBrokerOptions } from '../../src';
 import { DISK_FREE_SPACE_PROBE } from '../../src/storage';
@@ -59,7 +60,13 @@ describe('health probes', () => {
 
   it('turns ready to 503 naming the disk while the disk guard refuses publishes, and back to 200 when space returns (probe replaced)', async () => {
     let free = 10 * MIN_FREE_BYTES;
-    broker = await startBrokerWithProbe(() => Promise.resolve(free));
+    const warnings: string[] = [];
+    const logger = {
+      log() {},
+      error: (line: string) => warnings.push(`ERROR ${line}`),
+      warn: (line: string) => warnings.push(`WARN ${line}`),
+    };
+    broker = await startBrokerWithProbe(() => Promise.resolve(free), logger);
     expect((await fetch(`${broker.url}/health/ready`)).status).toBe(200);
     free = MIN_FREE_BYTES - 1;
     await waitFor(async () => (await fetch(`${broker!.url}/health/ready`)).status === 503, { message: 'ready to turn 503' });
@@ -68,6 +75,8 @@ describe('health probes', () => {
     expect((await fetch(`${broker.url}/health/live`)).status).toBe(200);
     free = 10 * MIN_FREE_BYTES;
     await waitFor(async () => (await fetch(`${broker!.url}/health/ready`)).status === 200, { message: 'ready to return to 200' });
+    // Said once, by the disk guard; a failing probe adds no line of its own (probes come every few seconds).
+    expect(warnings).toEqual([expect.stringMatching(/^WARN Refusing publishes \(503\)/)]);
   });
 
   onSmallDisk('turns ready to 503 when the data directory’s disk fills, and back to 200 when the file is removed', async () => {
@@ -113,9 +122,9 @@ describe('health probes', () => {
 });
 
 /** A broker whose disk guard reads `probe` instead of statfs. */
-function startBrokerWithProbe(probe: () => Promise<number>): Promise<BrokerApp> {
+function startBrokerWithProbe(probe: () => Promise<number>, logger: LoggerService): Promise<BrokerApp> {
   return startTestBroker(
     { persistence: { diskGuard: { minFreeBytes: MIN_FREE_BYTES, checkIntervalMs: CHECK_INTERVAL_MS } } },
-    { overrides: [{ token: DISK_FREE_SPACE_PROBE, value: probe }] },
+    { overrides: [{ token: DISK_FREE_SPACE_PROBE, value: probe }], logger },
   );
 }
