@@ -13,6 +13,7 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';
 import { createBrokerApp } from './create-broker-app';
+import { applyLogFormat } from './log-format';
 
 const logger = new Logger('MmmqBroker');
 const TLS_VARIABLES = { keyFile: 'MMMQ_TLS_KEY_FILE', certFile: 'MMMQ_TLS_CERT_FILE' };
@@ -23,6 +24,7 @@ const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'];
 let started: INestApplication | undefined;
 
 async function bootstrap(): Promise<void> {
+  applyLogFormat(process.env);
   const config = readBrokerConfig(process.env);
   // A TLS handshake gets the time a request head gets, as on the publish stream.
   const handshakeTimeout = config.broker.http?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;

@@ -3,6 +3,7 @@ import { spawnBroker } from './broker-process.fixture';
 describe('the standalone broker refuses to start on an invalid environment variable, naming it', () => {
   it.each([
     [{ MMMQ_PORT: 'eighty' }, /MMMQ_PORT must be a non-negative integer, got "eighty"/],
+    [{ MMMQ_LOG_FORMAT: 'yaml' }, /MMMQ_LOG_FORMAT must be text or json, got "yaml"/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '-1' }, /MMMQ_SEGMENT_MAX_BYTES must be a non-negative integer, got "-1"/],
     [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,intranet' }, /MMMQ_PUSH_ALLOWED_NETWORKS entry "intranet" must be "loopback", "private"/],
     [

@@ -127,3 +127,5 @@ export {
   TopicQueue,
   TopicQueueContainer,
 } from './storage';
+export { DEFAULT_HEALTH_PATH, type HealthOptions } from './health/health.options';
+export { BrokerReadinessIndicator } from './health/broker-readiness.indicator';

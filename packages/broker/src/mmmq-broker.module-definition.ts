@@ -1,5 +1,17 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { withHealth } from './health/with-health';
+import type { HealthOptions } from './health/health.options';
 import type { MmmqBrokerOptions } from './mmmq-broker.options';
+
+/**
+ * Options that shape the module itself, so they sit beside the (possibly async) broker options. Each needs a
+ * default here: only the keys listed are taken out of the options the broker validates.
+ */
+interface MmmqBrokerModuleExtras {
+  isGlobal: boolean;
+  /** The `/health/live` and `/health/ready` probes (docs/operations.md#health). Default on at `health`. */
+  health: HealthOptions;
+}
 
 export const {
   ConfigurableModuleClass: ConfigurableMmmqBrokerModule,
@@ -9,5 +21,7 @@ export const {
 } = new ConfigurableModuleBuilder<MmmqBrokerOptions>({ moduleName: 'MmmqBroker' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMmmqBrokerOptions')
-  .setExtras({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .setExtras<MmmqBrokerModuleExtras>({ isGlobal: false, health: {} }, (definition, extras) =>
+    withHealth({ ...definition, global: extras.isGlobal }, extras.health),
+  )
   .build();

@@ -32,7 +32,14 @@ export {
   type StartFrom,
   type WorkersOptions,
 } from './mmmq-consumer.options';
-export { MmmqConsumerHealthIndicator, DEFAULT_CONSUMER_HEALTH_KEY, type MmmqConsumerHealth } from './health/mmmq-consumer.health-indicator';
+export {
+  MmmqConsumerHealthIndicator,
+  DEFAULT_CONSUMER_HEALTH_KEY,
+  DEFAULT_MAX_HANDLER_MS,
+  DEFAULT_MAX_QUEUE_FULL_MS,
+  type ConsumerHealthOptions,
+  type MmmqConsumerHealth,
+} from './health/mmmq-consumer.health-indicator';
 export type { PendingRegistration } from './registration/registration-status';
 export {
   MMMQListener,

@@ -27,6 +27,8 @@ describe('@mmmq/consumer public API', () => {
         'DEFAULT_DELIVERY_MAX_IN_FLIGHT',
         'DEFAULT_LISTENER_CONCURRENCY',
         'DEFAULT_MAX_BODY_BYTES',
+        'DEFAULT_MAX_HANDLER_MS',
+        'DEFAULT_MAX_QUEUE_FULL_MS',
         'DEFAULT_MAX_WORKERS',
         'DEFAULT_MIN_WORKERS',
         'DEFAULT_QUEUE_SIZE',

@@ -162,6 +162,11 @@ describe('resolveConsumerOptions', () => {
     ],
     ['broker', { app: 'a', broker: 'broker:8080', advertisedUrl: 'http://billing:3000' }, 'broker must be an http(s) URL like'],
     [
+      'broker with user info (it would be logged)',
+      { app: 'a', broker: 'http://user:hunter2@broker:8080', advertisedUrl: 'http://billing:3000' },
+      'broker must not carry user info; the broker authenticates the token option instead',
+    ],
+    [
       'advertisedUrl',
       { app: 'a', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000/mmmq' },
       'advertisedUrl is invalid: Host URL',

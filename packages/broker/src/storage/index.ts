@@ -15,9 +15,15 @@ export { StorageStats } from './journal/storage-stats';
 export { DISK_FREE_SPACE_PROBE, DiskGuard, statfsFreeBytes } from './disk-guard';
 export type { FreeSpaceProbe } from './disk-guard';
 
-import { DiskGuard } from './disk-guard';
+import { DISK_FREE_SPACE_PROBE, DiskGuard, statfsFreeBytes } from './disk-guard';
 import { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
 import { TopicQueueContainer } from './topic-queue-container';
 
 /** The storage providers; they need `MMMQ_PERSISTENCE_OPTIONS`, `MMMQ_DISK_GUARD_OPTIONS` and `BrokerEvents`. */
-export const STORAGE_PROVIDERS = [TopicQueueContainer, TopicQueueBootstrapper, DiskGuard];
+export const STORAGE_PROVIDERS = [
+  TopicQueueContainer,
+  TopicQueueBootstrapper,
+  DiskGuard,
+  // Provided, not only defaulted, so a test can replace it with `overrideProvider`.
+  { provide: DISK_FREE_SPACE_PROBE, useValue: statfsFreeBytes },
+];

@@ -11,11 +11,17 @@ import { TopicQueueContainer } from './topic-queue-container';
 export class TopicQueueBootstrapper implements OnApplicationBootstrap {
   private readonly logger = new Logger(TopicQueueBootstrapper.name);
   private restoring?: Promise<void>;
+  private done = false;
 
   constructor(private readonly container: TopicQueueContainer) {}
 
   onApplicationBootstrap(): Promise<void> {
     return this.whenRestored();
+  }
+
+  /** True once every topic on disk is restored (or failed to): the broker's readiness waits for it. */
+  get restored(): boolean {
+    return this.done;
   }
 
   /** Resolves once every topic on disk is restored (or failed to); whoever asks first starts it. */
@@ -45,6 +51,7 @@ export class TopicQueueBootstrapper implements OnApplicationBootstrap {
         this.logger.error(`Topic ${entry.name} could not be restored and stays closed`, (error as Error).stack);
       }
     }
+    this.done = true;
     this.logger.log(`Restored ${restored} topics from ${this.container.topicsDir}` + (failed ? `, ${failed} failed` : ''));
   }
 }

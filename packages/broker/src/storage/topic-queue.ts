@@ -119,6 +119,11 @@ export class TopicQueue implements JournalTopic, Flushable {
     return !this.closing && !this.failure;
   }
 
+  /** True from a failed file write until a later write finds the tail segment reopened. */
+  get recoveringFromWriteFailure(): boolean {
+    return this.failure !== undefined;
+  }
+
   /**
    * Refuses a write while the topic is closed or recovering from a failed file write; after the refusal delay the
    * tail segment is reopened (its recovery re-reads what is really on disk) and writes resume.

@@ -22,6 +22,16 @@ interface Job {
   reject(error: unknown): void;
   settled: boolean;
   finished?: Promise<void>;
+  /** `Date.now()` when its task started. */
+  startedAt?: number;
+}
+
+/** How long work has been held up, for the consumer's health indicator. */
+export interface FrontHandlerStalls {
+  /** Age of the longest-running handler, 0 when none runs. */
+  longestRunningMs: number;
+  /** How long the queue has been full without a break, 0 when it has room. */
+  queueFullMs: number;
 }
 
 /**
@@ -36,6 +46,8 @@ export class FrontHandler {
   private readonly running = new Set<Job>();
   private readonly runningPerLane = new Map<string, number>();
   private closing: Promise<void> | undefined;
+  /** `Date.now()` when the queue last became full; undefined while it has room. */
+  private fullSince: number | undefined;
 
   constructor(private readonly limits: FrontHandlerLimits) {}
 
@@ -71,13 +83,20 @@ export class FrontHandler {
     return new Promise<T>((resolve, reject) => {
       const job: Job = { lane, task, resolve: resolve as (value: unknown) => void, reject, settled: false };
       if (this.canStart(lane)) this.start(job);
-      else this.waiting.push(job);
+      else this.wait(job);
     });
   }
 
   /** Jobs running and waiting right now. */
   get load(): { running: number; waiting: number } {
     return { running: this.running.size, waiting: this.waiting.length };
+  }
+
+  /** Ages of what is held up right now. */
+  stalls(now = Date.now()): FrontHandlerStalls {
+    let oldest = now;
+    for (const job of this.running) oldest = Math.min(oldest, job.startedAt ?? now);
+    return { longestRunningMs: now - oldest, queueFullMs: this.fullSince === undefined ? 0 : now - this.fullSince };
   }
 
   /**
@@ -91,6 +110,7 @@ export class FrontHandler {
   }
 
   private async drain(timeoutMs: number): Promise<void> {
+    this.fullSince = undefined;
     for (const job of this.waiting.splice(0)) {
       const error = new ConsumerClosingError('The consumer shut down before this message started; the broker will redeliver it');
       settle(job, 'reject', error);
@@ -115,7 +135,13 @@ export class FrontHandler {
     return this.running.size < this.limits.maxWorkers && (this.runningPerLane.get(lane.key) ?? 0) < lane.concurrency;
   }
 
+  private wait(job: Job): void {
+    this.waiting.push(job);
+    if (this.waiting.length >= this.limits.queueSize) this.fullSince ??= Date.now();
+  }
+
   private start(job: Job): void {
+    job.startedAt = Date.now();
     this.running.add(job);
     this.runningPerLane.set(job.lane.key, (this.runningPerLane.get(job.lane.key) ?? 0) + 1);
     job.finished = Promise.resolve()
@@ -139,6 +165,7 @@ export class FrontHandler {
       if (this.canStart(this.waiting[i].lane)) this.start(this.waiting.splice(i, 1)[0]);
       else i++;
     }
+    if (this.waiting.length === 0 || this.waiting.length < this.limits.queueSize) this.fullSince = undefined;
   }
 }
 

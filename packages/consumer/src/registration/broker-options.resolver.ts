@@ -200,6 +200,10 @@ function brokerUrl(value: unknown): string {
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
     throw new InvalidConsumerOptionsError(`broker must be an http(s) URL like "http://127.0.0.1:8080", got ${describe(value)}`);
   }
+  // The URL is logged (registration retries, outages): a password in it would be too. Not quoted here either.
+  if (url.username !== '' || url.password !== '') {
+    throw new InvalidConsumerOptionsError('broker must not carry user info; the broker authenticates the token option instead');
+  }
   return url.href.replace(/\/+$/, '');
 }
 

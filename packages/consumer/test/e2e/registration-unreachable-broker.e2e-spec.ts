@@ -66,6 +66,7 @@ describe('self-registration without a reachable broker', () => {
             retrying: true,
           },
         ],
+        handlers: { running: 0, waiting: 0, longestRunningMs: 0, queueFullMs: 0 },
         message: expect.stringMatching(new RegExp(`^1 dispatcher\\(s\\) not registered with the broker yet \\(${CONSUMER_ID}: `)),
       },
     });
@@ -75,7 +76,14 @@ describe('self-registration without a reachable broker', () => {
     // Nest's Logger goes to the logger of the application created last: the broker's, from here on.
     broker = await startBroker({ port: brokerPort, logger });
     await waitFor(() => health.check().status === 'up', 'the consumer to be registered once the broker is up');
-    expect(await health.isHealthy()).toEqual({ 'mmmq-consumer': { status: 'up', registered: [CONSUMER_ID], pending: [] } });
+    expect(await health.isHealthy()).toEqual({
+      'mmmq-consumer': {
+        status: 'up',
+        registered: [CONSUMER_ID],
+        pending: [],
+        handlers: { running: 0, waiting: 0, longestRunningMs: 0, queueFullMs: 0 },
+      },
+    });
     expect(logger.lines.some((line) => line.startsWith(`Reached the broker at http://127.0.0.1:${brokerPort} again after`))).toBe(true);
   });
 

@@ -150,4 +150,25 @@ describe('FrontHandler', () => {
       await first;
     });
   });
+
+  it('reports how long its oldest handler has run and how long the queue has been full, for the health check', async () => {
+    const tasks = new Tasks();
+    const handler = new FrontHandler({ queueSize: 1, maxWorkers: 1 });
+    const startedAt = Date.now();
+    expect(handler.stalls(startedAt)).toEqual({ longestRunningMs: 0, queueFullMs: 0 });
+    const running = handler.submit(ordered('a'), tasks.task('a'));
+    const waiting = handler.submit(ordered('b'), tasks.task('b'));
+    const later = Date.now() + 5_000;
+    const stalls = handler.stalls(later);
+    expect(stalls.longestRunningMs).toBeGreaterThanOrEqual(5_000);
+    expect(stalls.queueFullMs).toBeGreaterThanOrEqual(5_000);
+    tasks.finish('a');
+    await running;
+    await flushPromises();
+    expect(handler.stalls(later).queueFullMs).toBe(0);
+    tasks.finish('b');
+    await waiting;
+    await flushPromises();
+    expect(handler.stalls()).toEqual({ longestRunningMs: 0, queueFullMs: 0 });
+  });
 });

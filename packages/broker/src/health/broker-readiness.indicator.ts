@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { DiskGuard } from '../storage/disk-guard';
+import { TopicQueueBootstrapper } from '../storage/topic-queue-bootstrapper';
+import { TopicQueueContainer } from '../storage/topic-queue-container';
+
+/**
+ * What `GET /health/ready` checks, one terminus entry each: `storage` (every topic on disk restored, and the journal
+ * replayed before the first of them opened), `disk` (the disk guard is not refusing publishes) and `topics` (no
+ * topic refusing writes after a failed file write). The entries say what is down and how many, never a topic name
+ * or a path: probes are answered without a token.
+ */
+@Injectable()
+export class BrokerReadinessIndicator {
+  constructor(
+    private readonly health: HealthIndicatorService,
+    private readonly bootstrapper: TopicQueueBootstrapper,
+    private readonly diskGuard: DiskGuard,
+    private readonly topics: TopicQueueContainer,
+  ) {}
+
+  storage(): HealthIndicatorResult<'storage'> {
+    const check = this.health.check('storage');
+    return this.bootstrapper.restored ? check.up() : check.down({ message: 'the topics on disk are not restored yet' });
+  }
+
+  disk(): HealthIndicatorResult<'disk'> {
+    const check = this.health.check('disk');
+    if (!this.diskGuard.refusing) return check.up();
+    return check.down({ message: 'free disk space is below persistence.diskGuard.minFreeBytes; publishes are refused' });
+  }
+
+  /**
+   * A topic whose last file write failed recovers on its next write after the refusal delay; the probe makes that
+   * attempt itself, so a broker taken out of service by this check (no more publishes) still comes back.
+   */
+  async topicWrites(): Promise<HealthIndicatorResult<'topics'>> {
+    const check = this.health.check('topics');
+    const failed = this.topics.list().filter((queue) => queue.recoveringFromWriteFailure);
+    const outcomes = await Promise.allSettled(failed.map((queue) => queue.assertWritable()));
+    const refusing = outcomes.filter((outcome) => outcome.status === 'rejected').length;
+    if (refusing === 0) return check.up();
+    return check.down({ message: `${refusing} topic(s) refuse writes after a failed file write`, refusingWrites: refusing });
+  }
+}
