@@ -120,4 +120,10 @@ export {
   TopicNameConflictError,
   TopicQueue,
   TopicQueueContainer,
+  verifyDataDirectory,
+  type DataDirectoryReport,
+  type VerifyNote,
+  type VerifyOptions,
+  type VerifyProblem,
+  type VerifyProgress,
 } from './storage';
