@@ -11,6 +11,8 @@ export const PLAIN_PROGRESS_INTERVAL_MS = 1000;
 export class ProgressDisplay {
   private readonly bar?: SingleBar;
   private lastLine = 0;
+  /** The latest state not yet written as a plain line. */
+  private pending?: string;
 
   constructor(
     private readonly io: CliIo,
@@ -35,12 +37,17 @@ export class ProgressDisplay {
       .map(([key, item]) => `${key} ${item}`)
       .join(', ');
     if (this.bar) return this.bar.update(value, { detail });
+    this.pending = `${this.label}: ${value}, ${detail}\n`;
     if (Date.now() - this.lastLine < PLAIN_PROGRESS_INTERVAL_MS) return;
     this.lastLine = Date.now();
-    this.io.stderr.write(`${this.label}: ${value}, ${detail}\n`);
+    this.io.stderr.write(this.pending);
+    this.pending = undefined;
   }
 
+  /** Ends the bar; without one, writes the final state if the last update was not written. */
   stop(): void {
     this.bar?.stop();
+    if (this.pending) this.io.stderr.write(this.pending);
+    this.pending = undefined;
   }
 }

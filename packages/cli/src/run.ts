@@ -1,3 +1,4 @@
+import { MmmqError } from '@mmmq/core';
 import { Command, CommanderError } from 'commander';
 import { BROKER_URL_VARIABLE, DEFAULT_BROKER_URL, TOKEN_VARIABLE } from './broker-client';
 import { CliError } from './cli.errors';
@@ -35,7 +36,9 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       io.stderr.write(`mmmq: ${error.message}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`mmmq: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // One of MMMQ's own errors explains itself; anything else is a bug, and its stack helps.
+    const text = error instanceof MmmqError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`mmmq: ${text}\n`);
     return ExitCode.FAILURE;
   }
 }

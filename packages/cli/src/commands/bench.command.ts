@@ -71,19 +71,18 @@ export function registerBenchCommand(program: Command, context: CommandContext):
       await client.post('/mmmq/dispatchers', { consumerId: plan.consumerId, pattern: plan.topic, startFrom: 'latest' });
       const run = new BenchRun(client, plan, io.signal);
       const progress = new ProgressDisplay(io, 'bench', plan.messages ?? options.duration ?? 0);
-      const refresh = setInterval(
-        () =>
-          progress.update(plan.messages === undefined ? run.elapsedSeconds : run.published, {
-            published: run.published,
-            received: run.received,
-          }),
-        PROGRESS_REFRESH_MS,
-      );
+      const showProgress = () =>
+        progress.update(plan.messages === undefined ? run.elapsedSeconds : run.published, {
+          published: run.published,
+          received: run.received,
+        });
+      const refresh = setInterval(showProgress, PROGRESS_REFRESH_MS);
       let result: BenchResult;
       try {
         result = await run.execute();
       } finally {
         clearInterval(refresh);
+        showProgress();
         progress.stop();
         // Not cancelled by Ctrl-C: the bench's dispatcher must not outlive it.
         await new BrokerClient(globals.broker, globals.token)

@@ -37,7 +37,8 @@ export async function verifyDataDirectory(rootDir: string, options: VerifyOption
   const topics = await listTopics(root, report);
   const journalDir = join(root, JOURNAL_DIR);
   const scan = await scanJournal(journalDir);
-  const bytesTotal = await totalBytes([journalDir, ...topics.map((topic) => topic.dir)]);
+  const journalSizes = await Promise.all(scan.files.map(async (file) => (await fs.stat(file.path)).size));
+  const bytesTotal = journalSizes.reduce((sum, size) => sum + size, 0) + (await totalBytes(topics.map((topic) => topic.dir)));
   const filesTotal = scan.files.length + topics.reduce((sum, topic) => sum + 2 * topic.segments.length + topic.checkpoints.length, 0);
   const checked = (file: string, bytes: number) => {
     report.filesChecked++;
