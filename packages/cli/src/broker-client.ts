@@ -33,20 +33,30 @@ export class BrokerClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.token) headers.authorization = `Bearer ${this.token}`;
+    // A request of its own, linked to the shared signal only while it runs: fetch leaves its abort listener on the
+    // signal it is given until garbage collection, which a bench's thousands of requests would pile up.
+    const request = new AbortController();
+    const cancel = () => request.abort();
+    this.signal?.addEventListener('abort', cancel, { once: true });
+    if (this.signal?.aborted) request.abort();
     let response: Response;
+    let text: string;
     try {
       response = await fetch(this.baseUrl + path, {
         method,
         headers,
         body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-        signal: this.signal,
+        signal: request.signal,
       });
+      text = await response.text();
     } catch (cause) {
       if (this.signal?.aborted) throw cause;
-      const reason = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).message;
+      const nested = (cause as { cause?: { code?: string; message?: string } }).cause;
+      const reason = nested?.code ?? nested?.message ?? (cause as Error).message;
       throw new BrokerRequestError(`Cannot reach the broker at ${this.baseUrl} (${reason})`, undefined, undefined, { cause });
+    } finally {
+      this.signal?.removeEventListener('abort', cancel);
     }
-    const text = await response.text();
     const parsed = parseJson(text);
     if (!response.ok) {
       const detail = typeof parsed === 'object' && parsed !== null && 'message' in parsed ? String(parsed.message) : text.slice(0, 500);

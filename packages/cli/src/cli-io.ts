@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /** Where a command writes: a stream of the process, or a buffer in tests. */
 export interface CliOutput {
   write(text: string): unknown;
@@ -17,6 +19,8 @@ export interface CliIo {
 /** The process's own streams and environment; Ctrl-C aborts `signal`, a second one exits at once. */
 export function processIo(): CliIo {
   const interrupt = new AbortController();
+  // Every request in flight listens for Ctrl-C: a bench has dozens at once, which is no leak.
+  setMaxListeners(0, interrupt.signal);
   process.on('SIGINT', () => {
     if (interrupt.signal.aborted) process.exit(130);
     interrupt.abort();

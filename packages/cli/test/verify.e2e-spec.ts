@@ -144,10 +144,13 @@ describe('mmmq verify', () => {
     expect(progress.map((step) => step.filesChecked)).toEqual(progress.map((_, i) => i + 1));
   });
 
-  it('exits 1 with a clear message for a directory that does not exist', async () => {
-    const result = await mmmq(undefined, ['verify', join(rootDir, 'missing')]);
+  it('exits 1 with a clear message for a directory that does not exist or is no data directory', async () => {
+    const missing = await mmmq(undefined, ['verify', join(rootDir, 'missing')]);
+    const notData = await mmmq(undefined, ['verify', join(rootDir, 'topics')]);
 
-    expect(result.code).toBe(ExitCode.FAILURE);
-    expect(result.stderr).toContain('Cannot read the data directory');
+    expect(missing.code).toBe(ExitCode.FAILURE);
+    expect(missing.stderr).toBe(`mmmq: Cannot read the data directory ${join(rootDir, 'missing')}\n`);
+    expect(notData.code).toBe(ExitCode.FAILURE);
+    expect(notData.stderr).toContain("holds neither journal/ nor topics/: it is not a broker's data directory");
   });
 });

@@ -40,10 +40,12 @@ function printReport({ io }: CommandContext, report: DataDirectoryReport): void 
       `${report.problems.length === 0 ? 'no problems' : `${report.problems.length} problem(s)`}\n`,
   );
   if (report.problems.length > 0) {
+    // Journal damage has a byte offset; a segment's findings name entries instead.
+    const withOffset = report.problems.some((problem) => problem.offset !== undefined);
     printTable(
       io,
-      ['file', 'offset', 'problem and what recovery does'],
-      report.problems.map((problem) => [problem.file, problem.offset, problem.description]),
+      ['file', ...(withOffset ? ['offset'] : []), 'problem and what recovery does'],
+      report.problems.map((problem) => [problem.file, ...(withOffset ? [problem.offset] : []), problem.description]),
     );
   }
   if (report.notes.length > 0) {

@@ -25,7 +25,7 @@ interface TopicFiles {
  * written: files are opened read-only. Run it on a directory no broker is using (a running broker's unflushed
  * tail may look torn).
  *
- * @throws StorageError when `rootDir` is not a readable directory
+ * @throws StorageError when `rootDir` is not a readable directory, or holds neither `journal/` nor `topics/`
  */
 export async function verifyDataDirectory(rootDir: string, options: VerifyOptions = {}): Promise<DataDirectoryReport> {
   const root = resolve(rootDir);
@@ -33,6 +33,11 @@ export async function verifyDataDirectory(rootDir: string, options: VerifyOption
     throw new StorageError(`Cannot read the data directory ${root}`, { cause });
   });
   if (!stats.isDirectory()) throw new StorageError(`${root} is not a directory`);
+  const entries = await fs.readdir(root);
+  // A mistyped path must not pass as a healthy, empty broker.
+  if (!entries.includes(JOURNAL_DIR) && !entries.includes(TOPICS_DIR)) {
+    throw new StorageError(`${root} holds neither ${JOURNAL_DIR}/ nor ${TOPICS_DIR}/: it is not a broker's data directory`);
+  }
   const report: DataDirectoryReport = { rootDir: root, filesChecked: 0, bytesChecked: 0, topics: 0, problems: [], notes: [], ok: true };
   const topics = await listTopics(root, report);
   const journalDir = join(root, JOURNAL_DIR);
