@@ -170,6 +170,16 @@ describe('mmmq commands against a running broker', () => {
       );
     });
 
+    it('draws a live progress bar on stderr when it is a terminal, leaving stdout to the result', async () => {
+      const stderr = new CapturedOutput(true);
+
+      const result = await mmmq(broker.url, ['--json', 'bench', '-n', '50'], { stderr });
+
+      expect(result.code).toBe(ExitCode.OK);
+      expect(JSON.parse(result.stdout)).toMatchObject({ published: 50, received: 50 });
+      expect(stderr.text).toMatch(/bench \[[█░]+\] 100% \| 50\/50 \| published 50, received 50/);
+    });
+
     it('prints a table and plain progress lines when stderr is not a terminal', async () => {
       const result = await mmmq(broker.url, ['bench', '-n', '50']);
 
