@@ -99,6 +99,33 @@ describe('mmmq verify', () => {
     expect(fingerprint(rootDir)).toEqual(before);
   });
 
+  it("reports the segment repairs the broker's recovery then makes, in the same words", async () => {
+    const [first, second] = segmentStarts();
+    flipByte(segment(first, '.mmm'), 12);
+    truncateSync(segment(second, '.idx'), 0);
+    const verified = await verifyDataDirectory(rootDir);
+    const warnings: string[] = [];
+    const recorder = { log() {}, error() {}, debug() {}, verbose() {}, warn: (message: unknown) => warnings.push(String(message)) };
+
+    const broker = await startBroker({ persistence: { rootDir, segment: { maxBytes: SEGMENT_MAX_BYTES } } }, { logger: recorder });
+    await broker.close();
+
+    // One warning per repaired segment, its repairs joined by '; '.
+    const repaired = warnings
+      .filter((line) => line.startsWith('Topic orders, segment '))
+      .map((line) => line.replace(/^Topic orders, /, ''));
+    const reported = [first, second].map((start) => {
+      const prefix = `segment ${start}: `;
+      const lines = verified.problems.filter((problem) => problem.description.startsWith(prefix));
+      return `segment ${start} repaired: ${lines.map((problem) => problem.description.slice(prefix.length)).join('; ')}`;
+    });
+    expect(reported).toEqual(repaired);
+    // The rebuilt index is repaired for good; a damaged frame stays damaged (isolated) and is reported again.
+    expect((await verifyDataDirectory(rootDir)).problems.map((problem) => problem.description)).toEqual([
+      `segment ${first}: entry 0 fails its checksum; it keeps its offset and is skipped at delivery`,
+    ]);
+  });
+
   it('reports damage in the middle of a journal file with the byte offset where it starts', async () => {
     // Before its first flush, a broker's records are only in the journal.
     const runningDir = await makeTempDir('mmmq-verify-journal-');
