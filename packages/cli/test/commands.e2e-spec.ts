@@ -205,3 +205,24 @@ describe('mmmq commands against a running broker', () => {
     });
   });
 });
+
+describe('mmmq against a broker that requires tokens', () => {
+  const token = 'cli-admin-token-0123456789abcdef0123456789';
+  let broker: BrokerApp;
+
+  beforeAll(async () => {
+    broker = await startBroker({ auth: { tokens: [{ token, roles: ['admin'] }] } });
+  });
+  afterAll(() => broker.close());
+
+  it('sends the token of MMMQ_TOKEN or --token, and exits with the broker-error code without one', async () => {
+    const fromEnv = await mmmq(broker.url, ['publish', 'secured', '1'], { env: { MMMQ_BROKER_URL: broker.url, MMMQ_TOKEN: token } });
+    const fromOption = await mmmq(broker.url, ['topics', '--token', token]);
+    const without = await mmmq(broker.url, ['topics']);
+
+    expect(fromEnv.code).toBe(ExitCode.OK);
+    expect(fromOption.stdout).toMatch(/│ secured\s+│ 1 /);
+    expect(without.code).toBe(ExitCode.BROKER);
+    expect(without.stderr).toMatch(/^mmmq: GET \/mmmq\/topics failed: 401/);
+  });
+});
