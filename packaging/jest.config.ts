@@ -1,7 +1,7 @@
 import type { Config } from 'jest';
 
 /**
- * The pack-and-install test (`pnpm test:pack`): packs the five packages, installs the tarballs into a fresh Nest
+ * The pack-and-install test (`pnpm test:pack`): packs the six packages, installs the tarballs into a fresh Nest
  * application outside the monorepo and runs it. Separate from `pnpm test` because it needs the npm registry and
  * builds the whole repository first.
  */

@@ -1,5 +1,5 @@
 import { freePort } from '@mmmq/test-support';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AppProcess } from './support/app-process';
@@ -22,7 +22,7 @@ const BUILD_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * What a user gets from the registry: the five packages packed as `pnpm publish` would pack them, installed with npm
+ * What a user gets from the registry: the six packages packed as `pnpm publish` would pack them, installed with npm
  * into a fresh Nest application outside the monorepo (so nothing resolves to the workspace), compiled with the
  * application's own TypeScript, and run as docs/getting-started.md runs it; plus a hybrid application on the
  * Nest microservices transport of @mmmq/microservices (src/microservices, not on that page).
@@ -121,6 +121,20 @@ describe('the packed packages in a fresh Nest application', () => {
 
     await expect(check.exitCode(START_TIMEOUT_MS)).resolves.toBe(0);
     expect(check.log()).toContain('in memory: [Billing] Invoice for order 42: 9.50 (delivery 1)');
+  });
+
+  it('installs the mmmq bin: it publishes to the running broker and verifies a data directory', async () => {
+    const mmmq = join(appDir, 'node_modules/.bin/mmmq');
+    const url = await startedBroker();
+
+    const ack = JSON.parse(
+      await run(mmmq, ['--json', '--broker', url, 'publish', 'packed.cli', '{"from":"bin"}'], appDir, START_TIMEOUT_MS),
+    );
+    mkdirSync(join(workDir, 'data/topics'), { recursive: true });
+    const verified = await run(mmmq, ['verify', join(workDir, 'data')], appDir, START_TIMEOUT_MS);
+
+    expect(ack).toMatchObject({ acknowledgement: 'ACK', topic: 'packed.cli' });
+    expect(verified).toContain('no problems');
   });
 
   it('delivers a produced message through the broker to the listener', async () => {

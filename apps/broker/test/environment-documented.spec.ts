@@ -18,9 +18,9 @@ function variablesUnder(file: string, heading: string): Set<string> {
 
 describe("the standalone broker's environment variables", () => {
   const read = new Set(
-    readdirSync(join(ROOT, 'apps/broker/src'))
+    readdirSync(join(ROOT, 'packages/cli/src/broker'))
       .filter((name) => name.endsWith('.ts'))
-      .flatMap((name) => readFileSync(join(ROOT, 'apps/broker/src', name), 'utf8').match(VARIABLE) ?? []),
+      .flatMap((name) => readFileSync(join(ROOT, 'packages/cli/src/broker', name), 'utf8').match(VARIABLE) ?? []),
   );
 
   it('are all listed in docs/http-api.md, the one complete list, and nothing else is', () => {

@@ -1,6 +1,6 @@
 import { InvalidBrokerOptionsError } from '@mmmq/broker';
 import { BrokerProcess, spawnBroker } from './broker-process.fixture';
-import { readLogFormat } from '../src/log-format';
+import { readLogFormat } from '@mmmq/cli';
 
 describe('MMMQ_LOG_FORMAT', () => {
   let broker: BrokerProcess | undefined;

@@ -126,6 +126,12 @@ export {
   TopicNameConflictError,
   TopicQueue,
   TopicQueueContainer,
+  verifyDataDirectory,
+  type DataDirectoryReport,
+  type VerifyNote,
+  type VerifyOptions,
+  type VerifyProblem,
+  type VerifyProgress,
 } from './storage';
 export { DEFAULT_HEALTH_PATH, type HealthOptions } from './health/health.options';
 export { BrokerReadinessIndicator } from './health/broker-readiness.indicator';

@@ -5,6 +5,8 @@ import { resolve } from 'node:path';
 /** The compiled standalone server; the root `test` script builds it before jest runs. */
 const REPOSITORY_ROOT = resolve(__dirname, '../../..');
 export const BROKER_MAIN = resolve(REPOSITORY_ROOT, 'apps/broker/dist/main.js');
+/** The compiled `mmmq` command; `[CLI_MAIN, 'broker']` runs the same server as {@link BROKER_MAIN}. */
+export const CLI_MAIN = resolve(REPOSITORY_ROOT, 'packages/cli/dist/main.js');
 const LISTENING = /Listening on (https?:\/\/[^\s,]+), data in (\S+)/;
 /** Logged before LISTENING when the publish stream is on. */
 const STREAM_LISTENING = /Publish stream listening on (mmmqs?:\/\/\S+)/;
@@ -23,14 +25,18 @@ export interface BrokerProcess {
 }
 
 /**
- * Runs `node apps/broker/dist/main.js` and resolves once it logs where it listens. `onSpawn` gets the child at
- * once, for tests that kill it before it is ready.
+ * Runs `node apps/broker/dist/main.js` (or `node …` with `command`, say `[CLI_MAIN, 'broker']`) and resolves once
+ * it logs where it listens. `onSpawn` gets the child at once, for tests that kill it before it is ready.
  */
-export function spawnBroker(env: Record<string, string>, onSpawn?: (child: ChildProcess) => void): Promise<BrokerProcess> {
-  if (!existsSync(BROKER_MAIN)) {
-    throw new Error(`${BROKER_MAIN} is missing; build first with npx tsc -b tsconfig.build.json`);
+export function spawnBroker(
+  env: Record<string, string>,
+  onSpawn?: (child: ChildProcess) => void,
+  command: readonly string[] = [BROKER_MAIN],
+): Promise<BrokerProcess> {
+  if (!existsSync(command[0])) {
+    throw new Error(`${command[0]} is missing; build first with npx tsc -b tsconfig.build.json`);
   }
-  const child = spawn(process.execPath, [BROKER_MAIN], {
+  const child = spawn(process.execPath, [...command], {
     cwd: REPOSITORY_ROOT,
     env: { ...process.env, NO_COLOR: '1', MMMQ_HOST: '127.0.0.1', MMMQ_PORT: '0', MMMQ_STREAM_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

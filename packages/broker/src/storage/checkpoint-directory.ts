@@ -9,7 +9,7 @@ import { JournalOpKind } from './journal/journal-record';
 import type { SubscriptionSnapshot } from './subscription-snapshot';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
-const CHECKPOINT_EXTENSION = '.checkpoint';
+export const CHECKPOINT_EXTENSION = '.checkpoint';
 
 /** The `checkpoints/` folder of one topic: one file per consumer reading that topic. */
 export class CheckpointDirectory {

@@ -55,18 +55,8 @@ export class CheckpointFile implements Flushable {
     const file = await FileHandle.open(path, true);
     try {
       const created = file.size === 0;
-      const stored = created
-        ? undefined
-        : file.size > MAX_CHECKPOINT_FILE_BYTES
-          ? `${file.size} bytes, more than a checkpoint can hold`
-          : decodeSnapshot(await file.read(0, file.size));
-      const reset =
-        typeof stored === 'string'
-          ? stored
-          : stored && snapshotEnd(stored) > logEnd
-            ? `offset ${snapshotEnd(stored)}, past the log end ${logEnd}`
-            : undefined;
-      const value = stored === undefined ? cursorOnly(initial) : reset ? cursorOnly(0) : (stored as SubscriptionSnapshot);
+      const { stored, reset } = created ? {} : await inspectCheckpoint(file, logEnd);
+      const value = stored === undefined ? cursorOnly(reset ? 0 : initial) : stored;
       const checkpoint = new CheckpointFile(file, value, owner);
       if (created || reset) {
         checkpoint.dirty = true;
@@ -143,6 +133,18 @@ export class CheckpointFile implements Flushable {
     this.closed = true;
     await this.file.close();
   }
+}
+
+/**
+ * Reads a (non-empty) checkpoint file: its state, or why it is damaged and restarts at 0 — unreadable (size,
+ * checksum), or an offset past `logEnd`. Reads only; `mmmq verify` reports the same.
+ */
+export async function inspectCheckpoint(file: FileHandle, logEnd: number): Promise<{ stored?: SubscriptionSnapshot; reset?: string }> {
+  if (file.size > MAX_CHECKPOINT_FILE_BYTES) return { reset: `${file.size} bytes, more than a checkpoint can hold` };
+  const stored = decodeSnapshot(await file.read(0, file.size));
+  if (typeof stored === 'string') return { reset: stored };
+  if (snapshotEnd(stored) > logEnd) return { reset: `offset ${snapshotEnd(stored)}, past the log end ${logEnd}` };
+  return { stored };
 }
 
 /** Nothing to keep but the cursor: written in the 8-byte v1 form (and journaled as a plain CHECKPOINT). */

@@ -39,6 +39,17 @@ export class FileHandle {
     }
   }
 
+  /** Opens an existing file for reading only: every write through the handle fails, so a check can change nothing. */
+  static async openReadOnly(path: string): Promise<FileHandle> {
+    try {
+      const handle = await fs.open(path, constants.O_RDONLY);
+      const { size } = await handle.stat();
+      return new FileHandle(path, handle, size);
+    } catch (cause) {
+      throw new StorageError(`Cannot open ${path}`, { cause });
+    }
+  }
+
   /** Bytes in the file as far as this handle knows (it is the only writer). */
   get size(): number {
     return this.end;

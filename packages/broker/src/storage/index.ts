@@ -14,6 +14,7 @@ export { Journal } from './journal/journal';
 export { StorageStats } from './journal/storage-stats';
 export { DISK_FREE_SPACE_PROBE, DiskGuard, statfsFreeBytes } from './disk-guard';
 export type { FreeSpaceProbe } from './disk-guard';
+export * from './verify';
 
 import { DISK_FREE_SPACE_PROBE, DiskGuard, statfsFreeBytes } from './disk-guard';
 import { TopicQueueBootstrapper } from './topic-queue-bootstrapper';

@@ -16,11 +16,8 @@ export class OffsetIndexFile {
   /** Opens (or creates) the index and loads every whole entry; a torn tail is reported, not loaded. */
   static async open(path: string): Promise<{ index: OffsetIndexFile; tornBytes: number }> {
     const file = await FileHandle.open(path, true);
-    const bytes = await file.readAll();
-    const count = Math.floor(bytes.length / INDEX_ENTRY_BYTES);
-    const addresses = new Array<number>(count);
-    for (let i = 0; i < count; i++) addresses[i] = Number(bytes.readBigUInt64BE(i * INDEX_ENTRY_BYTES));
-    return { index: new OffsetIndexFile(file, addresses), tornBytes: bytes.length - count * INDEX_ENTRY_BYTES };
+    const { addresses, tornBytes } = decodeIndex(await file.readAll());
+    return { index: new OffsetIndexFile(file, addresses), tornBytes };
   }
 
   get path(): string {
@@ -69,6 +66,14 @@ export class OffsetIndexFile {
   close(): Promise<void> {
     return this.file.close();
   }
+}
+
+/** The addresses of an index file's whole entries, and the bytes of a torn partial entry after them. */
+export function decodeIndex(bytes: Buffer): { addresses: number[]; tornBytes: number } {
+  const count = Math.floor(bytes.length / INDEX_ENTRY_BYTES);
+  const addresses = new Array<number>(count);
+  for (let i = 0; i < count; i++) addresses[i] = Number(bytes.readBigUInt64BE(i * INDEX_ENTRY_BYTES));
+  return { addresses, tornBytes: bytes.length - count * INDEX_ENTRY_BYTES };
 }
 
 function encodeAddresses(addresses: readonly number[]): Buffer {

@@ -32,36 +32,56 @@ const LISTED_CORRECTIONS = 3;
  * the index's entry count is the commit record, and data past that many frames was never acknowledged.
  */
 export async function recoverSegment(data: FileHandle, index: OffsetIndexFile, found: SegmentOnDisk): Promise<SegmentRecovery> {
+  if (found.tornIndexBytes > 0) await index.truncate(index.count, true);
+  const recorded = Array.from({ length: index.count }, (_, entry) => index.addressOf(entry));
+  const diagnosis = await diagnoseSegment(new FrameProbe(data), recorded, found);
+  await rewriteIndex(index, recorded, diagnosis.addresses);
+  if (diagnosis.cutDataTo !== undefined) {
+    await data.truncate(diagnosis.cutDataTo);
+    await data.sync();
+  }
+  return { dataEnd: diagnosis.dataEnd, repairs: diagnosis.repairs };
+}
+
+/** What {@link recoverSegment} would do to a segment, decided without writing anything. */
+export interface SegmentDiagnosis extends SegmentRecovery {
+  /** The data address of every entry the segment keeps: what the index must hold. */
+  addresses: number[];
+  /** Where the data file is cut (the tail segment's unacknowledged bytes), if anywhere. */
+  cutDataTo?: number;
+}
+
+/**
+ * Walks a segment's data against its index's `recorded` addresses (whole entries only) and says what recovery
+ * repairs, in the words of its log line; reads only. `mmmq verify` reports the same findings offline.
+ */
+export async function diagnoseSegment(probe: FrameProbe, recorded: readonly number[], found: SegmentOnDisk): Promise<SegmentDiagnosis> {
   const repairs: string[] = [];
   if (found.tornIndexBytes > 0) {
-    await index.truncate(index.count, true);
-    repairs.push(`cut a torn index tail of ${found.tornIndexBytes} bytes (${index.count} entries kept)`);
+    repairs.push(`cut a torn index tail of ${found.tornIndexBytes} bytes (${recorded.length} entries kept)`);
   }
-  if (!found.indexExisted && data.size > 0) repairs.push('the index file was missing');
-  const recorded = Array.from({ length: index.count }, (_, entry) => index.addressOf(entry));
+  if (!found.indexExisted && probe.dataSize > 0) repairs.push('the index file was missing');
   const limit = found.sealedEntries ?? (found.indexExisted ? recorded.length : Number.POSITIVE_INFINITY);
-  const walk = await walkSegment(new FrameProbe(data), recorded, limit);
-
-  await rewriteIndex(index, recorded, walk.addresses);
+  const walk = await walkSegment(probe, recorded, limit);
   repairs.push(
     ...describeIndexRepairs(recorded, walk.addresses, limit),
     ...describeIsolated(walk.isolated),
     ...walk.scanned.map(describeScanned),
   );
-  if (data.size > walk.end && found.sealedEntries !== undefined) {
+  let cutDataTo: number | undefined;
+  if (probe.dataSize > walk.end && found.sealedEntries !== undefined) {
     // Nothing is ever appended to a closed segment, so bytes the walk could not place are left for forensics.
-    repairs.push(`left ${data.size - walk.end} bytes past the last entry in place: they hold no entry`);
-  } else if (data.size > walk.end) {
+    repairs.push(`left ${probe.dataSize - walk.end} bytes past the last entry in place: they hold no entry`);
+  } else if (probe.dataSize > walk.end) {
     repairs.push(
       found.indexExisted
-        ? `removed ${data.size - walk.end} bytes of unacknowledged data past the last indexed entry`
+        ? `removed ${probe.dataSize - walk.end} bytes of unacknowledged data past the last indexed entry`
         : // without an index the walk scanned them byte by byte: no intact frame starts anywhere in them
-          `removed ${data.size - walk.end} bytes of data that hold no complete entry`,
+          `removed ${probe.dataSize - walk.end} bytes of data that hold no complete entry`,
     );
-    await data.truncate(walk.end);
-    await data.sync();
+    cutDataTo = walk.end;
   }
-  return { dataEnd: walk.end, repairs };
+  return { dataEnd: walk.end, repairs, addresses: walk.addresses, cutDataTo };
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_ROOT_DIR, InvalidBrokerOptionsError } from '@mmmq/broker';
-import { DEFAULT_HOST, DEFAULT_HTTP_ADAPTER, DEFAULT_PORT, DEFAULT_STREAM_PORT, readBrokerConfig } from '../src/broker-config';
+import { DEFAULT_HOST, DEFAULT_HTTP_ADAPTER, DEFAULT_PORT, DEFAULT_STREAM_PORT, readBrokerConfig } from '../src/broker/broker-config';
 
 const SECRET = 'a-secret-token-0123456789';
 const TOKEN_ENTRY = { token: SECRET, roles: ['publish'], name: 'producers' };

@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import type { CommandContext } from '../command-context';
+import { printJson, printTable } from '../output';
+import { nonNegativeInteger, positiveInteger } from '../parse-integer';
+import { collect } from './publish.command';
+
+interface DeadLetterJson {
+  offset: number;
+  id: string;
+  topic: string;
+  headers: Record<string, unknown>;
+  publishedAt: number | null;
+  content: unknown;
+}
+
+interface DeadLetterPageJson {
+  consumerId: string;
+  deadLetters: DeadLetterJson[];
+  nextFrom: number;
+  total: number;
+}
+
+/** The header a dead letter carries its reason in (docs/delivery.md § Dead letters). */
+const REASON_HEADER = 'mmmq-dlq-reason';
+/** Characters of content shown in the table; `--json` shows all of it. */
+const CONTENT_PREVIEW_CHARS = 60;
+
+/** `mmmq dlq list|redrive <consumerId>`: a consumer's dead letters (`/mmmq/dead-letters/{consumerId}`). */
+export function registerDlqCommand(program: Command, context: CommandContext): void {
+  const dlq = program.command('dlq').description("list and redrive a consumer's dead letters");
+
+  dlq
+    .command('list')
+    .description('list dead letters, oldest first')
+    .argument('<consumerId>', 'the consumer id')
+    .option('--from <n>', 'position in the dead-letter list to start at', nonNegativeInteger('--from'), 0)
+    .option('--limit <n>', 'at most this many (1–1000)', positiveInteger('--limit'), 100)
+    .action(async (consumerId: string, options: { from: number; limit: number }, command: Command) => {
+      const path = `/mmmq/dead-letters/${encodeURIComponent(consumerId)}?from=${options.from}&limit=${options.limit}`;
+      const page = await context.client(command).get<DeadLetterPageJson>(path);
+      if (context.globals(command).json) return printJson(context.io, page);
+      printTable(
+        context.io,
+        ['#', 'id', 'topic', 'reason', 'published', 'content'],
+        page.deadLetters.map((letter) => [
+          letter.offset,
+          letter.id,
+          letter.topic,
+          letter.headers[REASON_HEADER],
+          letter.publishedAt === null ? '' : new Date(letter.publishedAt).toISOString(),
+          preview(letter.content),
+        ]),
+        `(no dead letters for ${consumerId})`,
+      );
+      if (page.nextFrom < page.total) context.io.stdout.write(`${page.total - page.nextFrom} more: --from ${page.nextFrom}\n`);
+    });
+
+  dlq
+    .command('redrive')
+    .description('hand dead letters back to the consumer: all of them, or those named by --id')
+    .argument('<consumerId>', 'the consumer id')
+    .option('--id <id>', 'a dead letter to redrive (repeatable); default: all', collect, [])
+    .action(async (consumerId: string, options: { id: string[] }, command: Command) => {
+      const body = options.id.length > 0 ? { ids: options.id } : {};
+      const result = await context
+        .client(command)
+        .post<{ redriven: number }>(`/mmmq/dead-letters/${encodeURIComponent(consumerId)}/redrive`, body);
+      if (context.globals(command).json) return printJson(context.io, result);
+      context.io.stdout.write(`Redrove ${result.redriven} dead letter(s) of ${consumerId}\n`);
+    });
+}
+
+function preview(content: unknown): string {
+  const text = JSON.stringify(content) ?? '';
+  return text.length > CONTENT_PREVIEW_CHARS ? `${text.slice(0, CONTENT_PREVIEW_CHARS - 1)}…` : text;
+}
