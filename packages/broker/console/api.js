@@ -37,17 +37,21 @@ export async function api(method, path, body) {
     credentials: 'omit',
   });
   const text = await response.text();
-  let data = null;
-  try {
-    data = text === '' ? null : JSON.parse(text);
-  } catch {
-    data = null;
-  }
+  const data = parseJson(text);
   if (!response.ok) {
     const message = data && typeof data.message === 'string' ? data.message : `${response.status} ${response.statusText}`;
     throw new ApiError(response.status, message);
   }
   return data;
+}
+
+/** The answer's JSON, or null when it is empty or not JSON (a proxy's error page). */
+function parseJson(text) {
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /** A path segment of the API, encoded (topic names and consumer ids may hold any character the broker allows). */
