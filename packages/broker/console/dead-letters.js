@@ -36,7 +36,7 @@ export async function deadLettersPage(main, consumerId) {
             }),
     };
     results.replaceChildren(
-      h('p', {}, `${formatNumber(page.total)} dead letters in all; showing offsets from ${from}.`),
+      h('p', {}, `Dead letters in all: ${formatNumber(page.total)}; showing offsets from ${from}.`),
       messagesTable(page.deadLetters, [], `Dead letters of ${consumerId}, oldest first`, [select]),
       h(
         'div',

@@ -136,10 +136,13 @@ function dispatcherForm(status, refresh) {
   let editing;
   /** Settings the form has no field for, kept as they are by an edit. */
   let kept = {};
+  /** Whether the dispatcher being edited signs its pushes. */
+  let signed = false;
 
   const reset = () => {
     editing = undefined;
     kept = {};
+    signed = false;
     element.reset();
     inputs.consumerId.readOnly = false;
     heading.textContent = 'Add a dispatcher';
@@ -174,6 +177,9 @@ function dispatcherForm(status, refresh) {
       onsubmit: async (event) => {
         event.preventDefault();
         const definition = body();
+        if (signed && definition.signingSecret === undefined) {
+          if (!confirm(`${editing} signs its pushes. Saving without its signing secret makes them unsigned. Save anyway?`)) return;
+        }
         try {
           if (editing === undefined) await api('POST', '/mmmq/dispatchers', definition);
           else await api('PUT', `/mmmq/dispatchers/${segment(editing)}`, definition);
@@ -206,6 +212,7 @@ function dispatcherForm(status, refresh) {
     element: h('section', {}, heading, element),
     edit(definition) {
       editing = definition.consumerId;
+      signed = definition.signed === true;
       kept = definition.maxBacklog === undefined ? {} : { maxBacklog: definition.maxBacklog, backlogOverflow: definition.backlogOverflow };
       inputs.consumerId.value = definition.consumerId;
       inputs.consumerId.readOnly = true;
