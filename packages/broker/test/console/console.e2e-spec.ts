@@ -149,6 +149,25 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
           message: 'the redriven dead letter',
         });
       });
+
+      it('edits a dispatcher through the form, then deletes it', async () => {
+        await page.goto(`${broker.url}/mmmq/console#/dispatchers`);
+        await page.getByRole('button', { name: 'Edit audit' }).click();
+        await page.getByRole('heading', { name: 'Edit dispatcher audit' }).waitFor();
+        expect(await page.getByLabel('Consumer id').getAttribute('readonly')).not.toBeNull();
+        await page.getByLabel('Topic patterns').fill('order.created\ninvoice.*');
+        await page.getByLabel('Max deliveries').fill('5');
+        await page.getByRole('button', { name: 'Save dispatcher' }).click();
+        await page.getByRole('status').filter({ hasText: 'Dispatcher audit saved.' }).waitFor();
+        expect((await broker.request('GET', '/mmmq/dispatchers/audit')).body).toMatchObject({
+          patterns: ['order.created', 'invoice.*'],
+          maxDeliveries: 5,
+        });
+
+        await page.getByRole('button', { name: 'Delete audit' }).click();
+        await page.getByRole('status').filter({ hasText: 'Dispatcher audit deleted.' }).waitFor();
+        expect((await broker.request('GET', '/mmmq/dispatchers/audit')).status).toBe(404);
+      });
     });
 
     describe('on a broker that requires tokens', () => {
