@@ -1,7 +1,7 @@
 // Dispatchers (push and pull consumers) and their subscriptions: state, lag, errors; add, edit and delete.
 import { api, segment } from './api.js';
 import { field, formatNumber, formatTime, h, statusLine, table } from './dom.js';
-import { every } from './overview.js';
+import { every } from './poll.js';
 
 /** How often the subscription table is refreshed. */
 const POLL_MS = 2000;

@@ -17,6 +17,8 @@ const PAGES = {
 const main = document.getElementById('main');
 const forgetButton = document.getElementById('forget-token');
 let stopCurrent = () => {};
+/** False until the first page is shown: only later page changes move the focus to the new heading. */
+let started = false;
 
 /** `#/name/argument` → the page's name and its (decoded) argument; anything else is the overview. */
 function parseHash(hash) {
@@ -49,8 +51,6 @@ async function show() {
   }
   started = true;
 }
-
-let started = false;
 
 /** A page that could not load: the token form when the broker wants a (better) token, the error otherwise. */
 export function showFailure(error) {

@@ -1,6 +1,7 @@
 // The overview: publish and delivery rates and lag, from successive polls of the topic and subscription lists.
 import { api } from './api.js';
 import { formatNumber, formatRate, h, table } from './dom.js';
+import { every } from './poll.js';
 
 /** How often the numbers are refreshed. */
 const POLL_MS = 1000;
@@ -94,28 +95,6 @@ export async function overviewPage(main) {
   };
   await poll();
   return every(POLL_MS, poll);
-}
-
-/** Calls `poll` every `ms` (never two at once) until the returned function is called. */
-export function every(ms, poll) {
-  let stopped = false;
-  let timer;
-  const next = () => {
-    timer = setTimeout(async () => {
-      try {
-        await poll();
-      } catch (error) {
-        if (stopped) return;
-        throw error;
-      }
-      if (!stopped) next();
-    }, ms);
-  };
-  next();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
 }
 
 function key(subscription) {
