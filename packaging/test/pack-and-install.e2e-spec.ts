@@ -162,6 +162,15 @@ describe('the packed packages in a fresh Nest application', () => {
     );
   });
 
+  it("serves the admin console's page and scripts from the installed package", async () => {
+    const brokerUrl = await startedBroker();
+
+    const page = await fetch(`${brokerUrl}/mmmq/console`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/mmmq/console/assets/main.js');
+    expect((await fetch(`${brokerUrl}/mmmq/console/assets/main.js`)).status).toBe(200);
+  });
+
   /** One broker for the tests that need one: two on the fixture's `./mmmq` folder would share its files. */
   function startedBroker(): Promise<string> {
     brokerUrl ??= (async () => {

@@ -26,6 +26,10 @@ export class ConsoleAccess {
     this.hosts = new HostPolicy(http.allowedHosts);
   }
 
+  get enabled(): boolean {
+    return this.options.enabled;
+  }
+
   /**
    * Why the console is not served to this request, for a 404 page; undefined when it is.
    * @throws HostNotAllowedError, or the errors of a request head that reads two ways

@@ -29,23 +29,24 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 @Controller('mmmq/console')
 @UseFilters(NackExceptionFilter)
 export class ConsoleController {
-  private readonly assets: ConsoleAssets;
+  /** Not read while the console is off: a bundle that left the files out still starts. */
+  private readonly assets: ConsoleAssets | undefined;
 
   constructor(
     private readonly access: ConsoleAccess,
     private readonly adapterHost: HttpAdapterHost,
   ) {
-    this.assets = new ConsoleAssets();
+    this.assets = access.enabled ? new ConsoleAssets() : undefined;
   }
 
   @Get()
   page(@Req() request: RequestWithRawBody, @Res() response: unknown): void {
-    this.send(request, response, this.assets.get(CONSOLE_PAGE));
+    this.send(request, response, this.assets?.get(CONSOLE_PAGE));
   }
 
   @Get('assets/:name')
   asset(@Req() request: RequestWithRawBody, @Param('name') name: string, @Res() response: unknown): void {
-    this.send(request, response, name === CONSOLE_PAGE ? undefined : this.assets.get(name));
+    this.send(request, response, name === CONSOLE_PAGE ? undefined : this.assets?.get(name));
   }
 
   private send(request: RequestWithRawBody, response: unknown, asset: ConsoleAsset | undefined): void {
