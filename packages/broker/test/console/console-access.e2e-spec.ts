@@ -1,4 +1,5 @@
 import { BrokerApp, HTTP_PLATFORMS, startBroker } from '../http/broker-app.fixture';
+import { nonLoopbackAddress } from '../support/non-loopback-address';
 import { rawRequest } from '../support/raw-http';
 
 const ADMIN_TOKEN = 'console-admin-token-0123456789';
@@ -65,6 +66,22 @@ describe('where the console is not served', () => {
       await withAdmin.close();
     }
   });
+
+  const remote = nonLoopbackAddress();
+  (remote === undefined ? it.skip : it)(
+    `answers 404 to a client on another address (${remote}) of a broker without tokens, which serves loopback only`,
+    async () => {
+      const everywhere = await startBroker({}, { bodyParser: false }, 'express', '0.0.0.0');
+      try {
+        const port = Number(new URL(everywhere.url).port);
+        const page = await rawRequest(port, `GET /mmmq/console HTTP/1.1\r\nHost: ${remote}\r\nConnection: close\r\n\r\n`, remote);
+        expect(page.status).toBe(404);
+        expect(page.body).toContain('serves loopback clients only');
+      } finally {
+        await everywhere.close();
+      }
+    },
+  );
 
   it('answers 421 for a Host the broker does not serve, as every route', async () => {
     const broker = await startBroker();
