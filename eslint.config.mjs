@@ -16,6 +16,26 @@ export default tseslint.config(
     },
   },
   {
+    // The admin console's scripts run in the browser as ES modules (packages/broker/console, no build step).
+    files: ['packages/broker/console/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        performance: 'readonly',
+        confirm: 'readonly',
+        getComputedStyle: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Node: 'readonly',
+      },
+    },
+  },
+  {
     // Tests send hostile and malformed values on purpose, and reach into internals to stage faults.
     files: ['**/test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.fault-spec.ts', 'packages/test-support/**/*.ts'],
     rules: {

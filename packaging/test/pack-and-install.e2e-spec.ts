@@ -63,7 +63,12 @@ describe('the packed packages in a fresh Nest application', () => {
     const files = await tarballFiles(tarballs[pkg]);
 
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts']));
-    expect(files.filter((file) => !/^(package\.json|README\.md|CHANGELOG\.md|dist\/.+\.(js|d\.ts|js\.map))$/.test(file))).toEqual([]);
+    // The broker also ships its admin console's page, scripts and styles (docs/operations.md#console).
+    const shipped = pkg === 'broker' ? /^console\/[a-z-]+\.(html|css|js)$/ : /^$/;
+    expect(
+      files.filter((file) => !/^(package\.json|README\.md|CHANGELOG\.md|dist\/.+\.(js|d\.ts|js\.map))$/.test(file) && !shipped.test(file)),
+    ).toEqual([]);
+    if (pkg === 'broker') expect(files).toEqual(expect.arrayContaining(['console/index.html', 'console/main.js']));
     expect(files.filter((file) => /\.spec\.|tsbuildinfo|(^|\/)test\//.test(file))).toEqual([]);
   });
 
@@ -169,6 +174,15 @@ describe('the packed packages in a fresh Nest application', () => {
       /\[Shipping\] Shipping order 7 to Lyon \(validated, shipment\.requested @0, delivery 1, consumer shipping\.shipment\.requested\)/,
       START_TIMEOUT_MS,
     );
+  });
+
+  it("serves the admin console's page and scripts from the installed package", async () => {
+    const brokerUrl = await startedBroker();
+
+    const page = await fetch(`${brokerUrl}/mmmq/console`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/mmmq/console/assets/main.js');
+    expect((await fetch(`${brokerUrl}/mmmq/console/assets/main.js`)).status).toBe(200);
   });
 
   /** One broker for the tests that need one: two on the fixture's `./mmmq` folder would share its files. */

@@ -1,5 +1,6 @@
 import { BackoffOptions, describeValue as describe, HOST_PORT_MAX, MAX_TIMER_MS, optionChecks } from '@mmmq/core';
 import { resolve } from 'node:path';
+import { ConsoleOptions, ResolvedConsoleOptions } from './console/console.options';
 import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } from './dispatch/delivery.options';
 import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/dispatcher-definition';
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
@@ -57,6 +58,7 @@ export interface ResolvedBrokerOptions {
   tls: ResolvedTlsOptions | undefined;
   auth: ResolvedAuthOptions;
   topics: ResolvedTopicsOptions;
+  console: ResolvedConsoleOptions;
 }
 
 const { nonBlankString, nonNegativeInteger, oneOf, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
@@ -70,6 +72,7 @@ const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   tls: true,
   auth: true,
   topics: true,
+  console: true,
 };
 const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = {
   rootDir: true,
@@ -83,6 +86,7 @@ const DISK_GUARD_OPTIONS: Record<keyof DiskGuardOptions, true> = { enabled: true
 const SEGMENT_OPTIONS: Record<keyof SegmentOptions, true> = { maxBytes: true };
 const FLUSH_OPTIONS: Record<keyof FlushOptions, true> = { intervalMs: true, bytes: true };
 const STREAM_OPTIONS: Record<keyof StreamOptions, true> = { port: true, host: true };
+const CONSOLE_OPTIONS: Record<keyof ConsoleOptions, true> = { enabled: true };
 const TLS_OPTIONS: Record<keyof TlsOptions, true> = { keyFile: true, certFile: true };
 const DELIVERY_OPTIONS: Record<keyof DeliveryOptions, true> = {
   maxNackRetries: true,
@@ -111,7 +115,17 @@ const HTTP_OPTIONS: Record<keyof HttpOptions, true> = {
  * @throws InvalidBrokerOptionsError
  */
 export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedBrokerOptions {
-  const { persistence = {}, http = {}, stream, delivery = {}, dispatchers = [], tls, auth, topics } = optionGroup('', options, OPTIONS);
+  const {
+    persistence = {},
+    http = {},
+    stream,
+    delivery = {},
+    dispatchers = [],
+    tls,
+    auth,
+    topics,
+    console: consoleOptions = {},
+  } = optionGroup('', options, OPTIONS);
   return {
     persistence: resolvePersistence(persistence),
     diskGuard: resolveDiskGuard(persistence),
@@ -122,7 +136,13 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     tls: resolveTls(tls),
     auth: resolveAuthOptions(auth),
     topics: resolveTopicsOptions(topics),
+    console: resolveConsole(consoleOptions),
   };
+}
+
+function resolveConsole(given: ConsoleOptions): ResolvedConsoleOptions {
+  const { enabled = true } = optionGroup('console', given, CONSOLE_OPTIONS);
+  return { enabled: oneOf('console.enabled', enabled, [true, false]) };
 }
 
 function resolvePersistence(given: PersistenceOptions): ResolvedPersistenceOptions {

@@ -1,3 +1,6 @@
+import { ConsoleAccess } from './console/console-access';
+import { ConsoleController } from './console/console.controller';
+import { MMMQ_CONSOLE_OPTIONS } from './console/console.options';
 import { ConsumersController } from './http/consumers.controller';
 import { PullService } from './pull/pull-service';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
@@ -57,7 +60,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
 /**
  * The broker as a Nest module: `POST /mmmq/messages` (and `/batch`) on top of the durable topic logs, the
  * publish stream when `stream` is set, push delivery to the dispatchers of `dispatchers.json`, and the
- * dispatcher, dead-letter and subscription APIs.
+ * dispatcher, dead-letter and subscription APIs, and the admin web console at `/mmmq/console`.
  *
  * The host application must not let a body parser consume these routes' bodies: create it with
  * `{ bodyParser: false }`, or with `{ rawBody: true }` if other routes need parsed bodies.
@@ -76,6 +79,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     StorageController,
     TopicsController,
     TransactionsController,
+    ConsoleController,
   ],
   providers: [
     {
@@ -91,6 +95,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     optionsPart(MMMQ_AUTH_OPTIONS, 'auth'),
     optionsPart(MMMQ_DISPATCH_OPTIONS, 'dispatch'),
     optionsPart(MMMQ_TOPICS_OPTIONS, 'topics'),
+    optionsPart(MMMQ_CONSOLE_OPTIONS, 'console'),
     TopicPolicies,
     {
       provide: PushTargetPolicy,
@@ -134,6 +139,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     PublishStreamServer,
     Authenticator,
     HttpServerLimits,
+    ConsoleAccess,
   ],
   exports: [Dispatcher, TopicRegistry, TopicPolicies, PublishStreamServer, TlsCertificates],
 })

@@ -1,3 +1,4 @@
+import type { ConsoleOptions } from './console/console.options';
 import type { DeliveryOptions } from './dispatch/delivery.options';
 import type { AuthOptions } from './security/auth.options';
 import type { TopicsOptions } from './topics/topic-policy.options';
@@ -174,6 +175,8 @@ export interface MmmqBrokerOptions {
   auth?: AuthOptions;
   /** Retention, limits, expiry and delivery mode, broker-wide and per topic pattern (docs/destinations.md). */
   topics?: TopicsOptions;
+  /** The admin web console at `/mmmq/console` (docs/operations.md#console). Default: on. */
+  console?: ConsoleOptions;
 }
 
 /** Persistence settings after defaults are applied and validation passed. */

@@ -47,6 +47,7 @@ describe('resolveBrokerOptions', () => {
       dispatch: { dispatchers: [], delivery: DEFAULT_DELIVERY_OPTIONS },
       auth: { tokens: [] },
       topics: { defaults: DEFAULT_TOPIC_POLICY, overrides: [] },
+      console: { enabled: true },
     });
   });
 
@@ -85,6 +86,21 @@ describe('resolveBrokerOptions', () => {
     ];
     for (const [retention, message] of invalid) {
       const options = { persistence: { retention } } as MmmqBrokerOptions;
+      expect(() => resolveBrokerOptions(options)).toThrow(InvalidBrokerOptionsError);
+      expect(() => resolveBrokerOptions(options)).toThrow(message);
+    }
+  });
+
+  it('turns the console on by default, off with console.enabled false, naming a bad or unknown option', () => {
+    expect(resolveBrokerOptions({}).console).toEqual({ enabled: true });
+    expect(resolveBrokerOptions({ console: { enabled: false } }).console).toEqual({ enabled: false });
+    const invalid: [unknown, string][] = [
+      [{ enabled: 'no' }, 'console.enabled must be one of true, false, got "no"'],
+      [{ enable: false }, 'Unknown option console.enable; the console options are enabled'],
+      [false, 'console must be an object, got false'],
+    ];
+    for (const [console, message] of invalid) {
+      const options = { console } as MmmqBrokerOptions;
       expect(() => resolveBrokerOptions(options)).toThrow(InvalidBrokerOptionsError);
       expect(() => resolveBrokerOptions(options)).toThrow(message);
     }

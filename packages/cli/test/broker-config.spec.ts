@@ -56,6 +56,12 @@ describe('readBrokerConfig', () => {
     expect(readBrokerConfig({ MMMQ_STREAM_PORT: 'off' }).broker.stream).toBeUndefined();
   });
 
+  it('turns the admin console off with MMMQ_CONSOLE=off, and leaves it on otherwise', () => {
+    expect(readBrokerConfig({ MMMQ_CONSOLE: 'off' }).broker.console).toEqual({ enabled: false });
+    expect(readBrokerConfig({ MMMQ_CONSOLE: 'on' }).broker.console).toBeUndefined();
+    expect(readBrokerConfig({}).broker.console).toBeUndefined();
+  });
+
   it('reads every variable', () => {
     const env = {
       MMMQ_PORT: '0',
@@ -148,6 +154,7 @@ describe('readBrokerConfig', () => {
     [{ MMMQ_STREAM_PORT: '70000' }, /^MMMQ_STREAM_PORT must be a port number from 0 to 65535, got 70000$/],
     [{ MMMQ_HOST: '' }, /^MMMQ_HOST must not be blank$/],
     [{ MMMQ_HTTP_ADAPTER: 'koa' }, /^MMMQ_HTTP_ADAPTER must be express or fastify, got "koa"$/],
+    [{ MMMQ_CONSOLE: 'false' }, /^MMMQ_CONSOLE must be on or off, got "false"$/],
     [{ MMMQ_ROOT_DIR: '  ' }, /^MMMQ_ROOT_DIR must not be blank$/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '64MB' }, /^MMMQ_SEGMENT_MAX_BYTES must be a non-negative integer, got "64MB"$/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '0' }, /^MMMQ_SEGMENT_MAX_BYTES must be positive/],

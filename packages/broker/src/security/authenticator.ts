@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MMMQ_AUTH_OPTIONS, ResolvedAuthOptions } from './auth-options.resolver';
+import type { BrokerRole } from './broker-role';
 import { isLoopbackAddress } from './loopback-address';
 import { Principal } from './principal';
 import { AuthenticationRequiredError, INVALID_TOKEN_CHALLENGE } from './security.errors';
@@ -29,6 +30,11 @@ export class Authenticator {
   /** Whether clients must present a token. */
   get required(): boolean {
     return this.known.length > 0;
+  }
+
+  /** Whether some configured token has `role` (the console is served only while one has `admin`). */
+  anyTokenHas(role: BrokerRole): boolean {
+    return this.known.some((known) => known.principal.has(role));
   }
 
   /**

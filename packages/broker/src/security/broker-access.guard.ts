@@ -8,20 +8,22 @@ import { bearerToken } from './bearer-token';
 import { rememberCaller } from './caller.decorator';
 import { HostPolicy } from './host-policy';
 import { OriginPolicy } from './origin-policy';
+import { ownOrigin } from './own-origin';
 import { RequiresRole } from './requires-role.decorator';
 
 const HOW_TO_SEND_A_TOKEN = 'send "Authorization: Bearer <token>"';
 
 /**
  * Admits a request to a broker route, in this order: its head reads one way only (400, 431), its `Host` is one
- * the broker serves (421), it is not a
- * state-changing request from a web page of another origin (403), its client is authenticated (401), and its
+ * the broker serves (421), it is not a state-changing request from a web page of another origin than the broker's
+ * own (403; the console's pages are the broker's own), its client is authenticated (401), and its
  * token has the route's role (403). Topic limits of publish tokens are checked once the body is read.
  */
 @Injectable()
 export class BrokerAccessGuard implements CanActivate {
   private readonly hosts: HostPolicy;
   private readonly origins: OriginPolicy;
+  private readonly allowedHosts: readonly string[];
 
   constructor(
     private readonly reflector: Reflector,
@@ -30,6 +32,7 @@ export class BrokerAccessGuard implements CanActivate {
   ) {
     this.hosts = new HostPolicy(http.allowedHosts);
     this.origins = new OriginPolicy(http.allowedOrigins);
+    this.allowedHosts = http.allowedHosts;
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -37,7 +40,7 @@ export class BrokerAccessGuard implements CanActivate {
     const message = incomingMessageOf(request);
     assertUnambiguousHead(message);
     this.hosts.check(message.headers.host);
-    this.origins.check(message.method, message.headers);
+    this.origins.check(message.method, message.headers, ownOrigin(message, this.allowedHosts));
     const token = bearerToken(message.headers.authorization);
     const principal = this.authenticator.authenticate(token, message.socket?.remoteAddress, HOW_TO_SEND_A_TOKEN);
     const role = this.reflector.getAllAndOverride(RequiresRole, [context.getHandler(), context.getClass()]);

@@ -39,6 +39,15 @@ export class HostPolicy {
 }
 
 /**
+ * Whether `host` is served by name: an IP literal, `localhost`, or listed in `http.allowedHosts` — not merely
+ * accepted by `*`. Only such a host can be trusted as the origin of a page the broker served itself.
+ */
+export function servesByName(allowedHosts: readonly string[], host: string | undefined): boolean {
+  const name = host === undefined ? undefined : hostName(host);
+  return name !== undefined && (isAlwaysServed(name) || (name !== ANY_HOST && allowedHosts.includes(name)));
+}
+
+/**
  * Checks an entry of `http.allowedHosts`: a host name (no port, no scheme) or `*`.
  * @throws InvalidBrokerOptionsError
  */

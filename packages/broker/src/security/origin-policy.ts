@@ -22,12 +22,17 @@ export class OriginPolicy {
     this.allowed = new Set(allowedOrigins);
   }
 
-  /** @throws CrossOriginRequestError naming the origin and `http.allowedOrigins` */
-  check(method: string | undefined, headers: IncomingHttpHeaders): void {
+  /**
+   * @param ownOrigin the origin the request was sent to (`scheme://Host`), when its `Host` is one the broker serves by
+   *   name (not merely by `*`, where a rebound domain would be its own origin); its pages may change the broker
+   * @throws CrossOriginRequestError naming the origin and `http.allowedOrigins`
+   */
+  check(method: string | undefined, headers: IncomingHttpHeaders, ownOrigin?: string): void {
     if (method === undefined || !STATE_CHANGING_METHODS.has(method.toUpperCase())) return;
     const origin = headers.origin;
     if (origin !== undefined) {
-      if (this.allowed.has(normaliseOrigin(origin) ?? '')) return;
+      const normalised = normaliseOrigin(origin);
+      if (normalised !== undefined && (this.allowed.has(normalised) || normalised === ownOrigin)) return;
       throw new CrossOriginRequestError(
         `Cross-origin request from ${quote(origin)} refused: a web page may not change this broker; ` +
           'add the origin to http.allowedOrigins to allow it',
@@ -60,7 +65,7 @@ export function normaliseAllowedOrigin(value: unknown, where: string): string {
 }
 
 /** `scheme://host[:port]` in lower case without a default port; undefined for `null` and anything not http(s). */
-function normaliseOrigin(origin: string): string | undefined {
+export function normaliseOrigin(origin: string): string | undefined {
   const url = parseUrl(origin);
   return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : undefined;
 }

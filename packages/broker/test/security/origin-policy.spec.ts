@@ -21,6 +21,12 @@ describe('OriginPolicy', () => {
     expect(() => policy.check('POST', { origin: 'https://CONSOLE.example.com:443' })).not.toThrow();
   });
 
+  it("lets through the broker's own origin, which its caller derived from a Host served by name", () => {
+    expect(() => policy.check('POST', { origin: 'http://127.0.0.1:8080' }, 'http://127.0.0.1:8080')).not.toThrow();
+    expect(() => policy.check('DELETE', { origin: 'http://127.0.0.1:8081' }, 'http://127.0.0.1:8080')).toThrow(CrossOriginRequestError);
+    expect(() => policy.check('PUT', { origin: 'https://127.0.0.1:8080' }, 'http://127.0.0.1:8080')).toThrow(CrossOriginRequestError);
+  });
+
   it.each(['cross-site', 'same-site'])('refuses a request marked Sec-Fetch-Site: %s even without Origin', (site) => {
     expect(() => policy.check('POST', { 'sec-fetch-site': site })).toThrow(/Sec-Fetch-Site/);
   });

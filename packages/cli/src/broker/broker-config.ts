@@ -44,7 +44,7 @@ export interface BrokerConfig {
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
  * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
- * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE` and `MMMQ_PUSH_ALLOWED_NETWORKS`.
+ * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`, `MMMQ_PUSH_ALLOWED_NETWORKS` and `MMMQ_CONSOLE`.
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable, and when `MMMQ_HOST`
  *   exposes the broker beyond this machine without tokens
@@ -86,8 +86,17 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       ...(allowedNetworks === undefined ? {} : { delivery: { allowedNetworks } }),
       http: httpOptions(env),
       auth: { tokens },
+      ...(consoleEnabled(env) ? {} : { console: { enabled: false } }),
     },
   };
+}
+
+/** `MMMQ_CONSOLE`: `on` (default) or `off`, the admin web console (docs/operations.md#console). */
+function consoleEnabled(env: NodeJS.ProcessEnv): boolean {
+  const value = env.MMMQ_CONSOLE;
+  if (value === undefined || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new InvalidBrokerOptionsError(`MMMQ_CONSOLE must be on or off, got ${JSON.stringify(value)}`);
 }
 
 /** `MMMQ_DISK_MIN_FREE_BYTES=0` turns the guard off. */

@@ -1,0 +1,163 @@
+// Topics: what exists, how far each log reaches, and its messages by offset.
+import { api, segment } from './api.js';
+import { field, formatBytes, formatNumber, formatTime, h, json, statusLine, table } from './dom.js';
+
+/** Messages per page unless the form says otherwise. */
+const DEFAULT_PAGE_SIZE = 20;
+
+export async function topicsPage(main) {
+  const { topics } = await api('GET', '/mmmq/topics');
+  main.replaceChildren(
+    h('h1', {}, 'Topics'),
+    h('p', { class: 'hint' }, 'Topics starting with __dlq. and __redrive. belong to the broker: dead letters and redriven messages.'),
+    table(
+      'Topics and their logs',
+      [
+        { label: 'Topic' },
+        { label: 'Start offset', number: true },
+        { label: 'Tail offset', number: true },
+        { label: 'Messages', number: true },
+        { label: 'Size', number: true },
+        { label: 'Segments', number: true },
+        { label: 'Writable' },
+        { label: 'Consumers' },
+      ],
+      topics.map((topic) => [
+        h('a', { href: `#/topics/${encodeURIComponent(topic.name)}` }, topic.name),
+        formatNumber(topic.startOffset),
+        formatNumber(topic.tailOffset),
+        formatNumber(topic.messages),
+        formatBytes(topic.bytes),
+        formatNumber(topic.segments),
+        topic.writable ? 'yes' : 'no',
+        topic.subscriptions.map((s) => s.consumerId).join(', ') || '—',
+      ]),
+      'No topics yet: publish a message.',
+    ),
+  );
+}
+
+export async function topicPage(main, name) {
+  const topic = await api('GET', `/mmmq/topics/${segment(name)}`);
+  const from = h('input', { type: 'number', min: 0, step: 1, value: topic.startOffset, required: true });
+  const limit = h('input', { type: 'number', min: 1, max: 1000, step: 1, value: DEFAULT_PAGE_SIZE, required: true });
+  const status = statusLine();
+  const results = h('div');
+  const browse = async (start) => {
+    from.value = String(start);
+    const page = await api('GET', `/mmmq/topics/${segment(name)}/messages?from=${Number(from.value)}&limit=${Number(limit.value)}`);
+    const size = Number(limit.value);
+    status.say(
+      page.messages.length === 0
+        ? `No messages from offset ${start} (the log holds ${page.startOffset} to ${page.tailOffset - 1}).`
+        : `Offsets ${page.messages[0].offset} to ${page.messages[page.messages.length - 1].offset} of ${page.startOffset} to ${page.tailOffset - 1}.`,
+    );
+    results.replaceChildren(
+      messagesTable(page.messages, page.corrupt),
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            disabled: start <= page.startOffset,
+            onclick: () => void browse(Math.max(page.startOffset, start - size)),
+          },
+          'Previous page',
+        ),
+        h(
+          'button',
+          { type: 'button', class: 'secondary', disabled: page.nextFrom >= page.tailOffset, onclick: () => void browse(page.nextFrom) },
+          'Next page',
+        ),
+      ),
+    );
+  };
+  main.replaceChildren(
+    h('h1', {}, `Topic ${topic.name}`),
+    h('p', {}, h('a', { href: '#/topics' }, 'All topics')),
+    table(
+      'The log',
+      [
+        { label: 'Start offset' },
+        { label: 'Tail offset', number: true },
+        { label: 'Messages', number: true },
+        { label: 'Size', number: true },
+        { label: 'Segments', number: true },
+        { label: 'Writable' },
+      ],
+      [
+        [
+          formatNumber(topic.startOffset),
+          formatNumber(topic.tailOffset),
+          formatNumber(topic.messages),
+          formatBytes(topic.bytes),
+          formatNumber(topic.segments),
+          topic.writable ? 'yes' : 'no',
+        ],
+      ],
+    ),
+    table(
+      'Consumers reading it',
+      [{ label: 'Consumer' }, { label: 'Position', number: true }, { label: 'Lag', number: true }, { label: 'State' }],
+      topic.subscriptions.map((s) => [s.consumerId, formatNumber(s.position), formatNumber(s.lag), s.state]),
+      'No consumer reads this topic.',
+    ),
+    h('h2', { id: 'browse-heading' }, 'Messages'),
+    h(
+      'form',
+      {
+        class: 'inline',
+        'aria-labelledby': 'browse-heading',
+        onsubmit: (event) => {
+          event.preventDefault();
+          void browse(Number(from.value));
+        },
+      },
+      field('From offset', from),
+      field('Messages per page', limit),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Show messages')),
+    ),
+    status.element,
+    results,
+  );
+  await browse(topic.startOffset);
+}
+
+/** Stored messages with their headers and content (shared with the dead-letter page). */
+export function messagesTable(messages, corrupt = [], caption = 'Messages, oldest first', leading = []) {
+  const rows = messages.map((message) => [
+    formatNumber(message.offset),
+    ...leading.map((column) => column.cell(message)),
+    message.id ?? '—',
+    message.topic,
+    formatTime(message.publishedAt),
+    message.priority === undefined ? '4' : String(message.priority),
+    formatTime(message.expiresAt),
+    json(message.headers),
+    json(message.content),
+  ]);
+  return h(
+    'div',
+    {},
+    table(
+      caption,
+      [
+        { label: 'Offset', number: true },
+        ...leading,
+        { label: 'Id' },
+        { label: 'Topic' },
+        { label: 'Published at' },
+        { label: 'Priority' },
+        { label: 'Expires at' },
+        { label: 'Headers' },
+        { label: 'Content' },
+      ],
+      rows,
+      'No messages here.',
+    ),
+    corrupt.length > 0 ? h('p', { class: 'message error' }, `Damaged entries skipped at offsets ${corrupt.join(', ')}.`) : null,
+  );
+}
