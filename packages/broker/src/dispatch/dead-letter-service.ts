@@ -45,7 +45,7 @@ export class DeadLetterService {
     if (!queue) return 0;
     const wanted = ids ? new Set(ids) : undefined;
     const payloads: Buffer[] = [];
-    for (let offset = 0; offset < queue.tailOffset; offset++) {
+    for (let offset = queue.chain.startOffset; offset < queue.tailOffset; offset++) {
       const payload = await queue.peek(offset).catch(skipCorrupt);
       if (payload && (!wanted || wanted.has(decodeEnvelope(payload).id ?? ''))) payloads.push(payload);
     }

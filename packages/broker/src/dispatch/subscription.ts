@@ -461,6 +461,9 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
         const cause = (error as Error).cause;
         this.transactions.failed(batch, cause instanceof Error ? cause : (error as Error));
         if (this.stopping) return false;
+        // A record refused for a transaction's outputs (an output topic's write failed) must not hold back the
+        // subscription's own state (pull ACKs wait for it): retried at once, without them; the backoff is for the rest.
+        if (batch.transactions.length > 0) continue;
         await this.backoff(failures, `writing the checkpoint ${snapshot.cursor} failed`, error);
       }
     }
@@ -497,6 +500,9 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
         const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, performance.now());
         if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
         else this.trimmer?.released();
+        // Deferred while a transaction record held the slot, this runs after onDue's own signal: wake members again.
+        this.armTimer();
+        this.signal();
       });
     }
     this.ledger.promote(now);

@@ -64,9 +64,10 @@ export class FrontDispatcher {
   async enqueue(messages: readonly PublishableMessage[]): Promise<Enqueued> {
     const { parts, published, release } = await this.prepare(messages);
     const deliveryMode = this.modeOf(messages);
-    // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing.
-    const refusing = this.queues.journal.refusing;
-    const answeredEarly = deliveryMode === 'nonPersistent' && !refusing;
+    // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing, nor
+    // while so much waits for it that answering early would let publishers outrun the disk.
+    const early = this.queues.journal.mayAnswerEarly;
+    const answeredEarly = deliveryMode === 'nonPersistent' && early;
     const offered = this.queues.journal.commit(parts, answeredEarly);
     offered.then(release, release);
     const committed = offered.then(() => undefined);
@@ -74,7 +75,7 @@ export class FrontDispatcher {
     committed.catch(() => undefined);
     if (deliveryMode === 'persistent') return { deliveryMode, acknowledged: offered.then(published), committed };
     const accepted = messages.map((message): AcceptedMessage => ({ id: message.id, topic: message.topic.name, deliveryMode }));
-    if (refusing) return { deliveryMode, acknowledged: offered.then(() => accepted), committed };
+    if (!early) return { deliveryMode, acknowledged: offered.then(() => accepted), committed };
     offered.catch((error: unknown) => this.lost(messages, error));
     return { deliveryMode, acknowledged: Promise.resolve(accepted), committed };
   }

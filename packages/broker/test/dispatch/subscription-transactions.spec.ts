@@ -41,13 +41,21 @@ describe('a subscription committing transactions', () => {
   let checkpoint: CheckpointFile;
   let subscription: Subscription;
   let sender: PushSender;
+  let definition: DispatcherDefinition;
+  const subscribe = (backoffMs: number) =>
+    new Subscription(queue, definition, checkpoint, {
+      sender,
+      deadLetters: new DeadLetterWriter(container),
+      options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: backoffMs, maxMs: 2 * backoffMs } },
+      events: new BrokerEvents(),
+    });
 
   beforeEach(async () => {
     container = openContainer(dir());
     queue = await topicQueue(container, 'order.created');
     output = await topicQueue(container, 'invoice.created');
     await publish(queue, { n: 0 }, { n: 1 });
-    const definition: DispatcherDefinition = {
+    definition = {
       consumerId: 'billing',
       hosts: [],
       patterns: [new TopicPattern('order.*')],
@@ -60,12 +68,7 @@ describe('a subscription committing transactions', () => {
     };
     checkpoint = await queue.checkpoints.open('billing', 0, queue.tailOffset);
     sender = new PushSender();
-    subscription = new Subscription(queue, definition, checkpoint, {
-      sender,
-      deadLetters: new DeadLetterWriter(container),
-      options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 10, maxMs: 20 } },
-      events: new BrokerEvents(),
-    });
+    subscription = subscribe(10);
   });
   afterEach(async () => {
     jest.restoreAllMocks();
@@ -121,6 +124,23 @@ describe('a subscription committing transactions', () => {
     expect(settledOnDisk(checkpoint, 0)).toBe(false);
     // The lease is still the current one: the consumer may commit it again.
     expect(await subscription.commitTransaction([input], invoice())).toEqual([0]);
+  });
+
+  it('writes its own state again at once after a record refused for a transaction: an ACK does not wait out a backoff', async () => {
+    await subscription.stop();
+    // A backoff far longer than the test's deadline: only a retry without it makes the ACK durable in time.
+    subscription = subscribe(600_000);
+    const input = await lease();
+    const other = await lease();
+    const held = holdNextCommit(container);
+    const committing = subscription.commitTransaction([input], invoice());
+    await waitForHeld(held);
+    subscription.ack(other.slot, other.delivery);
+    held.release(new StorageUnavailableError('injected: an output topic write failed'));
+    await expect(committing).rejects.toThrow('injected');
+    expect(await subscription.durable()).toBe(true);
+    expect(settledOnDisk(checkpoint, other.slot.offset)).toBe(true);
+    expect(settledOnDisk(checkpoint, input.slot.offset)).toBe(false);
   });
 
   it('holds a NACK of an input while its record is written: dropped when it commits, applied when it fails', async () => {

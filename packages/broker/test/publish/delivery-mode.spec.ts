@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { FrontDispatcher } from '../../src/publish/front-dispatcher';
 import { PublishableMessage } from '../../src/publish/publish-request.parser';
 import { FileHandle } from '../../src/storage/file-handle';
+import { EARLY_ANSWER_MAX_PENDING_BYTES } from '../../src/storage/journal/journal';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { TopicPolicies } from '../../src/topics/topic-policies';
@@ -75,6 +76,29 @@ describe('FrontDispatcher delivery modes', () => {
     open();
     await container.journal.drain();
     expect(tail('orders')).toBe(1);
+  });
+
+  it('answers nonPersistent publishes only once written while more than the early-answer bound waits for the journal (backpressure)', async () => {
+    holdJournalFsyncs();
+    const big = (id: string): PublishableMessage => ({
+      ...message('metrics', id),
+      content: Buffer.from(JSON.stringify('x'.repeat(1024 * 1024))),
+    });
+    // The first is answered at once; while its fsync is held, the next ones pile up in the journal's queue.
+    await dispatcher.publish(big('first'));
+    await turns();
+    const answered: Array<ReturnType<typeof track>> = [];
+    for (let n = 0; n < EARLY_ANSWER_MAX_PENDING_BYTES / (1024 * 1024) + 2; n++) answered.push(track(dispatcher.publish(big(`m${n}`))));
+    await turns();
+    // The bound counts what waits: once it is reached, the publishes after it wait for their write.
+    const early = answered.filter((publish) => publish.state === 'resolved').length;
+    expect(early).toBeGreaterThan(0);
+    expect(early).toBeLessThan(answered.length);
+    open();
+    await container.journal.drain();
+    await turns();
+    expect(answered.every((publish) => publish.state === 'resolved')).toBe(true);
+    expect(tail('metrics')).toBe(answered.length + 1);
   });
 
   it('still acknowledges a persistent publish only after its journal fsync', async () => {

@@ -10,6 +10,12 @@ import { StorageStats } from './storage-stats';
 
 /** Upper bound of the payload bytes of one commit group, so one huge burst cannot hold every publisher's ACK. */
 export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * Payload bytes waiting for the journal beyond which a nonPersistent publish is no longer answered on receipt but
+ * once written, like a persistent one: publishers answered early would otherwise send faster than the disk writes,
+ * and the queue would grow in memory without bound (and a crash would lose all of it). Four full commit groups.
+ */
+export const EARLY_ANSWER_MAX_PENDING_BYTES = 4 * GROUP_COMMIT_MAX_BYTES;
 /** A journal file past this size is closed and the next record starts a new one (named by its sequence number). */
 export const JOURNAL_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** After a failed journal write the broker refuses writes this long before it reopens the journal and tries again. */
@@ -39,6 +45,8 @@ export interface JournalStart {
 export class Journal implements FlushedJournal {
   private readonly logger = new Logger(Journal.name);
   private pending: CommitRequest[] = [];
+  /** Payload bytes of `pending`. */
+  private pendingBytes = 0;
   private running?: Promise<void>;
   private failure?: { cause: unknown; at: number; permanent: boolean };
   private files!: JournalFiles;
@@ -95,6 +103,14 @@ export class Journal implements FlushedJournal {
     return this.closed || this.failure !== undefined;
   }
 
+  /**
+   * False when a publish made now must wait for its write before it is answered, whatever its mode: writes are
+   * refused, or more than {@link EARLY_ANSWER_MAX_PENDING_BYTES} wait for the journal (backpressure).
+   */
+  get mayAnswerEarly(): boolean {
+    return !this.refusing && this.pendingBytes < EARLY_ANSWER_MAX_PENDING_BYTES;
+  }
+
   get fileCount(): number {
     return this.files.count;
   }
@@ -118,6 +134,7 @@ export class Journal implements FlushedJournal {
     }
     return new Promise((resolve, reject) => {
       this.pending.push({ parts, bytes, answeredEarly, resolve, reject });
+      this.pendingBytes += bytes;
       // Starting at the end of this turn of the event loop lets every commit read in the same turn join.
       this.running ??= this.opened.then(() => new Promise<void>((start) => setImmediate(start))).then(() => this.run());
     });
@@ -168,6 +185,7 @@ export class Journal implements FlushedJournal {
       bytes += this.pending[count].bytes;
       count++;
     }
+    this.pendingBytes -= bytes;
     return this.pending.splice(0, count);
   }
 
