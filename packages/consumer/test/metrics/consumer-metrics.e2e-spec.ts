@@ -22,7 +22,8 @@ async function sample(registry: Registry, name: string, labels: Record<string, s
   const metrics = await registry.getMetricsAsJSON();
   for (const metric of metrics) {
     for (const value of metric.values) {
-      const sampleName = value.metricName ?? metric.name;
+      // A histogram's samples carry their own name (`…_count`, `…_sum`, `…_bucket`).
+      const sampleName = (value as { metricName?: string }).metricName ?? metric.name;
       if (sampleName === name && Object.entries(labels).every(([key, wanted]) => value.labels[key] === wanted)) return value.value;
     }
   }
