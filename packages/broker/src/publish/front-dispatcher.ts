@@ -65,7 +65,7 @@ export class FrontDispatcher {
    * are durable: whatever is enqueued after this resolves is stored after these messages.
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<Enqueued> {
-    const started = this.observer && performance.now();
+    const started = this.startClock();
     const { parts, published, release } = await this.prepare(messages);
     const deliveryMode = this.modeOf(messages);
     // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing.
@@ -75,7 +75,7 @@ export class FrontDispatcher {
     offered.then(release, release);
     if (started !== undefined)
       offered.then(
-        () => this.observe(parts, started),
+        () => this.observeCommitted(parts, started),
         () => undefined,
       );
     const committed = offered.then(() => undefined);
@@ -88,8 +88,17 @@ export class FrontDispatcher {
     return { deliveryMode, acknowledged: Promise.resolve(accepted), committed };
   }
 
-  /** Tells the observer (metrics) what a commit stored and how long it took from arrival. */
-  private observe(parts: readonly CommitPart[], started: number): void {
+  /** When a publish arrived, for {@link observeCommitted}; undefined while nobody observes (metrics off). */
+  startClock(): number | undefined {
+    return this.observer && performance.now();
+  }
+
+  /**
+   * Tells the observer (metrics) what a commit of {@link prepare}d parts stored and how long it took since
+   * {@link startClock}; for the commits made elsewhere (transactions) as for {@link enqueue}'s.
+   */
+  observeCommitted(parts: readonly CommitPart[], started: number | undefined): void {
+    if (started === undefined) return;
     const seconds = (performance.now() - started) / 1000;
     const stored = parts.flatMap((part) =>
       'payloads' in part

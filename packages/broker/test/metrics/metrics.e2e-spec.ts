@@ -100,6 +100,28 @@ describe('GET /metrics', () => {
       expect(Object.keys(labels).sort()).toEqual(['consumer_id', 'topic']);
   });
 
+  it('counts the outputs of a transaction as published to their topics', async () => {
+    broker = await startBroker();
+    const consumer = new PullClient(broker, 'transacting');
+    await consumer.register({ pattern: 'order.in' });
+    await broker.publishAll('order.in', [{ n: 1 }]);
+    let fetched: Fetched[] = [];
+    await waitUntil(async () => (fetched = await consumer.fetch()).length === 1, 'the input fetched');
+    const body = {
+      consumerId: 'transacting',
+      settle: [fetched[0].lease],
+      messages: [
+        { topic: 'order.out', content: { n: 2 } },
+        { topic: 'order.out', content: 3 },
+      ],
+    };
+    expect((await broker.request('POST', '/mmmq/transactions', body)).status).toBe(200);
+    const metrics = await scrape(broker);
+    expect(metrics.value('mmmq_topic_messages_published_total', { topic: 'order.out' })).toBe(2);
+    expect(metrics.count('mmmq_topic_publish_latency_seconds', { topic: 'order.out' })).toBe(1);
+    expect(metrics.value('mmmq_subscription_delivered_total', { topic: 'order.in', consumer_id: 'transacting' })).toBe(1);
+  });
+
   it('keeps two brokers in one process apart: each has its own registry', async () => {
     [broker, other] = await Promise.all([startBroker(), startBroker()]);
     await broker.publishAll('order.one', [{ n: 1 }]);
