@@ -4,6 +4,7 @@ import type { PublishedPart, PublishObserver } from '../publish/publish-observer
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import type { JournalObserver } from '../storage/journal/storage-stats';
 import { registerStorageCollectors } from './storage.collectors';
+import { registerLagAge } from './subscription-lag-age';
 import { registerSubscriptionCollectors } from './subscription.collectors';
 import { registerTopicCollectors } from './topic.collectors';
 import { TopicRegistry } from '../topics/topic-registry';
@@ -73,6 +74,7 @@ export class BrokerMetrics implements PublishObserver, JournalObserver, OnModule
     });
     registerTopicCollectors(this.registry, topics);
     registerSubscriptionCollectors(this.registry, subscriptions);
+    registerLagAge(this.registry, subscriptions, queues);
     registerStorageCollectors(this.registry, queues);
     queues.journal.stats.observer = this;
   }

@@ -47,6 +47,14 @@ describe('GET /metrics', () => {
         Array.from({ length: count }, (_, n) => ({ n })),
       );
     }
+    // Nothing settled yet: the age of the oldest unsettled message is known for both subscriptions (which start
+    // right after their topic's first publish).
+    for (const [topic, count] of Object.entries(WORKLOAD)) {
+      await waitUntil(async () => (await broker!.subscription(CONSUMER, topic))?.lag === count, `the subscription to ${topic}`);
+    }
+    const before = await scrape(broker);
+    expect(before.value('mmmq_subscription_lag_messages', { topic: 'order.a', consumer_id: CONSUMER })).toBe(5);
+    expect(before.value('mmmq_subscription_lag_seconds', { topic: 'order.b', consumer_id: CONSUMER })).toBeGreaterThanOrEqual(0);
     const fetched: Fetched[] = [];
     await waitUntil(async () => {
       fetched.push(...(await consumer.fetch({ max: 100 })));
@@ -84,6 +92,7 @@ describe('GET /metrics', () => {
     expect(per('mmmq_subscription_redelivered_total')).toEqual([0, 0]);
     expect(per('mmmq_subscription_leases_expired_total')).toEqual([0, 0]);
     expect(per('mmmq_subscription_lag_messages')).toEqual([0, 0]);
+    expect(per('mmmq_subscription_lag_seconds')).toEqual([0, 0]);
     expect(per('mmmq_subscription_in_flight_messages')).toEqual([0, 0]);
     expect(per('mmmq_subscription_position')).toEqual([5, 3]);
 
