@@ -1,98 +1,38 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { PublishedPart, PublishObserver } from '../publish/publish-observer';
+import type { Registry } from 'prom-client';
+import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
-import type { JournalObserver } from '../storage/journal/storage-stats';
+import { TopicRegistry } from '../topics/topic-registry';
+import { MeasuredMetrics } from './measured-metrics';
 import { registerStorageCollectors } from './storage.collectors';
 import { registerLagAge } from './subscription-lag-age';
 import { registerSubscriptionCollectors } from './subscription.collectors';
 import { registerTopicCollectors } from './topic.collectors';
-import { TopicRegistry } from '../topics/topic-registry';
-import { SubscriptionContainer } from '../dispatch/subscription-container';
 
 /**
- * Latency buckets in seconds, from a group commit on a fast SSD (~1 ms) to a stalled disk (10 s): Prometheus's
- * default buckets start at 5 ms and would put every fsync of a local SSD into the first one.
- */
-export const LATENCY_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
-
-/** Commit requests per journal record: powers of two up to a few hundred concurrent publishers. */
-export const GROUP_COMMIT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
-
-/**
- * The broker's metrics, in a registry of its own (not prom-client's global one: two brokers in one process keep
- * theirs apart). Almost everything is read from the broker's state when scraped; only the histograms and the
- * publish counters are measured where things happen: the {@link FrontDispatcher} (one call per commit) and the
- * journal (one call per record).
+ * The broker's metrics: the {@link MeasuredMetrics} plus everything read from the broker's state when scraped
+ * (topics, subscriptions, the journal), so the hot paths stay untouched. {@link registry} is what `GET /metrics`
+ * serves.
  */
 @Injectable()
-export class BrokerMetrics implements PublishObserver, JournalObserver, OnModuleDestroy {
-  readonly registry = new Registry();
-  private readonly publishLatency: Histogram<'topic'>;
-  private readonly groupCommits: Histogram;
-  private readonly fsyncLatency: Histogram;
-  private readonly messagesPublished: Counter<'topic'>;
-  private readonly bytesPublished: Counter<'topic'>;
+export class BrokerMetrics implements OnModuleDestroy {
+  readonly registry: Registry;
 
   constructor(
+    private readonly measured: MeasuredMetrics,
     private readonly queues: TopicQueueContainer,
     topics: TopicRegistry,
     subscriptions: SubscriptionContainer,
   ) {
-    collectDefaultMetrics({ register: this.registry });
-    const registers = [this.registry];
-    this.messagesPublished = new Counter({
-      name: 'mmmq_topic_messages_published_total',
-      help: 'Messages published to the topic and committed since the broker started',
-      labelNames: ['topic'],
-      registers,
-    });
-    this.bytesPublished = new Counter({
-      name: 'mmmq_topic_published_bytes_total',
-      help: 'Bytes of the messages published to the topic since the broker started, as stored (envelope included)',
-      labelNames: ['topic'],
-      registers,
-    });
-    this.publishLatency = new Histogram({
-      name: 'mmmq_topic_publish_latency_seconds',
-      help: 'Seconds from a publish reaching the broker to its commit (durable when persistent), per topic',
-      labelNames: ['topic'],
-      buckets: LATENCY_BUCKETS_SECONDS,
-      registers,
-    });
-    this.groupCommits = new Histogram({
-      name: 'mmmq_journal_group_commit_size',
-      help: 'Commit requests (publishes, batches, settlements) written together in one journal record',
-      buckets: GROUP_COMMIT_BUCKETS,
-      registers,
-    });
-    this.fsyncLatency = new Histogram({
-      name: 'mmmq_journal_fsync_seconds',
-      help: 'Seconds one journal record took to fsync',
-      buckets: LATENCY_BUCKETS_SECONDS,
-      registers,
-    });
+    this.registry = measured.registry;
     registerTopicCollectors(this.registry, topics);
     registerSubscriptionCollectors(this.registry, subscriptions);
     registerLagAge(this.registry, subscriptions, queues);
     registerStorageCollectors(this.registry, queues);
-    queues.journal.stats.observer = this;
-  }
-
-  committed(parts: readonly PublishedPart[], seconds: number): void {
-    for (const { topic, messages, bytes } of parts) {
-      this.messagesPublished.inc({ topic }, messages);
-      this.bytesPublished.inc({ topic }, bytes);
-      this.publishLatency.observe({ topic }, seconds);
-    }
-  }
-
-  recordWritten(commits: number, _bytes: number, fsyncSeconds: number): void {
-    this.groupCommits.observe(commits);
-    this.fsyncLatency.observe(fsyncSeconds);
+    queues.journal.stats.observer = measured;
   }
 
   onModuleDestroy(): void {
-    if (this.queues.journal.stats.observer === this) this.queues.journal.stats.observer = undefined;
+    if (this.queues.journal.stats.observer === this.measured) this.queues.journal.stats.observer = undefined;
   }
 }

@@ -1,6 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
+import { DELIVERY_OBSERVER } from '../dispatch/delivery-observer';
 import { PUBLISH_OBSERVER } from '../publish/publish-observer';
 import { BrokerMetrics } from './broker-metrics';
+import { MeasuredMetrics } from './measured-metrics';
 import { metricsController } from './metrics.controller';
 import { resolveMetricsOptions } from './metrics.options';
 
@@ -17,7 +19,13 @@ export function withMetrics(definition: DynamicModule, metrics: unknown): Dynami
   return {
     ...definition,
     controllers: [...(definition.controllers ?? []), metricsController(resolved.path)],
-    providers: [...(definition.providers ?? []), BrokerMetrics, { provide: PUBLISH_OBSERVER, useExisting: BrokerMetrics }],
+    providers: [
+      ...(definition.providers ?? []),
+      MeasuredMetrics,
+      BrokerMetrics,
+      { provide: PUBLISH_OBSERVER, useExisting: MeasuredMetrics },
+      { provide: DELIVERY_OBSERVER, useExisting: MeasuredMetrics },
+    ],
     exports: [...(definition.exports ?? []), BrokerMetrics],
   };
 }

@@ -2,6 +2,7 @@ import { register } from 'prom-client';
 import { MetricsOptions, MmmqBrokerOptions } from '../../src';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { PullClient, waitUntil, type Fetched } from '../delivery/pull.fixture';
+import { TestConsumer } from '../support/test-consumer';
 import { ScrapedMetrics } from './scraped-metrics';
 
 const CONSUMER = 'metrics-c';
@@ -129,6 +130,30 @@ describe('GET /metrics', () => {
     expect(metrics.value('mmmq_topic_messages_published_total', { topic: 'order.out' })).toBe(2);
     expect(metrics.count('mmmq_topic_publish_latency_seconds', { topic: 'order.out' })).toBe(1);
     expect(metrics.value('mmmq_subscription_delivered_total', { topic: 'order.in', consumer_id: 'transacting' })).toBe(1);
+  });
+
+  it('times each push until its answer, and shows a member backing off after a failed push', async () => {
+    // A backoff long enough to be seen by a scrape; the test ends it by closing the broker.
+    broker = await startBroker({ delivery: { backoff: { initialMs: 60_000, maxMs: 60_000 } } });
+    const consumer = new TestConsumer();
+    await consumer.start();
+    try {
+      consumer.reply = (delivery) => ((delivery.body.content as { n: number }).n < 3 ? 'ACK' : { status: 500 });
+      await broker.addDispatcher('pushed', consumer.url, 'order.pushed', { batchSize: 1 });
+      await broker.publishAll('order.pushed', [{ n: 0 }, { n: 1 }, { n: 2 }]);
+      await broker.caughtUp('pushed', 'order.pushed');
+      const labels = { topic: 'order.pushed', consumer_id: 'pushed' };
+      const answered = await scrape(broker);
+      expect(answered.count('mmmq_subscription_delivery_latency_seconds', labels)).toBe(3);
+      await broker.publishAll('order.pushed', [{ n: 3 }]);
+      await waitUntil(async () => (await scrape(broker!)).labels('mmmq_subscription_backoff_members').length > 0, 'a member to back off');
+      expect((await scrape(broker)).value('mmmq_subscription_backoff_members', labels)).toBe(1);
+      // The failed push got no answer: it is not timed.
+      expect((await scrape(broker)).count('mmmq_subscription_delivery_latency_seconds', labels)).toBe(3);
+    } finally {
+      await broker.close();
+      await consumer.stop();
+    }
   });
 
   it('keeps two brokers in one process apart: each has its own registry', async () => {
