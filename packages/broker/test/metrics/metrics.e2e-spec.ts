@@ -1,6 +1,6 @@
 import { register } from 'prom-client';
 import { MetricsOptions, MmmqBrokerOptions } from '../../src';
-import { BrokerApp, startBroker } from '../http/broker-app.fixture';
+import { BrokerApp, HTTP_PLATFORMS, startBroker } from '../http/broker-app.fixture';
 import { PullClient, waitUntil, type Fetched } from '../delivery/pull.fixture';
 import { TestConsumer } from '../support/test-consumer';
 import { ScrapedMetrics } from './scraped-metrics';
@@ -154,6 +154,12 @@ describe('GET /metrics', () => {
       await broker.close();
       await consumer.stop();
     }
+  });
+
+  it.each(HTTP_PLATFORMS)('answers in the text format with its content type on %s', async (platform) => {
+    broker = await startBroker({}, undefined, platform);
+    await broker.publishAll('order.platform', [{ n: 1 }]);
+    expect((await scrape(broker)).value('mmmq_topic_messages_published_total', { topic: 'order.platform' })).toBe(1);
   });
 
   it('keeps two brokers in one process apart: each has its own registry', async () => {
