@@ -135,3 +135,5 @@ export {
 } from './storage';
 export { DEFAULT_HEALTH_PATH, type HealthOptions } from './health/health.options';
 export { BrokerReadinessIndicator } from './health/broker-readiness.indicator';
+export { DEFAULT_METRICS_PATH, type MetricsOptions } from './metrics/metrics.options';
+export { BrokerMetrics } from './metrics/broker-metrics';

@@ -1,6 +1,8 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { withHealth } from './health/with-health';
 import type { HealthOptions } from './health/health.options';
+import type { MetricsOptions } from './metrics/metrics.options';
+import { withMetrics } from './metrics/with-metrics';
 import type { MmmqBrokerOptions } from './mmmq-broker.options';
 
 /**
@@ -11,6 +13,8 @@ interface MmmqBrokerModuleExtras {
   isGlobal: boolean;
   /** The `/health/live` and `/health/ready` probes (docs/operations.md#health). Default on at `health`. */
   health: HealthOptions;
+  /** `GET /metrics` in the Prometheus text format (docs/operations.md#metrics). Default on at `metrics`. */
+  metrics: MetricsOptions;
 }
 
 export const {
@@ -21,7 +25,7 @@ export const {
 } = new ConfigurableModuleBuilder<MmmqBrokerOptions>({ moduleName: 'MmmqBroker' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMmmqBrokerOptions')
-  .setExtras<MmmqBrokerModuleExtras>({ isGlobal: false, health: {} }, (definition, extras) =>
-    withHealth({ ...definition, global: extras.isGlobal }, extras.health),
+  .setExtras<MmmqBrokerModuleExtras>({ isGlobal: false, health: {}, metrics: {} }, (definition, extras) =>
+    withMetrics(withHealth({ ...definition, global: extras.isGlobal }, extras.health), extras.metrics),
   )
   .build();

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConsumerLifecycle } from './consumer-lifecycle';
 import { DeliveryHandler } from './handling/delivery-handler';
+import { CONSUMER_OBSERVER, ConsumerObserver } from './handling/consumer-observer';
 import { FrontHandler } from './handling/front-handler';
 import { PushSequencer } from './handling/push-sequencer';
 import { ListenerContextCreator } from './handling/listener-context-creator';
@@ -41,8 +42,12 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     },
     {
       provide: FrontHandler,
-      useFactory: (options: ResolvedConsumerOptions) => new FrontHandler({ queueSize: options.queueSize, maxWorkers: options.workers.max }),
-      inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS],
+      useFactory: (options: ResolvedConsumerOptions, observer?: ConsumerObserver) => {
+        const handler = new FrontHandler({ queueSize: options.queueSize, maxWorkers: options.workers.max });
+        observer?.watchQueue(() => handler.load);
+        return handler;
+      },
+      inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS, { token: CONSUMER_OBSERVER, optional: true }],
     },
     ListenerContextCreator,
     ListenerExplorer,

@@ -1,11 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AnyEvents, EventMap, EventMessage, EventTopic, PublishedMessage } from '@mmmq/core';
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { BrokerResponseError } from './errors/broker-response.error';
 import { MessageRejectedError } from './errors/message-rejected.error';
 import { ProduceError, ProduceFailure, Publication, publicationOf, publishing } from './errors/produce.error';
 import { ProducerClosedError } from './errors/producer-closed.error';
+import { PRODUCE_OBSERVER, ProduceObserver } from './produce-observer';
 import { ProduceOptions } from './produce-options';
 import { BrokerGateway } from './gateway/broker-gateway';
 import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-producer-options.resolver';
@@ -36,6 +38,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   constructor(
     private readonly gateway: BrokerGateway,
     @Inject(RESOLVED_PRODUCER_OPTIONS) options: ResolvedProducerOptions,
+    @Optional() @Inject(PRODUCE_OBSERVER) private readonly observer?: ProduceObserver,
   ) {
     this.policy = new RetryPolicy(options);
     this.maxAttempts = options.maxRetryCount + 1;
@@ -141,10 +144,23 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
 
   private send<T>(publication: Publication, attempt: () => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {
     if (this.closing.signal.aborted) return Promise.reject(new ProducerClosedError(publication));
-    const sending = this.sendWithRetries(publication, attempt, beforeRetry);
+    const sending = this.observed(publication, this.sendWithRetries(publication, attempt, beforeRetry));
     this.inFlight.add(sending);
     const forget = () => this.inFlight.delete(sending);
     sending.then(forget, forget);
+    return sending;
+  }
+
+  /** Tells the observer (metrics), if any, how the publication ended and how long it took. */
+  private observed<T>(publication: Publication, sending: Promise<T>): Promise<T> {
+    const observer = this.observer;
+    if (observer === undefined) return sending;
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    sending.then(
+      () => observer.produced(publication.topics, 'acked', seconds()),
+      () => observer.produced(publication.topics, 'failed', seconds()),
+    );
     return sending;
   }
 
@@ -157,6 +173,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
         const failure = { ...publication, attempts };
         if (!this.policy.shouldRetry(error, attempts)) throw giveUp(failure, error);
         const delayMs = this.policy.delayMs(attempts, error);
+        this.observer?.retried(publication.topics);
         this.logger.warn(
           `${publishing(failure)} failed (attempt ${attempts} of ${this.maxAttempts}): ${(error as Error).message}; ` +
             `retrying in ${delayMs} ms with the same ${publication.ids.length === 1 ? 'id' : 'ids'}`,

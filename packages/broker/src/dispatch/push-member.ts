@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -176,10 +177,17 @@ export class PushMember {
       slots.map((slot) => slot.offset),
     );
     const extendedUntil = () => Math.max(...slots.map((slot) => slot.extendedUntil));
-    const { sender } = this.context;
-    return this.definition.batchSize === 1
-      ? sender.send(this.target, { body: bodies[0], id, order, extendedUntil }, signal).then((reply) => [reply])
-      : sender.sendBatch(this.target, { body: encodeDeliveryBatch(bodies), id, order, extendedUntil }, bodies.length, signal);
+    const { sender, observer } = this.context;
+    const started = observer && performance.now();
+    const replies =
+      this.definition.batchSize === 1
+        ? sender.send(this.target, { body: bodies[0], id, order, extendedUntil }, signal).then((reply) => [reply])
+        : sender.sendBatch(this.target, { body: encodeDeliveryBatch(bodies), id, order, extendedUntil }, bodies.length, signal);
+    if (observer === undefined || started === undefined) return replies;
+    return replies.then((answered) => {
+      observer.pushAnswered(topic, this.target.consumerId, (performance.now() - started) / 1000);
+      return answered;
+    });
   }
 
   /** A 401: counted every time, logged once when the member enters the `unauthorized` state. */
@@ -214,10 +222,14 @@ export class PushMember {
     if (!unauthorized) this.logger.warn(`${this.label()}: delivery failed (${error.message}); retry ${failures} in ${wait} ms`);
     if (this.stopping) return;
     const waker = (this.waker = new AbortController());
+    const { observer } = this.context;
+    const topic = this.subscription.queue.topic.name;
+    observer?.backingOff(topic, this.target.consumerId, 1);
     try {
       await sleep(wait, waker.signal);
     } finally {
       this.waker = undefined;
+      observer?.backingOff(topic, this.target.consumerId, -1);
     }
   }
 

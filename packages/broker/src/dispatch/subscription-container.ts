@@ -1,5 +1,5 @@
 import { MmmqValidationError, Topic } from '@mmmq/core';
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { BrokerEvents } from '../events/broker-events';
 import { DispatcherAnnouncer } from '../events/dispatcher-announcer';
 import { TopicQueue } from '../storage/topic-queue';
@@ -8,6 +8,7 @@ import { AttachRetry } from './attach-retry';
 import { BacklogGuard } from './backlog-guard';
 import { Notifier } from './ledger/notifier';
 import { DeadLetterWriter } from './dead-letter-writer';
+import { DELIVERY_OBSERVER, DeliveryObserver } from './delivery-observer';
 import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sameSettings } from './dispatcher-definition';
 import { DuplicateConsumerIdError, PushHostNotFoundError } from './dispatcher.errors';
 import { DispatcherRegistry } from './dispatcher-registry';
@@ -71,11 +72,12 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
     policies: TopicPolicies,
     backlogGuard: BacklogGuard,
+    @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
     queues.journal.othersNeedEventLoop = () => this.sender.inFlight > 0;
     const deadLetters = new DeadLetterWriter(queues, events);
-    this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard };
+    this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard, observer };
     this.announce = new DispatcherAnnouncer(events);
   }
 

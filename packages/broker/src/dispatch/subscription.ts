@@ -1,4 +1,5 @@
 import { anySignal, Host } from '@mmmq/core';
+import type { DeliveryObserver } from './delivery-observer';
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { CheckpointFile } from '../storage/checkpoint-file';
@@ -39,6 +40,8 @@ export interface DeliveryContext {
   policies?: TopicPolicies;
   /** Where subscriptions with `backlogOverflow: 'reject'` make publishes wait; absent where tests build a context. */
   backlogGuard?: BacklogGuard;
+  /** Push latencies and backoffs, for the metrics; absent while they are off. */
+  observer?: DeliveryObserver;
 }
 
 /** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */

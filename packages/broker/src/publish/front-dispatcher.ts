@@ -1,5 +1,6 @@
 import type { AcceptedMessage, DeliveryMode, PublishedMessage, StoredMessage } from '@mmmq/core';
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { BacklogGuard } from '../dispatch/backlog-guard';
 import { TopicLimits } from '../retention/topic-limits';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
@@ -7,6 +8,7 @@ import type { CommitPart } from '../storage/journal/journal-commit';
 import { describeCause } from '../storage/journal/describe-cause';
 import { TopicPolicies } from '../topics/topic-policies';
 import { encodeEnvelope } from './message-envelope';
+import { PUBLISH_OBSERVER, PublishObserver } from './publish-observer';
 import { PublishableMessage } from './publish-request.parser';
 
 /** Messages that have their place in the broker's commit order (see {@link FrontDispatcher.enqueue}). */
@@ -40,6 +42,7 @@ export class FrontDispatcher {
     private readonly policies?: TopicPolicies,
     private readonly backlogGuard?: BacklogGuard,
     @Optional() private readonly limits?: TopicLimits,
+    @Optional() @Inject(PUBLISH_OBSERVER) private readonly observer?: PublishObserver,
   ) {}
 
   /** Resolves with the ACK of one message: once durable when persistent, on receipt when nonPersistent. */
@@ -62,6 +65,7 @@ export class FrontDispatcher {
    * are durable: whatever is enqueued after this resolves is stored after these messages.
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<Enqueued> {
+    const started = this.startClock();
     const { parts, published, release } = await this.prepare(messages);
     const deliveryMode = this.modeOf(messages);
     // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing, nor
@@ -70,6 +74,11 @@ export class FrontDispatcher {
     const answeredEarly = deliveryMode === 'nonPersistent' && early;
     const offered = this.queues.journal.commit(parts, answeredEarly);
     offered.then(release, release);
+    if (started !== undefined)
+      offered.then(
+        () => this.observeCommitted(parts, started),
+        () => undefined,
+      );
     const committed = offered.then(() => undefined);
     // Only the callers that wait for durability look at it; a failure reaches the others through `acknowledged`.
     committed.catch(() => undefined);
@@ -78,6 +87,32 @@ export class FrontDispatcher {
     if (!early) return { deliveryMode, acknowledged: offered.then(() => accepted), committed };
     offered.catch((error: unknown) => this.lost(messages, error));
     return { deliveryMode, acknowledged: Promise.resolve(accepted), committed };
+  }
+
+  /** When a publish arrived, for {@link observeCommitted}; undefined while nobody observes (metrics off). */
+  startClock(): number | undefined {
+    return this.observer && performance.now();
+  }
+
+  /**
+   * Tells the observer (metrics) what a commit of {@link prepare}d parts stored and how long it took since
+   * {@link startClock}; for the commits made elsewhere (transactions) as for {@link enqueue}'s.
+   */
+  observeCommitted(parts: readonly CommitPart[], started: number | undefined): void {
+    if (started === undefined) return;
+    const seconds = (performance.now() - started) / 1000;
+    const stored = parts.flatMap((part) =>
+      'payloads' in part
+        ? [
+            {
+              topic: part.topic.name,
+              messages: part.payloads.length,
+              bytes: part.payloads.reduce((sum, payload) => sum + payload.length, 0),
+            },
+          ]
+        : [],
+    );
+    this.observer?.committed(stored, seconds);
   }
 
   /**

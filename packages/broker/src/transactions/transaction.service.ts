@@ -37,9 +37,11 @@ export class TransactionService {
       if (!slot) throw new StaleLeaseError(lease);
       return { slot, delivery, lease };
     });
+    const started = this.dispatcher.startClock();
     const prepared = messages.length > 0 ? await this.dispatcher.prepare(messages) : undefined;
     const members = new Set(inputs.map(({ slot }) => slot.member));
     const firstOffsets = await subscription.commitTransaction(inputs, prepared?.parts ?? []).finally(() => prepared?.release());
+    if (prepared) this.dispatcher.observeCommitted(prepared.parts, started);
     for (const member of members) if (member) subscription.seen(member);
     return { messages: prepared?.published(firstOffsets) ?? [], settled: inputs.length };
   }

@@ -1,9 +1,11 @@
 import { Acknowledgement } from '@mmmq/core';
-import { Injectable, Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { NonRetriableError } from '../errors/non-retriable.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { MessageContext } from '../listener/message-context';
 import { convertContent } from './content-converter';
+import { CONSUMER_OBSERVER, ConsumerObserver, outcomeOf } from './consumer-observer';
 import type { ConsumerDelivery } from './consumer-delivery';
 import { verdictOf } from './listener-verdict';
 import { ConsumerReply, replyFor, Settlement, SettlementChannel } from './settlement';
@@ -29,12 +31,22 @@ export interface InvocationOutcome {
 export class ListenerInvoker {
   private readonly logger = new Logger('MmmqConsumer');
 
+  constructor(@Optional() @Inject(CONSUMER_OBSERVER) private readonly observer?: ConsumerObserver) {}
+
   async invoke(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<ConsumerReply> {
     return (await this.run(listener, delivery, channel)).reply;
   }
 
   /** @param channel how a `manual` decision and `inProgress()` reach the broker while the handler runs */
   async run(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+    if (this.observer === undefined) return this.settle(listener, delivery, channel);
+    const started = performance.now();
+    const outcome = await this.settle(listener, delivery, channel);
+    this.observer.handled(listener.consumerId, delivery.topic, outcomeOf(outcome.reply), (performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  private async settle(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
     const conversion = await convertContent(listener.contentType, delivery.content);
     if (!conversion.valid) return this.reject(listener, delivery, `Message rejected: ${conversion.reason}`);
     const settlement = new Settlement(listener.where, listener.ackMode, channel);

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import { StorageUnavailableError } from '../storage.errors';
 import { describeCause } from './describe-cause';
@@ -205,8 +206,10 @@ export class Journal implements FlushedJournal {
       // flight, or publishes after a nonPersistent one, answered already); a group's fsync leaves the event loop
       // to the next one.
       const alone = requests.length === 1 && !requests[0].answeredEarly;
+      const syncStarted = performance.now();
       await this.files.writing.sync(alone && !this.othersNeedEventLoop());
       this.stats.journalFsyncs++;
+      this.stats.observer?.recordWritten(requests.length, record.length, (performance.now() - syncStarted) / 1000);
     } catch (cause) {
       await this.cutBack(recordStart, cause);
       this.fail(cause, false);
