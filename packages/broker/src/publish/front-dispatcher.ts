@@ -37,7 +37,8 @@ export class FrontDispatcher {
 
   constructor(
     private readonly queues: TopicQueueContainer,
-    // Both absent only where a test builds the dispatcher by hand (every topic is then persistent).
+    // All but the queues are absent only where a test builds the dispatcher by hand: then nothing is refused for
+    // space or limits, every topic is persistent without a default time to live, and nothing is measured.
     private readonly diskGuard?: DiskGuard,
     private readonly policies?: TopicPolicies,
     private readonly backlogGuard?: BacklogGuard,
