@@ -13,7 +13,7 @@ const config: Config = {
   // The packages' sources, subpaths (`@mmmq/core/testing`, `@mmmq/consumer/internal`) included, so tests need no build of them first.
   moduleNameMapper: {
     '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src',
-    '^@mmmq/([^/]+)/(testing|internal|metrics)$': '<rootDir>/packages/$1/src/$2',
+    '^@mmmq/([^/]+)/(testing|internal|metrics|typeorm|kysely)$': '<rootDir>/packages/$1/src/$2',
   },
   testTimeout: 30_000,
 };

@@ -1,0 +1,1 @@
+export { kyselyAdapter } from './sql/kysely-adapter';

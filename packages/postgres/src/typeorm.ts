@@ -1,0 +1,1 @@
+export { typeOrmAdapter } from './sql/typeorm-adapter';
