@@ -1,0 +1,22 @@
+/**
+ * The headers every message relayed from a transactional outbox carries, whoever relays it: `@mmmq/postgres`'s
+ * polling relay, or a change-data-capture pipeline (Debezium's outbox event router, say) configured to write the
+ * same names. Consumers read these, never the relay's internals, so one relay can replace the other unnoticed.
+ * The contract is documented in docs/exactly-once.md.
+ */
+export const OUTBOX_HEADERS = {
+  /** The outbox row's `message_id`, also the message's id: the key of broker and inbox de-duplication. */
+  messageId: 'mmmq-outbox-message-id',
+  /** The kind of entity the event is about (`order`), when the row names one. */
+  aggregateType: 'mmmq-aggregate-type',
+  /** That entity's id (`o-1042`); messages of one aggregate are relayed in order when the relay is asked to. */
+  aggregateId: 'mmmq-aggregate-id',
+  /** W3C trace context of the transaction that wrote the row, when it had one. */
+  traceparent: 'traceparent',
+  /** W3C trace state, with `traceparent`. */
+  tracestate: 'tracestate',
+  /** When the row was written: an ISO 8601 timestamp from the database clock. */
+  createdAt: 'mmmq-outbox-created-at',
+} as const;
+
+export type OutboxHeaderName = (typeof OUTBOX_HEADERS)[keyof typeof OUTBOX_HEADERS];
