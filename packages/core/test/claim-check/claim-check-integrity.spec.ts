@@ -13,7 +13,14 @@ import {
 const BYTES = Buffer.from(JSON.stringify({ report: 'x'.repeat(1000) }));
 
 function reference(overrides: Partial<ClaimCheckReference> = {}): ClaimCheckReference {
-  return { version: CLAIM_CHECK_VERSION, key: 'k1', sha256: sha256Hex(BYTES), size: BYTES.length, expiresAt: Date.now() + 60_000, ...overrides };
+  return {
+    version: CLAIM_CHECK_VERSION,
+    key: 'k1',
+    sha256: sha256Hex(BYTES),
+    size: BYTES.length,
+    expiresAt: Date.now() + 60_000,
+    ...overrides,
+  };
 }
 
 /** A store whose one object is `bytes`, counting its reads (a unit test: the file store has its own tests). */
