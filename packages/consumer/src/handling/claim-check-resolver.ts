@@ -25,7 +25,8 @@ export class ClaimCheckResolver {
   async resolve(delivery: ConsumerDelivery): Promise<ClaimCheckOutcome> {
     const version = delivery.headers?.[CLAIM_CHECK_HEADER];
     if (version === undefined) return { valid: true, delivery };
-    if (version !== CLAIM_CHECK_VERSION) {
+    // A relay that writes every header as text (a change-data-capture pipeline, say) sends "1": the same version.
+    if (String(version) !== String(CLAIM_CHECK_VERSION)) {
       return invalid(`its ${CLAIM_CHECK_HEADER} header is ${JSON.stringify(version)}; this consumer reads version ${CLAIM_CHECK_VERSION}`);
     }
     let reference: ClaimCheckReference;

@@ -27,6 +27,13 @@ describe('ClaimCheckResolver', () => {
     expect(resolved).toEqual({ valid: true, delivery: expect.objectContaining({ id: 'm-1', content: CONTENT, headers: { source: 'x' } }) });
   });
 
+  it('reads the version header written as text, as a relay that writes only text headers sends it', async () => {
+    const store = new FileSystemObjectStore(dir());
+    await store.put('k2', BYTES, reference('k2'));
+    const resolved = await new ClaimCheckResolver(store).resolve(delivery(reference('k2'), { [CLAIM_CHECK_HEADER]: '1' }));
+    expect(resolved).toEqual({ valid: true, delivery: expect.objectContaining({ content: CONTENT, headers: {} }) });
+  });
+
   it.each([
     ['without the claimCheck option', undefined, reference('k1'), 1, /the consumer option claimCheck is not set/],
     ['of an unknown version', 'store', reference('k1'), 2, /header is 2; this consumer reads version 1/],
