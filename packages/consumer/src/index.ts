@@ -64,6 +64,9 @@ export { LISTENER_CONSUMER_ID_MAX_LENGTH } from './listener/consumer-id.naming';
 export { MAX_REPORTED_VIOLATIONS } from './handling/content-converter';
 export { RETRY_AFTER_SECONDS } from '@mmmq/core';
 export { PUSH_ORDER_WAIT_MS } from './handling/push-sequencer';
+export type { ConsumerClaimCheckOptions } from './claim-check.options';
+// Defined in core, shared with the producer; re-exported so a consumer-only app can configure a claim check.
+export { FileSystemObjectStore, type ObjectStore, type ClaimCheckReference } from '@mmmq/core';
 export { NonRetriableError } from './errors/non-retriable.error';
 export { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 export { InvalidListenerError } from './errors/invalid-listener.error';

@@ -6,6 +6,7 @@ import {
   parseBacklogLimit,
   SigningSecret,
 } from '@mmmq/core';
+import type { ConsumerClaimCheckOptions } from './claim-check.options';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
@@ -60,6 +61,8 @@ export interface ResolvedConsumerOptions {
   broker: ResolvedBrokerAccess | undefined;
   /** Present with `delivery: 'pull'`. */
   pull: ResolvedPull | undefined;
+  /** Absent when claim checks are not resolved (they are dead-lettered). */
+  claimCheck: ConsumerClaimCheckOptions | undefined;
 }
 
 const OPTION_FIELDS = new Set([
@@ -82,7 +85,10 @@ const OPTION_FIELDS = new Set([
   'ackMode',
   'delivery',
   'pull',
+  'claimCheck',
 ]);
+const CLAIM_CHECK_FIELDS = new Set(['store']);
+const STORE_METHODS = ['put', 'get', 'delete'] as const;
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
 const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode', 'selector', 'maxBacklog', 'backlogOverflow']);
@@ -126,7 +132,21 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     delivery,
     broker: resolveBrokerAccess(options, token),
     pull: delivery === 'pull' ? resolvePull(options.pull, app) : undefined,
+    claimCheck: resolveClaimCheck(options.claimCheck),
   };
+}
+
+function resolveClaimCheck(claimCheck: unknown): ConsumerClaimCheckOptions | undefined {
+  if (claimCheck === undefined) return undefined;
+  refuseUnknownFields('claimCheck', plainObject('claimCheck', claimCheck), CLAIM_CHECK_FIELDS);
+  const { store } = claimCheck as ConsumerClaimCheckOptions;
+  const missing = STORE_METHODS.find((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function');
+  if (typeof store !== 'object' || store === null || missing !== undefined) {
+    throw new InvalidConsumerOptionsError(
+      `claimCheck.store must be an ObjectStore (put, get and delete methods), such as new FileSystemObjectStore(dir), got ${describe(store)}`,
+    );
+  }
+  return { store };
 }
 
 function resolveSigning({ signingSecrets, signatureToleranceSeconds }: MmmqConsumerOptions): ResolvedSigning | undefined {

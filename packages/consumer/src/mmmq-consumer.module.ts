@@ -6,6 +6,7 @@ import { CONSUMER_OBSERVER, ConsumerObserver } from './handling/consumer-observe
 import { FrontHandler } from './handling/front-handler';
 import { PushSequencer } from './handling/push-sequencer';
 import { ListenerContextCreator } from './handling/listener-context-creator';
+import { ClaimCheckResolver } from './handling/claim-check-resolver';
 import { ListenerInvoker } from './handling/listener-invoker';
 import { DeliveryBodyReader } from './http/delivery-body.reader';
 import { DeliveryServerGate } from './http/delivery-server-gate';
@@ -52,6 +53,11 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     ListenerContextCreator,
     ListenerExplorer,
     ListenerRegistry,
+    {
+      provide: ClaimCheckResolver,
+      useFactory: (options: ResolvedConsumerOptions) => new ClaimCheckResolver(options.claimCheck?.store),
+      inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS],
+    },
     ListenerInvoker,
     DeliveryHandler,
     { provide: PushSequencer, useFactory: () => new PushSequencer() },

@@ -1,3 +1,4 @@
+import type { ConsumerClaimCheckOptions } from './claim-check.options';
 import {
   type BacklogOverflow,
   MAX_ACK_TIMEOUT_MS,
@@ -231,4 +232,11 @@ export interface MmmqConsumerOptions {
   delivery?: DeliveryMode;
   /** Settings of `delivery: 'pull'`. */
   pull?: PullOptions;
+  /**
+   * Resolves claim checks (messages whose large content a producer stored elsewhere, see docs/exactly-once.md#claim-check)
+   * before the handler runs: the handler gets the content as if it had been sent inline. An expired, missing, resized
+   * or altered content is dead-lettered with the reason, as is a claim check arriving without this option.
+   * Default none.
+   */
+  claimCheck?: ConsumerClaimCheckOptions;
 }

@@ -67,6 +67,7 @@ describe('@mmmq/consumer public API', () => {
         'PushOutOfOrderError',
         'QueueFullError',
         'RETRY_AFTER_SECONDS',
+        'FileSystemObjectStore',
       ].sort(),
     );
   });

@@ -126,3 +126,4 @@ export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map'
 export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-gate';
 export { writeJson } from './http/write-json';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
+export * from './claim-check';

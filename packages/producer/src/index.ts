@@ -11,6 +11,16 @@ export { RETRY_BACKOFF_MULTIPLIER, RETRY_JITTER } from './retry/retry-policy';
 export { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
 export { HTTP_MAX_SOCKETS } from './gateway/http-broker-gateway';
 export { Producer } from './producer';
+export type { ProducerClaimCheckOptions } from './claim-check/claim-check.options';
+// Defined in core, shared with the consumer; re-exported so a producer-only app can configure a claim check.
+export {
+  FileSystemObjectStore,
+  DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES,
+  DEFAULT_CLAIM_CHECK_TTL_MS,
+  type ObjectStore,
+  type ObjectMetadata,
+  type ClaimCheckReference,
+} from '@mmmq/core';
 export type { ProducerTransaction, TransactionResult } from './producer-transaction';
 export type { ProduceOptions } from './produce-options';
 export type { DeliveryMode } from '@mmmq/core';

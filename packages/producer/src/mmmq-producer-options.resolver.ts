@@ -18,6 +18,8 @@ import {
   MmmqProducerOptions,
 } from './mmmq-producer.options';
 import type { RetryOptions } from './retry/retry-policy';
+import type { ResolvedClaimCheck } from './claim-check/claim-check.options';
+import { resolveClaimCheck } from './claim-check/claim-check-options.resolver';
 
 /** Injection token of the {@link ResolvedProducerOptions}. */
 export const RESOLVED_PRODUCER_OPTIONS = Symbol('RESOLVED_PRODUCER_OPTIONS');
@@ -36,6 +38,8 @@ export interface ResolvedProducerOptions extends RetryOptions {
   batching: BatchingLimits | undefined;
   /** Absent when none is configured. */
   token: string | undefined;
+  /** Absent when contents are never claim-checked. */
+  claimCheck: ResolvedClaimCheck | undefined;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
@@ -47,6 +51,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'batching',
   'tls',
   'token',
+  'claimCheck',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
 const { nonNegativeInteger, positiveInteger } = optionChecks(InvalidProducerOptionsError);
@@ -84,6 +89,7 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
     batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker)),
     tls: tlsOptions(given.tls),
     token: token(given.token),
+    claimCheck: resolveClaimCheck(given.claimCheck),
   };
 }
 

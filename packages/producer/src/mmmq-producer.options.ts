@@ -1,4 +1,5 @@
 import type { TlsClientOptions } from '@mmmq/core';
+import type { ProducerClaimCheckOptions } from './claim-check/claim-check.options';
 
 /** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
 export const DEFAULT_MAX_RETRY_COUNT = 3;
@@ -60,4 +61,12 @@ export interface MmmqProducerOptions {
    * one without ignores it. Default none.
    */
   token?: string;
+  /**
+   * Claim check: a content whose JSON text is larger than `thresholdBytes` (default 1 MiB, the broker's default body
+   * limit) is written to `store` and the message carries a reference to it (SHA-256 digest, size, expiry after
+   * `ttlMs`, default 7 days), which consumers with the same store resolve before their handler runs. Applies to
+   * `produce()`, `produceBatch()` and transactions. Default none: such a message is refused by the broker (413).
+   * See docs/exactly-once.md#claim-check.
+   */
+  claimCheck?: ProducerClaimCheckOptions;
 }

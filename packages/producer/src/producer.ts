@@ -15,6 +15,7 @@ import { messageFromArguments, OutgoingMessage, prepareBatch, prepareMessage } f
 import { ProducerTransaction, TransactionCollector, TransactionResult } from './producer-transaction';
 import { PublishBatcher } from './publish-batcher';
 import { isTransient, RetryPolicy } from './retry/retry-policy';
+import { ClaimCheckOffloader } from './claim-check/claim-check-offloader';
 
 /**
  * Publishes messages to the broker and resolves once the broker acknowledged them: as durable (persistent, with
@@ -34,6 +35,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed?: Promise<void>;
   private readonly batcher?: PublishBatcher;
+  private readonly claimCheck?: ClaimCheckOffloader;
 
   constructor(
     private readonly gateway: BrokerGateway,
@@ -44,6 +46,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     this.maxAttempts = options.maxRetryCount + 1;
     // Every retry wait listens on this one signal; hundreds waiting at once is normal, not a leak.
     setMaxListeners(0, this.closing.signal);
+    if (options.claimCheck) this.claimCheck = new ClaimCheckOffloader(options.claimCheck);
     if (options.batching) {
       this.batcher = new PublishBatcher(
         options.batching,
@@ -63,8 +66,11 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   /** Publishes a message given as `{ topic, content, id?, headers?, deliveryMode? }`, the shape of the original producer. */
   produce(message: EventMessage<E>): Promise<PublishedMessage>;
   async produce(topicOrMessage: unknown, content?: unknown, options?: ProduceOptions): Promise<PublishedMessage> {
-    const outgoing = prepareMessage(messageFromArguments(topicOrMessage, content, options));
-    if (this.closing.signal.aborted) throw new ProducerClosedError(publicationOf([outgoing]));
+    const prepared = prepareMessage(messageFromArguments(topicOrMessage, content, options));
+    if (this.closing.signal.aborted) throw new ProducerClosedError(publicationOf([prepared]));
+    const ready = this.claimCheck?.prepare(prepared) ?? prepared;
+    // Awaited only when a content is being stored, so small messages reach the batcher in the same turn.
+    const outgoing = ready instanceof Promise ? await claimChecked([prepared], ready) : ready;
     if (this.batcher) return this.batcher.add(outgoing);
     return this.send(publicationOf([outgoing]), () => this.gateway.publish(outgoing));
   }
@@ -91,7 +97,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   async produceBatch<K extends EventTopic<E>>(messages: readonly EventMessage<E, K>[]): Promise<PublishedMessage[]> {
     const outgoing = prepareBatch(messages);
     if (outgoing.length === 0) return [];
-    return this.sendBatch(outgoing);
+    return this.sendBatch(await this.claimChecked(outgoing));
   }
 
   /**
@@ -115,7 +121,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
       throw error;
     }
     const messages = tx.end('resolved');
-    return { result, published: messages.length === 0 ? [] : await this.sendBatch(messages) };
+    return { result, published: messages.length === 0 ? [] : await this.sendBatch(await this.claimChecked(messages)) };
   }
 
   /**
@@ -136,6 +142,12 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     this.closing.abort();
     await Promise.allSettled(this.inFlight);
     await this.gateway.close();
+  }
+
+  /** The messages of a batch, their large contents stored (see the `claimCheck` option). */
+  private claimChecked(messages: OutgoingMessage[]): Promise<OutgoingMessage[]> {
+    if (this.claimCheck === undefined) return Promise.resolve(messages);
+    return claimChecked(messages, this.claimCheck.prepareBatch(messages));
   }
 
   private sendBatch(messages: OutgoingMessage[]): Promise<PublishedMessage[]> {
@@ -184,6 +196,15 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
         if (this.closing.signal.aborted) throw ProduceError.interrupted(failure, error);
       }
     }
+  }
+}
+
+/** What `storing` resolves with; a failed write becomes the {@link ProduceError} every failed publish is. */
+async function claimChecked<T>(messages: OutgoingMessage[], storing: Promise<T>): Promise<T> {
+  try {
+    return await storing;
+  } catch (error) {
+    throw ProduceError.notStored({ ...publicationOf(messages), attempts: 0 }, error);
   }
 }
 

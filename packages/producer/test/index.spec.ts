@@ -24,6 +24,9 @@ describe('@mmmq/producer public API', () => {
         'RETRY_BACKOFF_MULTIPLIER',
         'RETRY_JITTER',
         'TransactionEndedError',
+        'DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES',
+        'DEFAULT_CLAIM_CHECK_TTL_MS',
+        'FileSystemObjectStore',
       ].sort(),
     );
   });

@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { NonRetriableError } from '../errors/non-retriable.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { MessageContext } from '../listener/message-context';
+import { ClaimCheckResolver } from './claim-check-resolver';
 import { convertContent } from './content-converter';
 import { CONSUMER_OBSERVER, ConsumerObserver, outcomeOf } from './consumer-observer';
 import type { ConsumerDelivery } from './consumer-delivery';
@@ -31,7 +32,10 @@ export interface InvocationOutcome {
 export class ListenerInvoker {
   private readonly logger = new Logger('MmmqConsumer');
 
-  constructor(@Optional() @Inject(CONSUMER_OBSERVER) private readonly observer?: ConsumerObserver) {}
+  constructor(
+    @Optional() @Inject(CONSUMER_OBSERVER) private readonly observer?: ConsumerObserver,
+    @Optional() private readonly claimChecks: ClaimCheckResolver = new ClaimCheckResolver(undefined),
+  ) {}
 
   async invoke(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<ConsumerReply> {
     return (await this.run(listener, delivery, channel)).reply;
@@ -46,7 +50,15 @@ export class ListenerInvoker {
     return outcome;
   }
 
-  private async settle(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+  private async settle(listener: ListenerDefinition, received: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+    let claimCheck;
+    try {
+      claimCheck = await this.claimChecks.resolve(received);
+    } catch (error) {
+      return this.unreadable(listener, received, error);
+    }
+    if (!claimCheck.valid) return this.reject(listener, received, `Message rejected: ${claimCheck.reason}`);
+    const { delivery } = claimCheck;
     const conversion = await convertContent(listener.contentType, delivery.content);
     if (!conversion.valid) return this.reject(listener, delivery, `Message rejected: ${conversion.reason}`);
     const settlement = new Settlement(listener.where, listener.ackMode, channel);
@@ -77,6 +89,16 @@ export class ListenerInvoker {
     if (verdict !== undefined) return this.reject(listener, delivery, verdict);
     this.logger.warn(
       `${listener.where} failed on message ${delivery.id} from ${delivery.topic} (attempt ${delivery.deliveryCount}); ` +
+        `${retryNote(listener, delivery)}: ${message}`,
+    );
+    return { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };
+  }
+
+  /** The object store failed (not the content): nothing ran, so the delivery is retried like a failed handler. */
+  private unreadable(listener: ListenerDefinition, delivery: ConsumerDelivery, error: unknown): InvocationOutcome {
+    const message = `the claim check's content could not be read from the store: ${error instanceof Error ? error.message : String(error)}`;
+    this.logger.warn(
+      `${listener.where} did not run for message ${delivery.id} from ${delivery.topic} (attempt ${delivery.deliveryCount}); ` +
         `${retryNote(listener, delivery)}: ${message}`,
     );
     return { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { drainConsumer } from '../consumer-drain';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { FrontHandler } from '../handling/front-handler';
+import { ClaimCheckResolver } from '../handling/claim-check-resolver';
 import { ListenerInvoker } from '../handling/listener-invoker';
 import { PushSequencer } from '../handling/push-sequencer';
 import { DeliveryBodyReader } from '../http/delivery-body.reader';
@@ -43,7 +44,7 @@ export class ConsumerRuntime {
   ) {
     this.options = resolveConsumerOptions(options);
     this.frontHandler = new FrontHandler({ queueSize: this.options.queueSize, maxWorkers: this.options.workers.max });
-    const invoker = new ListenerInvoker();
+    const invoker = new ListenerInvoker(undefined, new ClaimCheckResolver(this.options.claimCheck?.store));
     this.api = new ConsumerApi(this.options);
     this.pull = new PullConsumer(this.options, this.frontHandler, invoker, this.api);
     this.registrar = new DispatcherRegistrar(this.options, this.status, this.server);

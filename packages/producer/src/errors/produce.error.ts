@@ -61,6 +61,16 @@ export class ProduceError extends MmmqError implements ProduceFailure {
     );
   }
 
+  /** A content over the claim-check threshold could not be written to the object store: nothing was sent. */
+  static notStored(failure: ProduceFailure, cause: unknown): ProduceError {
+    return new ProduceError(
+      `${publishing(failure)} failed before it was sent: a content over the claim-check threshold could not be ` +
+        `written to the object store: ${reason(cause)}. Nothing was sent.`,
+      failure,
+      { cause },
+    );
+  }
+
   /** Something other than the broker or the network failed, which retrying would not fix. */
   static unexpected(failure: ProduceFailure, cause: unknown): ProduceError {
     return new ProduceError(
