@@ -85,7 +85,16 @@ const OPTION_FIELDS = new Set([
 ]);
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
-const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode', 'selector', 'maxBacklog', 'backlogOverflow', 'inbox']);
+const LISTENER_CONFIG_FIELDS = new Set([
+  'consumerId',
+  'concurrency',
+  'startFrom',
+  'ackMode',
+  'selector',
+  'maxBacklog',
+  'backlogOverflow',
+  'inbox',
+]);
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 

@@ -119,7 +119,8 @@ function ackModeOf(listener: DiscoveredListener, ackMode: unknown): AckMode {
 
 function inboxOf(listener: DiscoveredListener, inbox: unknown, ackMode: AckMode): boolean {
   if (inbox === undefined) return false;
-  if (typeof inbox !== 'boolean') throw new InvalidListenerError(`${listener.where}: inbox must be true or false, got ${JSON.stringify(inbox)}`);
+  if (typeof inbox !== 'boolean')
+    throw new InvalidListenerError(`${listener.where}: inbox must be true or false, got ${JSON.stringify(inbox)}`);
   if (inbox && ackMode === 'manual') {
     // context.ack() would reach the broker before the inbox transaction commits: a crash between them loses the effect.
     throw new InvalidListenerError(

@@ -142,7 +142,10 @@ describe('bootstrap of an inbox listener', () => {
       /Manual\.onOrder: inbox: true cannot be combined with ackMode 'manual'/,
     );
     await expect(
-      initConsumer({ imports: [MmmqConsumerModule.forRoot({ app: 'billing', listeners: { x: { inbox: 'yes' as never } } })], providers: [] }),
+      initConsumer({
+        imports: [MmmqConsumerModule.forRoot({ app: 'billing', listeners: { x: { inbox: 'yes' as never } } })],
+        providers: [],
+      }),
     ).rejects.toThrow('listeners["x"].inbox must be true or false, got "yes"');
   });
 });

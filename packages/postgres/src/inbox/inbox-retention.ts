@@ -79,7 +79,9 @@ export class InboxRetention<Tx> {
       const deleted = await this.purge();
       if (deleted > 0) this.logger.debug(`Deleted ${deleted} inbox row(s) older than ${this.settings.retentionMs} ms`);
     } catch (error) {
-      this.logger.warn(`The inbox retention job failed; it runs again in ${this.settings.intervalMs} ms: ${(error as Error)?.message ?? String(error)}`);
+      this.logger.warn(
+        `The inbox retention job failed; it runs again in ${this.settings.intervalMs} ms: ${(error as Error)?.message ?? String(error)}`,
+      );
     }
   }
 }

@@ -21,7 +21,7 @@ export interface InboxRetentionOptions {
  * @example TypeORM: `{ adapter: typeOrmAdapter, transaction: (work) => dataSource.transaction(work) }`
  * @example pg: `{ adapter: pgAdapter, transaction: pgTransaction(pool) }`
  */
-export interface MmmqInboxOptions<Tx = any> {
+export interface MmmqInboxOptions<Tx = unknown> {
   /** How the inbox runs its SQL in the transaction (`pgAdapter`, `typeOrmAdapter`, `kyselyAdapter`). */
   adapter: SqlAdapter<Tx>;
   /** Opens a transaction of the application's library, runs the work in it, commits (rolls back when it throws). */

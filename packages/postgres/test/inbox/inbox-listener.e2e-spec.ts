@@ -83,7 +83,13 @@ describe.each(Object.keys(libraries))('@MMMQListener({ inbox: true }) with a rea
   async function startConsumer(listener: Type): Promise<INestApplicationContext> {
     @Module({
       imports: [
-        MmmqConsumerModule.forRoot({ app: 'billing', broker: broker.url, delivery: 'pull', registration: { backoffMs: 50 }, pull: { waitMs: 500 } }),
+        MmmqConsumerModule.forRoot({
+          app: 'billing',
+          broker: broker.url,
+          delivery: 'pull',
+          registration: { backoffMs: 50 },
+          pull: { waitMs: 500 },
+        }),
         MmmqInboxModule.forRoot({ adapter: library.adapter, transaction: failingAfterFirstCommit(library.transaction), schema: db.schema }),
       ],
       providers: [listener],

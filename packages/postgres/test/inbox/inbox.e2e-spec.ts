@@ -1,5 +1,5 @@
 import { InvalidConsumerIdError, InvalidMessageError } from '@mmmq/core';
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 import { Inbox } from '../../src/inbox/inbox';
 import { InboxRetention } from '../../src/inbox/inbox-retention';
 import { pgAdapter } from '../../src/sql/pg-adapter';
@@ -8,9 +8,9 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 describe('Inbox.process against PostgreSQL (pg)', () => {
   let db: TestDatabase;
-  let inbox: Inbox<PoolClient>;
+  let inbox: Inbox<ClientBase>;
   let transaction: ReturnType<typeof pgTransaction>;
-  const charge = (tx: PoolClient, orderId: string) => tx.query(`INSERT INTO "${db.schema}".charges (order_id) VALUES ($1)`, [orderId]);
+  const charge = (tx: ClientBase, orderId: string) => tx.query(`INSERT INTO "${db.schema}".charges (order_id) VALUES ($1)`, [orderId]);
   const charges = async () => (await db.pool.query<{ order_id: string }>(`SELECT order_id FROM "${db.schema}".charges ORDER BY id`)).rows;
   const reservations = async () =>
     (await db.pool.query(`SELECT message_id, consumer_id FROM "${db.schema}".mmmq_inbox ORDER BY message_id, consumer_id`)).rows;
@@ -25,7 +25,7 @@ describe('Inbox.process against PostgreSQL (pg)', () => {
   beforeEach(() => db.pool.query(`TRUNCATE "${db.schema}".charges, "${db.schema}".mmmq_inbox`));
 
   it('runs the side effect once: a second delivery of the id returns duplicate without running it', async () => {
-    const sideEffect = jest.fn((tx: PoolClient) => charge(tx, 'o-1').then(() => 'charged'));
+    const sideEffect = jest.fn((tx: ClientBase) => charge(tx, 'o-1').then(() => 'charged'));
     const first = await transaction((tx) => inbox.process(tx, 'm-1', 'billing', sideEffect));
     const second = await transaction((tx) => inbox.process(tx, 'm-1', 'billing', sideEffect));
     expect(first).toEqual({ status: 'processed', result: 'charged' });
