@@ -53,6 +53,14 @@ class Billing {
   }
 }
 
+@MMMQListener('invoice.*', { consumerId: 'billing.invoices', inbox: true })
+class InvoiceListener implements MMMQListener<{ orderId: string }> {
+  handle(invoice: { orderId: string }, context: MessageContext): void {
+    calls.push(`invoice ${invoice.orderId}`);
+    context.inboxTransaction<{ writes: string[] }>().writes.push(`invoice ${invoice.orderId}`);
+  }
+}
+
 const delivery = (id: string): DeliveryRequest => ({
   id,
   topic: 'order.created',
@@ -82,7 +90,7 @@ describe('a listener with inbox: true', () => {
     class InboxModule {}
     ({ app } = await initConsumer({
       imports: [MmmqConsumerModule.forRoot({ app: 'billing' }), { module: InboxModule, global: true }],
-      providers: [Billing],
+      providers: [Billing, InvoiceListener],
     }));
   });
   afterAll(() => app.close());
@@ -97,6 +105,13 @@ describe('a listener with inbox: true', () => {
     expect(calls).toEqual(['m-1']);
     expect(inbox.committed).toEqual(['charge m-1']);
     expect(observer.inboxDuplicate).toHaveBeenCalledWith('billing.orders', 'order.created');
+  });
+
+  it('applies to the class form (MMMQListener<T>) as well', async () => {
+    await invoke('billing.invoices', 'i-1');
+    await invoke('billing.invoices', 'i-1');
+    expect(calls).toEqual(['invoice i-1']);
+    expect(inbox.committed).toContain('invoice i-1');
   });
 
   it('NACKs a failed handler, whose transaction rolled back, so the redelivery runs it again', async () => {

@@ -6,6 +6,10 @@ import { InvalidInboxOptionsError } from '../../src/inbox/invalid-inbox-options.
 import { resolveInboxOptions } from '../../src/inbox/mmmq-inbox-options.resolver';
 import type { MmmqInboxOptions } from '../../src/inbox/mmmq-inbox.options';
 import { pgAdapter } from '../../src/sql/pg-adapter';
+import { pgTransaction } from '../../src/sql/pg-transaction';
+import { typeOrmAdapter } from '../../src/sql/typeorm-adapter';
+import type { Pool } from 'pg';
+import type { DataSource } from 'typeorm';
 
 const transaction: MmmqInboxOptions['transaction'] = (work) => work({});
 
@@ -28,6 +32,13 @@ describe('MmmqInboxModule options', () => {
   ])('refuses %j, naming the option', (options, message) => {
     expect(() => resolveInboxOptions(options as MmmqInboxOptions)).toThrow(InvalidInboxOptionsError);
     expect(() => resolveInboxOptions(options as MmmqInboxOptions)).toThrow(message);
+  });
+
+  it("accepts each library's transaction runner as the docs write it (a compile-time check)", () => {
+    const typeorm = (dataSource: DataSource) =>
+      MmmqInboxModule.forRoot({ adapter: typeOrmAdapter, transaction: (work) => dataSource.transaction(work) });
+    const pg = (pool: Pool) => MmmqInboxModule.forRoot({ adapter: pgAdapter, transaction: pgTransaction(pool) });
+    expect([typeorm, pg]).toHaveLength(2);
   });
 
   it('forRootAsync provides the ListenerInbox the consumer looks for, with the configured retention', async () => {
