@@ -1,6 +1,7 @@
 import { Acknowledgement } from '@mmmq/core';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { NonRetriableError } from '../errors/non-retriable.error';
 import { ListenerInbox } from '../inbox/listener-inbox';
 import type { ListenerDefinition } from '../listener/listener-definition';
@@ -80,7 +81,7 @@ export class ListenerInvoker {
   /** Runs the handler in the inbox's transaction, after the reservation of (message id, consumer id). */
   private throughInbox(listener: ListenerDefinition, delivery: ConsumerDelivery, content: unknown, settlement: Settlement) {
     // Checked at bootstrap (checkListenerInbox); a definition built elsewhere must not run without its inbox.
-    if (this.inbox === undefined) throw new Error(`${listener.where} has inbox: true, but no ListenerInbox is provided`);
+    if (this.inbox === undefined) throw new InvalidListenerError(`${listener.where} has inbox: true, but no ListenerInbox is provided`);
     return this.inbox.process({ messageId: delivery.id, consumerId: listener.consumerId }, async (transaction) => {
       const result = await listener.handle(content, new MessageContext(listener.consumerId, delivery, settlement, { transaction }));
       // A refusal must not commit what the handler wrote: rolled back, then dead-lettered as if thrown.
