@@ -12,6 +12,8 @@ import {
 import { drainConsumer } from './consumer-drain';
 import { FrontHandler } from './handling/front-handler';
 import { DeliveryServerGate } from './http/delivery-server-gate';
+import { ListenerInbox } from './inbox/listener-inbox';
+import { checkListenerInbox } from './inbox/listener-inbox.check';
 import { describeContentType } from './listener/content-type';
 import { buildListenerDefinitions } from './listener/listener-definitions.builder';
 import { ListenerExplorer } from './listener/listener-explorer';
@@ -43,16 +45,18 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     private readonly pull: PullConsumer,
     private readonly serverGate: DeliveryServerGate,
     @Optional() private readonly inMemoryBroker?: InMemoryBroker,
+    @Optional() private readonly inbox?: ListenerInbox,
   ) {}
 
   onModuleInit(): void {
     const listeners = buildListenerDefinitions(this.explorer.explore(), this.options);
+    checkListenerInbox(listeners, this.inbox, this.options, this.logger);
     this.registry.replaceAll(listeners);
     for (const listener of listeners) {
       this.logger.log(
         `Listener ${listener.where} ← ${listener.pattern.value} (consumerId ${listener.consumerId}, ` +
           `concurrency ${listener.concurrency}, content ${describeContentType(listener.contentType)}` +
-          `${listener.ackMode === 'auto' ? '' : `, ackMode ${listener.ackMode}`})`,
+          `${listener.ackMode === 'auto' ? '' : `, ackMode ${listener.ackMode}`}${listener.inbox === true ? ', inbox' : ''})`,
       );
     }
     if (listeners.length === 0) {

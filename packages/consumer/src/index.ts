@@ -54,6 +54,15 @@ export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
 export type { Transaction, TransactionProduceOptions } from './handling/transaction';
 export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';
+export { ListenerInbox, type InboxKey, type InboxOutcome } from './inbox/listener-inbox';
+export {
+  BROKER_DEFAULT_ATTEMPT_TIMEOUT_MS,
+  BROKER_DEFAULT_MAX_DELIVERIES,
+  inboxRetentionWarning,
+  knownRedeliveryBounds,
+  redeliveryWindowMs,
+  type RedeliveryBounds,
+} from './inbox/redelivery-window';
 export { MAX_NACK_DELAY_MS } from '@mmmq/core';
 export { DUPS_OK_ACK_LINGER_MS, DUPS_OK_ACK_BATCH, ACK_SEND_ATTEMPTS } from './pull/ack-batcher';
 export { PULL_BACKOFF_INITIAL_MS, PULL_BACKOFF_MAX_MS } from './pull/pull-backoff';

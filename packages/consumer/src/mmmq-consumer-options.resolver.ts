@@ -91,7 +91,16 @@ const CLAIM_CHECK_FIELDS = new Set(['store']);
 const STORE_METHODS = ['put', 'get', 'delete'] as const;
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
-const LISTENER_CONFIG_FIELDS = new Set(['consumerId', 'concurrency', 'startFrom', 'ackMode', 'selector', 'maxBacklog', 'backlogOverflow']);
+const LISTENER_CONFIG_FIELDS = new Set([
+  'consumerId',
+  'concurrency',
+  'startFrom',
+  'ackMode',
+  'selector',
+  'maxBacklog',
+  'backlogOverflow',
+  'inbox',
+]);
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 
@@ -205,6 +214,7 @@ export function resolveListenerConfig(where: string, config: unknown): ListenerC
             (message, cause) => new InvalidConsumerOptionsError(message, { cause }),
           ),
     ...checkedBacklogFields(where, record.maxBacklog, record.backlogOverflow),
+    ...(record.inbox === undefined ? {} : { inbox: booleanField(`${where}.inbox`, record.inbox) }),
   };
 }
 
@@ -232,4 +242,9 @@ function validId(name: string, value: unknown): string {
     if (!(error instanceof MmmqError)) throw error;
     throw new InvalidConsumerOptionsError(`${name} is invalid: ${error.message}`, { cause: error });
   }
+}
+
+function booleanField(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new InvalidConsumerOptionsError(`${name} must be true or false, got ${describe(value)}`);
+  return value;
 }

@@ -130,6 +130,8 @@ export interface ListenerConfig {
   maxBacklog?: number;
   /** What happens at `maxBacklog`: `reject` (default), `dropOldest` or `deadLetter`. */
   backlogOverflow?: BacklogOverflow;
+  /** Runs the listener through the application's inbox (see `@MMMQListener({ inbox })`). Default: the decorator's, else false. */
+  inbox?: boolean;
 }
 
 export interface RegistrationOptions {

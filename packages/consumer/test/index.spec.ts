@@ -6,6 +6,12 @@ describe('@mmmq/consumer public API', () => {
       [
         'ACK_MODES',
         'ACK_SEND_ATTEMPTS',
+        'BROKER_DEFAULT_ATTEMPT_TIMEOUT_MS',
+        'BROKER_DEFAULT_MAX_DELIVERIES',
+        'ListenerInbox',
+        'inboxRetentionWarning',
+        'knownRedeliveryBounds',
+        'redeliveryWindowMs',
         'BrokerRequestError',
         'DEFAULT_ACK_MODE',
         'DEFAULT_DELIVERY_MODE',

@@ -15,6 +15,8 @@ export function outcomeOf(reply: ConsumerReply): HandlerOutcome {
  */
 export interface ConsumerObserver {
   handled(consumerId: string, topic: string, outcome: HandlerOutcome, seconds: number): void;
+  /** An `inbox: true` listener received a message it had processed already: acknowledged, its handler not run. */
+  inboxDuplicate(consumerId: string, topic: string): void;
   /** Called once, with what reads the queue of deliveries waiting for a worker and the handlers running. */
   watchQueue(load: () => { running: number; waiting: number }): void;
 }

@@ -1,7 +1,9 @@
 import { Acknowledgement } from '@mmmq/core';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { NonRetriableError } from '../errors/non-retriable.error';
+import { ListenerInbox } from '../inbox/listener-inbox';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { MessageContext } from '../listener/message-context';
 import { ClaimCheckResolver } from './claim-check-resolver';
@@ -35,6 +37,7 @@ export class ListenerInvoker {
   constructor(
     @Optional() @Inject(CONSUMER_OBSERVER) private readonly observer?: ConsumerObserver,
     @Optional() private readonly claimChecks: ClaimCheckResolver = new ClaimCheckResolver(undefined),
+    @Optional() private readonly inbox?: ListenerInbox,
   ) {}
 
   async invoke(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<ConsumerReply> {
@@ -64,7 +67,16 @@ export class ListenerInvoker {
     const settlement = new Settlement(listener.where, listener.ackMode, channel);
     let result: unknown;
     try {
-      result = await listener.handle(conversion.value, new MessageContext(listener.consumerId, delivery, settlement));
+      if (listener.inbox === true) {
+        const outcome = await this.throughInbox(listener, delivery, conversion.value, settlement);
+        if (outcome.status === 'duplicate') {
+          settlement.close();
+          return this.duplicate(listener, delivery);
+        }
+        result = outcome.result;
+      } else {
+        result = await listener.handle(conversion.value, new MessageContext(listener.consumerId, delivery, settlement));
+      }
     } catch (error) {
       settlement.close();
       return this.failed(listener, delivery, settlement, error);
@@ -73,6 +85,27 @@ export class ListenerInvoker {
     if (settlement.decision !== undefined) return { reply: replyFor(settlement.decision), sent: settlement.sent };
     if (listener.ackMode === 'manual') return this.unsettled(listener, delivery);
     if (result instanceof NonRetriableError) return this.reject(listener, delivery, result.message);
+    return { reply: ACK, sent: false };
+  }
+
+  /** Runs the handler in the inbox's transaction, after the reservation of (message id, consumer id). */
+  private throughInbox(listener: ListenerDefinition, delivery: ConsumerDelivery, content: unknown, settlement: Settlement) {
+    // Checked at bootstrap (checkListenerInbox); a definition built elsewhere must not run without its inbox.
+    if (this.inbox === undefined) throw new InvalidListenerError(`${listener.where} has inbox: true, but no ListenerInbox is provided`);
+    return this.inbox.process({ messageId: delivery.id, consumerId: listener.consumerId }, async (transaction) => {
+      const result = await listener.handle(content, new MessageContext(listener.consumerId, delivery, settlement, { transaction }));
+      // A refusal must not commit what the handler wrote: rolled back, then dead-lettered as if thrown.
+      if (result instanceof NonRetriableError) throw result;
+      return result;
+    });
+  }
+
+  private duplicate(listener: ListenerDefinition, delivery: ConsumerDelivery): InvocationOutcome {
+    this.logger.debug(
+      `${listener.where} had processed message ${delivery.id} from ${delivery.topic} already (inbox); acknowledged ` +
+        `without running the handler (attempt ${delivery.deliveryCount})`,
+    );
+    this.observer?.inboxDuplicate(listener.consumerId, delivery.topic);
     return { reply: ACK, sent: false };
   }
 

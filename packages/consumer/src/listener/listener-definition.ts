@@ -21,6 +21,8 @@ export interface ListenerDefinition {
   backlogLimit?: BacklogLimit;
   /** When its messages count as settled. */
   ackMode: AckMode;
+  /** True: the handler runs through the `ListenerInbox` (absent: false, for definitions built outside the module). */
+  inbox?: boolean;
   contentType: ContentType;
   /** The handler behind its Nest enhancers; called with the converted content. */
   handle(content: unknown, context: MessageContext): unknown;

@@ -53,6 +53,7 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
   if (startFrom !== undefined && !START_FROM.has(startFrom)) {
     throw new InvalidListenerError(`${where}: startFrom must be "earliest" or "latest", got ${JSON.stringify(startFrom)}`);
   }
+  const ackMode = ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode);
   return {
     name,
     where,
@@ -60,7 +61,8 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
     pattern: patternOf(listener),
     concurrency: concurrencyOf(listener, config.concurrency),
     startFrom,
-    ackMode: ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode),
+    ackMode,
+    inbox: inboxOf(listener, config.inbox ?? listener.options.inbox, ackMode),
     selector: selectorOf(listener, config.selector),
     ...backlogLimitOf(
       listener,
@@ -113,6 +115,20 @@ function ackModeOf(listener: DiscoveredListener, ackMode: unknown): AckMode {
     throw new InvalidListenerError(`${listener.where}: ackMode must be one of ${ACK_MODES.join(', ')}, got ${JSON.stringify(ackMode)}`);
   }
   return ackMode;
+}
+
+function inboxOf(listener: DiscoveredListener, inbox: unknown, ackMode: AckMode): boolean {
+  if (inbox === undefined) return false;
+  if (typeof inbox !== 'boolean')
+    throw new InvalidListenerError(`${listener.where}: inbox must be true or false, got ${JSON.stringify(inbox)}`);
+  if (inbox && ackMode === 'manual') {
+    // context.ack() would reach the broker before the inbox transaction commits: a crash between them loses the effect.
+    throw new InvalidListenerError(
+      `${listener.where}: inbox: true cannot be combined with ackMode 'manual'; the inbox acknowledges the message ` +
+        `once its transaction commits, so use 'auto' or 'dupsOk'`,
+    );
+  }
+  return inbox;
 }
 
 function concurrencyOf(listener: DiscoveredListener, configured: number | undefined): number {

@@ -1,4 +1,5 @@
 import { DEFAULT_PRIORITY, type DeliveryRequest, type MessageHeaders } from '@mmmq/core';
+import { SettlementError } from '../errors/settlement.error';
 import { Settlement } from '../handling/settlement';
 import type { Transaction } from '../handling/transaction';
 
@@ -38,8 +39,11 @@ export class MessageContext {
   /** 0–9, higher delivered first (4 when the producer gave none). */
   readonly priority: number;
   readonly #settlement: Settlement;
+  /** Present while an `inbox: true` listener runs: the inbox's database transaction. */
+  readonly #inbox: { transaction: unknown } | undefined;
 
-  constructor(consumerId: string, delivery: DeliveryRequest, settlement?: Settlement) {
+  /** @param inbox the inbox transaction the handler runs in (listeners with `inbox: true`) */
+  constructor(consumerId: string, delivery: DeliveryRequest, settlement?: Settlement, inbox?: { transaction: unknown }) {
     this.consumerId = consumerId;
     this.id = delivery.id;
     this.topic = delivery.topic;
@@ -51,6 +55,24 @@ export class MessageContext {
     this.expiresAt = delivery.expiresAt ?? null;
     this.priority = delivery.priority ?? DEFAULT_PRIORITY;
     this.#settlement = settlement ?? new Settlement(consumerId, 'auto');
+    this.#inbox = inbox;
+  }
+
+  /**
+   * The database transaction of the inbox (docs/exactly-once.md#inbox), for a listener with `inbox: true`: the one
+   * in which this message's (id, consumer id) was reserved. Write the handler's effects in it — they commit with the
+   * reservation, or roll back with it. `Tx` is what the inbox's transaction runner hands out (say TypeORM's
+   * `EntityManager`, or a `pg` `PoolClient`).
+   * @example `await context.inboxTransaction<EntityManager>().insert(Charge, { orderId })`
+   * @throws SettlementError when the listener does not run through the inbox
+   */
+  inboxTransaction<Tx>(): Tx {
+    if (this.#inbox === undefined) {
+      throw new SettlementError(
+        `${this.consumerId}: context.inboxTransaction() needs a listener with inbox: true (@MMMQListener(pattern, { inbox: true }))`,
+      );
+    }
+    return this.#inbox.transaction as Tx;
   }
 
   /**

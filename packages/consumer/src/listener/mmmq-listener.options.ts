@@ -37,6 +37,13 @@ export interface MmmqListenerOptions {
    * `dropOldest` or `deadLetter` (its oldest messages are skipped, or dead-lettered, for this listener).
    */
   backlogOverflow?: BacklogOverflow;
+  /**
+   * Runs the handler through the application's inbox (docs/exactly-once.md#inbox): in one database transaction that
+   * first reserves (message id, consumer id); the handler reaches it with `context.inboxTransaction<Tx>()`. A message
+   * processed already is acknowledged without running the handler. Needs an inbox provider (`MmmqInboxModule` of
+   * `@mmmq/postgres`); not with `ackMode: 'manual'`. Default `false`.
+   */
+  inbox?: boolean;
 }
 
 /** Every field of {@link MmmqListenerOptions}: anything else in a decorator's options fails bootstrap. */
@@ -50,4 +57,5 @@ export const LISTENER_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MmmqListe
   'selector',
   'maxBacklog',
   'backlogOverflow',
+  'inbox',
 ]);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConsumerObserver, HandlerOutcome } from '../handling/consumer-observer';
 import { MMMQ_CONSUMER_METRICS_REGISTRY } from './mmmq-consumer-metrics.options';
 
@@ -13,6 +13,7 @@ export const HANDLER_DURATION_BUCKETS_SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05
 @Injectable()
 export class ConsumerMetrics implements ConsumerObserver {
   private readonly duration: Histogram<'consumer_id' | 'topic' | 'outcome'>;
+  private readonly duplicates: Counter<'consumer_id' | 'topic'>;
   private load: () => { running: number; waiting: number } = () => ({ running: 0, waiting: 0 });
 
   constructor(@Inject(MMMQ_CONSUMER_METRICS_REGISTRY) registry: Registry) {
@@ -22,6 +23,12 @@ export class ConsumerMetrics implements ConsumerObserver {
       help: 'Seconds a listener took on a message, by how it ended: ack, nack (retried) or reject (dead-lettered)',
       labelNames: ['consumer_id', 'topic', 'outcome'],
       buckets: HANDLER_DURATION_BUCKETS_SECONDS,
+      registers,
+    });
+    this.duplicates = new Counter({
+      name: 'mmmq_consumer_inbox_duplicates_total',
+      help: 'Messages an inbox listener had processed already: acknowledged without running the handler',
+      labelNames: ['consumer_id', 'topic'],
       registers,
     });
     const load = () => this.load();
@@ -45,6 +52,10 @@ export class ConsumerMetrics implements ConsumerObserver {
 
   handled(consumerId: string, topic: string, outcome: HandlerOutcome, seconds: number): void {
     this.duration.observe({ consumer_id: consumerId, topic, outcome }, seconds);
+  }
+
+  inboxDuplicate(consumerId: string, topic: string): void {
+    this.duplicates.inc({ consumer_id: consumerId, topic });
   }
 
   watchQueue(load: () => { running: number; waiting: number }): void {

@@ -1,0 +1,63 @@
+import { assertConsumerId, assertMessageId } from '@mmmq/core';
+import type { InboxOutcome } from '@mmmq/consumer';
+import { DEFAULT_SCHEMA } from '../migrations/migrate';
+import { quoteIdentifier } from '../sql/identifier';
+import type { SqlAdapter } from '../sql/sql-adapter';
+import { InvalidInboxOptionsError } from './invalid-inbox-options.error';
+
+export type { InboxOutcome } from '@mmmq/consumer';
+
+export interface InboxOptions<Tx> {
+  /** How the inbox runs SQL in the caller's transaction (`pgAdapter`, `typeOrmAdapter`, `kyselyAdapter`). */
+  adapter: SqlAdapter<Tx>;
+  /** The schema `migrate()` created the tables in. Default {@link DEFAULT_SCHEMA}. */
+  schema?: string;
+}
+
+/**
+ * De-duplicates deliveries per consumer: `process()` reserves (message id, consumer id) in the caller's transaction
+ * and runs the side effect in that same transaction, so the reservation and the effect commit together or not at
+ * all. A reservation in a separate transaction would reopen the very window the inbox closes.
+ */
+export class Inbox<Tx> {
+  private readonly adapter: SqlAdapter<Tx>;
+  private readonly reserve: string;
+
+  /** @throws InvalidInboxOptionsError naming the option that is wrong */
+  constructor(options: InboxOptions<Tx>) {
+    this.adapter = checkAdapter(options.adapter);
+    const table = `${schemaOf(options.schema)}.mmmq_inbox`;
+    // ON CONFLICT waits for a concurrent, uncommitted reservation of the same key: it then inserts nothing if that
+    // transaction committed (a duplicate) and inserts if it rolled back (this delivery processes the message).
+    this.reserve = `INSERT INTO ${table} (message_id, consumer_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1 AS reserved`;
+  }
+
+  /**
+   * Reserves (messageId, consumerId) in `tx` and, unless another transaction reserved it already, runs `sideEffect`
+   * with `tx`. The caller commits `tx` (or rolls it back: then the message counts as not processed). A throwing
+   * side effect rejects with its error and the caller must roll back.
+   * @throws InvalidMessageError / InvalidConsumerIdError for ids the broker would refuse
+   */
+  async process<T>(tx: Tx, messageId: string, consumerId: string, sideEffect: (tx: Tx) => Promise<T> | T): Promise<InboxOutcome<T>> {
+    const values = [assertMessageId(messageId), assertConsumerId(consumerId)];
+    const reserved = await this.adapter.query(tx, this.reserve, values);
+    if (reserved.length === 0) return { status: 'duplicate' };
+    return { status: 'processed', result: await sideEffect(tx) };
+  }
+}
+
+export function checkAdapter<Tx>(adapter: SqlAdapter<Tx>): SqlAdapter<Tx> {
+  if (typeof adapter !== 'object' || adapter === null || typeof adapter.query !== 'function') {
+    throw new InvalidInboxOptionsError('adapter must be a SqlAdapter (pgAdapter, typeOrmAdapter, kyselyAdapter or your own)');
+  }
+  return adapter;
+}
+
+/** The quoted schema name. */
+export function schemaOf(schema: string | undefined): string {
+  try {
+    return quoteIdentifier('schema', schema ?? DEFAULT_SCHEMA);
+  } catch (error) {
+    throw new InvalidInboxOptionsError((error as Error).message, { cause: error });
+  }
+}

@@ -1,0 +1,53 @@
+import { MAX_TIMER_MS, optionChecks } from '@mmmq/core';
+import type { SqlAdapter } from '../sql/sql-adapter';
+import type { TransactionRunner } from '../sql/pg-transaction';
+import { checkAdapter, schemaOf } from './inbox';
+import { DEFAULT_INBOX_RETENTION_BATCH_SIZE, DEFAULT_INBOX_RETENTION_INTERVAL_MS, DEFAULT_INBOX_RETENTION_MS } from './inbox-retention';
+import { InvalidInboxOptionsError } from './invalid-inbox-options.error';
+import type { MmmqInboxOptions } from './mmmq-inbox.options';
+
+const { positiveInteger, nonNegativeInteger, plainObject, refuseUnknownFields } = optionChecks(InvalidInboxOptionsError);
+
+const FIELDS = new Set(['adapter', 'transaction', 'schema', 'retention']);
+const RETENTION_FIELDS = new Set(['maxAgeMs', 'intervalMs', 'batchSize']);
+/** A bound against typos in units (seconds given as milliseconds the other way round): ten years. */
+const MAX_RETENTION_MS = 10 * 365 * 24 * 60 * 60 * 1000;
+
+/** The options with every default applied. */
+export interface ResolvedInboxOptions {
+  adapter: SqlAdapter<unknown>;
+  transaction: TransactionRunner<unknown>;
+  /** Unquoted, as given (the inbox quotes it). */
+  schema: string | undefined;
+  /** Quoted. */
+  quotedSchema: string;
+  retention: { maxAgeMs: number; intervalMs: number; batchSize: number };
+}
+
+/** Injection token of the {@link ResolvedInboxOptions}. */
+export const MMMQ_INBOX_RESOLVED_OPTIONS = Symbol('MMMQ_INBOX_RESOLVED_OPTIONS');
+
+/** @throws InvalidInboxOptionsError naming the first option that is missing, unknown or wrong */
+export function resolveInboxOptions(options: MmmqInboxOptions): ResolvedInboxOptions {
+  const record = plainObject('inbox options', options);
+  refuseUnknownFields('inbox options', record, FIELDS);
+  if (typeof options.transaction !== 'function') {
+    throw new InvalidInboxOptionsError(
+      'transaction must be a function that runs work in a transaction of your library, e.g. ' +
+        '(work) => dataSource.transaction(work) (TypeORM) or pgTransaction(pool) (pg)',
+    );
+  }
+  const retention = plainObject('retention', options.retention ?? {});
+  refuseUnknownFields('retention', retention, RETENTION_FIELDS);
+  return {
+    adapter: checkAdapter(options.adapter),
+    transaction: options.transaction,
+    schema: options.schema,
+    quotedSchema: schemaOf(options.schema),
+    retention: {
+      maxAgeMs: positiveInteger('retention.maxAgeMs', retention.maxAgeMs ?? DEFAULT_INBOX_RETENTION_MS, MAX_RETENTION_MS),
+      intervalMs: nonNegativeInteger('retention.intervalMs', retention.intervalMs ?? DEFAULT_INBOX_RETENTION_INTERVAL_MS, MAX_TIMER_MS),
+      batchSize: positiveInteger('retention.batchSize', retention.batchSize ?? DEFAULT_INBOX_RETENTION_BATCH_SIZE, 100_000),
+    },
+  };
+}

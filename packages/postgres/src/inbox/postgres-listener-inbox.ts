@@ -1,0 +1,40 @@
+import { InboxKey, InboxOutcome, ListenerInbox } from '@mmmq/consumer';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inbox } from './inbox';
+import { InboxRetention } from './inbox-retention';
+import { MMMQ_INBOX_RESOLVED_OPTIONS, ResolvedInboxOptions } from './mmmq-inbox-options.resolver';
+
+/**
+ * The `ListenerInbox` of `MmmqInboxModule`: each delivery of an `inbox: true` listener runs in a transaction of the
+ * application's library, reserved in `mmmq_inbox` first; old rows are deleted by the retention job.
+ */
+@Injectable()
+export class PostgresListenerInbox extends ListenerInbox implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly retentionMs: number;
+  readonly inbox: Inbox<unknown>;
+  readonly retention: InboxRetention<unknown>;
+
+  constructor(@Inject(MMMQ_INBOX_RESOLVED_OPTIONS) private readonly options: ResolvedInboxOptions) {
+    super();
+    this.retentionMs = options.retention.maxAgeMs;
+    this.inbox = new Inbox({ adapter: options.adapter, schema: options.schema });
+    this.retention = new InboxRetention(options.adapter, options.transaction, {
+      schema: options.quotedSchema,
+      retentionMs: options.retention.maxAgeMs,
+      intervalMs: options.retention.intervalMs,
+      batchSize: options.retention.batchSize,
+    });
+  }
+
+  process<T>({ messageId, consumerId }: InboxKey, handler: (transaction: unknown) => Promise<T>): Promise<InboxOutcome<T>> {
+    return this.options.transaction((tx) => this.inbox.process(tx, messageId, consumerId, handler));
+  }
+
+  onApplicationBootstrap(): void {
+    this.retention.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.retention.close();
+  }
+}
