@@ -7,8 +7,12 @@ import { BrokerProcess, spawnBroker } from './broker-process.fixture';
 const DEAD_LETTERS = 20;
 
 async function deadLetters(broker: BrokerProcess): Promise<{ total: number; startOffset: number; offsets: number[] }> {
-  const body = await (await fetch(`${broker.url}/mmmq/dead-letters/billing`)).json();
-  return { total: body.total, startOffset: body.startOffset, offsets: body.deadLetters.map((letter: { offset: number }) => letter.offset) };
+  const body = (await (await fetch(`${broker.url}/mmmq/dead-letters/billing`)).json()) as {
+    total: number;
+    startOffset: number;
+    deadLetters: Array<{ offset: number }>;
+  };
+  return { total: body.total, startOffset: body.startOffset, offsets: body.deadLetters.map((letter) => letter.offset) };
 }
 
 describe('a broker killed with SIGKILL right after answering a dead-letter purge', () => {
