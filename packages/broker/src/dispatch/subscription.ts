@@ -374,7 +374,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     if (skipped === 0) return;
     this.stats.retentionSkipped += skipped;
     this.logger.warn(
-      `${this.label()}: retention deleted offsets below ${start} before they were consumed; skipped ${skipped} messages ` +
+      `${this.label()}: retention (or a dead-letter purge) deleted offsets below ${start} before they were consumed; skipped ${skipped} messages ` +
         `(resuming at ${start}, the oldest retained)`,
     );
     this.writer.schedule();
