@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { makeTempDir, removeTempDir, TestConsumer, waitFor } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { range } from './delivery.fixture';
+import { PullClient } from './pull.fixture';
 
 const DLQ = '__dlq.billing';
 
@@ -82,6 +83,13 @@ describe('purging dead letters', () => {
     // 30 rejected, the 31st rejected, then only that one again: nothing purged came back.
     await consumer.waitFor(() => consumer.received.length === 32);
     expect(consumer.received[31].body).toMatchObject({ topic: 'order.created', content: { n: 30 } });
+  });
+
+  it('starts a subscription to the dead-letter topic past the purged ones', async () => {
+    const watcher = new PullClient(broker, 'dlq-watcher');
+    await watcher.register({ pattern: DLQ });
+    const fetched = await watcher.fetch({ max: 10, waitMs: 5000 });
+    expect(fetched.map((message) => message.offset)).toEqual([30]);
   });
 
   it('refuses a bad body and an unknown consumer', async () => {
