@@ -5,6 +5,7 @@ describe('the standalone broker refuses to start on an invalid environment varia
     [{ MMMQ_PORT: 'eighty' }, /MMMQ_PORT must be a non-negative integer, got "eighty"/],
     [{ MMMQ_LOG_FORMAT: 'yaml' }, /MMMQ_LOG_FORMAT must be text or json, got "yaml"/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '-1' }, /MMMQ_SEGMENT_MAX_BYTES must be a non-negative integer, got "-1"/],
+    [{ MMMQ_METRICS_PATH: '/metrics' }, /MMMQ_METRICS_PATH: metrics\.path must be path segments/],
     [{ MMMQ_PUSH_ALLOWED_NETWORKS: 'loopback,intranet' }, /MMMQ_PUSH_ALLOWED_NETWORKS entry "intranet" must be "loopback", "private"/],
     [
       { MMMQ_HOST: '0.0.0.0' },

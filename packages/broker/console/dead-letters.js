@@ -1,6 +1,6 @@
-// Dead letters of each consumer: browse them with their failure headers, redrive some or all.
+// Dead letters of each consumer: browse them with their failure headers, redrive some or all, purge them.
 import { api, segment } from './api.js';
-import { formatNumber, h, statusLine, table } from './dom.js';
+import { confirmDialog, field, formatNumber, h, statusLine, table } from './dom.js';
 import { messagesTable } from './topics.js';
 
 /** Dead letters per page. */
@@ -21,6 +21,28 @@ export async function deadLettersPage(main, consumerId) {
       status.say(`Redriving ${what} failed: ${error.message}`, true);
     }
   };
+  // Purges only up to what the page showed (by default): dead letters arriving meanwhile are not purged unseen.
+  const purge = async (page) => {
+    const below = h('input', { type: 'number', min: page.startOffset, max: page.total, step: 1, value: page.total, required: true });
+    const confirmed = await confirmDialog({
+      title: `Purge dead letters of ${consumerId}?`,
+      text:
+        `Purged dead letters are deleted for good: they can no longer be listed or redriven. ` +
+        `Kept now: ${formatNumber(page.total - page.startOffset)} (offsets ${page.startOffset} to ${page.total - 1}).`,
+      confirmLabel: 'Purge',
+      controls: [field('Purge the dead letters below offset', below, `Default ${page.total}: every dead letter listed now.`)],
+    });
+    if (!confirmed) return status.say('Nothing purged.');
+    try {
+      const result = await api('POST', `/mmmq/dead-letters/${segment(consumerId)}/purge`, { before: Number(below.value) });
+      status.say(
+        `Purged ${result.purged} dead letter${result.purged === 1 ? '' : 's'}; the oldest kept is at offset ${result.startOffset}.`,
+      );
+      await load(result.startOffset);
+    } catch (error) {
+      status.say(`Purging failed: ${error.message}`, true);
+    }
+  };
   const load = async (from) => {
     const page = await api('GET', `/mmmq/dead-letters/${segment(consumerId)}?from=${from}&limit=${PAGE_SIZE}`);
     selected = new Set();
@@ -36,14 +58,19 @@ export async function deadLettersPage(main, consumerId) {
             }),
     };
     results.replaceChildren(
-      h('p', {}, `Dead letters in all: ${formatNumber(page.total)}; showing offsets from ${from}.`),
+      h('p', {}, keptText(page, from)),
       messagesTable(page.deadLetters, [], `Dead letters of ${consumerId}, oldest first`, [select]),
       h(
         'div',
         { class: 'actions' },
         h(
           'button',
-          { type: 'button', class: 'secondary', disabled: from === 0, onclick: () => void load(Math.max(0, from - PAGE_SIZE)) },
+          {
+            type: 'button',
+            class: 'secondary',
+            disabled: from <= page.startOffset,
+            onclick: () => void load(Math.max(page.startOffset, from - PAGE_SIZE)),
+          },
           'Previous page',
         ),
         h(
@@ -60,6 +87,11 @@ export async function deadLettersPage(main, consumerId) {
           'Redrive selected',
         ),
         h('button', { type: 'button', class: 'danger', onclick: () => void redrive(undefined) }, 'Redrive all'),
+        h(
+          'button',
+          { type: 'button', class: 'danger', disabled: page.startOffset >= page.total, onclick: () => void purge(page) },
+          'Purge…',
+        ),
       ),
     );
   };
@@ -70,12 +102,19 @@ export async function deadLettersPage(main, consumerId) {
       'p',
       { class: 'hint' },
       'The mmmq-dlq-* headers say why each failed. Redrive hands copies back to the consumer (through __redrive.' +
-        `${consumerId}); the dead letters stay listed. Purging them is not available yet.`,
+        `${consumerId}); the dead letters stay listed. Purge deletes them for good, after asking.`,
     ),
     status.element,
     results,
   );
   await load(0);
+}
+
+function keptText(page, from) {
+  const kept = page.total - page.startOffset;
+  if (kept === 0)
+    return page.startOffset > 0 ? `No dead letters kept (offsets below ${page.startOffset} were purged).` : 'No dead letters.';
+  return `Dead letters kept: ${formatNumber(kept)} (offsets ${page.startOffset} to ${page.total - 1}); showing offsets from ${Math.max(from, page.startOffset)}.`;
 }
 
 async function consumersPage(main) {
@@ -88,7 +127,7 @@ async function consumersPage(main) {
       [{ label: 'Consumer' }, { label: 'Dead letters', number: true }],
       pages.map((page) => [
         h('a', { href: `#/dead-letters/${encodeURIComponent(page.consumerId)}` }, page.consumerId),
-        formatNumber(page.total),
+        formatNumber(page.total - page.startOffset),
       ]),
       'No consumers.',
     ),

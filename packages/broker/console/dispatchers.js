@@ -12,7 +12,11 @@ export async function dispatchersPage(main) {
   const form = dispatcherForm(status, () => refresh());
   const refresh = async () => {
     const [dispatchers, subscriptions] = await Promise.all([api('GET', '/mmmq/dispatchers'), api('GET', '/mmmq/subscriptions')]);
-    lists.replaceChildren(dispatchersTable(dispatchers, form, status, refresh), subscriptionsTable(subscriptions));
+    lists.replaceChildren(
+      dispatchersTable(dispatchers, form, status, refresh),
+      subscriptionsTable(subscriptions),
+      membersTable(subscriptions),
+    );
   };
   main.replaceChildren(h('h1', {}, 'Dispatchers and subscriptions'), status.element, lists, form.element);
   await refresh();
@@ -107,6 +111,35 @@ function subscriptionsTable(subscriptions) {
       s.stats.lastError ? `${s.stats.lastError} (${formatTime(s.stats.lastErrorAt)})` : '—',
     ]),
     'No subscriptions.',
+  );
+}
+
+/** Each push host of each subscription: failing or not, backing off until when, and why its last push failed. */
+function membersTable(subscriptions) {
+  const rows = subscriptions.flatMap((s) =>
+    (s.members ?? []).map((m) => [
+      m.host,
+      s.consumerId,
+      s.topic,
+      m.state,
+      formatNumber(m.failedPushes),
+      m.backingOffUntil ? `backing off until ${formatTime(m.backingOffUntil)}` : 'delivering',
+      m.lastError ? `${m.lastError} (${formatTime(m.lastErrorAt)})` : '—',
+    ]),
+  );
+  return table(
+    'Push members (one per push host and subscription)',
+    [
+      { label: 'Push host' },
+      { label: 'Consumer' },
+      { label: 'Topic' },
+      { label: 'State' },
+      { label: 'Failed pushes in a row', number: true },
+      { label: 'Backoff' },
+      { label: 'Last error' },
+    ],
+    rows,
+    'No push members (pull consumers fetch instead).',
   );
 }
 

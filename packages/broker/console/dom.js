@@ -120,3 +120,38 @@ export function formatTime(value) {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
 }
+
+/**
+ * Asks before a destructive action in a modal `<dialog>` (focus moves into it and stays there, Escape cancels),
+ * labelled by its heading and described by its text. `controls` go between the text and the buttons. Resolves
+ * true when `confirmLabel` is pressed, false when cancelled.
+ */
+export function confirmDialog({ title, text, confirmLabel, controls = [] }) {
+  const titleId = uniqueId('dialog-title');
+  const textId = uniqueId('dialog-text');
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': titleId, 'aria-describedby': textId },
+    h(
+      'form',
+      { method: 'dialog' },
+      h('h2', { id: titleId }, title),
+      h('p', { id: textId }, text),
+      controls,
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit', value: 'cancel', class: 'secondary', autofocus: true }, 'Cancel'),
+        h('button', { type: 'submit', value: 'confirm', class: 'danger' }, confirmLabel),
+      ),
+    ),
+  );
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(dialog.returnValue === 'confirm');
+    });
+    dialog.showModal();
+  });
+}

@@ -87,6 +87,7 @@ export async function topicPage(main, name) {
         { label: 'Size', number: true },
         { label: 'Segments', number: true },
         { label: 'Writable' },
+        { label: 'Purged below', number: true },
       ],
       [
         [
@@ -96,9 +97,11 @@ export async function topicPage(main, name) {
           formatBytes(topic.bytes),
           formatNumber(topic.segments),
           topic.writable ? 'yes' : 'no',
+          topic.purgedBelow > 0 ? formatNumber(topic.purgedBelow) : '—',
         ],
       ],
     ),
+    retentionTable(topic),
     table(
       'Consumers reading it',
       [{ label: 'Consumer' }, { label: 'Position', number: true }, { label: 'Lag', number: true }, { label: 'State' }],
@@ -124,6 +127,38 @@ export async function topicPage(main, name) {
     results,
   );
   await browse(topic.startOffset);
+}
+
+/** The topic's retention policy (the broker's `topics` option): what it keeps, and what it has kept past it. */
+function retentionTable(topic) {
+  const { ms, bytes, whenNeeded } = topic.retention;
+  return table(
+    'Retention',
+    [{ label: 'Keeps messages for' }, { label: 'Keeps at most' }, { label: 'When a consumer still needs them' }, { label: 'Held past it' }],
+    [
+      [
+        ms === null ? 'forever' : formatDuration(ms),
+        bytes === null ? 'no size limit' : formatBytes(bytes),
+        whenNeeded === 'keep' ? 'keep (until consumed)' : 'delete anyway',
+        formatBytes(topic.retentionHeldBytes),
+      ],
+    ],
+  );
+}
+
+const DURATION_UNITS = [
+  ['day', 24 * 60 * 60 * 1000],
+  ['hour', 60 * 60 * 1000],
+  ['minute', 60 * 1000],
+  ['second', 1000],
+];
+
+/** Milliseconds in the largest unit that divides them (`7 days`), else in ms. */
+function formatDuration(ms) {
+  for (const [unit, size] of DURATION_UNITS) {
+    if (ms >= size && ms % size === 0) return `${formatNumber(ms / size)} ${unit}${ms === size ? '' : 's'}`;
+  }
+  return `${formatNumber(ms)} ms`;
 }
 
 /** Stored messages with their headers and content (shared with the dead-letter page). */

@@ -133,7 +133,7 @@ export {
   type VerifyProblem,
   type VerifyProgress,
 } from './storage';
-export { DEFAULT_HEALTH_PATH, type HealthOptions } from './health/health.options';
+export { DEFAULT_HEALTH_PATH, type HealthOptions, resolveHealthOptions } from './health/health.options';
 export { BrokerReadinessIndicator } from './health/broker-readiness.indicator';
-export { DEFAULT_METRICS_PATH, type MetricsOptions } from './metrics/metrics.options';
+export { DEFAULT_METRICS_PATH, type MetricsOptions, resolveMetricsOptions } from './metrics/metrics.options';
 export { BrokerMetrics } from './metrics/broker-metrics';

@@ -62,6 +62,19 @@ describe('readBrokerConfig', () => {
     expect(readBrokerConfig({}).broker.console).toBeUndefined();
   });
 
+  it('reads the metrics and health endpoints from MMMQ_METRICS(_PATH) and MMMQ_HEALTH(_PATH), leaving the defaults when unset', () => {
+    expect(readBrokerConfig({}).broker.metrics).toBeUndefined();
+    expect(readBrokerConfig({}).broker.health).toBeUndefined();
+    expect(readBrokerConfig({ MMMQ_METRICS: 'off' }).broker.metrics).toEqual({ enabled: false });
+    expect(readBrokerConfig({ MMMQ_METRICS: 'on' }).broker.metrics).toEqual({ enabled: true });
+    expect(readBrokerConfig({ MMMQ_METRICS_PATH: 'internal/prometheus' }).broker.metrics).toEqual({
+      enabled: true,
+      path: 'internal/prometheus',
+    });
+    expect(readBrokerConfig({ MMMQ_HEALTH: 'off' }).broker.health).toEqual({ enabled: false });
+    expect(readBrokerConfig({ MMMQ_HEALTH: 'on', MMMQ_HEALTH_PATH: 'probes' }).broker.health).toEqual({ enabled: true, path: 'probes' });
+  });
+
   it('reads every variable', () => {
     const env = {
       MMMQ_PORT: '0',
@@ -155,6 +168,11 @@ describe('readBrokerConfig', () => {
     [{ MMMQ_HOST: '' }, /^MMMQ_HOST must not be blank$/],
     [{ MMMQ_HTTP_ADAPTER: 'koa' }, /^MMMQ_HTTP_ADAPTER must be express or fastify, got "koa"$/],
     [{ MMMQ_CONSOLE: 'false' }, /^MMMQ_CONSOLE must be on or off, got "false"$/],
+    [{ MMMQ_METRICS: 'yes' }, /^MMMQ_METRICS must be on or off, got "yes"$/],
+    [{ MMMQ_HEALTH: '0' }, /^MMMQ_HEALTH must be on or off, got "0"$/],
+    [{ MMMQ_METRICS: 'off', MMMQ_METRICS_PATH: 'prom' }, /^MMMQ_METRICS_PATH is set, but MMMQ_METRICS=off$/],
+    [{ MMMQ_METRICS_PATH: '/metrics' }, /^MMMQ_METRICS_PATH: metrics\.path must be path segments .* got "\/metrics"$/],
+    [{ MMMQ_HEALTH_PATH: 'a//b' }, /^MMMQ_HEALTH_PATH: health\.path must be path segments/],
     [{ MMMQ_ROOT_DIR: '  ' }, /^MMMQ_ROOT_DIR must not be blank$/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '64MB' }, /^MMMQ_SEGMENT_MAX_BYTES must be a non-negative integer, got "64MB"$/],
     [{ MMMQ_SEGMENT_MAX_BYTES: '0' }, /^MMMQ_SEGMENT_MAX_BYTES must be positive/],

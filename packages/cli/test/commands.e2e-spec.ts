@@ -150,6 +150,27 @@ describe('mmmq commands against a running broker', () => {
       expect(page.deadLetters).toEqual([expect.objectContaining({ id, topic: 'payments', content: { amount: 7 } })]);
       expect(redriven).toEqual({ redriven: 1 });
     });
+
+    it("purges a consumer's dead letters below a position, then all, and refuses a bad --before", async () => {
+      await mmmq(broker.url, ['dispatchers', 'add', 'ledger', 'refunds']);
+      await broker.publishAll('refunds', [{ n: 0 }, { n: 1 }, { n: 2 }]);
+      const fetched = await broker.request('POST', '/mmmq/consumers/ledger/fetch', { max: 3, waitMs: 5000 });
+      const leases = fetched.body.messages.map((message: { lease: string }) => message.lease);
+      await broker.request('POST', '/mmmq/consumers/ledger/terminate', { leases, reason: 'bad refund' });
+
+      const some = await mmmqJson(broker.url, ['dlq', 'purge', 'ledger', '--before', '2']);
+      const left = await mmmqJson(broker.url, ['dlq', 'list', 'ledger']);
+      const rest = await mmmq(broker.url, ['dlq', 'purge', 'ledger']);
+      const bad = await mmmq(broker.url, ['dlq', 'purge', 'ledger', '--before', '-1']);
+      const unknown = await mmmq(broker.url, ['dlq', 'purge', 'nobody']);
+
+      expect(some).toEqual({ consumerId: 'ledger', purged: 2, startOffset: 2 });
+      expect(left.deadLetters.map((letter: { content: unknown }) => letter.content)).toEqual([{ n: 2 }]);
+      expect(rest).toMatchObject({ code: ExitCode.OK, stdout: 'Purged 1 dead letter(s) of ledger; the oldest kept is at 3\n' });
+      expect(await mmmqJson(broker.url, ['dlq', 'list', 'ledger'])).toMatchObject({ deadLetters: [], startOffset: 3 });
+      expect(bad.code).toBe(ExitCode.USAGE);
+      expect(unknown.code).toBe(ExitCode.BROKER);
+    });
   });
 
   describe('bench', () => {

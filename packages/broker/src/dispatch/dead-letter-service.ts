@@ -17,10 +17,25 @@ export interface DeadLetterPage {
   deadLetters: DeadLetterView[];
   /** Pass as `from` for the next page; equal to `total` at the end. */
   nextFrom: number;
+  /** The offset the next dead letter gets (dead letters ever written, purged ones included). */
   total: number;
+  /** Offset of the oldest dead letter kept: a purge (or retention) moves it. */
+  startOffset: number;
 }
 
-/** Lists a consumer's dead letters and hands them back to it through its `__redrive.{consumerId}` topic. */
+/** What a purge did. */
+export interface DeadLetterPurge {
+  consumerId: string;
+  /** Dead letters purged by this request (0 when the range was purged already). */
+  purged: number;
+  /** Offset of the oldest dead letter kept now; everything below it is gone for good. */
+  startOffset: number;
+}
+
+/**
+ * Lists a consumer's dead letters, hands them back to it through its `__redrive.{consumerId}` topic, and purges
+ * them (moves the dead-letter topic's durable start past them).
+ */
 @Injectable()
 export class DeadLetterService {
   constructor(
@@ -33,9 +48,24 @@ export class DeadLetterService {
   async list(consumerId: string, from: number | undefined, limit: number): Promise<DeadLetterPage> {
     const queue = this.queues.get(deadLetterTopicOf(consumerId));
     if (!queue && !this.registry.find(consumerId)) throw new DispatcherNotFoundError(consumerId);
-    if (!queue) return { consumerId, deadLetters: [], nextFrom: 0, total: 0 };
+    if (!queue) return { consumerId, deadLetters: [], nextFrom: 0, total: 0, startOffset: 0 };
     const page = await browseTopic(queue, from, limit);
-    return { consumerId, deadLetters: page.messages, nextFrom: page.nextFrom, total: page.tailOffset };
+    return { consumerId, deadLetters: page.messages, nextFrom: page.nextFrom, total: page.tailOffset, startOffset: page.startOffset };
+  }
+
+  /**
+   * Purges the consumer's dead letters below offset `before` (default: all there are now), durably before it
+   * resolves: they are never listed or redriven again, and their whole segments are deleted.
+   */
+  async purge(consumerId: string, before?: number): Promise<DeadLetterPurge> {
+    const queue = this.queues.get(deadLetterTopicOf(consumerId));
+    if (!queue && !this.registry.find(consumerId)) throw new DispatcherNotFoundError(consumerId);
+    if (!queue) return { consumerId, purged: 0, startOffset: 0 };
+    const start = queue.startOffset;
+    const startOffset = await queue.purgeTo(before ?? queue.tailOffset);
+    // The segments wholly purged go now; one the journal may still replay into goes at a later retention check.
+    await queue.removeOldest((segment) => segment.endOffset <= startOffset);
+    return { consumerId, purged: Math.max(0, startOffset - start), startOffset };
   }
 
   /** Queues the dead letters (all, or those with the given ids) for redelivery to the consumer; returns how many. */
@@ -45,7 +75,7 @@ export class DeadLetterService {
     if (!queue) return 0;
     const wanted = ids ? new Set(ids) : undefined;
     const payloads: Buffer[] = [];
-    for (let offset = queue.chain.startOffset; offset < queue.tailOffset; offset++) {
+    for (let offset = queue.startOffset; offset < queue.tailOffset; offset++) {
       const payload = await queue.peek(offset).catch(skipCorrupt);
       if (payload && (!wanted || wanted.has(decodeEnvelope(payload).id ?? ''))) payloads.push(payload);
     }

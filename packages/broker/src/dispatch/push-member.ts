@@ -19,6 +19,20 @@ import { StallWatch } from '../events/stall-watch';
  */
 export type PushMemberState = 'active' | 'unauthorized';
 
+/** A push member as `GET /mmmq/subscriptions` shows it: its state and whether it is backing off after failures. */
+export interface PushMemberView {
+  /** The push host's URL. */
+  host: string;
+  state: PushMemberState;
+  /** Pushes failed in a row; 0 once the consumer answers. */
+  failedPushes: number;
+  /** While it waits before the next retry: when that wait ends (ISO 8601). */
+  backingOffUntil?: string;
+  /** Why its last push failed, and when (kept after it recovers). */
+  lastError?: string;
+  lastErrorAt?: string;
+}
+
 /** A push on its way: the messages it carries and, once back, the consumer's replies or why there are none. */
 interface SentPush {
   slots: Slot[];
@@ -45,6 +59,9 @@ export class PushMember {
   private stopping?: Promise<void>;
   private failedPushes = 0;
   private currentState: PushMemberState = 'active';
+  /** Epoch ms the backoff under way ends at; undefined while not backing off. */
+  private backingOffUntil?: number;
+  private lastError?: { message: string; at: string };
   private readonly stall: StallWatch;
   readonly id: string;
 
@@ -60,6 +77,13 @@ export class PushMember {
 
   get state(): PushMemberState {
     return this.currentState;
+  }
+
+  view(): PushMemberView {
+    const view: PushMemberView = { host: this.id, state: this.currentState, failedPushes: this.failedPushes };
+    if (this.backingOffUntil !== undefined) view.backingOffUntil = new Date(this.backingOffUntil).toISOString();
+    if (this.lastError) Object.assign(view, { lastError: this.lastError.message, lastErrorAt: this.lastError.at });
+    return view;
   }
 
   /** The dispatcher changed but kept this host: pushes from now on follow the new settings. */
@@ -219,16 +243,19 @@ export class PushMember {
     const unauthorized = this.currentState === 'unauthorized';
     const wait = unauthorized ? maxBackoffDelay(backoff) : backoffDelay(failures, backoff);
     this.subscription.stats.recordFailure(error.message);
+    this.lastError = { message: error.message, at: new Date().toISOString() };
     if (!unauthorized) this.logger.warn(`${this.label()}: delivery failed (${error.message}); retry ${failures} in ${wait} ms`);
     if (this.stopping) return;
     const waker = (this.waker = new AbortController());
     const { observer } = this.context;
     const topic = this.subscription.queue.topic.name;
     observer?.backingOff(topic, this.target.consumerId, 1);
+    this.backingOffUntil = Date.now() + wait;
     try {
       await sleep(wait, waker.signal);
     } finally {
       this.waker = undefined;
+      this.backingOffUntil = undefined;
       observer?.backingOff(topic, this.target.consumerId, -1);
     }
   }

@@ -13,6 +13,7 @@ import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sam
 import { DuplicateConsumerIdError, PushHostNotFoundError } from './dispatcher.errors';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
+import { PushMemberView } from './push-member';
 import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
@@ -44,6 +45,8 @@ export interface SubscriptionView {
   leased: number;
   /** For an exclusive dispatcher: the member receiving now. */
   activeMember?: string;
+  /** Its push members (none for a pull consumer): state, failures in a row, backoff and last error. */
+  members: PushMemberView[];
   stats: SubscriptionStatsSnapshot;
 }
 
@@ -231,6 +234,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         state: subscription.state,
         leased: subscription.leased,
         ...(subscription.activeMember === undefined ? {} : { activeMember: subscription.activeMember }),
+        members: subscription.members,
         stats: subscription.stats.snapshot(),
       })),
     );

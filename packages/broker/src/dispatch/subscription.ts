@@ -19,7 +19,7 @@ import { LogReader, LogReaderHost } from './ledger/log-reader';
 import { Notifier } from './ledger/notifier';
 import { Slot, SlotState } from './ledger/slot';
 import { MemberRoster } from './member-roster';
-import { PushMember, PushMemberState } from './push-member';
+import { PushMember, PushMemberState, PushMemberView } from './push-member';
 import { PushSender } from './push-sender';
 import { redriveTopicOf } from './reserved-topics';
 import { SubscriptionStateWriter } from './subscription-state-writer';
@@ -140,6 +140,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
 
   get state(): SubscriptionState {
     return [...this.pushMembers.values()].some((member) => member.state === 'unauthorized') ? 'unauthorized' : 'active';
+  }
+
+  /** The push members, each with its state and backoff. */
+  get members(): PushMemberView[] {
+    return [...this.pushMembers.values()].map((member) => member.view());
   }
 
   /** For an exclusive dispatcher: the member receiving now. */
@@ -369,7 +374,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     if (skipped === 0) return;
     this.stats.retentionSkipped += skipped;
     this.logger.warn(
-      `${this.label()}: retention deleted offsets below ${start} before they were consumed; skipped ${skipped} messages ` +
+      `${this.label()}: retention (or a dead-letter purge) deleted offsets below ${start} before they were consumed; skipped ${skipped} messages ` +
         `(resuming at ${start}, the oldest retained)`,
     );
     this.writer.schedule();

@@ -78,6 +78,9 @@ export class RetentionService implements OnModuleInit, OnApplicationShutdown {
     // A topic opened by the journal's replay is not deletable until the replay is recorded as flushed.
     await this.queues.whenRecovered();
     if (this.stopped || !queue.writable) return;
+    // Segments wholly below a purge mark (dead letters) go whatever the policy; a purge removes most of them itself.
+    const purged = queue.purgedBelow;
+    if (purged > queue.chain.startOffset) await queue.removeOldest((segment) => segment.endOffset <= purged);
     const { retention } = this.policies.of(queue.name);
     if (retention.ms === null && retention.bytes === null) return;
     const needed =

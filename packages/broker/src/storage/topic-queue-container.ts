@@ -9,6 +9,7 @@ import { CheckpointDirectory } from './checkpoint-directory';
 import { createDirectoryDurably, syncDirectory } from './file-handle';
 import { Journal } from './journal/journal';
 import { recoverJournal } from './journal/journal-recovery';
+import { PurgeMark } from './purge-mark';
 import { SegmentFileChain } from './segment-file-chain';
 import { StorageUnavailableError, TopicNameConflictError } from './storage.errors';
 import { RecentEntriesBudget } from './recent-entries-budget';
@@ -154,7 +155,8 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       created = await this.ensureDirectory(dir);
       const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
       const checkpoints = await CheckpointDirectory.open(dir, this.journal);
-      queue = new TopicQueue(topic, dir, chain, checkpoints, this.recentEntries, this.journal);
+      const purgeMark = await PurgeMark.open(dir);
+      queue = new TopicQueue(topic, dir, chain, checkpoints, this.recentEntries, this.journal, purgeMark);
       // The new directory's entry is made durable by the next flush; until then the journal can recreate it.
       if (created) this.journal.markDirty(this.topicsDirectory);
       for (const { startOffset, repairs: done } of repairs) {

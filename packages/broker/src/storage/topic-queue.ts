@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Topic } from '@mmmq/core';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { ClosedSegment, SegmentFileChain } from './segment-file-chain';
+import { PurgeMark } from './purge-mark';
 import { RecentEntries } from './recent-entries';
 import { RecentEntriesBudget } from './recent-entries-budget';
 import { CorruptionError, StorageUnavailableError } from './storage.errors';
@@ -40,15 +41,31 @@ export class TopicQueue implements JournalTopic, Flushable {
     readonly checkpoints: CheckpointDirectory,
     private readonly recentBudget: RecentEntriesBudget,
     private readonly journal: Journal,
+    /** Where a purge (of dead letters) moved the topic's start. */
+    private readonly purgeMark: PurgeMark,
   ) {
     this.visibleEnd = chain.tailOffset;
     this.durable = chain.tailOffset;
     this.recent = new RecentEntries(chain.tailOffset, undefined, recentBudget);
   }
 
-  /** The offset of the oldest message kept; retention moves it forward. */
+  /** The offset of the oldest message kept; retention and a purge move it forward. */
   get startOffset(): number {
-    return this.chain.startOffset;
+    return Math.max(this.chain.startOffset, this.purgedBelow);
+  }
+
+  /** Offsets below it were purged (0: none); capped at the tail, so a mark past a log lost to damage hides no new entry. */
+  get purgedBelow(): number {
+    return Math.min(this.purgeMark.below, this.visibleEnd);
+  }
+
+  /**
+   * Durably purges every entry below `offset` (capped at the tail): readers start past them from now on, and
+   * retention deletes the segments wholly below. Resolves with the new start offset.
+   */
+  async purgeTo(offset: number): Promise<number> {
+    await this.purgeMark.moveTo(Math.min(offset, this.visibleEnd));
+    return this.startOffset;
   }
 
   /** Bytes of the segment data files (frames included). */

@@ -51,7 +51,7 @@ export function pageRange(from: string | undefined, limit: string | undefined): 
  * there), read without changing anything: no subscription, no checkpoint.
  */
 export async function browseTopic(queue: TopicQueue, from: number | undefined, limit: number): Promise<MessagePage> {
-  const startOffset = queue.chain.startOffset;
+  const startOffset = queue.startOffset;
   const tailOffset = queue.tailOffset;
   const messages: MessageView[] = [];
   const corrupt: number[] = [];

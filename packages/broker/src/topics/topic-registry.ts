@@ -3,14 +3,18 @@ import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscriptio
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { RetentionService } from '../retention/retention.service';
+import { TopicPolicies } from './topic-policies';
+import { ResolvedTopicPolicy } from './topic-policy.options';
 
 /** A topic as {@link TopicRegistry} shows it: a snapshot, read when asked. */
 export interface TopicInfo {
   name: string;
   /** A broker-owned topic: `__dlq.{consumerId}` (dead letters) or `__redrive.{consumerId}`. */
   reserved: boolean;
-  /** Offset of the oldest message kept. */
+  /** Offset of the oldest message kept (retention and a purge move it). */
   startOffset: number;
+  /** Offsets below it were purged (dead letters, `POST /mmmq/dead-letters/{consumerId}/purge`); 0 when none. */
+  purgedBelow: number;
   /** Offset the next message gets; every message below it is committed and readable. */
   tailOffset: number;
   /** Messages kept: `tailOffset - startOffset`. */
@@ -25,6 +29,8 @@ export interface TopicInfo {
    * (`retention.whenNeeded: keep`); 0 when no subscription holds the topic past its retention.
    */
   retentionHeldBytes: number;
+  /** The topic's retention policy (the `topics` option): age in ms and bytes (`null`: no limit), and `whenNeeded`. */
+  retention: ResolvedTopicPolicy['retention'];
   /** Each consumer reading it: position, lag, state and counters, as `GET /mmmq/subscriptions` shows them. */
   subscriptions: SubscriptionView[];
 }
@@ -40,6 +46,7 @@ export class TopicRegistry {
     private readonly queues: TopicQueueContainer,
     private readonly subscriptions: SubscriptionContainer,
     private readonly retention: RetentionService,
+    private readonly policies: TopicPolicies,
   ) {}
 
   /** Every open topic, by name. */
@@ -47,33 +54,35 @@ export class TopicRegistry {
     const subscriptions = this.subscriptions.list();
     return this.queues
       .list()
-      .map((queue) => info(queue, subscriptions, this.retention.heldBytes(queue.name)))
+      .map((queue) => this.info(queue, subscriptions))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** The topic, or undefined when it does not exist (yet). */
   get(name: string): TopicInfo | undefined {
     const queue = this.queues.get(name);
-    return queue && info(queue, this.subscriptions.list(), this.retention.heldBytes(name));
+    return queue && this.info(queue, this.subscriptions.list());
   }
 
   has(name: string): boolean {
     return this.queues.get(name) !== undefined;
   }
-}
 
-function info(queue: TopicQueue, subscriptions: readonly SubscriptionView[], retentionHeldBytes: number): TopicInfo {
-  const { chain, tailOffset } = queue;
-  return {
-    name: queue.name,
-    reserved: queue.topic.isReserved,
-    startOffset: chain.startOffset,
-    tailOffset,
-    messages: tailOffset - chain.startOffset,
-    bytes: chain.byteSize,
-    segments: chain.segmentCount,
-    writable: queue.writable,
-    retentionHeldBytes,
-    subscriptions: subscriptions.filter((subscription) => subscription.topic === queue.name),
-  };
+  private info(queue: TopicQueue, subscriptions: readonly SubscriptionView[]): TopicInfo {
+    const { chain, tailOffset, startOffset } = queue;
+    return {
+      name: queue.name,
+      reserved: queue.topic.isReserved,
+      startOffset,
+      purgedBelow: queue.purgedBelow,
+      tailOffset,
+      messages: tailOffset - startOffset,
+      bytes: chain.byteSize,
+      segments: chain.segmentCount,
+      writable: queue.writable,
+      retentionHeldBytes: this.retention.heldBytes(queue.name),
+      retention: { ...this.policies.of(queue.name).retention },
+      subscriptions: subscriptions.filter((subscription) => subscription.topic === queue.name),
+    };
+  }
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
-import { waitFor } from '@mmmq/test-support';
+import { freePort, waitFor } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { FAST_BACKOFF, range } from '../delivery/delivery.fixture';
 import { PullClient } from '../delivery/pull.fixture';
@@ -150,6 +150,31 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
         });
       });
 
+      it('purges the dead letters after asking in a dialog, and they stay purged', async () => {
+        await page.goto(`${broker.url}/mmmq/console#/dead-letters/billing`);
+        const letters = page.getByRole('table', { name: 'Dead letters of billing, oldest first' });
+        await letters.getByRole('row').nth(1).filter({ hasText: '"poison": true' }).waitFor();
+
+        // Cancelled first: nothing is purged.
+        await page.getByRole('button', { name: 'Purge…' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Purge dead letters of billing?' });
+        await dialog.waitFor();
+        expect(await dialog.getByLabel('Purge the dead letters below offset').inputValue()).toBe('1');
+        await shot(page, 'dead-letters-purge');
+        await page.keyboard.press('Escape');
+        await page.getByRole('status').filter({ hasText: 'Nothing purged.' }).waitFor();
+        expect(await broker.deadLetters('billing')).toHaveLength(1);
+
+        await page.getByRole('button', { name: 'Purge…' }).click();
+        await dialog.getByRole('button', { name: 'Purge' }).click();
+        await page.getByRole('status').filter({ hasText: 'Purged 1 dead letter; the oldest kept is at offset 1.' }).waitFor();
+        await page.getByText('No dead letters kept (offsets below 1 were purged).').waitFor();
+        expect(await broker.deadLetters('billing')).toEqual([]);
+        expect((await broker.request('POST', '/mmmq/dead-letters/billing/redrive', {})).body).toEqual({ redriven: 0 });
+        await page.goto(`${broker.url}/mmmq/console#/dead-letters`);
+        await page.getByRole('table', { name: 'Dead letters by consumer' }).getByRole('row', { name: 'billing 0' }).waitFor();
+      });
+
       it('edits a dispatcher through the form, then deletes it', async () => {
         await page.goto(`${broker.url}/mmmq/console#/dispatchers`);
         await page.getByRole('button', { name: 'Edit audit' }).click();
@@ -198,6 +223,53 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
         await page.getByLabel('Topic patterns').fill('report.*');
         await page.getByRole('button', { name: 'Add dispatcher' }).click();
         await page.getByRole('status').filter({ hasText: 'Dispatcher reports added.' }).waitFor();
+      });
+    });
+    describe('on a broker with a retention policy and a push host that is down', () => {
+      let broker: BrokerApp;
+      let page: Page;
+
+      beforeAll(async () => {
+        broker = await startBroker({
+          topics: { overrides: [{ pattern: 'mail.*', retention: { ms: 3_600_000, bytes: 1_048_576, whenNeeded: 'delete' } }] },
+          // A long first backoff: the member is still backing off whenever the page looks.
+          delivery: { backoff: { initialMs: 60_000, maxMs: 60_000 } },
+        });
+        page = await browser.newPage({ viewport: VIEWPORT });
+      });
+      afterAll(async () => {
+        await page?.close();
+        await broker.close();
+      });
+
+      it("shows a topic's retention policy", async () => {
+        await broker.publish('mail.sent', { to: 'a@example.com' });
+        await page.goto(`${broker.url}/mmmq/console#/topics/mail.sent`);
+        const retention = page.getByRole('table', { name: 'Retention' });
+        await retention.getByRole('row', { name: '1 hour 1.0 MiB delete anyway 0 B' }).waitFor();
+        expect((await broker.request('GET', '/mmmq/topics/mail.sent')).body.retention).toEqual({
+          ms: 3_600_000,
+          bytes: 1_048_576,
+          whenNeeded: 'delete',
+        });
+        await shot(page, 'topic-retention');
+      });
+
+      it('shows a push member backing off after a failed push, with its last error', async () => {
+        const down = `http://127.0.0.1:${await freePort()}`;
+        await broker.addDispatcher('mailer', down, 'mail.*');
+        await waitFor(async () => (await broker.subscription('mailer', 'mail.sent'))?.members[0]?.backingOffUntil !== undefined, {
+          message: 'the mailer member to back off',
+        });
+        const [member] = (await broker.subscription('mailer', 'mail.sent')).members;
+        expect(member).toMatchObject({ host: down, state: 'active', failedPushes: 1, lastError: expect.any(String) });
+
+        await page.goto(`${broker.url}/mmmq/console#/dispatchers`);
+        const members = page.getByRole('table', { name: 'Push members (one per push host and subscription)' });
+        const row = members.getByRole('row', { name: new RegExp(`${down} mailer mail\\.sent active 1 backing off until`) });
+        await row.waitFor();
+        await row.getByText(member.lastError).waitFor();
+        await shot(page, 'dispatchers-backoff');
       });
     });
   },

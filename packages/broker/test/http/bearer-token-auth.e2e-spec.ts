@@ -91,6 +91,7 @@ describe.each(HTTP_PLATFORMS)('on %s, a broker with tokens serves only what each
     expect((await send('POST', '/mmmq/messages', CONSUMER, { topic: 'order.created', content: 1 })).status).toBe(403);
     expect((await send('GET', '/mmmq/subscriptions', CONSUMER)).status).toBe(403);
     expect((await send('POST', '/mmmq/dead-letters/billing/redrive', CONSUMER)).status).toBe(403);
+    expect((await send('POST', '/mmmq/dead-letters/billing/purge', CONSUMER)).status).toBe(403);
   });
 
   it('lets an admin token do everything', async () => {
@@ -99,6 +100,7 @@ describe.each(HTTP_PLATFORMS)('on %s, a broker with tokens serves only what each
     expect((await send('GET', '/mmmq/storage', ADMIN)).status).toBe(200);
     expect((await send('GET', '/mmmq/dead-letters/billing', ADMIN)).status).toBe(200);
     expect((await send('POST', '/mmmq/dead-letters/billing/redrive', ADMIN)).status).toBe(200);
+    expect((await send('POST', '/mmmq/dead-letters/billing/purge', ADMIN)).status).toBe(200);
     expect((await send('DELETE', '/mmmq/dispatchers/billing', ADMIN)).status).toBe(204);
   });
 });

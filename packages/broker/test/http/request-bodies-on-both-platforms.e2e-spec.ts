@@ -12,7 +12,7 @@ interface BodyRoute {
   path: string;
   validBody(): string;
   okStatus: number;
-  /** The dead-letter redrive reads a missing body as `{}`. */
+  /** The dead-letter redrive and purge read a missing body as `{}`. */
   bodyOptional?: boolean;
 }
 
@@ -28,6 +28,7 @@ const ROUTES: BodyRoute[] = [
   },
   { method: 'PUT', path: '/mmmq/dispatchers/existing', validBody: () => JSON.stringify({ host: CONSUMER, pattern: 'u' }), okStatus: 200 },
   { method: 'POST', path: '/mmmq/dead-letters/existing/redrive', validBody: () => '{}', okStatus: 200, bodyOptional: true },
+  { method: 'POST', path: '/mmmq/dead-letters/existing/purge', validBody: () => '{}', okStatus: 200, bodyOptional: true },
 ];
 
 interface Expected {

@@ -2,15 +2,18 @@ import { resolve } from 'node:path';
 import { HOST_PORT_MAX } from '@mmmq/core';
 import {
   DEFAULT_ROOT_DIR,
+  HealthOptions,
   HttpOptions,
   InvalidBrokerOptionsError,
   isLoopbackHost,
+  MetricsOptions,
   MmmqBrokerOptions,
   parseAllowedNetwork,
   PersistenceOptions,
   TlsOptions,
 } from '@mmmq/broker';
 import { AUTH_TOKENS_FILE_VARIABLE, AUTH_TOKENS_VARIABLE, readAuthTokens } from './auth-tokens-env';
+import { readHealth, readMetrics } from './metrics-health-env';
 import { readTopics } from './topics-env';
 
 /** Port the standalone broker listens on when `MMMQ_PORT` is unset. */
@@ -38,13 +41,21 @@ export interface BrokerConfig {
   host: string;
   /** `MMMQ_HTTP_ADAPTER`. */
   httpAdapter: HttpAdapterName;
-  broker: MmmqBrokerOptions & { persistence: { rootDir: string } };
+  broker: StandaloneBrokerOptions;
 }
+
+/** What `MmmqBrokerModule.forRoot` gets: the broker options and the module-shaping `metrics` and `health`. */
+export type StandaloneBrokerOptions = MmmqBrokerOptions & {
+  persistence: { rootDir: string };
+  metrics?: MetricsOptions;
+  health?: HealthOptions;
+};
 
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
  * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
- * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`, `MMMQ_PUSH_ALLOWED_NETWORKS` and `MMMQ_CONSOLE`.
+ * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`, `MMMQ_PUSH_ALLOWED_NETWORKS`, `MMMQ_CONSOLE`, and the metrics and health
+ * endpoints (`MMMQ_METRICS`, `MMMQ_METRICS_PATH`, `MMMQ_HEALTH`, `MMMQ_HEALTH_PATH`).
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable, and when `MMMQ_HOST`
  *   exposes the broker beyond this machine without tokens
@@ -68,6 +79,8 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
   const flush = flushIntervalMs === undefined && flushBytes === undefined ? undefined : { intervalMs: flushIntervalMs, bytes: flushBytes };
   const retentionCheckIntervalMs = positive(env, 'MMMQ_RETENTION_CHECK_INTERVAL_MS');
   const topics = readTopics(env);
+  const metrics = readMetrics(env);
+  const health = readHealth(env);
   return {
     port: port ?? DEFAULT_PORT,
     host,
@@ -87,6 +100,8 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       http: httpOptions(env),
       auth: { tokens },
       ...(consoleEnabled(env) ? {} : { console: { enabled: false } }),
+      ...(metrics === undefined ? {} : { metrics }),
+      ...(health === undefined ? {} : { health }),
     },
   };
 }

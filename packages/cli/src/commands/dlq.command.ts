@@ -18,6 +18,13 @@ interface DeadLetterPageJson {
   deadLetters: DeadLetterJson[];
   nextFrom: number;
   total: number;
+  startOffset: number;
+}
+
+interface DeadLetterPurgeJson {
+  consumerId: string;
+  purged: number;
+  startOffset: number;
 }
 
 /** The header a dead letter carries its reason in (docs/delivery.md § Dead letters). */
@@ -25,9 +32,9 @@ const REASON_HEADER = 'mmmq-dlq-reason';
 /** Characters of content shown in the table; `--json` shows all of it. */
 const CONTENT_PREVIEW_CHARS = 60;
 
-/** `mmmq dlq list|redrive <consumerId>`: a consumer's dead letters (`/mmmq/dead-letters/{consumerId}`). */
+/** `mmmq dlq list|redrive|purge <consumerId>`: a consumer's dead letters (`/mmmq/dead-letters/{consumerId}`). */
 export function registerDlqCommand(program: Command, context: CommandContext): void {
-  const dlq = program.command('dlq').description("list and redrive a consumer's dead letters");
+  const dlq = program.command('dlq').description("list, redrive and purge a consumer's dead letters");
 
   dlq
     .command('list')
@@ -67,6 +74,20 @@ export function registerDlqCommand(program: Command, context: CommandContext): v
         .post<{ redriven: number }>(`/mmmq/dead-letters/${encodeURIComponent(consumerId)}/redrive`, body);
       if (context.globals(command).json) return printJson(context.io, result);
       context.io.stdout.write(`Redrove ${result.redriven} dead letter(s) of ${consumerId}\n`);
+    });
+
+  dlq
+    .command('purge')
+    .description('delete dead letters for good: all of them, or those at positions below --before')
+    .argument('<consumerId>', 'the consumer id')
+    .option('--before <n>', 'purge only the dead letters at positions below this one', nonNegativeInteger('--before'))
+    .action(async (consumerId: string, options: { before?: number }, command: Command) => {
+      const body = options.before === undefined ? {} : { before: options.before };
+      const result = await context
+        .client(command)
+        .post<DeadLetterPurgeJson>(`/mmmq/dead-letters/${encodeURIComponent(consumerId)}/purge`, body);
+      if (context.globals(command).json) return printJson(context.io, result);
+      context.io.stdout.write(`Purged ${result.purged} dead letter(s) of ${consumerId}; the oldest kept is at ${result.startOffset}\n`);
     });
 }
 
