@@ -2,7 +2,7 @@ import type { OutboxRelayOptions } from '../relay/outbox-relay.options';
 import type { SqlAdapter } from '../sql/sql-adapter';
 
 /** Options of `MmmqOutboxModule.forRoot()` / `forRootAsync()`. */
-export interface MmmqOutboxOptions<Tx = any> {
+export interface MmmqOutboxOptions<Tx = unknown> {
   /** How `Outbox.add()` runs SQL in your transaction: `pgAdapter`, `typeOrmAdapter`, `kyselyAdapter` or your own. */
   adapter: SqlAdapter<Tx>;
   /** The schema `migrate()` created the table in. Default `public`. */
