@@ -32,7 +32,9 @@ describe('OutboxRelay when publishing fails', () => {
     const broker = await started(startBroker());
     const proxy: ResponseDroppingProxy = await started(startResponseDroppingProxy(Number(new URL(broker.url).port)));
     await addCommitted(db, [{ topic: 'failure.ambiguous', content: { amount: 10 }, id: 'ambiguous-1' }]);
-    const relay: OutboxRelay = await started(testRelay(db, proxy.url, { producer: { broker: proxy.url, maxRetryCount: 0, timeoutMs: 500 } }));
+    const relay: OutboxRelay = await started(
+      testRelay(db, proxy.url, { producer: { broker: proxy.url, maxRetryCount: 0, timeoutMs: 500 } }),
+    );
 
     expect(await relay.relayOnce()).toMatchObject({ leased: 1, published: 0, ambiguous: 1 });
 
@@ -58,10 +60,14 @@ describe('OutboxRelay when publishing fails', () => {
     const relay = await started(testRelay(db, 'http://127.0.0.1:1', { producer: { broker: 'http://127.0.0.1:1', maxRetryCount: 0 } }));
 
     expect(await relay.relayOnce()).toMatchObject({ ambiguous: 1 });
-    const { rows } = await db.pool.query(`SELECT available_at > now() AS later FROM "${db.schema}".mmmq_outbox WHERE message_id = 'unreachable-1'`);
+    const { rows } = await db.pool.query(
+      `SELECT available_at > now() AS later FROM "${db.schema}".mmmq_outbox WHERE message_id = 'unreachable-1'`,
+    );
     expect(rows[0].later).toBe(true);
     await relay.start();
-    await waitFor(async () => (await rowsOf('failure.unreachable'))[0].attempts >= 3, { message: 'the running relay to retry the AMBIGUOUS row' });
+    await waitFor(async () => (await rowsOf('failure.unreachable'))[0].attempts >= 3, {
+      message: 'the running relay to retry the AMBIGUOUS row',
+    });
     expect((await rowsOf('failure.unreachable'))[0].status).toBe('AMBIGUOUS');
   });
 

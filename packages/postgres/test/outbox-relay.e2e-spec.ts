@@ -151,7 +151,11 @@ describe('OutboxRelay', () => {
 
   it('wakes on NOTIFY at once, without waiting for the poll interval, also after its LISTEN connection was killed', async () => {
     const applicationName = `relay-notify-${process.pid}`;
-    const made = relay({ pollIntervalMs: 600_000, reconnectDelayMs: 100, connection: { connectionString: TEST_DATABASE_URL, application_name: applicationName } });
+    const made = relay({
+      pollIntervalMs: 600_000,
+      reconnectDelayMs: 100,
+      connection: { connectionString: TEST_DATABASE_URL, application_name: applicationName },
+    });
     await made.start();
     await addCommitted(db, [{ topic: 'relay.notify', content: 1, id: 'notify-1' }]);
     await waitFor(allPublished('relay.notify', 1), { message: 'the first row to be published' });
@@ -165,7 +169,9 @@ describe('OutboxRelay', () => {
     );
     expect(rows).toHaveLength(1);
     await waitFor(
-      async () => (await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [applicationName])).rows.length === 1,
+      async () =>
+        (await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [applicationName])).rows
+          .length === 1,
       { message: 'the relay to LISTEN again' },
     );
     await addCommitted(db, [{ topic: 'relay.notify', content: 3, id: 'notify-3' }]);
@@ -248,7 +254,9 @@ describe('OutboxRelay', () => {
     const made = relay({ retention: { maxAgeMs: 60_000, intervalMs: 50, batchSize: 1 } });
     await made.start();
     await waitFor(allPublished('relay.retention-job', 3), { message: 'the rows to be published' });
-    await db.pool.query(`UPDATE "${db.schema}".mmmq_outbox SET published_at = now() - interval '2 minutes' WHERE message_id IN ('job-0', 'job-2')`);
+    await db.pool.query(
+      `UPDATE "${db.schema}".mmmq_outbox SET published_at = now() - interval '2 minutes' WHERE message_id IN ('job-0', 'job-2')`,
+    );
 
     await waitFor(async () => (await rowsOf('relay.retention-job')).length === 1, { message: 'the retention job to delete the old rows' });
     expect((await rowsOf('relay.retention-job'))[0].message_id).toBe('job-1');
