@@ -14,6 +14,8 @@ describe('OutboxRelay when publishing fails', () => {
 
   afterEach(async () => {
     for (const closable of closing.splice(0).reverse()) await closable.close();
+    // A row left AMBIGUOUS by one test must not be leased by the next.
+    await db.pool.query(`DELETE FROM "${db.schema}".mmmq_outbox`);
   });
 
   afterAll(async () => {
@@ -88,5 +90,27 @@ describe('OutboxRelay when publishing fails', () => {
     expect((await broker.stored('failure.rejected')).map((message) => message.id)).toEqual(['rejected-ok-1', 'rejected-ok-2']);
     // FAILED is final: nothing is leased again.
     expect((await relay.leaseBatch()).rows).toEqual([]);
+  });
+
+  it('marks a row written by hand with content that is not JSON FAILED', async () => {
+    const broker = await started(startBroker());
+    await db.pool.query(
+      `INSERT INTO "${db.schema}".mmmq_outbox (message_id, topic, content) VALUES ('by-hand-1', 'failure.by-hand', 'not json')`,
+    );
+    const relay = await started(testRelay(db, broker.url));
+
+    expect(await relay.relayOnce()).toMatchObject({ failed: 1 });
+    expect((await rowsOf('failure.by-hand'))[0]).toMatchObject({
+      status: 'FAILED',
+      failure_reason: expect.stringMatching(/content that is not JSON/),
+    });
+  });
+
+  it('starts and closes while the database is unreachable', async () => {
+    const relay = testRelay(db, 'http://127.0.0.1:1', { connection: 'postgres://postgres@127.0.0.1:1/test', reconnectDelayMs: 50 });
+
+    await relay.start();
+    await relay.close();
+    await relay.close();
   });
 });

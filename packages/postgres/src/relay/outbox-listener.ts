@@ -22,11 +22,21 @@ export class OutboxListener {
 
   /** Resolves once listening, or after the first failure (then it keeps trying in the background). */
   start(): Promise<void> {
-    this.connecting = this.connect();
-    return this.connecting;
+    return new Promise<void>((resolve) => {
+      this.connecting = this.connect(resolve);
+    });
   }
 
-  private async connect(): Promise<void> {
+  /** `attempted` is called after the first attempt, whatever its outcome: a database that is down must not block start-up. */
+  private async connect(attempted: () => void = () => undefined): Promise<void> {
+    try {
+      await this.connectUntilListening(attempted);
+    } finally {
+      attempted();
+    }
+  }
+
+  private async connectUntilListening(attempted: () => void): Promise<void> {
     while (!this.closing.signal.aborted) {
       const client = new Client(this.connection);
       client.on('notification', () => this.wake());
@@ -46,6 +56,7 @@ export class OutboxListener {
         client.removeAllListeners('end');
         await client.end().catch(() => undefined);
         this.logger.warn(`Cannot LISTEN on ${this.channel}: ${(error as Error).message}; retrying in ${this.reconnectDelayMs} ms`);
+        attempted();
         await delay(this.reconnectDelayMs, undefined, { signal: this.closing.signal }).catch(() => undefined);
       }
     }

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { backoffDelay, type PublishedMessage } from '@mmmq/core';
+import { backoffDelay, InvalidMessageError, type PublishedMessage } from '@mmmq/core';
 import { Producer } from '@mmmq/producer';
 import { createProducer } from '@mmmq/producer/internal';
 import { Logger } from '@nestjs/common';
@@ -12,6 +12,9 @@ import type { OutboxRelayOptions } from './outbox-relay.options';
 import { OutboxLease, OutboxRow, OutboxRowRecord, toOutboxRow } from './outbox-row';
 import { classifyPublishFailure, failureReason } from './publish-outcome';
 import { RelayQueries } from './relay-queries';
+
+/** Connections of the relay's pool unless `connection.max` says otherwise (LISTEN has its own). */
+export const RELAY_POOL_SIZE = 2;
 
 /** How the rows of one lease ended. */
 export interface RelayResult {
@@ -50,7 +53,8 @@ export class OutboxRelay {
     const { producer, connection, schema, orderByAggregate, reconnectDelayMs } = this.options;
     this.ownsProducer = !(producer instanceof Producer);
     this.producer = producer instanceof Producer ? producer : createProducer(producer);
-    this.pool = new Pool(connection);
+    // The relay's round and the retention job: two connections are all it uses at once.
+    this.pool = new Pool({ max: RELAY_POOL_SIZE, ...connection });
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', (error) => this.logger.warn(`Outbox relay pool: ${error.message}`));
     this.queries = new RelayQueries(schema, orderByAggregate);
@@ -209,7 +213,7 @@ export class OutboxRelay {
         rows.map((row) => ({
           topic: row.topic,
           id: row.messageId,
-          content: JSON.parse(row.content),
+          content: parseContent(row),
           headers: relayedHeaders(idOf(row), row.createdAt),
         })),
       );
@@ -245,4 +249,15 @@ export class OutboxRelay {
 
 function idOf(row: OutboxRow) {
   return { ...row, id: row.messageId };
+}
+
+/** The row's content; text that is not JSON (a row written by hand) is a validation failure, so the row FAILS. */
+function parseContent(row: OutboxRow): unknown {
+  try {
+    return JSON.parse(row.content);
+  } catch (error) {
+    throw new InvalidMessageError(`Outbox row ${row.messageId} has content that is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
