@@ -229,7 +229,7 @@ describe('OutboxRelay', () => {
     for (const orderByAggregate of [false, true]) {
       const { rows } = await db.pool.query(`EXPLAIN ${new RelayQueries(db.schema, orderByAggregate).lease}`, [100, 'explain', 1000]);
       const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
-      expect(plan).toContain('mmmq_outbox_claimable');
+      expect(plan).toMatch(/mmmq_outbox_claimable(?!_)/);
       expect(plan).not.toMatch(/Seq Scan on mmmq_outbox/);
     }
   });
