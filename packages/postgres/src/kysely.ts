@@ -1,1 +1,1 @@
-export { kyselyAdapter } from './sql/kysely-adapter';
+export { kyselyAdapter, type AnyKyselyTransaction } from './sql/kysely-adapter';

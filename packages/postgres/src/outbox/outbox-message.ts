@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import {
+  assertHeaders,
+  assertMessageId,
+  HEADER_VALUE_MAX_LENGTH,
+  InvalidMessageError,
+  InvalidTopicError,
+  MessageHeaders,
+  OUTBOX_HEADERS,
+  Topic,
+} from '@mmmq/core';
+import { describeValue } from '@mmmq/core';
+
+/** What `outbox.add()` accepts besides the topic and the content. */
+export interface OutboxAddOptions {
+  /** The message id (printable ASCII, at most 256 characters). Default: a random UUID. */
+  id?: string;
+  /** Application headers. The reserved names of `OUTBOX_HEADERS` are refused: the relay sets those. */
+  headers?: MessageHeaders;
+  /** The kind of entity the event is about (`order`); relayed as `mmmq-aggregate-type`. */
+  aggregateType?: string;
+  /** That entity's id (`o-1042`); relayed as `mmmq-aggregate-id`, and the key of per-aggregate order. */
+  aggregateId?: string;
+  /** W3C trace context of the current span, relayed as `traceparent`. */
+  traceparent?: string;
+  /** W3C trace state, relayed as `tracestate`. */
+  tracestate?: string;
+}
+
+/** One message of `outbox.addMany()`. */
+export interface OutboxMessageInput extends OutboxAddOptions {
+  topic: string;
+  content: unknown;
+}
+
+/** A message ready to insert: validated, its id fixed and its content serialised once. */
+export interface OutboxRowInput {
+  id: string;
+  topic: string;
+  content: string;
+  headers: MessageHeaders;
+  aggregateType: string | null;
+  aggregateId: string | null;
+  traceparent: string | null;
+  tracestate: string | null;
+}
+
+const KNOWN_OPTIONS = new Set(['id', 'headers', 'aggregateType', 'aggregateId', 'traceparent', 'tracestate']);
+const RESERVED_HEADERS: ReadonlySet<string> = new Set(Object.values(OUTBOX_HEADERS));
+
+/**
+ * Validates a message as the producer and the broker would, including the headers the relay will add, so that
+ * a row the broker would refuse is refused here, inside the caller's transaction, rather than FAILED later.
+ * @throws MmmqValidationError (InvalidTopicError, InvalidMessageError) naming the problem
+ */
+export function prepareOutboxMessage(topic: unknown, content: unknown, options: OutboxAddOptions = {}): OutboxRowInput {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidMessageError(`outbox.add() options must be an object, got ${describeValue(options)}`);
+  }
+  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.has(key));
+  if (unknown.length > 0) {
+    throw new InvalidMessageError(`Unknown outbox.add() option(s) ${unknown.join(', ')}; the options are ${[...KNOWN_OPTIONS].join(', ')}`);
+  }
+  const name = new Topic(topic);
+  if (name.isReserved) throw new InvalidTopicError(`Topic ${name.name} is reserved for the broker (names starting with "__")`);
+  const headers = options.headers === undefined ? {} : { ...assertHeaders(options.headers) };
+  const reserved = Object.keys(headers).filter((header) => RESERVED_HEADERS.has(header.toLowerCase()));
+  if (reserved.length > 0) {
+    throw new InvalidMessageError(
+      `Header(s) ${reserved.join(', ')} are reserved for the outbox relay; pass aggregateType, aggregateId, traceparent ` +
+        'or tracestate as options instead',
+    );
+  }
+  const row: OutboxRowInput = {
+    id: options.id === undefined ? randomUUID() : assertMessageId(options.id),
+    topic: name.name,
+    content: serialiseContent(content),
+    headers,
+    aggregateType: optionalText('aggregateType', options.aggregateType),
+    aggregateId: optionalText('aggregateId', options.aggregateId),
+    traceparent: optionalText('traceparent', options.traceparent),
+    tracestate: optionalText('tracestate', options.tracestate),
+  };
+  // The headers as relayed (the timestamp has a fixed length): refused now if the relay's would be.
+  assertHeaders(relayedHeaders(row, new Date()));
+  return row;
+}
+
+/** The headers the relay publishes a row with: its own, then the reserved {@link OUTBOX_HEADERS}. */
+export function relayedHeaders(
+  row: Pick<OutboxRowInput, 'id' | 'headers' | 'aggregateType' | 'aggregateId' | 'traceparent' | 'tracestate'>,
+  createdAt: Date,
+): MessageHeaders {
+  const headers: MessageHeaders = { ...row.headers, [OUTBOX_HEADERS.messageId]: row.id };
+  if (row.aggregateType !== null) headers[OUTBOX_HEADERS.aggregateType] = row.aggregateType;
+  if (row.aggregateId !== null) headers[OUTBOX_HEADERS.aggregateId] = row.aggregateId;
+  if (row.traceparent !== null) headers[OUTBOX_HEADERS.traceparent] = row.traceparent;
+  if (row.tracestate !== null) headers[OUTBOX_HEADERS.tracestate] = row.tracestate;
+  headers[OUTBOX_HEADERS.createdAt] = createdAt.toISOString();
+  return headers;
+}
+
+function optionalText(option: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '' || value.length > HEADER_VALUE_MAX_LENGTH) {
+    throw new InvalidMessageError(
+      `outbox.add() option ${option} must be a non-empty string of at most ${HEADER_VALUE_MAX_LENGTH} characters, got ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
+
+function serialiseContent(content: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(content);
+  } catch (error) {
+    throw new InvalidMessageError(`Outbox content cannot be serialised to JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (json === undefined) throw new InvalidMessageError(`Outbox content must be a JSON value (null included), got ${typeof content}`);
+  return json;
+}
