@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { content, type BenchContent } from '../payload';
-import { CONSUMER_CONCURRENCY, PG_CONNECTION, RELAY_BATCH, type OutboxPipeline, type OutboxRound } from '../systems/outbox-pipeline';
+import {
+  CONSUMER_CONCURRENCY,
+  CONSUMER_PREFETCH,
+  PG_CONNECTION,
+  RELAY_BATCH,
+  type OutboxPipeline,
+  type OutboxRound,
+} from '../systems/outbox-pipeline';
 import { DeliveryTracker } from './end-to-end';
-import { MAX, P50, P99, RATE, type Workload } from './workload';
+import { MAX, P50, P99, RATE, type MetricDef, type Workload } from './workload';
+
+/** The writers' own pace: business transactions committed per second; not a performance of the broker. */
+export const WRITE_RATE: MetricDef = { key: 'writeRate', label: 'business commits/s', unit: '/s', better: 'higher', ratio: false };
 
 /** A PostgreSQL schema name for the round, from its (unique) topic prefix. */
 export function roundSchema(prefix: string): string {
@@ -23,8 +33,8 @@ export const outboxInbox: Workload = {
   id: 'outbox-inbox',
   title: () => 'Outbox → relay → broker → consumer with inbox (PostgreSQL)',
   describe: (c) =>
-    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`, woken by the outbox's NOTIFY), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` listener; **RabbitMQ**: the same tables and relay loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit. Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here.`,
-  metrics: [RATE(), P50, P99, MAX],
+    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`, woken by the outbox's NOTIFY), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` pull listener (\`delivery: 'pull'\`, \`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` ${CONSUMER_CONCURRENCY}: a pushed listener handles one topic's messages one at a time); **RabbitMQ**: the same tables and relay loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers alone got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here.`,
+  metrics: [RATE(), P50, P99, MAX, WRITE_RATE],
   headline: 'rate',
   applies: (system) => (system.outboxPipeline ? true : 'issue 17 compares the pattern with RabbitMQ only: no outbox relay is built for it'),
   async run(system, ctx) {
@@ -38,6 +48,7 @@ export const outboxInbox: Workload = {
     const tracker = new DeliveryTracker(n, 1);
     const committedAt = new Float64Array(n);
     let firstCommitAt = NaN;
+    let lastCommitAt = NaN;
     let suppressed = 0;
     const round: OutboxRound = {
       schema,
@@ -70,6 +81,7 @@ export const outboxInbox: Workload = {
             await client.query('COMMIT');
             committedAt[seq] = performance.now();
             if (Number.isNaN(firstCommitAt)) firstCommitAt = committedAt[seq];
+            lastCommitAt = committedAt[seq];
           }
         } catch (error) {
           await client.query('ROLLBACK').catch(() => undefined);
@@ -88,7 +100,13 @@ export const outboxInbox: Workload = {
       const notes = [waited, ...(await check(pool, schema, n)), unpublished ? `${unpublished} outbox rows not published` : undefined];
       if (suppressed) notes.push(`${suppressed} redeliveries suppressed by the inbox`);
       return {
-        metrics: { rate: tracker.delivered / ((end - firstCommitAt) / 1000), p50, p99, max },
+        metrics: {
+          rate: tracker.delivered / ((end - firstCommitAt) / 1000),
+          p50,
+          p99,
+          max,
+          writeRate: n / ((lastCommitAt - firstCommitAt) / 1000),
+        },
         note: notes.filter(Boolean).join('; ') || undefined,
       };
     } finally {
