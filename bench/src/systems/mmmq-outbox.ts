@@ -6,7 +6,7 @@ import { Pool, type PoolClient } from 'pg';
 import type { BenchContent } from '../payload';
 import { log } from '../services';
 import { NEST_LOGGER, startPullConsumerApp } from './mmmq-consumer-app';
-// Until issue 17's @mmmq/postgres is merged: the planned API, see the stand-in's header. Then: from '@mmmq/postgres'.
+// Until issue 17's @mmmq/postgres is merged: its signatures, see the stand-in's header. Then: from '@mmmq/postgres'.
 import { Inbox, migrate, Outbox, OutboxRelay, pgAdapter } from './mmmq-postgres-standin';
 import { BenchProducerModule, type BenchListener } from './mmmq-nest-modules';
 import {
@@ -15,6 +15,7 @@ import {
   PG_CONNECTION,
   RELAY_BATCH,
   RELAY_LEASE_MS,
+  RELAY_POOL_SIZE,
   type OutboxPipeline,
   type OutboxRound,
 } from './outbox-pipeline';
@@ -72,6 +73,7 @@ export class MmmqOutboxPipeline implements OutboxPipeline {
       logger: NEST_LOGGER,
     });
     this.relay = new OutboxRelay({
+      connection: { ...PG_CONNECTION, max: RELAY_POOL_SIZE },
       producer: this.producerContext.get(Producer),
       schema: this.round.schema,
       batchSize: RELAY_BATCH,
@@ -89,7 +91,7 @@ export class MmmqOutboxPipeline implements OutboxPipeline {
         const client = await pool.connect();
         try {
           await client.query('BEGIN');
-          const outcome = await inbox.process(client, context.id, round.consumerId, () => round.sideEffect(client, context.id, content));
+          const outcome = await inbox.process(client, context.id, round.consumerId, (tx) => round.sideEffect(tx, context.id, content));
           await client.query('COMMIT');
           if (outcome.status === 'duplicate') round.onDuplicate();
           else round.onCommitted(content);

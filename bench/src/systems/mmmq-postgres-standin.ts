@@ -1,12 +1,12 @@
 /**
- * STAND-IN, to be deleted when issue 17's @mmmq/postgres (Outbox, OutboxRelay, Inbox) is merged: the planned API of
- * that package, just enough for the bench to run today, implemented with the bench's own outbox SQL
- * ({@link OutboxTables}, {@link PollingRelay}: the same as the RabbitMQ side's), so until then the two sides differ
- * only in the broker and its client. `mmmq-outbox.ts` then imports these names from '@mmmq/postgres' instead (and the
- * bench gains the dependency `"@mmmq/postgres": "workspace:^"`).
+ * STAND-IN, to be deleted once issue 17's @mmmq/postgres (helpers' branches: `Outbox`, `OutboxRelay`, `Inbox`) is
+ * merged: the signatures that package exports, just enough for the bench to run before the merge, implemented with
+ * the bench's own outbox SQL ({@link OutboxTables}, {@link PollingRelay}: the same loop and statements as the RabbitMQ
+ * side's), so until then the two sides differ only in the broker and its client. After the merge `mmmq-outbox.ts`
+ * imports these names from '@mmmq/postgres' instead, and bench/package.json gains `"@mmmq/postgres": "workspace:^"`.
  */
 import type { Producer } from '@mmmq/producer';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { OutboxTables } from './outbox-tables';
 import { PollingRelay } from './polling-relay';
 
@@ -14,15 +14,15 @@ import { PollingRelay } from './polling-relay';
 const TABLES = { outbox: 'mmmq_outbox', inbox: 'mmmq_inbox' };
 const tablesOf = (schema: string) => new OutboxTables(schema, TABLES);
 
-/** The planned `SqlAdapter<Tx>` for `pg`: a client inside `BEGIN`. */
+/** `SqlAdapter<PoolClient>`: a `pg` client inside `BEGIN`. */
 export const pgAdapter = { name: 'pg' } as const;
 
-/** The planned `migrate(pool, { schema })`: the outbox and inbox tables in `schema`. */
+/** `migrate(pool, { schema })`: the outbox and inbox tables in `schema`. */
 export async function migrate(pool: Pool, options: { schema: string }): Promise<void> {
   await tablesOf(options.schema).create(pool);
 }
 
-/** The planned `new Outbox({ adapter, schema })`; `add` writes in the caller's transaction. */
+/** `new Outbox({ adapter, schema })`; `add` writes in the caller's transaction and resolves with the id. */
 export class Outbox {
   private readonly tables: OutboxTables;
 
@@ -30,20 +30,23 @@ export class Outbox {
     this.tables = tablesOf(options.schema);
   }
 
-  async add(tx: PoolClient, topic: string, content: unknown, options: { id: string }): Promise<{ id: string }> {
+  async add(tx: PoolClient, topic: string, content: unknown, options: { id: string }): Promise<string> {
     await this.tables.add(tx, options.id, topic, JSON.stringify(content));
-    return { id: options.id };
+    return options.id;
   }
 }
 
-/** The planned `OutboxRelay`: leases batches and publishes each as one atomic `produceBatch` with the rows' ids. */
+/**
+ * `new OutboxRelay({ connection, producer, schema, batchSize, leaseMs })`: publishes each leased batch as one atomic
+ * `produceBatch` with the rows' ids. Batch size, lease and connection are the bench's constants here.
+ */
 export class OutboxRelay {
   private readonly relay: PollingRelay;
 
-  constructor(options: { producer: Producer; schema: string; batchSize: number; leaseMs: number }) {
+  constructor(options: { connection: PoolConfig; producer: Producer; schema: string; batchSize: number; leaseMs: number }) {
     this.relay = new PollingRelay(tablesOf(options.schema), async (rows) => {
       await options.producer.produceBatch(
-        rows.map((row) => ({ topic: row.topic, content: JSON.parse(row.content) as unknown, id: row.messageId })),
+        rows.map((row) => ({ topic: row.topic, id: row.messageId, content: JSON.parse(row.content) as unknown })),
       );
     });
   }
@@ -57,7 +60,7 @@ export class OutboxRelay {
   }
 }
 
-/** The planned `Inbox.process(tx, messageId, consumerId, sideEffect)`. */
+/** `new Inbox({ adapter, schema })`; `process(tx, messageId, consumerId, sideEffect)`. */
 export class Inbox {
   private readonly tables: OutboxTables;
 
@@ -69,9 +72,9 @@ export class Inbox {
     tx: PoolClient,
     messageId: string,
     consumerId: string,
-    sideEffect: () => Promise<T>,
+    sideEffect: (tx: PoolClient) => Promise<T>,
   ): Promise<{ status: 'processed'; result: T } | { status: 'duplicate' }> {
     if (!(await this.tables.reserve(tx, messageId, consumerId))) return { status: 'duplicate' };
-    return { status: 'processed', result: await sideEffect() };
+    return { status: 'processed', result: await sideEffect(tx) };
   }
 }

@@ -7,8 +7,8 @@ export const PG_CONNECTION = { host: '127.0.0.1', port: 5432, user: 'postgres', 
 export const RELAY_BATCH = 100;
 /** How long a leased batch is the relay's; another relay may take the rows after it. */
 export const RELAY_LEASE_MS = 30_000;
-/** Connections of each relay's own pool: one LISTENs for the outbox's notifications, one leases and marks. */
-export const RELAY_POOL_SIZE = 2;
+/** Connections of each relay's own pool, which leases and marks one batch at a time; its LISTEN connection is apart. */
+export const RELAY_POOL_SIZE = 1;
 /**
  * Messages the consumer handles at once, each in its own PostgreSQL transaction, and the connections of its pool:
  * the same on both sides (MMMQ: listener `concurrency` and `workers.max`; RabbitMQ: the pool bounds its handlers).

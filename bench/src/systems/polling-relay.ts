@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Pool, type PoolClient } from 'pg';
+import { Client, Pool } from 'pg';
 import { log, sleep } from '../services';
 import { PG_CONNECTION, RELAY_BATCH, RELAY_LEASE_MS, RELAY_POOL_SIZE } from './outbox-pipeline';
 import type { LeasedRow, OutboxTables } from './outbox-tables';
@@ -10,15 +10,17 @@ const IDLE_POLL_MS = 1000;
 const RETRY_PAUSE_MS = 100;
 
 /**
- * The relay of the bench's own outbox: leases a batch of {@link RELAY_BATCH} rows (`FOR UPDATE SKIP LOCKED`),
- * hands them to `publish` (which resolves once the broker confirmed every one), marks them PUBLISHED, and leases the
- * next batch at once; an empty outbox puts it to sleep until the outbox's NOTIFY (or {@link IDLE_POLL_MS}). A failed
- * publish marks the batch AMBIGUOUS: it is published again, with the same ids.
+ * The relay of the bench's own outbox, the loop of @mmmq/postgres's `OutboxRelay`: leases a batch of
+ * {@link RELAY_BATCH} rows (`FOR UPDATE SKIP LOCKED`), hands them to `publish` (which resolves once the broker
+ * confirmed every one), marks them PUBLISHED, and leases the next batch at once after a full one; after a smaller one
+ * it sleeps until the outbox's NOTIFY (at once if one came meanwhile, at most {@link IDLE_POLL_MS}). A failed publish
+ * marks the batch AMBIGUOUS: it is published again, with the same ids. One pool of {@link RELAY_POOL_SIZE} for the
+ * leases and marks, and a LISTEN connection of its own.
  */
 export class PollingRelay {
   private readonly pool = new Pool({ ...PG_CONNECTION, max: RELAY_POOL_SIZE });
   private readonly owner = `bench-relay-${randomUUID()}`;
-  private listener?: PoolClient;
+  private readonly listener = new Client(PG_CONNECTION);
   private loop?: Promise<void>;
   private closed = false;
   private notified = false;
@@ -29,10 +31,11 @@ export class PollingRelay {
     private readonly publish: (rows: LeasedRow[]) => Promise<void>,
   ) {
     this.pool.on('error', (error) => log(`outbox relay pool: ${error.message}`));
+    this.listener.on('error', (error) => log(`outbox relay LISTEN connection: ${error.message}`));
   }
 
   async start(): Promise<void> {
-    this.listener = await this.pool.connect();
+    await this.listener.connect();
     this.listener.on('notification', () => {
       this.notified = true;
       this.wake?.();
@@ -47,16 +50,16 @@ export class PollingRelay {
       let rows: LeasedRow[] = [];
       try {
         rows = await this.tables.lease(this.pool, this.owner, RELAY_BATCH, RELAY_LEASE_MS);
-        if (rows.length === 0) {
-          await this.idle();
-          continue;
+        if (rows.length > 0) {
+          await this.publish(rows);
+          await this.tables.markPublished(
+            this.pool,
+            this.owner,
+            rows.map((row) => row.messageId),
+          );
         }
-        await this.publish(rows);
-        await this.tables.markPublished(
-          this.pool,
-          this.owner,
-          rows.map((row) => row.messageId),
-        );
+        // A full batch means more is probably waiting.
+        if (rows.length < RELAY_BATCH) await this.idle();
       } catch (error) {
         if (this.closed) return;
         log(`outbox relay: ${(error as Error).message}`);
@@ -84,7 +87,7 @@ export class PollingRelay {
     this.closed = true;
     this.wake?.();
     await this.loop?.catch(() => undefined);
-    this.listener?.release();
+    await this.listener.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
 }
