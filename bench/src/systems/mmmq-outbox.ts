@@ -2,12 +2,12 @@ import { MessageContext, MMMQListener } from '@mmmq/consumer';
 import { Producer } from '@mmmq/producer';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Pool, type PoolClient } from 'pg';
+import { Pool, type ClientBase, type PoolClient } from 'pg';
 import type { BenchContent } from '../payload';
 import { log } from '../services';
 import { NEST_LOGGER, startPullConsumerApp } from './mmmq-consumer-app';
 // Until issue 17's @mmmq/postgres is merged: its signatures, see the stand-in's header. Then: from '@mmmq/postgres'.
-import { Inbox, migrate, Outbox, OutboxRelay, pgAdapter } from './mmmq-postgres-standin';
+import { Inbox, migrate, Outbox, OutboxRelay, OUTBOX_TABLE, pgAdapter } from './mmmq-postgres-standin';
 import { BenchProducerModule, type BenchListener } from './mmmq-nest-modules';
 import {
   CONSUMER_CONCURRENCY,
@@ -20,9 +20,6 @@ import {
   type OutboxRound,
 } from './outbox-pipeline';
 
-/** @mmmq/postgres's outbox table (migrations/0001_outbox.sql), in the round's schema. */
-const OUTBOX_TABLE = 'mmmq_outbox';
-
 /**
  * The exactly-once-effect pattern with MMMQ's own parts: @mmmq/postgres's `Outbox` (the row in the writer's
  * transaction), its `OutboxRelay` publishing through a `Producer` of its own over the publish stream (one atomic
@@ -32,8 +29,8 @@ const OUTBOX_TABLE = 'mmmq_outbox';
  */
 export class MmmqOutboxPipeline implements OutboxPipeline {
   private readonly pool = new Pool({ ...PG_CONNECTION, max: CONSUMER_CONCURRENCY });
-  private readonly outbox: Outbox;
-  private readonly inbox: Inbox;
+  private readonly outbox: Outbox<ClientBase>;
+  private readonly inbox: Inbox<ClientBase>;
   private app?: INestApplicationContext;
   private producerContext?: INestApplicationContext;
   private relay?: OutboxRelay;

@@ -6,15 +6,15 @@
  * imports these names from '@mmmq/postgres' instead, and bench/package.json gains `"@mmmq/postgres": "workspace:^"`.
  */
 import type { Producer } from '@mmmq/producer';
-import type { Pool, PoolClient, PoolConfig } from 'pg';
+import type { ClientBase, Pool, PoolConfig } from 'pg';
 import { OutboxTables } from './outbox-tables';
 import { PollingRelay } from './polling-relay';
 
-/** @mmmq/postgres's table names (migrations/0001_outbox.sql, 0002_inbox.sql). */
-const TABLES = { outbox: 'mmmq_outbox', inbox: 'mmmq_inbox' };
-const tablesOf = (schema: string) => new OutboxTables(schema, TABLES);
+/** @mmmq/postgres's outbox table (migrations/0001_outbox.sql). */
+export const OUTBOX_TABLE = 'mmmq_outbox';
+const tablesOf = (schema: string) => new OutboxTables(schema, { outbox: OUTBOX_TABLE, inbox: 'mmmq_inbox' });
 
-/** `SqlAdapter<PoolClient>`: a `pg` client inside `BEGIN`. */
+/** `SqlAdapter<ClientBase>`: a `pg` client inside `BEGIN`. */
 export const pgAdapter = { name: 'pg' } as const;
 
 /** `migrate(pool, { schema })`: the outbox and inbox tables in `schema`. */
@@ -23,14 +23,14 @@ export async function migrate(pool: Pool, options: { schema: string }): Promise<
 }
 
 /** `new Outbox({ adapter, schema })`; `add` writes in the caller's transaction and resolves with the id. */
-export class Outbox {
+export class Outbox<Tx extends ClientBase> {
   private readonly tables: OutboxTables;
 
   constructor(options: { adapter: typeof pgAdapter; schema: string }) {
     this.tables = tablesOf(options.schema);
   }
 
-  async add(tx: PoolClient, topic: string, content: unknown, options: { id: string }): Promise<string> {
+  async add(tx: Tx, topic: string, content: unknown, options: { id: string }): Promise<string> {
     await this.tables.add(tx, options.id, topic, JSON.stringify(content));
     return options.id;
   }
@@ -61,7 +61,7 @@ export class OutboxRelay {
 }
 
 /** `new Inbox({ adapter, schema })`; `process(tx, messageId, consumerId, sideEffect)`. */
-export class Inbox {
+export class Inbox<Tx extends ClientBase> {
   private readonly tables: OutboxTables;
 
   constructor(options: { adapter: typeof pgAdapter; schema: string }) {
@@ -69,10 +69,10 @@ export class Inbox {
   }
 
   async process<T>(
-    tx: PoolClient,
+    tx: Tx,
     messageId: string,
     consumerId: string,
-    sideEffect: (tx: PoolClient) => Promise<T>,
+    sideEffect: (tx: Tx) => Promise<T>,
   ): Promise<{ status: 'processed'; result: T } | { status: 'duplicate' }> {
     if (!(await this.tables.reserve(tx, messageId, consumerId))) return { status: 'duplicate' };
     return { status: 'processed', result: await sideEffect(tx) };

@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { ClientBase, PoolClient } from 'pg';
 import type { BenchContent } from '../payload';
 
 /** PostgreSQL of the outbox → inbox workload: the machine's server, trust auth (as the tests use). */
@@ -26,7 +26,7 @@ export interface OutboxRound {
   /** The consumer's consumer id: the inbox's second key column. */
   consumerId: string;
   /** The side effect, run inside the consumer's transaction once the inbox reserved the message. */
-  sideEffect(client: PoolClient, messageId: string, content: BenchContent): Promise<void>;
+  sideEffect(client: ClientBase, messageId: string, content: BenchContent): Promise<void>;
   /** The consumer's transaction committed with the side effect (before the message is acknowledged). */
   onCommitted(content: BenchContent): void;
   /** The inbox already held the message: nothing ran, the delivery is acknowledged. */

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool } from 'pg';
 
 /**
  * The outbox and inbox tables of the pattern the bench builds itself on RabbitMQ, in the shape of @mmmq/postgres's
@@ -56,7 +56,7 @@ export class OutboxTables {
     `);
   }
 
-  async add(client: PoolClient, messageId: string, topic: string, content: string): Promise<void> {
+  async add(client: ClientBase, messageId: string, topic: string, content: string): Promise<void> {
     await client.query(`INSERT INTO ${this.outbox} (message_id, topic, content) VALUES ($1, $2, $3)`, [messageId, topic, content]);
   }
 
@@ -99,7 +99,7 @@ export class OutboxTables {
   }
 
   /** Reserves the message for the consumer in `client`'s transaction; false when it was reserved (processed) already. */
-  async reserve(client: PoolClient, messageId: string, consumerId: string): Promise<boolean> {
+  async reserve(client: ClientBase, messageId: string, consumerId: string): Promise<boolean> {
     const { rowCount } = await client.query(`INSERT INTO ${this.inbox} (message_id, consumer_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
       messageId,
       consumerId,
