@@ -26,6 +26,9 @@ export interface BenchConfig {
   httpMessages: number;
   httpConnections: number;
   large: number;
+  /** Messages per round of the outbox → inbox workload, and the business transactions writing them at once. */
+  outboxMessages: number;
+  outboxWriters: number;
   backlog: number;
   /** Longest a backlog drain is followed; the drain rate is measured over what arrived by then. */
   drainCapSeconds: number;
@@ -56,6 +59,8 @@ export const FULL: Omit<BenchConfig, 'quick' | 'only' | 'systems' | 'out' | 'fro
   httpMessages: 100_000,
   httpConnections: 64,
   large: 10_000,
+  outboxMessages: 20_000,
+  outboxWriters: 16,
   backlog: 1_000_000,
   drainCapSeconds: 120,
   window: 1_000,
@@ -78,6 +83,7 @@ const QUICK: typeof FULL = {
   topicsMessages: 2_000,
   httpMessages: 2_000,
   large: 100,
+  outboxMessages: 2_000,
   backlog: 5_000,
   drainCapSeconds: 10,
   roundTimeoutSeconds: 20,
@@ -99,6 +105,8 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
   'http-messages': 'httpMessages',
   'http-connections': 'httpConnections',
   large: 'large',
+  'outbox-messages': 'outboxMessages',
+  'outbox-writers': 'outboxWriters',
   backlog: 'backlog',
   'drain-cap-seconds': 'drainCapSeconds',
   window: 'window',
@@ -108,7 +116,8 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
 export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [--systems=system,…] [--out=docs/benchmarks.md]
            [--from=bench/results/….json (only re-render the report from a saved run)]
            [--e2e=N (or --messages=N)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
-           [--fanout=N] [--competing=N] [--pull=N] [--plain-seconds=S] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N] [--backlog=N] [--drain-cap-seconds=S]
+           [--fanout=N] [--competing=N] [--pull=N] [--plain-seconds=S] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N]
+           [--outbox-messages=N] [--outbox-writers=N] [--backlog=N] [--drain-cap-seconds=S]
            [--window=N] [--round-timeout-seconds=S]`;
 
 /** A value with `_` separators (`--e2e=200_000`), or plain digits. */

@@ -15,12 +15,14 @@ export const withUnit = (value: number, unit: string) => `${format(value, unit)}
 const BACKLOG_FIRST_DELIVERY_MS = 2000;
 /** Backlog after a restart: the broker's peak RSS stays under this many MB (10^6 bytes). */
 const BACKLOG_RSS_MB = 300;
+/** The systems issue 17's outbox → inbox workload compares MMMQ with: the same pattern built on RabbitMQ. */
+const isRabbitMq = (s: SystemInfo) => s.id.startsWith('rabbitmq');
 /** A plain consumer keeps up when the lag at the end of publishing is at most this many seconds of publishing. */
 export const PLAIN_LAG_BOUND_SECONDS = 1;
 
 /**
  * The targets of issue 11 (storage v2, the broker-wide journal), issue 5's fan-out target, which issue 11
- * does not replace, and the new workloads of issue 12 (one subscription model). Each row compares medians; a
+ * does not replace, the new workloads of issue 12 (one subscription model) and issue 17's outbox → inbox. Each row compares medians; a
  * workload left out of the run gives no row.
  */
 export function targets(results: BenchResults): TargetRow[] {
@@ -72,6 +74,22 @@ export function targets(results: BenchResults): TargetRow[] {
   versus('fanout-3', 'rate', 1.5, 'fan-out to 3 consumers ≥ 1.5× the best durable peer (issue 5; issue 11 keeps it)');
   versus('competing-3', 'rate', 1.5, 'competing consumers, 3 sharing one queue ≥ 1.5× the best durable peer (issue 12)');
   versus('pull-100', 'rate', 1.5, 'pull, fetch 100 / acknowledge the batch ≥ 1.5× the best durable peer (issue 12)');
+  const outbox = workload('outbox-inbox');
+  if (outbox) {
+    versus(
+      'outbox-inbox',
+      'rate',
+      1.5,
+      'outbox → relay → broker → consumer with inbox ≥ 1.5× the same pattern on RabbitMQ (issue 17)',
+      isRabbitMq,
+    );
+    const rabbit = best(results, outbox.id, metric(outbox, 'rate'), isRabbitMq);
+    const p99 = mine(outbox, 'p99');
+    if (Number.isFinite(p99) && rabbit) {
+      const theirs = aggregate(results, outbox.id, rabbit.system.id, 'p99').median;
+      rows[rows.length - 1].measured += `; p99 MMMQ ${withUnit(p99, 'ms')}, ${rabbit.system.label} ${withUnit(theirs, 'ms')}`;
+    }
+  }
   for (const id of ['plain-consumer', 'plain-consumer-3']) {
     const w = workload(id);
     if (!w) continue;

@@ -1,4 +1,4 @@
-import { MmmqConsumerModule, MMMQListener } from '@mmmq/consumer';
+import { MmmqConsumerModule, type MmmqConsumerOptions, MMMQListener } from '@mmmq/consumer';
 import { MmmqProducerModule } from '@mmmq/producer';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { BenchContent } from '../payload';
@@ -28,7 +28,14 @@ export function benchListener(
 
 @Module({})
 export class BenchConsumerModule {
-  static register(options: { broker: string; advertisedUrl: string; autoRegister: boolean; listeners: BenchListener[] }): DynamicModule {
+  /** `more`: further module options (a pull consumer's, `workers`), the library's defaults otherwise. */
+  static register(options: {
+    broker: string;
+    advertisedUrl?: string;
+    autoRegister: boolean;
+    listeners: BenchListener[];
+    more?: Omit<MmmqConsumerOptions, 'app' | 'broker' | 'advertisedUrl' | 'autoRegister'>;
+  }): DynamicModule {
     return {
       module: BenchConsumerModule,
       imports: [
@@ -37,6 +44,7 @@ export class BenchConsumerModule {
           broker: options.broker,
           advertisedUrl: options.advertisedUrl,
           autoRegister: options.autoRegister,
+          ...options.more,
         }),
       ],
       providers: options.listeners.map((listener, i) => ({ provide: `BENCH_LISTENER_${i}`, useValue: listener })),

@@ -1,8 +1,7 @@
-import { DEFAULT_DELIVERY_BATCH_SIZE, DEFAULT_DELIVERY_MAX_IN_FLIGHT, MmmqConsumerHealthIndicator } from '@mmmq/consumer';
+import { DEFAULT_DELIVERY_BATCH_SIZE, DEFAULT_DELIVERY_MAX_IN_FLIGHT } from '@mmmq/consumer';
 import { type DeliveryMode, Producer } from '@mmmq/producer';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchContent } from '../payload';
@@ -10,8 +9,11 @@ import { commandOutput, freePort, log, ManagedProcess, REPO_ROOT, tempDir, track
 import { HttpPublishers } from './http-publishers';
 import { expectHosts, postDispatcher } from './mmmq-dispatchers';
 import { httpRequest, readFsyncCounters } from './mmmq-http';
-import { BenchConsumerModule, type BenchListener, benchListener, BenchProducerModule } from './mmmq-nest-modules';
+import { NEST_LOGGER, startConsumerApp } from './mmmq-consumer-app';
+import { type BenchListener, benchListener, BenchProducerModule } from './mmmq-nest-modules';
+import { MmmqOutboxPipeline } from './mmmq-outbox';
 import { startPull } from './mmmq-pull';
+import type { OutboxPipeline, OutboxRound } from './outbox-pipeline';
 import { startPlainConsumers } from './plain-http-consumer';
 import type {
   ConsumeHandle,
@@ -26,10 +28,6 @@ import type {
 } from './system';
 
 const BROKER_MAIN = path.join(REPO_ROOT, 'apps', 'broker', 'dist', 'main.js');
-/** Nest's own start-up lines would drown the bench's output. */
-const LOGGER = ['error', 'warn'] as ('error' | 'warn')[];
-/** How long a consumer app may take to register its dispatchers with the (running) broker. */
-const REGISTRATION_DEADLINE_MS = 30_000;
 
 /**
  * MMMQ: the standalone broker (`apps/broker/dist/main.js`) on a fresh temp data dir, driven by the project's
@@ -82,7 +80,7 @@ export class MmmqSystem implements System {
   private async openProducer(): Promise<void> {
     // The producer publishes over the broker's publish stream, its fastest transport; everything else is HTTP.
     const stream = `mmmq://127.0.0.1:${this.streamPort}`;
-    this.producerContext = await NestFactory.createApplicationContext(BenchProducerModule.register(stream), { logger: LOGGER });
+    this.producerContext = await NestFactory.createApplicationContext(BenchProducerModule.register(stream), { logger: NEST_LOGGER });
     this.producer = this.producerContext.get(Producer);
   }
 
@@ -180,15 +178,8 @@ export class MmmqSystem implements System {
     return this.nestApp(listeners, port, autoRegister);
   }
 
-  private async nestApp(listeners: BenchListener[], port: number, autoRegister: boolean): Promise<INestApplication> {
-    const app = await NestFactory.create(
-      BenchConsumerModule.register({ broker: this.brokerUrl, advertisedUrl: `http://127.0.0.1:${port}`, autoRegister, listeners }),
-      new FastifyAdapter(),
-      { logger: LOGGER, bodyParser: false, abortOnError: false },
-    );
-    await app.listen(port, '127.0.0.1');
-    if (autoRegister) await registered(app);
-    return app;
+  private nestApp(listeners: BenchListener[], port: number, autoRegister: boolean): Promise<INestApplication> {
+    return startConsumerApp(this.brokerUrl, listeners, port, { autoRegister });
   }
 
   async consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle> {
@@ -241,6 +232,11 @@ export class MmmqSystem implements System {
     return startPlainConsumers(this.port, this.consumerIds(plan)[0], this.pattern(plan), members, onMessage);
   }
 
+  /** The pattern on this broker: @mmmq/postgres's outbox, relay and inbox (see `mmmq-outbox.ts`). */
+  outboxPipeline(round: OutboxRound): Promise<OutboxPipeline> {
+    return MmmqOutboxPipeline.create(round, { broker: this.brokerUrl, stream: `mmmq://127.0.0.1:${this.streamPort}` });
+  }
+
   async drop(plan: TopicPlan): Promise<void> {
     // MMMQ cannot delete a topic; its data stays in the temp dir. The dispatchers go, so nothing more is pushed.
     for (const consumerId of this.consumerIds(plan)) {
@@ -282,15 +278,4 @@ export class MmmqSystem implements System {
       return { restartAt, readyAt, handle: { close: () => app.close() } };
     },
   };
-}
-
-/** Resolves once the app's listeners are registered with the broker (in the background after `listen`), so the timing starts with delivery possible. */
-async function registered(app: INestApplication): Promise<void> {
-  const health = app.get(MmmqConsumerHealthIndicator);
-  const deadline = Date.now() + REGISTRATION_DEADLINE_MS;
-  while (health.check().status !== 'up') {
-    if (Date.now() > deadline)
-      throw new Error(`the consumer app did not register within ${REGISTRATION_DEADLINE_MS} ms: ${health.check().message}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

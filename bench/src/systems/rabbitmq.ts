@@ -2,7 +2,9 @@ import amqp from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
 import { decode, encode, type BenchContent } from '../payload';
 import { commandOutput, log, mustRun, portOpen, rabbitPids, sleep } from '../services';
+import type { OutboxPipeline, OutboxRound } from './outbox-pipeline';
 import { RabbitBatchAcker } from './rabbitmq-batch-acker';
+import { RabbitOutboxPipeline } from './rabbitmq-outbox';
 import type {
   ConsumeHandle,
   OnMemberMessage,
@@ -185,6 +187,11 @@ export class RabbitMqSystem implements System {
 
   private closing(channels: Channel[]): ConsumeHandle {
     return { close: async () => void (await Promise.all(channels.map((c) => c.close().catch(() => undefined)))) };
+  }
+
+  /** The pattern as RabbitMQ's users build it (see `rabbitmq-outbox.ts`), on a queue of this system's type. */
+  outboxPipeline(round: OutboxRound): Promise<OutboxPipeline> {
+    return RabbitOutboxPipeline.create(round, this.queueType);
   }
 
   async drop(plan: TopicPlan): Promise<void> {

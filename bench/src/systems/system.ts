@@ -1,4 +1,5 @@
 import type { BenchContent } from '../payload';
+import type { OutboxPipeline, OutboxRound } from './outbox-pipeline';
 
 /**
  * What one round of a workload uses: its topics (queues, streams, subjects) and its consumer groups.
@@ -120,6 +121,12 @@ export interface System {
    * without it are not counted.
    */
   fsyncCounters?(): Promise<FsyncCounters | string>;
+  /**
+   * MMMQ and RabbitMQ only: the exactly-once-effect pattern on this broker (outbox → relay → broker → consumer with
+   * inbox, on PostgreSQL) for one round of the outbox-inbox workload: its tables created in `round.schema`, its queue
+   * declared, nothing started. Systems without it are not compared there.
+   */
+  outboxPipeline?(round: OutboxRound): Promise<OutboxPipeline>;
   /** Deletes what `declare` and the round created. */
   drop(plan: TopicPlan): Promise<void>;
 

@@ -6,6 +6,7 @@ import { fanout } from './fanout';
 import { largeMessages } from './large-messages';
 import { httpPublishers } from './http-publishers';
 import { manyTopics } from './many-topics';
+import { outboxInbox } from './outbox-inbox';
 import { plainConsumer } from './plain-consumer';
 import { publishOne } from './publish-one';
 import { publishWindow } from './publish-window';
@@ -27,5 +28,6 @@ export const WORKLOADS: Workload[] = [
   manyTopics(100),
   manyTopics(1000),
   largeMessages,
+  outboxInbox,
   backlogRestart,
 ];

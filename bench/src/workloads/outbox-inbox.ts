@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { content, type BenchContent } from '../payload';
+import {
+  CONSUMER_CONCURRENCY,
+  CONSUMER_PREFETCH,
+  PG_CONNECTION,
+  RELAY_BATCH,
+  type OutboxPipeline,
+  type OutboxRound,
+} from '../systems/outbox-pipeline';
+import { DeliveryTracker } from './end-to-end';
+import { MAX, P50, P99, RATE, type MetricDef, type Workload } from './workload';
+
+/** The writers' own pace: business transactions committed per second; not a performance of the broker. */
+export const WRITE_RATE: MetricDef = { key: 'writeRate', label: 'business commits/s', unit: '/s', better: 'higher', ratio: false };
+
+/** Business commits per second the round's time limit allows for even on a slow disk (this machine does ~150–250). */
+const SLOWEST_WRITES_PER_SECOND = 20;
+
+/** A PostgreSQL schema name for the round, from its (unique) topic prefix. */
+export function roundSchema(prefix: string): string {
+  return prefix
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 48);
+}
+
+/**
+ * Issue 17's exactly-once effect, end to end on PostgreSQL: business transactions each write a business row and an
+ * outbox row; the system's relay publishes the outbox; its consumer, in one transaction per message, reserves the
+ * message in an inbox table and writes the side-effect row, then acknowledges. MMMQ (@mmmq/postgres's outbox, relay
+ * and inbox) against the same pattern built on RabbitMQ; see bench/README.md, *Drivers*.
+ */
+export const outboxInbox: Workload = {
+  id: 'outbox-inbox',
+  title: () => 'Outbox → relay → broker → consumer with inbox (PostgreSQL)',
+  describe: (c) =>
+    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`, woken by the outbox's NOTIFY), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` pull listener (\`delivery: 'pull'\`, \`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` ${CONSUMER_CONCURRENCY}: a pushed listener handles one topic's messages one at a time); **RabbitMQ**: the bench's own outbox and inbox tables, shaped like @mmmq/postgres's, and a relay with the same loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers alone got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here.`,
+  metrics: [RATE(), P50, P99, MAX, WRITE_RATE],
+  headline: 'rate',
+  // The writers' time comes on top of the usual wait for the deliveries.
+  hardLimitSeconds: (c) => c.roundTimeoutSeconds * 3 + Math.ceil(c.outboxMessages / SLOWEST_WRITES_PER_SECOND),
+  applies: (system) => (system.outboxPipeline ? true : 'issue 17 compares the pattern with RabbitMQ only: no outbox relay is built for it'),
+  async run(system, ctx) {
+    const c = ctx.config;
+    const n = c.outboxMessages;
+    const plan = ctx.plan(1, 1);
+    const schema = roundSchema(plan.prefix);
+    // The writers' pool, also used to set up the round and to check it afterwards.
+    const pool = new Pool({ ...PG_CONNECTION, max: c.outboxWriters });
+    pool.on('error', () => undefined);
+    const tracker = new DeliveryTracker(n, 1);
+    const committedAt = new Float64Array(n);
+    let firstCommitAt = NaN;
+    let lastCommitAt = NaN;
+    let suppressed = 0;
+    const round: OutboxRound = {
+      schema,
+      topic: plan.topics[0],
+      consumerId: `${plan.prefix}.${plan.groups[0]}`,
+      sideEffect: async (client, messageId, message) => {
+        await client.query(`INSERT INTO "${schema}".effects (seq, message_id) VALUES ($1, $2)`, [message.seq, messageId]);
+      },
+      // The tracker measures from `t`: here the business commit, known once the writer's COMMIT returned.
+      onCommitted: (message) => tracker.onMessage(0, { seq: message.seq, t: committedAt[message.seq] || message.t }),
+      onDuplicate: () => suppressed++,
+    };
+    let pipeline: OutboxPipeline | undefined;
+    try {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; CREATE SCHEMA "${schema}";
+        CREATE TABLE "${schema}".orders (seq integer PRIMARY KEY, amount integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+        CREATE TABLE "${schema}".effects (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, seq integer NOT NULL, message_id text NOT NULL)`);
+      pipeline = await system.outboxPipeline!(round);
+      await pipeline.start();
+      await ctx.startSampling();
+      let next = 0;
+      const writer = async () => {
+        const client = await pool.connect();
+        try {
+          for (let seq = next++; seq < n; seq = next++) {
+            const message: BenchContent = content(seq, performance.now(), c.size);
+            await client.query('BEGIN');
+            await client.query(`INSERT INTO "${schema}".orders (seq, amount) VALUES ($1, $2)`, [seq, seq % 1000]);
+            await pipeline!.add(client, randomUUID(), message);
+            await client.query('COMMIT');
+            committedAt[seq] = performance.now();
+            if (Number.isNaN(firstCommitAt)) firstCommitAt = committedAt[seq];
+            lastCommitAt = committedAt[seq];
+          }
+        } catch (error) {
+          next = n; // the round has failed: the other writers stop too
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        } finally {
+          client.release();
+        }
+      };
+      await Promise.all(Array.from({ length: c.outboxWriters }, writer));
+      const waited = await tracker.wait(c.roundTimeoutSeconds * 1000);
+      await ctx.stopSampling();
+      const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
+      const { p50, p99, max } = tracker.latencies.summary();
+      const unpublished = tracker.delivered === tracker.expected ? 0 : await pipeline.unpublished();
+      await pipeline.close();
+      const notes = [waited, ...(await check(pool, schema, n)), unpublished ? `${unpublished} outbox rows not published` : undefined];
+      if (suppressed) notes.push(`${suppressed} redeliveries suppressed by the inbox`);
+      return {
+        metrics: {
+          rate: tracker.delivered / ((end - firstCommitAt) / 1000),
+          p50,
+          p99,
+          max,
+          writeRate: n / ((lastCommitAt - firstCommitAt) / 1000),
+        },
+        note: notes.filter(Boolean).join('; ') || undefined,
+      };
+    } finally {
+      await pipeline?.close();
+      await system.drop(plan).catch(() => undefined);
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+      await pool.end();
+    }
+  },
+};
+
+/** Exactly one side-effect row per message: what is not so, for the note. */
+async function check(pool: Pool, schema: string, messages: number): Promise<string[]> {
+  const { rows } = await pool.query<{ effects: number; handled: number }>(
+    `SELECT count(*)::int AS effects, count(DISTINCT seq)::int AS handled FROM "${schema}".effects`,
+  );
+  const { effects, handled } = rows[0];
+  const notes: string[] = [];
+  if (handled < messages) notes.push(`${messages - handled} messages without a side effect`);
+  if (effects > handled) notes.push(`${effects - handled} side effects beyond one per message`);
+  return notes;
+}
