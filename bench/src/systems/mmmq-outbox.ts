@@ -6,8 +6,7 @@ import { Pool, type ClientBase, type PoolClient } from 'pg';
 import type { BenchContent } from '../payload';
 import { log } from '../services';
 import { NEST_LOGGER, startPullConsumerApp } from './mmmq-consumer-app';
-// Until issue 17's @mmmq/postgres is merged: its signatures, see the stand-in's header. Then: from '@mmmq/postgres'.
-import { Inbox, migrate, Outbox, OutboxRelay, OUTBOX_TABLE, pgAdapter } from './mmmq-postgres-standin';
+import { Inbox, migrate, Outbox, OutboxRelay, OUTBOX_TABLE, pgAdapter } from '@mmmq/postgres';
 import { BenchProducerModule, type BenchListener } from './mmmq-nest-modules';
 import {
   CONSUMER_CONCURRENCY,
