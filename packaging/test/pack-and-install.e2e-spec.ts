@@ -15,6 +15,8 @@ import {
 } from './support/packed-packages';
 
 const FIXTURE = resolve(__dirname, '../fixture');
+/** The PostgreSQL .ci/run starts (trust auth, database `test`). */
+const TEST_DATABASE_URL = process.env.MMMQ_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** A cold npm cache downloads about a hundred packages; a warm one installs in seconds. */
 const INSTALL_TIMEOUT_MS = 300_000;
 const BUILD_TIMEOUT_MS = 120_000;
@@ -22,7 +24,7 @@ const BUILD_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * What a user gets from the registry: the six packages packed as `pnpm publish` would pack them, installed with npm
+ * What a user gets from the registry: the seven packages packed as `pnpm publish` would pack them, installed with npm
  * into a fresh Nest application outside the monorepo (so nothing resolves to the workspace), compiled with the
  * application's own TypeScript, and run as docs/getting-started.md runs it; plus a hybrid application on the
  * Nest microservices transport of @mmmq/microservices (src/microservices, not on that page).
@@ -63,12 +65,14 @@ describe('the packed packages in a fresh Nest application', () => {
     const files = await tarballFiles(tarballs[pkg]);
 
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts']));
-    // The broker also ships its admin console's page, scripts and styles (docs/operations.md#console).
-    const shipped = pkg === 'broker' ? /^console\/[a-z-]+\.(html|css|js)$/ : /^$/;
+    // The broker also ships its admin console's page, scripts and styles (docs/operations.md#console); the
+    // PostgreSQL package its migrations, which migrate() reads at run time.
+    const shipped = { broker: /^console\/[a-z-]+\.(html|css|js)$/, postgres: /^migrations\/\d{4}_[a-z_]+\.sql$/ }[pkg as string] ?? /^$/;
     expect(
       files.filter((file) => !/^(package\.json|README\.md|CHANGELOG\.md|dist\/.+\.(js|d\.ts|js\.map))$/.test(file) && !shipped.test(file)),
     ).toEqual([]);
     if (pkg === 'broker') expect(files).toEqual(expect.arrayContaining(['console/index.html', 'console/main.js']));
+    if (pkg === 'postgres') expect(files).toEqual(expect.arrayContaining(['migrations/0001_outbox.sql', 'migrations/0002_inbox.sql']));
     expect(files.filter((file) => /\.spec\.|tsbuildinfo|(^|\/)test\//.test(file))).toEqual([]);
   });
 
@@ -173,6 +177,29 @@ describe('the packed packages in a fresh Nest application', () => {
     await app.waitFor(
       /\[Shipping\] Shipping order 7 to Lyon \(validated, shipment\.requested @0, delivery 1, consumer shipping\.shipment\.requested\)/,
       START_TIMEOUT_MS,
+    );
+  });
+
+  it('migrates a schema on PostgreSQL with the migrations shipped in @mmmq/postgres', async () => {
+    const schema = `mmmq_pack_${process.pid}`;
+    const script = `
+      const { Pool } = require('pg');
+      const { migrate, Outbox, Inbox, pgAdapter } = require('@mmmq/postgres');
+      const pool = new Pool({ connectionString: ${JSON.stringify(TEST_DATABASE_URL)} });
+      (async () => {
+        try {
+          const { applied } = await migrate(pool, { schema: '${schema}' });
+          const again = await migrate(pool, { schema: '${schema}' });
+          if (typeof Outbox !== 'function' || typeof Inbox !== 'function' || !pgAdapter) throw new Error('missing exports');
+          console.log('applied ' + applied.join(',') + '; again ' + again.applied.length);
+        } finally {
+          await pool.query('DROP SCHEMA IF EXISTS ${schema} CASCADE');
+          await pool.end();
+        }
+      })().catch((error) => { console.error(error); process.exit(1); });`;
+
+    await expect(run(process.execPath, ['-e', script], appDir, 30_000)).resolves.toContain(
+      'applied 0001_outbox.sql,0002_inbox.sql; again 0',
     );
   });
 
