@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { Deduplicator } from '../deduplication/deduplicator';
+import { DeduplicationStats } from '../deduplication/deduplication-window';
 import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscription-container';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
@@ -25,6 +27,13 @@ export interface TopicInfo {
    * (`retention.whenNeeded: keep`); 0 when no subscription holds the topic past its retention.
    */
   retentionHeldBytes: number;
+  /**
+   * Re-publishes of a known producer-given id answered with the original ACK since the broker started (nothing was
+   * stored for them); 0 while de-duplication is off for the topic.
+   */
+  messagesDeduplicated: number;
+  /** The topic's de-duplication window since the broker started; null when `deduplication.windowMs` is 0. */
+  deduplication: DeduplicationStats | null;
   /** Each consumer reading it: position, lag, state and counters, as `GET /mmmq/subscriptions` shows them. */
   subscriptions: SubscriptionView[];
 }
@@ -40,6 +49,7 @@ export class TopicRegistry {
     private readonly queues: TopicQueueContainer,
     private readonly subscriptions: SubscriptionContainer,
     private readonly retention: RetentionService,
+    @Optional() private readonly deduplicator?: Deduplicator,
   ) {}
 
   /** Every open topic, by name. */
@@ -47,14 +57,14 @@ export class TopicRegistry {
     const subscriptions = this.subscriptions.list();
     return this.queues
       .list()
-      .map((queue) => info(queue, subscriptions, this.retention.heldBytes(queue.name)))
+      .map((queue) => info(queue, subscriptions, this.retention.heldBytes(queue.name), this.deduplicator?.stats(queue.name)))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** The topic, or undefined when it does not exist (yet). */
   get(name: string): TopicInfo | undefined {
     const queue = this.queues.get(name);
-    return queue && info(queue, this.subscriptions.list(), this.retention.heldBytes(name));
+    return queue && info(queue, this.subscriptions.list(), this.retention.heldBytes(name), this.deduplicator?.stats(name));
   }
 
   has(name: string): boolean {
@@ -62,7 +72,12 @@ export class TopicRegistry {
   }
 }
 
-function info(queue: TopicQueue, subscriptions: readonly SubscriptionView[], retentionHeldBytes: number): TopicInfo {
+function info(
+  queue: TopicQueue,
+  subscriptions: readonly SubscriptionView[],
+  retentionHeldBytes: number,
+  deduplication: DeduplicationStats | undefined,
+): TopicInfo {
   const { chain, tailOffset } = queue;
   return {
     name: queue.name,
@@ -74,6 +89,8 @@ function info(queue: TopicQueue, subscriptions: readonly SubscriptionView[], ret
     segments: chain.segmentCount,
     writable: queue.writable,
     retentionHeldBytes,
+    messagesDeduplicated: deduplication?.deduplicated ?? 0,
+    deduplication: deduplication ?? null,
     subscriptions: subscriptions.filter((subscription) => subscription.topic === queue.name),
   };
 }

@@ -1,0 +1,89 @@
+/** The offset of a remembered id whose message is not committed yet. */
+const PENDING = -1;
+
+/** A producer-given id a topic remembers. */
+export interface RememberedId {
+  /** Epoch milliseconds the message was published: the id is forgotten once that is older than the window. */
+  readonly at: number;
+  /** Where the message was stored; {@link PENDING} while its commit is in flight. */
+  offset: number;
+  /** While the commit is in flight: settles with it, either way. */
+  settled?: Promise<void>;
+}
+
+/** What a topic's de-duplication has done since the broker started, for `GET /mmmq/topics` and metrics. */
+export interface DeduplicationStats {
+  /** Re-publishes answered with the original ACK, nothing stored. */
+  deduplicated: number;
+  /** Ids forgotten before their window ended because the topic remembered `maxIds` (the window shrank). */
+  evicted: number;
+  /** Ids remembered now (at most `maxIds`). */
+  remembered: number;
+}
+
+/**
+ * The producer-given message ids one topic remembers: where each was stored, for `windowMs` after it was published.
+ * Insertion order is publish order, so the oldest ids are at the head of the map: expiring and evicting them is
+ * a look at the head, not a scan.
+ */
+export class DeduplicationWindow {
+  private readonly ids = new Map<string, RememberedId>();
+  deduplicated = 0;
+  evicted = 0;
+  /** False until the ids of the topic's recent messages, read back from its log at open, are remembered. */
+  isReady = false;
+  ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly windowMs: number,
+    readonly maxIds: number,
+  ) {}
+
+  get stats(): DeduplicationStats {
+    return { deduplicated: this.deduplicated, evicted: this.evicted, remembered: this.ids.size };
+  }
+
+  /** The id as remembered, unless it is unknown or its window has passed (`now` is epoch milliseconds). */
+  lookup(id: string, now: number): RememberedId | undefined {
+    const known = this.ids.get(id);
+    if (known === undefined || known.settled !== undefined || known.at > now - this.windowMs) return known;
+    this.ids.delete(id);
+    return undefined;
+  }
+
+  /** Remembers an id whose commit is in flight; {@link committed} or {@link failed} tells the outcome. */
+  reserve(id: string, at: number, settled: Promise<void>): RememberedId {
+    const entry: RememberedId = { at, offset: PENDING, settled };
+    this.add(id, entry);
+    return entry;
+  }
+
+  committed(entry: RememberedId, offset: number): void {
+    entry.offset = offset;
+    entry.settled = undefined;
+  }
+
+  /** Nothing was stored: the id is forgotten, so a retry is stored. */
+  failed(id: string, entry: RememberedId): void {
+    if (this.ids.get(id) === entry) this.ids.delete(id);
+    entry.settled = undefined;
+  }
+
+  /** An id read back from the topic's log (oldest first). */
+  restore(id: string, at: number, offset: number): void {
+    this.add(id, { at, offset });
+  }
+
+  private add(id: string, entry: RememberedId): void {
+    this.ids.delete(id);
+    const horizon = entry.at - this.windowMs;
+    for (const [oldest, remembered] of this.ids) {
+      // An id still being committed stays: the concurrent publish of it must find it.
+      if (remembered.settled !== undefined) break;
+      if (remembered.at > horizon && this.ids.size < this.maxIds) break;
+      this.ids.delete(oldest);
+      if (remembered.at > horizon) this.evicted++;
+    }
+    this.ids.set(id, entry);
+  }
+}
