@@ -1,4 +1,4 @@
-import { startBroker, TestConsumer, useTempDir, waitFor, type BrokerApp } from '@mmmq/test-support';
+import { spawnBroker, startBroker, TestConsumer, useTempDir, waitFor, type BrokerApp, type BrokerProcess } from '@mmmq/test-support';
 import type { MmmqBrokerOptions } from '../../src';
 import { Deduplicator } from '../../src/deduplication/deduplicator';
 import { Fetched, PullClient, waitUntil } from '../delivery/pull.fixture';
@@ -188,5 +188,39 @@ describe('broker-side de-duplication with the real broker', () => {
     expect(committed.body).toMatchObject({ settled: 1, messages: [{ id: 'invoice-1', offset: 0, duplicate: true }] });
     expect(await broker!.stored('invoice.issued')).toHaveLength(1);
     await broker!.caughtUp('invoicing', 'order.in');
+  });
+});
+
+describe('broker-side de-duplication across a SIGKILL of the broker process', () => {
+  const dir = useTempDir('mmmq-dedup-crash-');
+  let running: BrokerProcess | undefined;
+
+  afterEach(async () => {
+    running?.child.kill('SIGKILL');
+    await running?.exited;
+  });
+
+  const publishTo = async (url: string, body: Record<string, unknown>) => {
+    const response = await fetch(`${url}${MESSAGES}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('knows every id it acknowledged before the kill: the window is rebuilt from what the journal made durable', async () => {
+    const rootDir = dir();
+    running = await spawnBroker({ MMMQ_ROOT_DIR: rootDir });
+    const acks = [];
+    for (let n = 0; n < 20; n++) acks.push((await publishTo(running.url, { topic: 'order.created', id: `o-${n}`, content: n })).body);
+    running.child.kill('SIGKILL');
+    await running.exited;
+    running = await spawnBroker({ MMMQ_ROOT_DIR: rootDir });
+    for (const ack of acks) {
+      const again = await publishTo(running.url, { topic: 'order.created', id: ack.id, content: 0 });
+      expect(again.body).toEqual({ ...ack, duplicate: true });
+    }
+    expect((await publishTo(running.url, { topic: 'order.created', id: 'new', content: 0 })).body.offset).toBe(20);
   });
 });
