@@ -1,14 +1,19 @@
 /** The offset of a remembered id whose message is not committed yet. */
 const PENDING = -1;
 
+/** The publish committing a pending id: a concurrent publish of the id waits for it. */
+export interface PendingCommit {
+  whenSettled(): Promise<void>;
+}
+
 /** A producer-given id a topic remembers. */
 export interface RememberedId {
   /** Epoch milliseconds the message was published: the id is forgotten once that is older than the window. */
   readonly at: number;
   /** Where the message was stored; {@link PENDING} while its commit is in flight. */
   offset: number;
-  /** While the commit is in flight: settles with it, either way. */
-  settled?: Promise<void>;
+  /** While the commit is in flight: the publish committing it. */
+  pending?: PendingCommit;
 }
 
 /** What a topic's de-duplication has done since the broker started, for `GET /mmmq/topics` and metrics. */
@@ -46,27 +51,27 @@ export class DeduplicationWindow {
   /** The id as remembered, unless it is unknown or its window has passed (`now` is epoch milliseconds). */
   lookup(id: string, now: number): RememberedId | undefined {
     const known = this.ids.get(id);
-    if (known === undefined || known.settled !== undefined || known.at > now - this.windowMs) return known;
+    if (known === undefined || known.pending !== undefined || known.at > now - this.windowMs) return known;
     this.ids.delete(id);
     return undefined;
   }
 
   /** Remembers an id whose commit is in flight; {@link committed} or {@link failed} tells the outcome. */
-  reserve(id: string, at: number, settled: Promise<void>): RememberedId {
-    const entry: RememberedId = { at, offset: PENDING, settled };
+  reserve(id: string, at: number, pending: PendingCommit): RememberedId {
+    const entry: RememberedId = { at, offset: PENDING, pending };
     this.add(id, entry);
     return entry;
   }
 
   committed(entry: RememberedId, offset: number): void {
     entry.offset = offset;
-    entry.settled = undefined;
+    entry.pending = undefined;
   }
 
   /** Nothing was stored: the id is forgotten, so a retry is stored. */
   failed(id: string, entry: RememberedId): void {
     if (this.ids.get(id) === entry) this.ids.delete(id);
-    entry.settled = undefined;
+    entry.pending = undefined;
   }
 
   /** An id read back from the topic's log (oldest first). */
@@ -79,7 +84,7 @@ export class DeduplicationWindow {
     const horizon = entry.at - this.windowMs;
     for (const [oldest, remembered] of this.ids) {
       // An id still being committed stays: the concurrent publish of it must find it.
-      if (remembered.settled !== undefined) break;
+      if (remembered.pending !== undefined) break;
       if (remembered.at > horizon && this.ids.size < this.maxIds) break;
       this.ids.delete(oldest);
       if (remembered.at > horizon) this.evicted++;

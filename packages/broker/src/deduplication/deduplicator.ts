@@ -49,7 +49,7 @@ export class Deduplicator implements OnModuleInit {
         if (window === undefined) continue;
         relevant = true;
         // Nothing is reserved while waiting, so two batches naming the same ids in opposite orders cannot deadlock.
-        waitFor = window.isReady ? window.lookup(message.id, now)?.settled : window.ready;
+        waitFor = window.isReady ? window.lookup(message.id, now)?.pending?.whenSettled() : window.ready;
         if (waitFor !== undefined) break;
       }
       if (!relevant) return undefined;

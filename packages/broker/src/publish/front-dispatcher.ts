@@ -155,7 +155,7 @@ export class FrontDispatcher {
     try {
       const publishedAt = deduplication?.at ?? Date.now();
       for (const [index, message] of messages.entries()) {
-        if (deduplication?.duplicateOf[index] !== undefined) continue;
+        if (deduplication?.isDuplicate(index)) continue;
         const part = byTopic.get(message.topic.name)!;
         part.payloads.push(this.encode(message, publishedAt));
         part.indices.push(index);
@@ -163,7 +163,10 @@ export class FrontDispatcher {
       const topics = [...byTopic.values()].filter(({ payloads }) => payloads.length > 0);
       for (const { queue } of topics) if (!queue.writable) await queue.assertWritable();
       const releases = await this.admitAll(topics);
+      let answered: { firstOffsets: Array<number | undefined>; acks: PublishedMessage[] } | undefined;
       const published = (firstOffsets: Array<number | undefined>) => {
+        // Asked twice for one commit when ids are remembered (the answer, and release): computed once.
+        if (answered?.firstOffsets === firstOffsets) return answered.acks;
         const acks = new Array<PublishedMessage>(messages.length);
         topics.forEach(({ queue, indices }, i) =>
           indices.forEach((index, n) => {
@@ -171,7 +174,8 @@ export class FrontDispatcher {
             acks[index] = { id: messages[index].id, topic: queue.topic.name, offset, deliveryMode: 'persistent' } satisfies StoredMessage;
           }),
         );
-        return deduplication?.fill(acks) ?? acks;
+        if (deduplication) answered = { firstOffsets, acks: deduplication.fill(acks) };
+        return acks;
       };
       const release = (firstOffsets?: Array<number | undefined>) => {
         releases.forEach((done) => done());

@@ -212,7 +212,7 @@ describe('broker-side de-duplication across a SIGKILL of the broker process', ()
   it('knows every id it acknowledged before the kill: the window is rebuilt from what the journal made durable', async () => {
     const rootDir = dir();
     running = await spawnBroker({ MMMQ_ROOT_DIR: rootDir });
-    const acks = [];
+    const acks: Array<Record<string, unknown>> = [];
     for (let n = 0; n < 20; n++) acks.push((await publishTo(running.url, { topic: 'order.created', id: `o-${n}`, content: n })).body);
     running.child.kill('SIGKILL');
     await running.exited;
