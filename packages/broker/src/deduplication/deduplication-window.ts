@@ -8,6 +8,7 @@ export interface PendingCommit {
 
 /** A producer-given id a topic remembers. */
 export interface RememberedId {
+  readonly id: string;
   /** Epoch milliseconds the message was published: the id is forgotten once that is older than the window. */
   readonly at: number;
   /** Where the message was stored; {@link PENDING} while its commit is in flight. */
@@ -26,13 +27,19 @@ export interface DeduplicationStats {
   remembered: number;
 }
 
+/** Entries of {@link DeduplicationWindow}'s order dropped from its head before the array is compacted. */
+const COMPACT_AFTER = 1024;
+
 /**
  * The producer-given message ids one topic remembers: where each was stored, for `windowMs` after it was published.
- * Insertion order is publish order, so the oldest ids are at the head of the map: expiring and evicting them is
- * a look at the head, not a scan.
+ * `order` holds them in publish order, so expiring and evicting the oldest is a look at its head, not a scan. (Not the
+ * map's own order: V8 iterates a map from the slots its deletions left, so reading its head after many deletions is
+ * a scan.) An entry of `order` the map no longer holds (forgotten, or remembered anew) is skipped there.
  */
 export class DeduplicationWindow {
   private readonly ids = new Map<string, RememberedId>();
+  private order: RememberedId[] = [];
+  private head = 0;
   deduplicated = 0;
   evicted = 0;
   /** False until the ids of the topic's recent messages, read back from its log at open, are remembered. */
@@ -58,7 +65,7 @@ export class DeduplicationWindow {
 
   /** Remembers an id whose commit is in flight; {@link committed} or {@link failed} tells the outcome. */
   reserve(id: string, at: number, pending: PendingCommit): RememberedId {
-    const entry: RememberedId = { at, offset: PENDING, pending };
+    const entry: RememberedId = { id, at, offset: PENDING, pending };
     this.add(id, entry);
     return entry;
   }
@@ -76,19 +83,26 @@ export class DeduplicationWindow {
 
   /** An id read back from the topic's log (oldest first). */
   restore(id: string, at: number, offset: number): void {
-    this.add(id, { at, offset });
+    this.add(id, { id, at, offset });
   }
 
   private add(id: string, entry: RememberedId): void {
     this.ids.delete(id);
     const horizon = entry.at - this.windowMs;
-    for (const [oldest, remembered] of this.ids) {
+    for (; this.head < this.order.length; this.head++) {
+      const oldest = this.order[this.head];
+      if (this.ids.get(oldest.id) !== oldest) continue;
       // An id still being committed stays: the concurrent publish of it must find it.
-      if (remembered.pending !== undefined) break;
-      if (remembered.at > horizon && this.ids.size < this.maxIds) break;
-      this.ids.delete(oldest);
-      if (remembered.at > horizon) this.evicted++;
+      if (oldest.pending !== undefined) break;
+      if (oldest.at > horizon && this.ids.size < this.maxIds) break;
+      this.ids.delete(oldest.id);
+      if (oldest.at > horizon) this.evicted++;
+    }
+    if (this.head > COMPACT_AFTER && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
     this.ids.set(id, entry);
+    this.order.push(entry);
   }
 }

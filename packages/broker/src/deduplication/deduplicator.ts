@@ -36,26 +36,21 @@ export class Deduplicator implements OnModuleInit {
   /**
    * Decides which of `messages` are re-publishes of ids their topics know (their topics' queues are open), and
    * reserves the ids of the others until {@link DeduplicationClaim.committed}. A publish of an id whose commit is in
-   * flight waits for that commit's outcome first. Undefined (nothing allocated) when no message has a producer-given
-   * id on a topic that de-duplicates.
+   * flight waits for that commit's outcome first (then, only then, the answer is a promise). Undefined (nothing
+   * allocated) when no message has a producer-given id on a topic that de-duplicates.
    */
-  async claim(messages: readonly PublishableMessage[]): Promise<DeduplicationClaim | undefined> {
-    for (;;) {
-      let waitFor: Promise<void> | undefined;
-      let relevant = false;
-      const now = Date.now();
-      for (const message of messages) {
-        const window = message.idFromProducer ? this.windows.get(message.topic.name) : undefined;
-        if (window === undefined) continue;
-        relevant = true;
-        // Nothing is reserved while waiting, so two batches naming the same ids in opposite orders cannot deadlock.
-        waitFor = window.isReady ? window.lookup(message.id, now)?.pending?.whenSettled() : window.ready;
-        if (waitFor !== undefined) break;
-      }
-      if (!relevant) return undefined;
-      if (waitFor === undefined) return this.decide(messages, now);
-      await waitFor;
+  claim(messages: readonly PublishableMessage[]): DeduplicationClaim | undefined | Promise<DeduplicationClaim | undefined> {
+    const now = Date.now();
+    let relevant = false;
+    for (const message of messages) {
+      const window = message.idFromProducer ? this.windows.get(message.topic.name) : undefined;
+      if (window === undefined) continue;
+      relevant = true;
+      // Nothing is reserved while waiting, so two batches naming the same ids in opposite orders cannot deadlock.
+      const waitFor = window.isReady ? window.lookup(message.id, now)?.pending?.whenSettled() : window.ready;
+      if (waitFor !== undefined) return waitFor.then(() => this.claim(messages));
     }
+    return relevant ? this.decide(messages, now) : undefined;
   }
 
   private decide(messages: readonly PublishableMessage[], now: number): DeduplicationClaim {

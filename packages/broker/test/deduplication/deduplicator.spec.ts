@@ -31,7 +31,7 @@ describe('Deduplicator', () => {
     const dedup = deduplicator();
     const first = (await dedup.claim([message('x')]))!;
     let second: Awaited<ReturnType<Deduplicator['claim']>> | 'waiting' = 'waiting';
-    const claiming = dedup.claim([message('x')]).then((claim) => (second = claim));
+    const claiming = Promise.resolve(dedup.claim([message('x')])).then((claim) => (second = claim));
     await Promise.resolve();
     expect(second).toBe('waiting');
     first.committed(undefined);
