@@ -98,7 +98,9 @@ export class FrontDispatcher {
         deduplication?.accepted(index, deliveryMode) ?? ({ id: message.id, topic: message.topic.name, deliveryMode } as AcceptedMessage),
     );
     if (!early) return { deliveryMode, acknowledged: offered.then(() => accepted), committed };
-    offered.catch((error: unknown) => this.lost(messages, error));
+    offered.catch((error: unknown) =>
+      this.lost(deduplication ? messages.filter((_, index) => !deduplication.isDuplicate(index)) : messages, error),
+    );
     return { deliveryMode, acknowledged: Promise.resolve(accepted), committed };
   }
 
