@@ -150,7 +150,19 @@ describe('broker-side de-duplication with the real broker', () => {
     expect(first.body).toEqual({ acknowledgement: 'ACK', id: 'np', topic: 'metrics.cpu', deliveryMode: 'nonPersistent' });
     const again = await publish({ topic: 'metrics.cpu', id: 'np', content: 1 });
     expect(again.body).toMatchObject({ id: 'np', offset: 0, deliveryMode: 'persistent', duplicate: true });
-    expect(await broker!.stored('metrics.cpu')).toHaveLength(1);
+    // A batch answered on receipt: the repeat of an id is flagged, without an offset, and stored once.
+    const batch = await broker!.request('POST', BATCH, {
+      messages: [
+        { topic: 'metrics.cpu', id: 'twice', content: 2 },
+        { topic: 'metrics.cpu', id: 'twice', content: 2 },
+      ],
+    });
+    expect(batch.body.messages).toEqual([
+      { id: 'twice', topic: 'metrics.cpu', deliveryMode: 'nonPersistent' },
+      { id: 'twice', topic: 'metrics.cpu', deliveryMode: 'nonPersistent', duplicate: true },
+    ]);
+    await waitFor(async () => (await broker!.stored('metrics.cpu')).length === 2, { message: 'the batch stored' });
+    expect((await broker!.stored('metrics.cpu')).map(({ id }) => id)).toEqual(['np', 'twice']);
   });
 
   it('de-duplicates the publish stream like HTTP', async () => {
