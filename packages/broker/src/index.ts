@@ -26,6 +26,9 @@ export { resolveTopicsOptions } from './topics/topic-policy.resolver';
 export { DEFAULT_TOPIC_LIMIT_RETRY_AFTER_MS, PublishExceedsTopicLimitError, TopicLimitExceededError } from './retention/topic-limit.errors';
 export type { TopicLimitName } from './retention/topic-limit.errors';
 export {
+  type DeduplicationOptions,
+  DEFAULT_DEDUPLICATION_MAX_IDS,
+  DEFAULT_DEDUPLICATION_WINDOW_MS,
   DEFAULT_RETENTION_MS,
   type DeliveryMode,
   DELIVERY_MODES,
@@ -40,6 +43,7 @@ export {
   type TopicsOptions,
   type WhenExpired,
 } from './topics/topic-policy.options';
+export type { DeduplicationStats } from './deduplication/deduplication-window';
 export {
   MmmqBrokerEvent,
   type DispatcherHostJoinedEvent,

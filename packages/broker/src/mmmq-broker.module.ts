@@ -39,6 +39,7 @@ import {
   ResolvedPersistenceOptions,
 } from './mmmq-broker.options';
 import { FrontDispatcher } from './publish/front-dispatcher';
+import { Deduplicator } from './deduplication/deduplicator';
 import { PublishRequestParser } from './publish/publish-request.parser';
 import { RawBodyReader } from './publish/raw-body.reader';
 import { MMMQ_AUTH_OPTIONS } from './security/auth-options.resolver';
@@ -135,6 +136,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     JsonBodyReader,
     RawBodyReader,
     PublishRequestParser,
+    Deduplicator,
     FrontDispatcher,
     PublishStreamServer,
     Authenticator,

@@ -54,6 +54,11 @@ export interface StoredMessage {
   topic: string;
   offset: number;
   deliveryMode: 'persistent';
+  /**
+   * Present (true) when the broker already held a message with this producer-given id on this topic, within the
+   * topic's de-duplication window: the ACK is the original's (same offset) and nothing new was stored.
+   */
+  duplicate?: true;
 }
 
 /**
@@ -65,6 +70,8 @@ export interface AcceptedMessage {
   topic: string;
   offset?: undefined;
   deliveryMode: 'nonPersistent';
+  /** As {@link StoredMessage.duplicate}: the id appeared earlier in the same batch, which stores it once. */
+  duplicate?: true;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { TopicInfo, TopicRegistry } from '../topics/topic-registry';
 
 /** One gauge per topic fact, read from `GET /mmmq/topics`'s view when scraped. */
@@ -25,4 +25,15 @@ export function registerTopicCollectors(registry: Registry, topics: TopicRegistr
       },
     });
   }
+  // Counted by the topic's de-duplication window (docs/destinations.md#de-duplication), read at every scrape.
+  new Counter({
+    name: 'mmmq_topic_messages_deduplicated_total',
+    help: 'Re-publishes of a known producer-given id answered with the original ACK, nothing stored',
+    labelNames: ['topic'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const topic of topics.list()) if (topic.messagesDeduplicated > 0) this.inc({ topic: topic.name }, topic.messagesDeduplicated);
+    },
+  });
 }

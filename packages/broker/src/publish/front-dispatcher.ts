@@ -1,6 +1,8 @@
 import type { AcceptedMessage, DeliveryMode, PublishedMessage, StoredMessage } from '@mmmq/core';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { DeduplicationClaim } from '../deduplication/deduplication-claim';
+import { Deduplicator } from '../deduplication/deduplicator';
 import { BacklogGuard } from '../dispatch/backlog-guard';
 import { TopicLimits } from '../retention/topic-limits';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
@@ -29,7 +31,8 @@ export interface Enqueued {
  * Appends validated messages to their topic's log and answers the publisher: once they are durable (persistent),
  * or once they have their place in the commit order (nonPersistent). Every publish, HTTP or stream, comes through
  * here, so this is where the {@link DiskGuard} refuses them, and the {@link BacklogGuard} refuses those to a topic
- * whose `reject` subscription is full (a batch is refused whole).
+ * whose `reject` subscription is full (a batch is refused whole), and where the {@link Deduplicator} answers a
+ * re-publish of a known producer-given id with its original ACK instead of storing it again.
  */
 @Injectable()
 export class FrontDispatcher {
@@ -44,6 +47,7 @@ export class FrontDispatcher {
     private readonly backlogGuard?: BacklogGuard,
     @Optional() private readonly limits?: TopicLimits,
     @Optional() @Inject(PUBLISH_OBSERVER) private readonly observer?: PublishObserver,
+    @Optional() private readonly deduplicator?: Deduplicator,
   ) {}
 
   /** Resolves with the ACK of one message: once durable when persistent, on receipt when nonPersistent. */
@@ -67,14 +71,19 @@ export class FrontDispatcher {
    */
   async enqueue(messages: readonly PublishableMessage[]): Promise<Enqueued> {
     const started = this.startClock();
-    const { parts, published, release } = await this.prepare(messages);
+    const { parts, published, release, deduplication } = await this.prepare(messages);
+    if (parts.length === 0) {
+      // Every message is a re-publish of one already stored: answered at once, nothing is committed.
+      release();
+      return { deliveryMode: 'persistent', acknowledged: Promise.resolve(published([])), committed: Promise.resolve() };
+    }
     const deliveryMode = this.modeOf(messages);
     // Known before committing: a nonPersistent ACK must not be sent for what the journal is already refusing, nor
     // while so much waits for it that answering early would let publishers outrun the disk.
     const early = this.queues.journal.mayAnswerEarly;
     const answeredEarly = deliveryMode === 'nonPersistent' && early;
     const offered = this.queues.journal.commit(parts, answeredEarly);
-    offered.then(release, release);
+    offered.then(release, () => release());
     if (started !== undefined)
       offered.then(
         () => this.observeCommitted(parts, started),
@@ -84,9 +93,14 @@ export class FrontDispatcher {
     // Only the callers that wait for durability look at it; a failure reaches the others through `acknowledged`.
     committed.catch(() => undefined);
     if (deliveryMode === 'persistent') return { deliveryMode, acknowledged: offered.then(published), committed };
-    const accepted = messages.map((message): AcceptedMessage => ({ id: message.id, topic: message.topic.name, deliveryMode }));
+    const accepted = messages.map(
+      (message, index): PublishedMessage =>
+        deduplication?.accepted(index, deliveryMode) ?? ({ id: message.id, topic: message.topic.name, deliveryMode } as AcceptedMessage),
+    );
     if (!early) return { deliveryMode, acknowledged: offered.then(() => accepted), committed };
-    offered.catch((error: unknown) => this.lost(messages, error));
+    offered.catch((error: unknown) =>
+      this.lost(deduplication ? messages.filter((_, index) => !deduplication.isDuplicate(index)) : messages, error),
+    );
     return { deliveryMode, acknowledged: Promise.resolve(accepted), committed };
   }
 
@@ -120,39 +134,63 @@ export class FrontDispatcher {
    * The journal parts that store `messages` (one per topic, in batch order), checked like a publish (disk guard,
    * backlog limits, writable topics, topic limits), and how the parts' first offsets map to each message's place once
    * durable. A transaction commits them with its subscription state in one record. `release` must be called once
-   * that commit is settled, either way: until then the messages count against their topics' limits.
+   * that commit is settled, with the parts' first offsets when it stored them, without when it did not: until then
+   * the messages count against their topics' limits, and their ids are pending for de-duplication.
+   *
+   * Re-publishes of known ids are left out of the parts (which may be none) and answered by `published` with their
+   * original ACKs (`deduplication` says which).
    */
-  async prepare(
-    messages: readonly PublishableMessage[],
-  ): Promise<{ parts: CommitPart[]; published: (firstOffsets: Array<number | undefined>) => StoredMessage[]; release: () => void }> {
+  async prepare(messages: readonly PublishableMessage[]): Promise<{
+    parts: CommitPart[];
+    published: (firstOffsets: Array<number | undefined>) => PublishedMessage[];
+    release: (firstOffsets?: Array<number | undefined>) => void;
+    deduplication?: DeduplicationClaim;
+  }> {
     this.diskGuard?.assertMayPublish();
     for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
-    const publishedAt = Date.now();
-    for (const [index, message] of messages.entries()) {
-      let part = byTopic.get(message.topic.name);
-      if (!part) {
-        part = { queue: await this.queues.getOrCreate(message.topic), payloads: [], indices: [] };
-        byTopic.set(message.topic.name, part);
-      }
-      part.payloads.push(this.encode(message, publishedAt));
-      part.indices.push(index);
+    for (const message of messages) {
+      if (byTopic.has(message.topic.name)) continue;
+      byTopic.set(message.topic.name, { queue: await this.queues.getOrCreate(message.topic), payloads: [], indices: [] });
     }
-    const topics = [...byTopic.values()];
-    for (const { queue } of topics) if (!queue.writable) await queue.assertWritable();
-    const releases = await this.admitAll(topics);
-    const published = (firstOffsets: Array<number | undefined>) => {
-      const acks = new Array<StoredMessage>(messages.length);
-      topics.forEach(({ queue, indices }, i) =>
-        indices.forEach((index, n) => {
-          const offset = (firstOffsets[i] as number) + n;
-          acks[index] = { id: messages[index].id, topic: queue.topic.name, offset, deliveryMode: 'persistent' };
-        }),
-      );
-      return acks;
-    };
-    const release = () => releases.forEach((done) => done());
-    return { parts: topics.map(({ queue, payloads }) => ({ topic: queue, payloads })), published, release };
+    // Awaited only when it had to wait: a publish pays no extra turn of the event loop otherwise.
+    const claimed = this.deduplicator?.claim(messages);
+    const deduplication = claimed instanceof Promise ? await claimed : claimed;
+    try {
+      const publishedAt = deduplication?.at ?? Date.now();
+      for (const [index, message] of messages.entries()) {
+        if (deduplication?.isDuplicate(index)) continue;
+        const part = byTopic.get(message.topic.name)!;
+        part.payloads.push(this.encode(message, publishedAt));
+        part.indices.push(index);
+      }
+      const topics = [...byTopic.values()].filter(({ payloads }) => payloads.length > 0);
+      for (const { queue } of topics) if (!queue.writable) await queue.assertWritable();
+      const releases = await this.admitAll(topics);
+      let answered: { firstOffsets: Array<number | undefined>; acks: PublishedMessage[] } | undefined;
+      const published = (firstOffsets: Array<number | undefined>) => {
+        // Asked twice for one commit when ids are remembered (the answer, and release): computed once.
+        if (answered?.firstOffsets === firstOffsets) return answered.acks;
+        const acks = new Array<PublishedMessage>(messages.length);
+        topics.forEach(({ queue, indices }, i) =>
+          indices.forEach((index, n) => {
+            const offset = (firstOffsets[i] as number) + n;
+            acks[index] = { id: messages[index].id, topic: queue.topic.name, offset, deliveryMode: 'persistent' } satisfies StoredMessage;
+          }),
+        );
+        if (deduplication) answered = { firstOffsets, acks: deduplication.fill(acks) };
+        return acks;
+      };
+      const release = (firstOffsets?: Array<number | undefined>) => {
+        releases.forEach((done) => done());
+        deduplication?.committed(firstOffsets && published(firstOffsets));
+      };
+      return { parts: topics.map(({ queue, payloads }) => ({ topic: queue, payloads })), published, release, deduplication };
+    } catch (error) {
+      // Refused: nothing of it is stored, so nothing of it is remembered.
+      deduplication?.committed(undefined);
+      throw error;
+    }
   }
 
   /**

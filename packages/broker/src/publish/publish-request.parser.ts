@@ -27,6 +27,8 @@ export interface PublishableMessage extends MessageProperties {
   topic: Topic;
   /** The producer's id, or a UUID the broker assigned. */
   id: string;
+  /** True when `id` is the producer's: only those are remembered for de-duplication (a UUID never collides). */
+  idFromProducer?: boolean;
   headers: MessageHeaders;
   content: Buffer;
   /** As the producer asked; absent: the topic's default (`TopicPolicies`). */
@@ -106,6 +108,7 @@ function toPublishable(body: Buffer, message: unknown, outline: JsonOutlineNode)
     topic,
     // Null counts as absent: serialisers such as Jackson write unset fields as null.
     id: message.id == null ? randomUUID() : assertMessageId(message.id),
+    idFromProducer: message.id != null,
     headers: message.headers == null ? {} : assertHeaders(message.headers),
     ...assertMessageProperties(message),
     content: body.subarray(content.start, content.end),

@@ -4,7 +4,7 @@ import { ResolvedTopicsOptions, topicPolicyOf } from './topic-policy.resolver';
 
 export const MMMQ_TOPICS_OPTIONS = Symbol('MMMQ_TOPICS_OPTIONS');
 
-/** Each topic's retention, limits, expiry and delivery mode (the `topics` option), resolved once per topic. */
+/** Each topic's retention, limits, expiry, delivery mode and de-duplication (the `topics` option), resolved once per topic. */
 @Injectable()
 export class TopicPolicies {
   private readonly resolved = new Map<string, ResolvedTopicPolicy>();

@@ -1,7 +1,8 @@
 import type { DeliveryMode } from '@mmmq/core';
 
 /**
- * What a topic keeps and how it treats the messages it holds: retention, limits, expiry and delivery mode. The
+ * What a topic keeps and how it treats the messages it holds: retention, limits, expiry, delivery mode and
+ * de-duplication. The
  * broker-wide `topics.defaults` apply to every topic; `topics.overrides` entries, each naming a topic pattern (a topic
  * name is a pattern that matches only itself), overlay them field by field in the order given — put broad patterns
  * first and narrow ones after.
@@ -55,6 +56,32 @@ export interface ExpiryOptions {
   whenExpired?: WhenExpired;
 }
 
+/**
+ * NATS JetStream's default duplicate window: long enough for a producer's retries (its backoff caps at seconds) and an
+ * outbox relay's AMBIGUOUS retry after a lost connection, short enough that the ids kept stay few.
+ */
+export const DEFAULT_DEDUPLICATION_WINDOW_MS = 2 * 60 * 1000;
+
+/**
+ * Most ids one topic remembers: about 100 bytes each, so at most ~10 MB per topic. At 100 000 messages in two minutes
+ * (~830 a second with producer-given ids) the window starts to shrink below `windowMs`.
+ */
+export const DEFAULT_DEDUPLICATION_MAX_IDS = 100_000;
+
+export interface DeduplicationOptions {
+  /**
+   * How long the topic remembers each producer-given message id after the message was stored: a re-publish of a known
+   * id within it is answered with the original ACK and stores nothing. Default {@link DEFAULT_DEDUPLICATION_WINDOW_MS};
+   * `0` turns de-duplication off for the topic.
+   */
+  windowMs?: number;
+  /**
+   * Most ids the topic remembers; at the cap the oldest is forgotten before its window ends (the window shrinks,
+   * counted in the topic's `deduplication.evicted`). Default {@link DEFAULT_DEDUPLICATION_MAX_IDS}.
+   */
+  maxIds?: number;
+}
+
 // Shared with the producer, which validates the same field; see docs/destinations.md#delivery-modes.
 export { type DeliveryMode, DELIVERY_MODES } from '@mmmq/core';
 
@@ -64,6 +91,8 @@ export interface TopicPolicy {
   expiry?: ExpiryOptions;
   /** Mode of a message published without one. Default `persistent`. */
   deliveryMode?: DeliveryMode;
+  /** Broker-side de-duplication of producer-given message ids (docs/destinations.md#de-duplication). */
+  deduplication?: DeduplicationOptions;
 }
 
 export interface TopicPolicyOverride extends TopicPolicy {
@@ -84,6 +113,8 @@ export interface ResolvedTopicPolicy {
   limits: { maxBytes: number | null; maxMessages: number | null; overflow: TopicOverflow };
   expiry: { ttlMs: number | null; whenExpired: WhenExpired };
   deliveryMode: DeliveryMode;
+  /** `windowMs` 0: off. */
+  deduplication: { windowMs: number; maxIds: number };
 }
 
 export const DEFAULT_TOPIC_POLICY: ResolvedTopicPolicy = Object.freeze({
@@ -91,4 +122,5 @@ export const DEFAULT_TOPIC_POLICY: ResolvedTopicPolicy = Object.freeze({
   limits: Object.freeze({ maxBytes: null, maxMessages: null, overflow: 'reject' as const }),
   expiry: Object.freeze({ ttlMs: null, whenExpired: 'deadLetter' as const }),
   deliveryMode: 'persistent' as const,
+  deduplication: Object.freeze({ windowMs: DEFAULT_DEDUPLICATION_WINDOW_MS, maxIds: DEFAULT_DEDUPLICATION_MAX_IDS }),
 });

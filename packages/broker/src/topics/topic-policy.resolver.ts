@@ -1,6 +1,7 @@
 import { describeValue as describe, InvalidTopicPatternError, optionChecks, RESERVED_TOPIC_PREFIX, TopicPattern } from '@mmmq/core';
 import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
 import {
+  DeduplicationOptions,
   DEFAULT_TOPIC_POLICY,
   DELIVERY_MODES,
   ExpiryOptions,
@@ -30,13 +31,14 @@ export const RESERVED_TOPIC_POLICY: ResolvedTopicPolicy = Object.freeze({
   retention: Object.freeze({ ...DEFAULT_TOPIC_POLICY.retention, ms: null }),
 });
 
-const { positiveInteger, oneOf, plainObject, refuseUnknownFields } = optionChecks(InvalidBrokerOptionsError);
+const { positiveInteger, nonNegativeInteger, oneOf, plainObject, refuseUnknownFields } = optionChecks(InvalidBrokerOptionsError);
 const fields = (...names: string[]): ReadonlySet<string> => new Set(names);
 const TOPICS_FIELDS = fields('defaults', 'overrides');
-const POLICY_FIELDS = fields('retention', 'limits', 'expiry', 'deliveryMode');
+const POLICY_FIELDS = fields('retention', 'limits', 'expiry', 'deliveryMode', 'deduplication');
 const RETENTION_FIELDS = fields('ms', 'bytes', 'whenNeeded');
 const LIMIT_FIELDS = fields('maxBytes', 'maxMessages', 'overflow');
 const EXPIRY_FIELDS = fields('ttlMs', 'whenExpired');
+const DEDUPLICATION_FIELDS = fields('windowMs', 'maxIds');
 
 /**
  * Checks `topics` (every field named in its error) and applies the defaults.
@@ -71,6 +73,7 @@ function overlay(base: ResolvedTopicPolicy, part: PartialTopicPolicy): ResolvedT
     limits: { ...base.limits, ...part.limits },
     expiry: { ...base.expiry, ...part.expiry },
     deliveryMode: part.deliveryMode ?? base.deliveryMode,
+    deduplication: { ...base.deduplication, ...part.deduplication },
   };
 }
 
@@ -82,6 +85,7 @@ function resolvePolicy(where: string, given: unknown): PartialTopicPolicy {
   if (policy.limits !== undefined) resolved.limits = resolveLimits(`${where}.limits`, policy.limits);
   if (policy.expiry !== undefined) resolved.expiry = resolveExpiry(`${where}.expiry`, policy.expiry);
   if (policy.deliveryMode !== undefined) resolved.deliveryMode = oneOf(`${where}.deliveryMode`, policy.deliveryMode, DELIVERY_MODES);
+  if (policy.deduplication !== undefined) resolved.deduplication = resolveDeduplication(`${where}.deduplication`, policy.deduplication);
   return resolved;
 }
 
@@ -111,6 +115,16 @@ function resolveExpiry(where: string, given: unknown): PartialTopicPolicy['expir
   return defined({
     ttlMs: limit(`${where}.ttlMs`, expiry.ttlMs),
     whenExpired: expiry.whenExpired === undefined ? undefined : oneOf(`${where}.whenExpired`, expiry.whenExpired, WHEN_EXPIRED),
+  });
+}
+
+function resolveDeduplication(where: string, given: unknown): PartialTopicPolicy['deduplication'] {
+  const deduplication = plainObject(where, given) as DeduplicationOptions;
+  refuseUnknownFields(where, deduplication, DEDUPLICATION_FIELDS);
+  const { windowMs, maxIds } = deduplication;
+  return defined({
+    windowMs: windowMs === undefined ? undefined : nonNegativeInteger(`${where}.windowMs`, windowMs),
+    maxIds: maxIds === undefined ? undefined : positiveInteger(`${where}.maxIds`, maxIds),
   });
 }
 

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { Deduplicator } from '../deduplication/deduplicator';
+import { DeduplicationStats } from '../deduplication/deduplication-window';
 import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscription-container';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
@@ -31,6 +33,13 @@ export interface TopicInfo {
   retentionHeldBytes: number;
   /** The topic's retention policy (the `topics` option): age in ms and bytes (`null`: no limit), and `whenNeeded`. */
   retention: ResolvedTopicPolicy['retention'];
+  /**
+   * Re-publishes of a known producer-given id answered with the original ACK since the broker started (nothing was
+   * stored for them); 0 while de-duplication is off for the topic.
+   */
+  messagesDeduplicated: number;
+  /** The topic's de-duplication window since the broker started; null when `deduplication.windowMs` is 0. */
+  deduplication: DeduplicationStats | null;
   /** Each consumer reading it: position, lag, state and counters, as `GET /mmmq/subscriptions` shows them. */
   subscriptions: SubscriptionView[];
 }
@@ -47,6 +56,7 @@ export class TopicRegistry {
     private readonly subscriptions: SubscriptionContainer,
     private readonly retention: RetentionService,
     private readonly policies: TopicPolicies,
+    @Optional() private readonly deduplicator?: Deduplicator,
   ) {}
 
   /** Every open topic, by name. */
@@ -70,6 +80,7 @@ export class TopicRegistry {
 
   private info(queue: TopicQueue, subscriptions: readonly SubscriptionView[]): TopicInfo {
     const { chain, tailOffset, startOffset } = queue;
+    const deduplication = this.deduplicator?.stats(queue.name);
     return {
       name: queue.name,
       reserved: queue.topic.isReserved,
@@ -82,6 +93,8 @@ export class TopicRegistry {
       writable: queue.writable,
       retentionHeldBytes: this.retention.heldBytes(queue.name),
       retention: { ...this.policies.of(queue.name).retention },
+      messagesDeduplicated: deduplication?.deduplicated ?? 0,
+      deduplication: deduplication ?? null,
       subscriptions: subscriptions.filter((subscription) => subscription.topic === queue.name),
     };
   }

@@ -40,7 +40,13 @@ export class TransactionService {
     const started = this.dispatcher.startClock();
     const prepared = messages.length > 0 ? await this.dispatcher.prepare(messages) : undefined;
     const members = new Set(inputs.map(({ slot }) => slot.member));
-    const firstOffsets = await subscription.commitTransaction(inputs, prepared?.parts ?? []).finally(() => prepared?.release());
+    const firstOffsets = await subscription.commitTransaction(inputs, prepared?.parts ?? []).then(
+      (offsets) => (prepared?.release(offsets), offsets),
+      (error: unknown) => {
+        prepared?.release();
+        throw error;
+      },
+    );
     if (prepared) this.dispatcher.observeCommitted(prepared.parts, started);
     for (const member of members) if (member) subscription.seen(member);
     return { messages: prepared?.published(firstOffsets) ?? [], settled: inputs.length };

@@ -110,6 +110,15 @@ describe('GET /metrics', () => {
       expect(Object.keys(labels).sort()).toEqual(['consumer_id', 'topic']);
   });
 
+  it('counts the re-publishes de-duplicated per topic, and not as published', async () => {
+    broker = await startBroker();
+    for (let n = 0; n < 3; n++)
+      expect((await broker.request('POST', '/mmmq/messages', { topic: 'order.a', id: 'same', content: n })).status).toBe(200);
+    const metrics = await scrape(broker);
+    expect(metrics.value('mmmq_topic_messages_deduplicated_total', { topic: 'order.a' })).toBe(2);
+    expect(metrics.value('mmmq_topic_messages_published_total', { topic: 'order.a' })).toBe(1);
+  });
+
   it('counts the outputs of a transaction as published to their topics', async () => {
     broker = await startBroker();
     const consumer = new PullClient(broker, 'transacting');

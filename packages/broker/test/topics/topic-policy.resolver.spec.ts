@@ -1,5 +1,10 @@
 import { InvalidBrokerOptionsError } from '../../src/invalid-broker-options.error';
-import { DEFAULT_RETENTION_MS, DEFAULT_TOPIC_POLICY } from '../../src/topics/topic-policy.options';
+import {
+  DEFAULT_DEDUPLICATION_MAX_IDS,
+  DEFAULT_DEDUPLICATION_WINDOW_MS,
+  DEFAULT_RETENTION_MS,
+  DEFAULT_TOPIC_POLICY,
+} from '../../src/topics/topic-policy.options';
 import { resolveTopicsOptions, topicPolicyOf } from '../../src/topics/topic-policy.resolver';
 
 describe('topic policies (the topics option)', () => {
@@ -21,9 +26,24 @@ describe('topic policies (the topics option)', () => {
       limits: { maxBytes: null, maxMessages: 10, overflow: 'dropOldest' },
       expiry: { ttlMs: 60_000, whenExpired: 'deadLetter' },
       deliveryMode: 'nonPersistent',
+      deduplication: { windowMs: DEFAULT_DEDUPLICATION_WINDOW_MS, maxIds: DEFAULT_DEDUPLICATION_MAX_IDS },
     });
     expect(topicPolicyOf(resolved, 'order.paid').retention).toEqual({ ms: 3_600_000, bytes: 1_000_000, whenNeeded: 'keep' });
     expect(topicPolicyOf(resolved, 'billing').deliveryMode).toBe('persistent');
+  });
+
+  it('de-duplicates every topic for two minutes by default; an override sets the window or turns it off with windowMs 0', () => {
+    expect(DEFAULT_DEDUPLICATION_WINDOW_MS).toBe(120_000);
+    const resolved = resolveTopicsOptions({
+      defaults: { deduplication: { maxIds: 500 } },
+      overrides: [
+        { pattern: 'metrics.**', deduplication: { windowMs: 0 } },
+        { pattern: 'order.*', deduplication: { windowMs: 600_000 } },
+      ],
+    });
+    expect(topicPolicyOf(resolved, 'billing').deduplication).toEqual({ windowMs: DEFAULT_DEDUPLICATION_WINDOW_MS, maxIds: 500 });
+    expect(topicPolicyOf(resolved, 'metrics.cpu').deduplication).toEqual({ windowMs: 0, maxIds: 500 });
+    expect(topicPolicyOf(resolved, 'order.created').deduplication).toEqual({ windowMs: 600_000, maxIds: 500 });
   });
 
   it('keeps everything of a broker-owned topic unless an override names it', () => {
@@ -42,6 +62,11 @@ describe('topic policies (the topics option)', () => {
     [{ expiry: { whenExpired: 'delete' } }, 'topics.defaults.expiry.whenExpired must be one of "deadLetter", "drop"'],
     [{ deliveryMode: 'fast' }, 'topics.defaults.deliveryMode must be one of "persistent", "nonPersistent"'],
     [{ ttlMs: 5 }, 'topics.defaults has unknown field(s) ttlMs'],
+    [{ deduplication: { windowMs: -1 } }, 'topics.defaults.deduplication.windowMs must be a non-negative integer, got -1'],
+    [{ deduplication: { windowMs: 1.5 } }, 'topics.defaults.deduplication.windowMs must be a non-negative integer, got 1.5'],
+    [{ deduplication: { maxIds: 0 } }, 'topics.defaults.deduplication.maxIds must be a positive integer, got 0'],
+    [{ deduplication: { window: 1000 } }, 'topics.defaults.deduplication has unknown field(s) window'],
+    [{ deduplication: true }, 'topics.defaults.deduplication must be an object, got true'],
   ])('refuses the invalid default %j, naming the option', (defaults, message) => {
     expect(() => resolveTopicsOptions({ defaults } as never)).toThrow(InvalidBrokerOptionsError);
     expect(() => resolveTopicsOptions({ defaults } as never)).toThrow(message);

@@ -73,12 +73,14 @@ function readAcknowledgement(reply: BrokerReply): Record<string, unknown> {
 /** A broker without delivery modes sends no `deliveryMode`: its ACKs are persistent, with an offset. */
 function asPublished(value: unknown): PublishedMessage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { id, topic, offset, deliveryMode = 'persistent' } = value as Record<string, unknown>;
+  const { id, topic, offset, deliveryMode = 'persistent', duplicate } = value as Record<string, unknown>;
   if (typeof id !== 'string' || typeof topic !== 'string') return undefined;
-  if (deliveryMode === 'nonPersistent') return { id, topic, deliveryMode };
+  // The broker's de-duplication answered with the original's ACK (docs/http-api.md).
+  const flag = duplicate === true ? { duplicate: true as const } : {};
+  if (deliveryMode === 'nonPersistent') return { id, topic, deliveryMode, ...flag };
   if (deliveryMode !== 'persistent') return undefined;
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) return undefined;
-  return { id, topic, offset, deliveryMode };
+  return { id, topic, offset, deliveryMode, ...flag };
 }
 
 function describes(published: PublishedMessage, sent: OutgoingMessage): boolean {

@@ -26,6 +26,18 @@ describe('readPublishReply', () => {
     expect(readPublishReply(reply(200, ack), sent)).toEqual({ id: 'm-1', topic: 'orders', offset: 7, deliveryMode: 'persistent' });
   });
 
+  it("surfaces the broker's duplicate flag: the original's ACK answered a re-publish of a known id", () => {
+    const ack = { acknowledgement: 'ACK', id: 'm-1', topic: 'orders', offset: 7, deliveryMode: 'persistent', duplicate: true };
+    expect(readPublishReply(reply(200, ack), sent)).toEqual({
+      id: 'm-1',
+      topic: 'orders',
+      offset: 7,
+      deliveryMode: 'persistent',
+      duplicate: true,
+    });
+    expect(readPublishReply(reply(200, { ...ack, duplicate: 'yes' }), sent)).not.toHaveProperty('duplicate');
+  });
+
   it('reads a nonPersistent ACK, which has no offset, and refuses a persistent one without an offset', () => {
     const ack = { acknowledgement: 'ACK', id: 'm-1', topic: 'orders', deliveryMode: 'nonPersistent' };
     expect(readPublishReply(reply(200, ack), sent)).toEqual({ id: 'm-1', topic: 'orders', deliveryMode: 'nonPersistent' });
