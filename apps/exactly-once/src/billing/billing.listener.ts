@@ -29,6 +29,8 @@ export class BillingListener {
       deliveryCount: context.deliveryCount,
     });
     this.lostAcknowledgements.chargedIn(manager, context.id);
-    this.logger.log(`Charged order ${order.orderId}: ${order.amount.toFixed(2)} (message ${context.id}, delivery ${context.deliveryCount})`);
+    this.logger.log(
+      `Charged order ${order.orderId}: ${order.amount.toFixed(2)} (message ${context.id}, delivery ${context.deliveryCount})`,
+    );
   }
 }
