@@ -6,7 +6,7 @@ import {
   PUSH_SESSION_HEADER,
   RETRY_AFTER_SECONDS,
 } from '@mmmq/core';
-import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
 import { DeliveryRefusedError } from '../errors/delivery-refused.error';
@@ -14,8 +14,10 @@ import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
 import { DeliveryUnauthorizedError } from '../errors/delivery-unauthorized.error';
 import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
+import { PushNotAcceptedError } from '../errors/push-not-accepted.error';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { PushSequencer } from '../handling/push-sequencer';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
 import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
 import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
@@ -32,7 +34,7 @@ export interface PushAnswer {
  * parses it, waits for its turn when it is numbered (`mmmq-push-session` / `mmmq-push-sequence`, see PushSequencer),
  * hands it to the listener its `mmmq-consumer-id` header names, and says what to answer. 503 means "not taken, send
  * it again later": nothing answered with 503 or 4xx was handled (the broker does not count a 503 as a delivery); a
- * handler cut off by the shutdown timeout gets 500.
+ * handler cut off by the shutdown timeout gets 500. A consumer that pulls (`delivery: 'pull'`) takes no pushes: 404.
  */
 @Injectable()
 export class PushReceiver {
@@ -43,6 +45,7 @@ export class PushReceiver {
     private readonly signatures: DeliverySignatureVerifier,
     private readonly deliveries: DeliveryHandler,
     private readonly sequencer: PushSequencer,
+    @Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: Pick<ResolvedConsumerOptions, 'delivery'>,
   ) {}
 
   /** `POST /mmmq/messages`: one message. Never throws. */
@@ -72,6 +75,9 @@ export class PushReceiver {
   }
 
   private addressOf(headers: IncomingHttpHeaders): { consumerId: string | undefined; order: ReturnType<typeof parsePushOrder> } {
+    if (this.options.delivery === 'pull') {
+      throw new PushNotAcceptedError("This consumer pulls its messages (delivery: 'pull'); it takes no pushed deliveries");
+    }
     const order = parsePushOrder(single(headers[PUSH_SESSION_HEADER]), single(headers[PUSH_SEQUENCE_HEADER]));
     return { consumerId: single(headers[CONSUMER_ID_HEADER]), order };
   }
@@ -113,6 +119,7 @@ export class PushReceiver {
     if (error instanceof DeliveryUnauthorizedError) return nack(HttpStatus.UNAUTHORIZED);
     if (error instanceof DeliveryTooLargeError) return nack(HttpStatus.PAYLOAD_TOO_LARGE);
     if (error instanceof InvalidDeliveryError) return nack(HttpStatus.BAD_REQUEST);
+    if (error instanceof PushNotAcceptedError) return nack(HttpStatus.NOT_FOUND);
     this.logger.error(`Delivery failed unexpectedly; the broker will retry it: ${message}`, (error as Error)?.stack);
     return nack(HttpStatus.INTERNAL_SERVER_ERROR);
   }

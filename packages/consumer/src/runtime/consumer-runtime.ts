@@ -50,7 +50,7 @@ export class ConsumerRuntime {
     this.registrar = new DispatcherRegistrar(this.options, this.status, this.server);
     const deliveries = new DeliveryHandler(this.registry, this.frontHandler, invoker, this.api);
     const verifier = new DeliverySignatureVerifier(this.options);
-    this.receiver = new PushReceiver(new DeliveryBodyReader(this.options), verifier, deliveries, new PushSequencer());
+    this.receiver = new PushReceiver(new DeliveryBodyReader(this.options), verifier, deliveries, new PushSequencer(), this.options);
   }
 
   /**

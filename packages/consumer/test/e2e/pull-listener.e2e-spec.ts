@@ -48,6 +48,27 @@ describe('a pull listener against the real broker', () => {
     await broker.caughtUp('billing.stock', 'stock.changed');
   });
 
+  it('refuses a pushed delivery with 404 and never runs the handler: a pulling consumer takes only what it fetched', async () => {
+    const app = await start('billing:a:1');
+    await app.listen(0, '127.0.0.1');
+    const url = await app.getUrl();
+    const push = (path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'mmmq-consumer-id': 'billing.stock' },
+        body: JSON.stringify(body),
+      });
+    const message = { id: 'forged-1', topic: 'stock.changed', content: { n: 7 }, headers: {}, offset: 0, deliveryCount: 1 };
+
+    const single = await push('/mmmq/messages', message);
+    const batch = await push('/mmmq/messages/batch', { messages: [message] });
+
+    expect(single.status).toBe(404);
+    expect(await single.json()).toMatchObject({ acknowledgement: 'NACK', message: expect.stringContaining("delivery: 'pull'") });
+    expect(batch.status).toBe(404);
+    expect(seen).toEqual([]);
+  });
+
   it('shares the work between two members of one consumer id, each message settled once', async () => {
     await start('billing:a:1', { pull: { prefetch: 5 } });
     await start('billing:b:2', { pull: { prefetch: 5 } });
