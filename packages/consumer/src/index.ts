@@ -89,6 +89,7 @@ export { PushOutOfOrderError } from './errors/push-out-of-order.error';
 export { InvalidDeliveryError } from './errors/invalid-delivery.error';
 export { DeliveryTooLargeError } from './errors/delivery-too-large.error';
 export { DeliveryUnauthorizedError } from './errors/delivery-unauthorized.error';
+export { PushNotAcceptedError } from './errors/push-not-accepted.error';
 export { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from '@mmmq/core';
 // Defined in core, shared with the producer; re-exported so listener code needs no core import.
 export type { AnyEvents, EventMap, EventTopic } from '@mmmq/core';

@@ -51,6 +51,7 @@ describe('@mmmq/consumer public API', () => {
         'DeliveryRefusedError',
         'DeliveryTooLargeError',
         'DeliveryUnauthorizedError',
+        'PushNotAcceptedError',
         'DEFAULT_SIGNATURE_TOLERANCE_SECONDS',
         'DispatcherRegistrationError',
         'HANDLER_MAX_PARAMETERS',
