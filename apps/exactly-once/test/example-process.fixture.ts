@@ -1,62 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { type AppProcess, spawnApp } from '@mmmq/test-support';
 
-/** The compiled example; the root `test` script builds it before jest runs. */
+/** The compiled exactly-once example; the root `test` script builds it before jest runs. */
 export const EXACTLY_ONCE_MAIN = resolve(__dirname, '../dist/main.js');
-const REPOSITORY_ROOT = resolve(__dirname, '../../..');
-/** Generous: a busy two-core machine may take a while to load Nest and TypeORM. */
-const LINE_TIMEOUT_MS = 30_000;
 
-export interface ExampleProcess {
-  child: ChildProcess;
-  /** Everything the process wrote to stdout and stderr so far. */
-  output(): string;
-  /** The first match of `pattern` in the output, waiting for it up to a deadline. */
-  waitFor(pattern: RegExp, what: string): Promise<RegExpExecArray>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Runs `node apps/exactly-once/dist/main.js` as the README does, configured by `env`. */
-export function spawnExactlyOnce(env: Record<string, string>): ExampleProcess {
-  if (!existsSync(EXACTLY_ONCE_MAIN)) throw new Error(`${EXACTLY_ONCE_MAIN} is missing; build first with npx tsc -b tsconfig.build.json`);
-  const child = spawn(process.execPath, [EXACTLY_ONCE_MAIN], {
-    cwd: REPOSITORY_ROOT,
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const changed = new Set<() => void>();
-  const append = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const notify of changed) notify();
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const waitFor = (pattern: RegExp, what: string) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const match = pattern.exec(output);
-        if (match) finish(() => resolve(match));
-      };
-      const timer = setTimeout(
-        () => finish(() => reject(new Error(`The example did not log ${what} within ${LINE_TIMEOUT_MS} ms\n--- output ---\n${output}`))),
-        LINE_TIMEOUT_MS,
-      );
-      const onExit = () => finish(() => reject(new Error(`The example exited before it logged ${what}\n--- output ---\n${output}`)));
-      const finish = (settle: () => void) => {
-        clearTimeout(timer);
-        changed.delete(check);
-        child.off('exit', onExit);
-        settle();
-      };
-      changed.add(check);
-      child.once('exit', onExit);
-      check();
-      if (child.exitCode !== null || child.signalCode !== null) onExit();
-    });
-  return { child, output: () => output, waitFor, exited };
+/** Runs `node apps/exactly-once/dist/main.js` as its README does, configured by `env`. */
+export function spawnExactlyOnce(env: Record<string, string>): AppProcess {
+  return spawnApp('The exactly-once example', EXACTLY_ONCE_MAIN, env);
 }

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BrokerProcess, spawnBroker } from '../../broker/test/broker-process.fixture';
-import { freePort, spawnExample } from './example-process.fixture';
+import { freePort } from '@mmmq/test-support';
+import { spawnExample } from './example-process.fixture';
 
 /** The README's `curl`, so that this test follows the README as written. */
 function readmePublishBody(): string {

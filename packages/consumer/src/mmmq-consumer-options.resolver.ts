@@ -11,6 +11,7 @@ import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.e
 import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
 import { checkListenerSelector } from './listener/listener-selector';
+import { LISTENER_OPTION_KEYS } from './listener/mmmq-listener.options';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
@@ -91,16 +92,8 @@ const CLAIM_CHECK_FIELDS = new Set(['store']);
 const STORE_METHODS = ['put', 'get', 'delete'] as const;
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
-const LISTENER_CONFIG_FIELDS = new Set([
-  'consumerId',
-  'concurrency',
-  'startFrom',
-  'ackMode',
-  'selector',
-  'maxBacklog',
-  'backlogOverflow',
-  'inbox',
-]);
+// What `listeners[name]` may set: a listener's own options but its identity (pattern, name).
+const LISTENER_CONFIG_FIELDS: ReadonlySet<string> = new Set([...LISTENER_OPTION_KEYS].filter((key) => key !== 'pattern' && key !== 'name'));
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 

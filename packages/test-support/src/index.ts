@@ -1,3 +1,4 @@
+export * from './app-process';
 export * from './broker-app';
 export * from './broker-process';
 export * from './free-port';
