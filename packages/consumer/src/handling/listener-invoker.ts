@@ -64,7 +64,9 @@ export class ListenerInvoker {
     const { delivery } = claimCheck;
     const conversion = await convertContent(listener.contentType, delivery.content);
     if (!conversion.valid) return this.reject(listener, delivery, `Message rejected: ${conversion.reason}`);
-    const settlement = new Settlement(listener.where, listener.ackMode, channel);
+    // A broker transaction inside the inbox's database transaction would settle the message before the database
+    // commits: a failed COMMIT would then lose the effect. The outbox is the way to publish from an inbox listener.
+    const settlement = new Settlement(listener.where, listener.ackMode, listener.inbox === true ? withoutCommit(channel) : channel);
     let result: unknown;
     try {
       if (listener.inbox === true) {
@@ -161,4 +163,12 @@ const LAST_ATTEMPT = 'this was the last attempt, so the broker dead-letters it';
 function retryNote(listener: ListenerDefinition, delivery: ConsumerDelivery): string {
   if (listener.ackMode === 'none') return "the message is dropped: with ackMode 'none' the broker settled it on delivery";
   return delivery.lastAttempt === true ? LAST_ATTEMPT : 'the broker will retry it';
+}
+
+const INBOX_COMMIT_UNAVAILABLE =
+  "the listener has inbox: true, and a broker transaction would settle the message before the inbox's database " +
+  'transaction commits; publish from an inbox listener with the outbox (@mmmq/postgres) instead';
+
+function withoutCommit(channel: SettlementChannel | undefined): SettlementChannel {
+  return { ...channel, commit: undefined, commitUnavailable: INBOX_COMMIT_UNAVAILABLE };
 }

@@ -121,10 +121,11 @@ function inboxOf(listener: DiscoveredListener, inbox: unknown, ackMode: AckMode)
   if (inbox === undefined) return false;
   if (typeof inbox !== 'boolean')
     throw new InvalidListenerError(`${listener.where}: inbox must be true or false, got ${JSON.stringify(inbox)}`);
-  if (inbox && ackMode === 'manual') {
-    // context.ack() would reach the broker before the inbox transaction commits: a crash between them loses the effect.
+  if (inbox && (ackMode === 'manual' || ackMode === 'none')) {
+    // manual: context.ack() would reach the broker before the inbox transaction commits; none: the message is
+    // settled on receipt. Either way a rollback or a crash before COMMIT would lose the effect for good.
     throw new InvalidListenerError(
-      `${listener.where}: inbox: true cannot be combined with ackMode 'manual'; the inbox acknowledges the message ` +
+      `${listener.where}: inbox: true cannot be combined with ackMode '${ackMode}'; the inbox acknowledges the message ` +
         `once its transaction commits, so use 'auto' or 'dupsOk'`,
     );
   }

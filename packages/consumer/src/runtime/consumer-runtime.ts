@@ -6,6 +6,7 @@ import { drainConsumer } from '../consumer-drain';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { FrontHandler } from '../handling/front-handler';
 import { ClaimCheckResolver } from '../handling/claim-check-resolver';
+import { checkListenerInbox } from '../inbox/listener-inbox.check';
 import { ListenerInvoker } from '../handling/listener-invoker';
 import { PushSequencer } from '../handling/push-sequencer';
 import { DeliveryBodyReader } from '../http/delivery-body.reader';
@@ -59,6 +60,8 @@ export class ConsumerRuntime {
    */
   async start(listeners: readonly ListenerDefinition[]): Promise<void> {
     if (this.closing !== undefined) return;
+    // The runtime has no ListenerInbox: an inbox listener fails here, naming itself, not at every delivery.
+    checkListenerInbox(listeners, undefined, this.options, this.logger);
     this.registry.replaceAll(listeners);
     await this.registrar.registerAll(listeners, (listener) => this.pull.start(listener));
   }

@@ -35,16 +35,17 @@ class MemoryInbox extends ListenerInbox {
 }
 
 const calls: string[] = [];
-let behaviour: 'write' | 'throw' | 'refuse' = 'write';
+let behaviour: 'write' | 'throw' | 'refuse' | 'broker-transaction' = 'write';
 
 @Injectable()
 class Billing {
   @MMMQListener('order.*', { consumerId: 'billing.orders', inbox: true })
-  onOrder(order: { orderId: string }, context: MessageContext): NonRetriableError | void {
+  async onOrder(order: { orderId: string }, context: MessageContext): Promise<NonRetriableError | void> {
     calls.push(order.orderId);
     context.inboxTransaction<{ writes: string[] }>().writes.push(`charge ${order.orderId}`);
     if (behaviour === 'throw') throw new Error('the ledger is down');
     if (behaviour === 'refuse') return new NonRetriableError('no such customer');
+    if (behaviour === 'broker-transaction') await context.transaction(() => undefined);
   }
 
   @MMMQListener('order.*', { consumerId: 'billing.plain' })
@@ -123,6 +124,18 @@ describe('a listener with inbox: true', () => {
     expect(inbox.committed.filter((write) => write === 'charge m-2')).toHaveLength(1);
   });
 
+  it('refuses context.transaction() in the handler, even where the delivery could commit one: it would settle before the database commits', async () => {
+    behaviour = 'broker-transaction';
+    const commit = jest.fn();
+    const reply = await app
+      .get(ListenerInvoker)
+      .invoke(app.get(ListenerRegistry).find('billing.orders')!, delivery('m-5'), { commit, settle: jest.fn() });
+
+    expect(reply).toMatchObject({ acknowledgement: Acknowledgement.NACK, message: expect.stringContaining('inbox: true') });
+    expect(commit).not.toHaveBeenCalled();
+    expect(inbox.committed).not.toContain('charge m-5');
+  });
+
   it('rolls back a refusal (a returned NonRetriableError) and dead-letters the message', async () => {
     behaviour = 'refuse';
     expect(await invoke('billing.orders', 'm-3')).toMatchObject({ acknowledgement: Acknowledgement.NACK, retry: false });
@@ -147,7 +160,7 @@ describe('bootstrap of an inbox listener', () => {
     await expect(failure).rejects.toThrow(/Orphan\.onOrder has inbox: true, but no inbox is provided; import MmmqInboxModule/);
   });
 
-  it("refuses inbox: true with ackMode 'manual', and a non-boolean inbox", async () => {
+  it("refuses inbox: true with ackMode 'manual' or 'none', and a non-boolean inbox", async () => {
     @Injectable()
     class Manual {
       @MMMQListener('order.*', { inbox: true, ackMode: 'manual' })
@@ -155,6 +168,14 @@ describe('bootstrap of an inbox listener', () => {
     }
     await expect(initConsumer({ imports: [MmmqConsumerModule.forRoot({ app: 'billing' })], providers: [Manual] })).rejects.toThrow(
       /Manual\.onOrder: inbox: true cannot be combined with ackMode 'manual'/,
+    );
+    @Injectable()
+    class Unacknowledged {
+      @MMMQListener('order.*', { inbox: true, ackMode: 'none' })
+      onOrder(): void {}
+    }
+    await expect(initConsumer({ imports: [MmmqConsumerModule.forRoot({ app: 'billing' })], providers: [Unacknowledged] })).rejects.toThrow(
+      /Unacknowledged\.onOrder: inbox: true cannot be combined with ackMode 'none'/,
     );
     await expect(
       initConsumer({
