@@ -160,12 +160,14 @@ describe('mmmq commands against a running broker', () => {
 
       const some = await mmmqJson(broker.url, ['dlq', 'purge', 'ledger', '--before', '2']);
       const left = await mmmqJson(broker.url, ['dlq', 'list', 'ledger']);
-      const rest = await mmmq(broker.url, ['dlq', 'purge', 'ledger']);
+      const unconfirmed = await mmmq(broker.url, ['dlq', 'purge', 'ledger']);
+      const rest = await mmmq(broker.url, ['dlq', 'purge', 'ledger', '--yes']);
       const bad = await mmmq(broker.url, ['dlq', 'purge', 'ledger', '--before', '-1']);
-      const unknown = await mmmq(broker.url, ['dlq', 'purge', 'nobody']);
+      const unknown = await mmmq(broker.url, ['dlq', 'purge', 'nobody', '--yes']);
 
       expect(some).toEqual({ consumerId: 'ledger', purged: 2, startOffset: 2 });
       expect(left.deadLetters.map((letter: { content: unknown }) => letter.content)).toEqual([{ n: 2 }]);
+      expect(unconfirmed).toMatchObject({ code: ExitCode.USAGE, stderr: expect.stringContaining('add --yes') });
       expect(rest).toMatchObject({ code: ExitCode.OK, stdout: 'Purged 1 dead letter(s) of ledger; the oldest kept is at 3\n' });
       expect(await mmmqJson(broker.url, ['dlq', 'list', 'ledger'])).toMatchObject({ deadLetters: [], startOffset: 3 });
       expect(bad.code).toBe(ExitCode.USAGE);

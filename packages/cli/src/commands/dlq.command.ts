@@ -1,3 +1,4 @@
+import { UsageError } from '../cli.errors';
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { printJson, printTable } from '../output';
@@ -81,7 +82,12 @@ export function registerDlqCommand(program: Command, context: CommandContext): v
     .description('delete dead letters for good: all of them, or those at positions below --before')
     .argument('<consumerId>', 'the consumer id')
     .option('--before <n>', 'purge only the dead letters at positions below this one', nonNegativeInteger('--before'))
-    .action(async (consumerId: string, options: { before?: number }, command: Command) => {
+    .option('--yes', 'confirm purging every dead letter (needed without --before)')
+    .action(async (consumerId: string, options: { before?: number; yes?: boolean }, command: Command) => {
+      // Purging is for good; one typed word stands between a mistyped command and every dead letter.
+      if (options.before === undefined && options.yes !== true) {
+        throw new UsageError(`Purging every dead letter of ${consumerId} cannot be undone: add --yes, or purge --before <n>`);
+      }
       const body = options.before === undefined ? {} : { before: options.before };
       const result = await context
         .client(command)
