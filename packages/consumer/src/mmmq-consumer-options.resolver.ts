@@ -1,4 +1,5 @@
 import {
+  DEFAULT_CLAIM_CHECK_MAX_BYTES,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   isBearerTokenText,
   MAX_TIMER_MS,
@@ -63,7 +64,7 @@ export interface ResolvedConsumerOptions {
   /** Present with `delivery: 'pull'`. */
   pull: ResolvedPull | undefined;
   /** Absent when claim checks are not resolved (they are dead-lettered). */
-  claimCheck: ConsumerClaimCheckOptions | undefined;
+  claimCheck: Required<ConsumerClaimCheckOptions> | undefined;
 }
 
 const OPTION_FIELDS = new Set([
@@ -88,7 +89,7 @@ const OPTION_FIELDS = new Set([
   'pull',
   'claimCheck',
 ]);
-const CLAIM_CHECK_FIELDS = new Set(['store']);
+const CLAIM_CHECK_FIELDS = new Set(['store', 'maxBytes']);
 const STORE_METHODS = ['put', 'get', 'delete'] as const;
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
@@ -138,17 +139,17 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
   };
 }
 
-function resolveClaimCheck(claimCheck: unknown): ConsumerClaimCheckOptions | undefined {
+function resolveClaimCheck(claimCheck: unknown): Required<ConsumerClaimCheckOptions> | undefined {
   if (claimCheck === undefined) return undefined;
   refuseUnknownFields('claimCheck', plainObject('claimCheck', claimCheck), CLAIM_CHECK_FIELDS);
-  const { store } = claimCheck as ConsumerClaimCheckOptions;
+  const { store, maxBytes } = claimCheck as ConsumerClaimCheckOptions;
   const missing = STORE_METHODS.find((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function');
   if (typeof store !== 'object' || store === null || missing !== undefined) {
     throw new InvalidConsumerOptionsError(
       `claimCheck.store must be an ObjectStore (put, get and delete methods), such as new FileSystemObjectStore(dir), got ${describe(store)}`,
     );
   }
-  return { store };
+  return { store, maxBytes: positiveInteger('claimCheck.maxBytes', maxBytes ?? DEFAULT_CLAIM_CHECK_MAX_BYTES) };
 }
 
 function resolveSigning({ signingSecrets, signatureToleranceSeconds }: MmmqConsumerOptions): ResolvedSigning | undefined {

@@ -55,7 +55,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     ListenerRegistry,
     {
       provide: ClaimCheckResolver,
-      useFactory: (options: ResolvedConsumerOptions) => new ClaimCheckResolver(options.claimCheck?.store),
+      useFactory: (options: ResolvedConsumerOptions) => new ClaimCheckResolver(options.claimCheck?.store, options.claimCheck?.maxBytes),
       inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS],
     },
     ListenerInvoker,

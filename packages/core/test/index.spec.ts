@@ -115,6 +115,7 @@ describe('@mmmq/core public API', () => {
         'CLAIM_CHECK_VERSION',
         'DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES',
         'DEFAULT_CLAIM_CHECK_TTL_MS',
+        'DEFAULT_CLAIM_CHECK_MAX_BYTES',
         'FileSystemObjectStore',
         'InvalidClaimCheckReferenceError',
         'InvalidObjectKeyError',

@@ -20,7 +20,10 @@ export type ClaimCheckOutcome = { valid: true; delivery: ConsumerDelivery } | { 
  * Deliveries without the header pass unchanged.
  */
 export class ClaimCheckResolver {
-  constructor(private readonly store: ObjectStore | undefined) {}
+  constructor(
+    private readonly store: ObjectStore | undefined,
+    private readonly maxBytes?: number,
+  ) {}
 
   async resolve(delivery: ConsumerDelivery): Promise<ClaimCheckOutcome> {
     const version = delivery.headers?.[CLAIM_CHECK_HEADER];
@@ -36,7 +39,7 @@ export class ClaimCheckResolver {
       return invalid((error as Error).message);
     }
     if (this.store === undefined) return invalid('the consumer option claimCheck is not set, so the content cannot be fetched');
-    const fetched = await fetchClaimCheck(this.store, reference);
+    const fetched = await fetchClaimCheck(this.store, reference, { maxBytes: this.maxBytes });
     if (!fetched.valid) return invalid(fetched.reason);
     let content: unknown;
     try {

@@ -1,4 +1,4 @@
-import { CLAIM_CHECK_HEADER, FileSystemObjectStore, sha256Hex } from '@mmmq/core';
+import { CLAIM_CHECK_HEADER, DEFAULT_CLAIM_CHECK_MAX_BYTES, FileSystemObjectStore, sha256Hex } from '@mmmq/core';
 import { useTempDir } from '@mmmq/test-support';
 import { ClaimCheckResolver } from '../../src/handling/claim-check-resolver';
 import type { ConsumerDelivery } from '../../src/handling/consumer-delivery';
@@ -46,7 +46,9 @@ describe('ClaimCheckResolver', () => {
 
   it('is configured by the consumer option claimCheck, whose unknown fields and non-stores are refused', () => {
     const store = new FileSystemObjectStore(dir());
-    expect(resolveConsumerOptions({ claimCheck: { store } }).claimCheck).toEqual({ store });
+    expect(resolveConsumerOptions({ claimCheck: { store } }).claimCheck).toEqual({ store, maxBytes: DEFAULT_CLAIM_CHECK_MAX_BYTES });
+    expect(resolveConsumerOptions({ claimCheck: { store, maxBytes: 1024 } }).claimCheck).toEqual({ store, maxBytes: 1024 });
+    expect(() => resolveConsumerOptions({ claimCheck: { store, maxBytes: 0 } })).toThrow(/claimCheck\.maxBytes/);
     expect(resolveConsumerOptions({}).claimCheck).toBeUndefined();
     expect(() => resolveConsumerOptions({ claimCheck: { store, ttlMs: 1 } as never })).toThrow(/claimCheck.*ttlMs/);
     expect(() => resolveConsumerOptions({ claimCheck: { store: dir() } as never })).toThrow(/claimCheck\.store must be an ObjectStore/);

@@ -1,7 +1,7 @@
 import { constants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { ObjectNotFoundError } from './claim-check.errors';
-import { ClaimCheckReference } from './claim-check-reference';
+import { ClaimCheckReference, DEFAULT_CLAIM_CHECK_MAX_BYTES } from './claim-check-reference';
 import type { ObjectStore } from './object-store';
 
 /** Why a claim check cannot be resolved, ever: the message is dead-lettered with this reason. */
@@ -15,17 +15,28 @@ export type ClaimCheckResolution = { valid: true; bytes: Buffer } | { valid: fal
  * the store is asked (an expired object may be gone, or replaced), size while reading (an oversized object is not
  * read to its end) and after, the SHA-256 digest after. The object is read once, into one buffer of the announced size.
  *
- * A failure of the content (expired, missing, wrong size, wrong digest) is returned, never thrown: retrying would
- * read the same bytes. An error of the store itself (I/O, network) is thrown, since a later attempt may succeed.
- * @param now epoch ms to compare `expiresAt` with
+ * A failure of the content (expired, missing, wrong size — also a size above `maxBytes` —, wrong digest) is returned,
+ * never thrown: retrying would read the same bytes. An error of the store itself (I/O, network) is thrown, since a
+ * later attempt may succeed.
+ * @param options.maxBytes largest size fetched (default {@link DEFAULT_CLAIM_CHECK_MAX_BYTES})
+ * @param options.now epoch ms to compare `expiresAt` with
  */
-export async function fetchClaimCheck(store: ObjectStore, reference: ClaimCheckReference, now = Date.now()): Promise<ClaimCheckResolution> {
+export async function fetchClaimCheck(
+  store: ObjectStore,
+  reference: ClaimCheckReference,
+  { maxBytes = DEFAULT_CLAIM_CHECK_MAX_BYTES, now = Date.now() }: { maxBytes?: number; now?: number } = {},
+): Promise<ClaimCheckResolution> {
   if (reference.expiresAt <= now) {
     return refused('expired', `the claim check expired at ${new Date(reference.expiresAt).toISOString()}; its object was not read`);
   }
-  if (reference.size > constants.MAX_LENGTH) {
-    return refused('size', `the claim check's size ${reference.size} bytes is more than one buffer can hold; its object was not read`);
+  if (reference.size > Math.min(maxBytes, constants.MAX_LENGTH)) {
+    return refused(
+      'size',
+      `the claim check's size ${reference.size} bytes is above the consumer's maximum ${maxBytes}; its object was not read`,
+    );
   }
+  // Allocated before the store is asked, so nothing is left open if it cannot be.
+  const bytes = Buffer.allocUnsafe(reference.size);
   let body: AsyncIterable<Buffer | string>;
   try {
     body = await store.get(reference.key);
@@ -34,7 +45,6 @@ export async function fetchClaimCheck(store: ObjectStore, reference: ClaimCheckR
       return refused('missing', `no object is stored under the claim check's key ${JSON.stringify(reference.key)}`);
     throw error;
   }
-  const bytes = Buffer.allocUnsafe(reference.size);
   const hash = createHash('sha256');
   let read = 0;
   for await (const piece of body) {

@@ -13,6 +13,11 @@ export const CLAIM_CHECK_VERSION = 1;
 export const DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES = 1024 * 1024;
 /** How long a stored content stays readable by default: 7 days, the broker's default topic retention. */
 export const DEFAULT_CLAIM_CHECK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * The largest content a consumer fetches by default: 256 MiB. The size comes from the message, and the consumer
+ * allocates it before reading, so an unbounded one would let any publisher make every consumer allocate gigabytes.
+ */
+export const DEFAULT_CLAIM_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * Where a claim-checked content is and how to prove it is the one the producer stored. The digest is mandatory:

@@ -3,6 +3,7 @@ export {
   CLAIM_CHECK_VERSION,
   DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES,
   DEFAULT_CLAIM_CHECK_TTL_MS,
+  DEFAULT_CLAIM_CHECK_MAX_BYTES,
   type ClaimCheckReference,
   parseClaimCheckReference,
 } from './claim-check-reference';

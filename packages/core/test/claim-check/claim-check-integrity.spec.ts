@@ -51,6 +51,18 @@ describe('fetchClaimCheck', () => {
     expect(store.reads).toBe(0);
   });
 
+  it('refuses a size above maxBytes without reading the store or allocating it', async () => {
+    const store = storeOf(BYTES);
+    const result = await fetchClaimCheck(store, reference(), { maxBytes: BYTES.length - 1 });
+    expect(result).toMatchObject({
+      valid: false,
+      failure: 'size',
+      reason: expect.stringMatching(/above the consumer's maximum .*not read/),
+    });
+    expect(store.reads).toBe(0);
+    expect(await fetchClaimCheck(store, reference(), { maxBytes: BYTES.length })).toEqual({ valid: true, bytes: BYTES });
+  });
+
   it('refuses bytes that differ from the digest', async () => {
     const tampered = Buffer.from(BYTES);
     tampered[10] ^= 1;
