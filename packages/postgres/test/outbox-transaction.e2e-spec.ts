@@ -19,6 +19,8 @@ interface TestDb {
 
 class Rollback extends Error {}
 
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
 describe('Outbox.add() in the caller’s transaction', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
@@ -80,6 +82,32 @@ describe('Outbox.add() in the caller’s transaction', () => {
         status: 'PENDING',
         attempts: 0,
         aggregate_id: 'pg-1',
+      });
+    });
+
+    it('stores every option of add(), and the column defaults when none is given', async () => {
+      await inTransaction(async (client) => {
+        await outbox().add(client, 'order.shipped', { n: 1 }, { id: 'pg-bare' });
+        await outbox().add(client, 'order.shipped', { n: 2 }, { id: 'pg-headers', headers: { tenant: 't-1' } });
+        await outbox().add(
+          client,
+          'order.shipped',
+          { n: 3 },
+          { id: 'pg-full', aggregateType: 'order', aggregateId: 'o-3', traceparent: TRACEPARENT, tracestate: 'v=1' },
+        );
+      }, true);
+
+      const rows = new Map((await outboxRows(db)).map((row) => [row.message_id, row]));
+      const none = { headers: {}, aggregate_type: null, aggregate_id: null, traceparent: null, tracestate: null };
+      expect(rows.get('pg-bare')).toMatchObject({ topic: 'order.shipped', content: '{"n":1}', status: 'PENDING', ...none });
+      expect(rows.get('pg-headers')).toMatchObject({ content: '{"n":2}', ...none, headers: { tenant: 't-1' } });
+      expect(rows.get('pg-full')).toMatchObject({
+        content: '{"n":3}',
+        headers: {},
+        aggregate_type: 'order',
+        aggregate_id: 'o-3',
+        traceparent: TRACEPARENT,
+        tracestate: 'v=1',
       });
     });
 

@@ -51,6 +51,8 @@ export class PullClient {
       httpAgent: this.httpAgent,
       httpsAgent: this.httpsAgent,
       validateStatus: () => true,
+      // The broker never redirects; without redirects axios skips follow-redirects' wrapper of every request.
+      maxRedirects: 0,
       headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) },
     });
   }

@@ -25,6 +25,10 @@ const UNIQUE_VIOLATION = '23505';
 export class Outbox<Tx = unknown> {
   private readonly adapter: SqlAdapter<Tx>;
   private readonly table: string;
+  /** `add()`'s statements, built once: a plain VALUES row (the unnest form costs a fifth more per call). */
+  private readonly insertOne: { bare: string; full: string };
+  /** `addMany()`'s statement: one for any number of rows. */
+  private readonly insertMany: string;
 
   /** @throws InvalidOutboxOptionsError naming the option */
   constructor(options: OutboxOptions<Tx>) {
@@ -34,6 +38,16 @@ export class Outbox<Tx = unknown> {
     } catch (error) {
       throw new InvalidOutboxOptionsError((error as Error).message, { cause: error });
     }
+    this.insertOne = {
+      bare: `INSERT INTO ${this.table} (message_id, topic, content) VALUES ($1, $2, $3)`,
+      full: `INSERT INTO ${this.table} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    };
+    // ORDER BY n gives the identity `position` the order of the call.
+    this.insertMany =
+      `INSERT INTO ${this.table} (${COLUMNS}) ` +
+      'SELECT id, topic, content, headers::jsonb, aggregate_type, aggregate_id, traceparent, tracestate ' +
+      'FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) ' +
+      'WITH ORDINALITY AS m (id, topic, content, headers, aggregate_type, aggregate_id, traceparent, tracestate, n) ORDER BY n';
   }
 
   /**
@@ -43,7 +57,13 @@ export class Outbox<Tx = unknown> {
    */
   async add(tx: Tx, topic: string, content: unknown, options?: OutboxAddOptions): Promise<string> {
     const row = prepareOutboxMessage(topic, content, options);
-    await this.insert(tx, [row]);
+    // Most messages have no headers, aggregate or trace context: the defaults of those columns are theirs.
+    const bare =
+      row.aggregateType === null && row.aggregateId === null && row.traceparent === null && row.tracestate === null && isEmpty(row.headers);
+    const values = bare
+      ? [row.id, row.topic, row.content]
+      : [row.id, row.topic, row.content, JSON.stringify(row.headers), row.aggregateType, row.aggregateId, row.traceparent, row.tracestate];
+    await this.run(tx, bare ? this.insertOne.bare : this.insertOne.full, values, [row]);
     return row.id;
   }
 
@@ -77,19 +97,22 @@ export class Outbox<Tx = unknown> {
       rows.map((row) => row.traceparent),
       rows.map((row) => row.tracestate),
     ];
-    // One statement for any number of rows; ORDER BY n gives the identity `position` the order of the call.
-    const text =
-      `INSERT INTO ${this.table} (${COLUMNS}) ` +
-      'SELECT id, topic, content, headers::jsonb, aggregate_type, aggregate_id, traceparent, tracestate ' +
-      'FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) ' +
-      'WITH ORDINALITY AS m (id, topic, content, headers, aggregate_type, aggregate_id, traceparent, tracestate, n) ORDER BY n';
+    await this.run(tx, this.insertMany, columns, rows);
+  }
+
+  private async run(tx: Tx, text: string, values: unknown[], rows: readonly OutboxRowInput[]): Promise<void> {
     try {
-      await this.adapter.query(tx, text, columns);
+      await this.adapter.query(tx, text, values);
     } catch (error) {
       const duplicate = duplicateId(error, rows);
       throw duplicate === undefined ? error : new DuplicateOutboxMessageError(duplicate, { cause: error });
     }
   }
+}
+
+function isEmpty(headers: object): boolean {
+  for (const _ in headers) return false;
+  return true;
 }
 
 function checkAdapter<Tx>(adapter: unknown): SqlAdapter<Tx> {
