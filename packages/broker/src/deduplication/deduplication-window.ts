@@ -32,9 +32,12 @@ const COMPACT_AFTER = 1024;
 
 /**
  * The producer-given message ids one topic remembers: where each was stored, for `windowMs` after it was published.
- * `order` holds them in publish order, so expiring and evicting the oldest is a look at its head, not a scan. (Not the
- * map's own order: V8 iterates a map from the slots its deletions left, so reading its head after many deletions is
- * a scan.) An entry of `order` the map no longer holds (forgotten, or remembered anew) is skipped there.
+ * `order` holds the committed ones in commit order, so expiring and evicting the oldest is a look at its head, not a
+ * scan. (Not the map's own order: V8 iterates a map from the slots its deletions left, so reading its head after many
+ * deletions is a scan.) An entry of `order` the map no longer holds (forgotten, or remembered anew) is skipped there.
+ * A reservation whose commit is in flight is only in the map: it enters `order` once committed, so a failed one leaves
+ * nothing behind (retries of refused publishes cannot grow `order`) and a slow one does not hold up the expiry and
+ * eviction of those committed after it. Pending reservations may pass `maxIds` by the number of commits in flight.
  */
 export class DeduplicationWindow {
   private readonly ids = new Map<string, RememberedId>();
@@ -66,13 +69,15 @@ export class DeduplicationWindow {
   /** Remembers an id whose commit is in flight; {@link committed} or {@link failed} tells the outcome. */
   reserve(id: string, at: number, pending: PendingCommit): RememberedId {
     const entry: RememberedId = { id, at, offset: PENDING, pending };
-    this.add(id, entry);
+    this.makeRoom(at);
+    this.ids.set(id, entry);
     return entry;
   }
 
   committed(entry: RememberedId, offset: number): void {
     entry.offset = offset;
     entry.pending = undefined;
+    if (this.ids.get(entry.id) === entry) this.order.push(entry);
   }
 
   /** Nothing was stored: the id is forgotten, so a retry is stored. */
@@ -83,17 +88,18 @@ export class DeduplicationWindow {
 
   /** An id read back from the topic's log (oldest first). */
   restore(id: string, at: number, offset: number): void {
-    this.add(id, { id, at, offset });
+    const entry: RememberedId = { id, at, offset };
+    this.makeRoom(at);
+    this.ids.set(id, entry);
+    this.order.push(entry);
   }
 
-  private add(id: string, entry: RememberedId): void {
-    this.ids.delete(id);
-    const horizon = entry.at - this.windowMs;
+  /** Forgets the committed ids older than the window as of `at`, and the oldest ones while the topic holds `maxIds`. */
+  private makeRoom(at: number): void {
+    const horizon = at - this.windowMs;
     for (; this.head < this.order.length; this.head++) {
       const oldest = this.order[this.head];
       if (this.ids.get(oldest.id) !== oldest) continue;
-      // An id still being committed stays: the concurrent publish of it must find it.
-      if (oldest.pending !== undefined) break;
       if (oldest.at > horizon && this.ids.size < this.maxIds) break;
       this.ids.delete(oldest.id);
       if (oldest.at > horizon) this.evicted++;
@@ -102,7 +108,5 @@ export class DeduplicationWindow {
       this.order = this.order.slice(this.head);
       this.head = 0;
     }
-    this.ids.set(id, entry);
-    this.order.push(entry);
   }
 }

@@ -4,6 +4,7 @@ import { TopicQueue, TopicQueueContainer } from '../storage';
 import { describeCause } from '../storage/journal/describe-cause';
 import { TopicPolicies } from '../topics/topic-policies';
 import { DeduplicationClaim } from './deduplication-claim';
+import { DeduplicationRestoreError } from './deduplication.errors';
 import { DeduplicationStats, DeduplicationWindow } from './deduplication-window';
 import { restoreWindow } from './restore-window';
 
@@ -26,6 +27,13 @@ export class Deduplicator implements OnModuleInit {
   onModuleInit(): void {
     this.queues.onOpened((queue) => this.open(queue));
     for (const queue of this.queues.list()) this.open(queue);
+  }
+
+  /** Topics whose window is still being read back from their log: their publishes with a producer-given id wait. */
+  get restoring(): number {
+    let restoring = 0;
+    for (const window of this.windows.values()) if (!window.isReady) restoring++;
+    return restoring;
   }
 
   /** The topic's counters; undefined when de-duplication is off for it. */
@@ -69,8 +77,10 @@ export class Deduplicator implements OnModuleInit {
     window.ready = restoreWindow(queue, window)
       .catch((error: unknown) =>
         this.logger.warn(
-          `Topic ${queue.name}: the ids of its recent messages could not all be read back (${describeCause(error)}); ` +
-            're-publishes of those are stored again',
+          error instanceof DeduplicationRestoreError
+            ? error.message
+            : `Topic ${queue.name}: the ids of its recent messages could not all be read back (${describeCause(error)}); ` +
+                're-publishes of those are stored again',
         ),
       )
       .finally(() => (window.isReady = true));

@@ -1,12 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { Deduplicator } from '../deduplication/deduplicator';
 import { DiskGuard } from '../storage/disk-guard';
 import { TopicQueueBootstrapper } from '../storage/topic-queue-bootstrapper';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 
 /**
- * What `GET /health/ready` checks, one terminus entry each: `storage` (every topic on disk restored, and the journal
- * replayed before the first of them opened), `disk` (the disk guard is not refusing publishes) and `topics` (no
+ * What `GET /health/ready` checks, one terminus entry each: `storage` (every topic on disk restored, the journal
+ * replayed before the first of them opened, and the de-duplication windows read back from their logs), `disk` (the disk guard is not refusing publishes) and `topics` (no
  * topic refusing writes after a failed file write). The entries say what is down and how many, never a topic name
  * or a path: probes are answered without a token.
  */
@@ -17,11 +18,22 @@ export class BrokerReadinessIndicator {
     private readonly bootstrapper: TopicQueueBootstrapper,
     private readonly diskGuard: DiskGuard,
     private readonly topics: TopicQueueContainer,
+    @Optional() private readonly deduplicator?: Deduplicator,
   ) {}
 
+  /**
+   * Down until the topics are restored, then while a topic still reads back its de-duplication window (its publishes
+   * with a producer-given id wait for that).
+   */
   storage(): HealthIndicatorResult<'storage'> {
     const check = this.health.check('storage');
-    return this.bootstrapper.restored ? check.up() : check.down({ message: 'the topics on disk are not restored yet' });
+    if (!this.bootstrapper.restored) return check.down({ message: 'the topics on disk are not restored yet' });
+    const restoring = this.deduplicator?.restoring ?? 0;
+    if (restoring === 0) return check.up();
+    return check.down({
+      message: `${restoring} topic(s) are reading back the ids of their recent messages for de-duplication`,
+      restoringDeduplication: restoring,
+    });
   }
 
   disk(): HealthIndicatorResult<'disk'> {

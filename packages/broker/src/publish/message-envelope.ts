@@ -80,6 +80,68 @@ export function decodeEnvelope(payload: Buffer): DecodedEnvelope {
   };
 }
 
+/** The id and publish time of a stored message: what de-duplication reads back from a topic's log. */
+export interface EnvelopeHead {
+  id: string | null;
+  publishedAt: number | null;
+}
+
+const HEAD_ID = Buffer.from('{"id":"');
+const HEAD_TOPIC = Buffer.from(',"topic":"');
+const HEAD_PUBLISHED_AT = Buffer.from(',"publishedAt":');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+/**
+ * The id and publish time of a stored payload, read from its head without scanning its content (which may be
+ * megabytes): this broker's envelopes begin `{"id":"…","topic":"…","publishedAt":N,` ({@link encodeEnvelope}). Any
+ * other payload (the Java broker's, one not laid out so) is decoded whole by {@link decodeEnvelope}. A payload that
+ * begins so is taken as written by this broker: its content was checked at publish and the log entry by its checksum.
+ *
+ * @throws MalformedEnvelopeError when a payload not laid out so is not an envelope either
+ */
+export function decodeEnvelopeHead(payload: Buffer): EnvelopeHead {
+  const head = readHead(payload);
+  if (head) return head;
+  const { id, publishedAt } = decodeEnvelope(payload);
+  return { id, publishedAt };
+}
+
+/** Undefined when `payload` does not begin as this broker writes it. */
+function readHead(payload: Buffer): EnvelopeHead | undefined {
+  if (payload[payload.length - 1] !== CLOSING_BRACE || !startsWith(payload, 0, HEAD_ID)) return undefined;
+  const idEnd = stringEnd(payload, HEAD_ID.length);
+  if (idEnd < 0 || !startsWith(payload, idEnd, HEAD_TOPIC)) return undefined;
+  const topicEnd = stringEnd(payload, idEnd + HEAD_TOPIC.length);
+  if (topicEnd < 0 || !startsWith(payload, topicEnd, HEAD_PUBLISHED_AT)) return undefined;
+  const atStart = topicEnd + HEAD_PUBLISHED_AT.length;
+  const atEnd = payload.indexOf(COMMA, atStart);
+  const publishedAt = atEnd <= atStart ? NaN : Number(payload.toString('latin1', atStart, atEnd));
+  if (!Number.isSafeInteger(publishedAt)) return undefined;
+  try {
+    return { id: JSON.parse(payload.toString('utf8', HEAD_ID.length - 1, idEnd)) as string, publishedAt };
+  } catch {
+    return undefined;
+  }
+}
+
+function startsWith(payload: Buffer, at: number, prefix: Buffer): boolean {
+  return payload.length >= at + prefix.length && payload.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+}
+
+/**
+ * The index just past the closing quote of the JSON string whose characters start at `from`; -1 when it does not
+ * end. UTF-8 continuation bytes are never a quote or a backslash, so bytes are scanned, not characters.
+ */
+function stringEnd(payload: Buffer, from: number): number {
+  for (let at = from; at < payload.length; at++) {
+    if (payload[at] === BACKSLASH) at++;
+    else if (payload[at] === QUOTE) return at + 1;
+  }
+  return -1;
+}
+
 /** `{name: value}`, or nothing when the field is absent (so decoded envelopes carry no `undefined` fields). */
 function defined(name: string, value: number | null): Record<string, number> {
   return value === null ? {} : { [name]: value };

@@ -25,10 +25,15 @@ export interface ResolvedTopicsOptions {
   overrides: ReadonlyArray<{ pattern: TopicPattern; policy: PartialTopicPolicy }>;
 }
 
-/** What a broker-owned topic (`__dlq.…`, `__redrive.…`) gets unless an override names it: it keeps everything. */
+/**
+ * What a broker-owned topic (`__dlq.…`, `__redrive.…`) gets unless an override names it: it keeps everything, and
+ * it de-duplicates nothing (the broker writes it, never a producer's publish, so a window would only cost memory and
+ * a read-back at every start).
+ */
 export const RESERVED_TOPIC_POLICY: ResolvedTopicPolicy = Object.freeze({
   ...DEFAULT_TOPIC_POLICY,
   retention: Object.freeze({ ...DEFAULT_TOPIC_POLICY.retention, ms: null }),
+  deduplication: Object.freeze({ ...DEFAULT_TOPIC_POLICY.deduplication, windowMs: 0 }),
 });
 
 const { positiveInteger, nonNegativeInteger, oneOf, plainObject, refuseUnknownFields } = optionChecks(InvalidBrokerOptionsError);

@@ -6,9 +6,8 @@ import type { TopicPolicies } from '../../src/topics/topic-policies';
 
 const TOPIC = Topic.of('order.created');
 
-/** A de-duplicator over one empty open topic (stand-ins: nothing is read from disk). */
-function deduplicator(maxIds = 100): Deduplicator {
-  const queue = { name: TOPIC.name, tailOffset: 0, startOffset: 0 } as TopicQueue;
+/** A de-duplicator over one open topic, empty unless given (stand-ins: nothing is read from disk). */
+function deduplicator(maxIds = 100, queue = { name: TOPIC.name, tailOffset: 0, startOffset: 0 } as TopicQueue): Deduplicator {
   const queues = { onOpened: () => () => undefined, list: () => [queue] } as unknown as TopicQueueContainer;
   const policies = { of: () => ({ deduplication: { windowMs: 60_000, maxIds } }) } as unknown as TopicPolicies;
   const made = new Deduplicator(queues, policies);
@@ -65,5 +64,16 @@ describe('Deduplicator', () => {
     other.committed(stored('b', 1));
     (await dedup.claim([message('c')]))!.committed(stored('c', 2));
     expect(dedup.stats(TOPIC.name)).toMatchObject({ evicted: 2, remembered: 1 });
+  });
+
+  it('counts the topics still reading back their window, whose producer-id publishes wait until it is read', async () => {
+    let read!: (entries: Buffer[]) => void;
+    const peekMany = () => new Promise<Buffer[]>((resolve) => (read = resolve));
+    const dedup = deduplicator(100, { name: TOPIC.name, tailOffset: 1, startOffset: 0, peekMany } as unknown as TopicQueue);
+    expect(dedup.restoring).toBe(1);
+    const claiming = Promise.resolve(dedup.claim([message('x')]));
+    read([Buffer.from('{"id":"x","topic":"order.created","publishedAt":' + Date.now() + ',"headers":{},"content":1}')]);
+    expect((await claiming)!.isDuplicate(0)).toBe(true);
+    expect(dedup.restoring).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { HealthIndicatorService } from '@nestjs/terminus';
+import type { Deduplicator } from '../../src/deduplication/deduplicator';
 import { BrokerReadinessIndicator } from '../../src/health/broker-readiness.indicator';
 import type { DiskGuard } from '../../src/storage/disk-guard';
 import type { TopicQueue } from '../../src/storage/topic-queue';
@@ -11,12 +12,28 @@ function topic(recovering: boolean, reopens: boolean): TopicQueue {
   return { recoveringFromWriteFailure: recovering, assertWritable } as unknown as TopicQueue;
 }
 
-function indicator(topics: TopicQueue[]): BrokerReadinessIndicator {
+function indicator(topics: TopicQueue[], deduplicator?: Partial<Deduplicator>): BrokerReadinessIndicator {
   const container = { list: () => topics } as unknown as TopicQueueContainer;
   const bootstrapper = { restored: true } as TopicQueueBootstrapper;
   const guard = { refusing: false } as DiskGuard;
-  return new BrokerReadinessIndicator(new HealthIndicatorService(), bootstrapper, guard, container);
+  return new BrokerReadinessIndicator(new HealthIndicatorService(), bootstrapper, guard, container, deduplicator as Deduplicator);
 }
+
+describe('readiness of storage', () => {
+  it('is down, with a count, while topics read back their de-duplication windows, and up once they have', () => {
+    const deduplicator = { restoring: 2 };
+    const ready = indicator([], deduplicator);
+    expect(ready.storage()).toEqual({
+      storage: {
+        status: 'down',
+        message: '2 topic(s) are reading back the ids of their recent messages for de-duplication',
+        restoringDeduplication: 2,
+      },
+    });
+    deduplicator.restoring = 0;
+    expect(ready.storage()).toEqual({ storage: { status: 'up' } });
+  });
+});
 
 describe('readiness of topic writes', () => {
   it('is up when no topic had a failed write, without touching any topic', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { MalformedEnvelopeError } from '../../src/publish/publish.errors';
-import { decodeEnvelope, encodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope, decodeEnvelopeHead, encodeEnvelope } from '../../src/publish/message-envelope';
 import { spelledJson } from './json-text.arbitrary';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -79,5 +79,41 @@ describe('message envelope', () => {
         expect(decoded.id).toBe(id);
       }),
     );
+  });
+
+  describe('head (id and publish time, for de-duplication)', () => {
+    it('reads what decodeEnvelope reads, for any id, topic and publish time', () => {
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary', minLength: 1 }), fc.nat(), (id, topic, publishedAt) => {
+          const payload = encodeEnvelope({
+            id,
+            topic,
+            publishedAt,
+            headers: { h: '",' },
+            expiresAt: 9,
+            content: Buffer.from('{"id":"x"}'),
+          });
+          expect(decodeEnvelopeHead(payload)).toEqual({ id, publishedAt });
+        }),
+      );
+    });
+
+    it('does not parse the content', () => {
+      // Not JSON: decoding the whole envelope fails on it, reading the head does not get that far.
+      const payload = Buffer.concat([
+        Buffer.from('{"id":"m","topic":"a","publishedAt":7,"headers":{},"content":'),
+        Buffer.alloc(1000, '['),
+        Buffer.from('}'),
+      ]);
+      expect(() => decodeEnvelope(payload)).toThrow(MalformedEnvelopeError);
+      expect(decodeEnvelopeHead(payload)).toEqual({ id: 'm', publishedAt: 7 });
+    });
+
+    it("decodes any other layout whole: the Java broker's entries, fields in another order", () => {
+      expect(decodeEnvelopeHead(Buffer.from('{"topic":{"name":"a"},"content":1}'))).toEqual({ id: null, publishedAt: null });
+      expect(decodeEnvelopeHead(Buffer.from('{"id":"m","publishedAt":3,"topic":"a","content":1}'))).toEqual({ id: 'm', publishedAt: 3 });
+      expect(() => decodeEnvelopeHead(Buffer.from('{"id":"m","topic":"a","publishedAt":1,"content":{'))).toThrow(MalformedEnvelopeError);
+      expect(() => decodeEnvelopeHead(Buffer.from('{"id":"m\\q","topic":"a","publishedAt":1,"x":{}'))).toThrow(MalformedEnvelopeError);
+    });
   });
 });

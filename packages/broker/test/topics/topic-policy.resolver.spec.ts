@@ -55,6 +55,19 @@ describe('topic policies (the topics option)', () => {
     expect(topicPolicyOf(resolved, '__dlq.billing').retention).toEqual({ ms: null, bytes: 5000, whenNeeded: 'keep' });
   });
 
+  it('de-duplicates nothing on a broker-owned topic, whatever the defaults, unless an override names it', () => {
+    const resolved = resolveTopicsOptions({
+      defaults: { deduplication: { windowMs: 5000 } },
+      overrides: [
+        { pattern: '**', deduplication: { windowMs: 6000 } },
+        { pattern: '__redrive.**', deduplication: { windowMs: 7000 } },
+      ],
+    });
+    expect(topicPolicyOf(resolved, '__dlq.billing').deduplication).toEqual({ windowMs: 0, maxIds: DEFAULT_DEDUPLICATION_MAX_IDS });
+    expect(topicPolicyOf(resolved, '__redrive.billing').deduplication).toEqual({ windowMs: 7000, maxIds: DEFAULT_DEDUPLICATION_MAX_IDS });
+    expect(topicPolicyOf(resolved, 'order.created').deduplication.windowMs).toBe(6000);
+  });
+
   it.each([
     [{ retention: { ms: 0 } }, 'topics.defaults.retention.ms must be a positive integer, got 0'],
     [{ retention: { size: 1 } }, 'topics.defaults.retention has unknown field(s) size'],
