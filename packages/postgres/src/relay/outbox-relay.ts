@@ -162,20 +162,26 @@ export class OutboxRelay {
         continue;
       }
       // A full batch means more is probably waiting: go on at once.
-      if (leased < this.options.batchSize) await this.sleep(await this.idleMs());
+      if (leased < this.options.batchSize) await this.sleep(await this.idleMs(leased));
     }
   }
 
-  /** How long to wait for a NOTIFY: until the next retry or lease expiry is due, at most the poll interval. */
-  private async idleMs(): Promise<number> {
+  /**
+   * How long to wait for a NOTIFY: until the next retry or lease expiry is due, at most the poll interval. A row
+   * that is due although the round leased nothing is one the lease cannot take yet (locked by another relay's
+   * lease statement, say): waiting `reconnectDelayMs` then keeps the relay from spinning on it.
+   */
+  private async idleMs(leased: number): Promise<number> {
+    const { pollIntervalMs, reconnectDelayMs } = this.options;
     try {
       const { rows } = await this.pool.query<{ due_in_ms: string | null }>(this.queries.nextDue);
       const due = rows[0]?.due_in_ms;
-      return due === null || due === undefined
-        ? this.options.pollIntervalMs
-        : Math.min(this.options.pollIntervalMs, Math.max(0, Number(due)));
+      if (due === null || due === undefined) return pollIntervalMs;
+      const dueMs = Number(due);
+      if (dueMs <= 0 && leased === 0) return Math.min(pollIntervalMs, reconnectDelayMs);
+      return Math.min(pollIntervalMs, Math.max(0, dueMs));
     } catch {
-      return this.options.pollIntervalMs;
+      return pollIntervalMs;
     }
   }
 
