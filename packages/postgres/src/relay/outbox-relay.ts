@@ -221,6 +221,9 @@ export class OutboxRelay {
           id: row.messageId,
           content: parseContent(row),
           headers: relayedHeaders(idOf(row), row.createdAt),
+          // Never the topic's default: on a nonPersistent topic the ACK would come before the message is durable, so
+          // PUBLISHED would not mean the broker keeps it (and there would be no offset).
+          deliveryMode: 'persistent',
         })),
       );
     } catch (error) {
