@@ -15,7 +15,8 @@ export interface FakeAnswer {
 
 /**
  * An HTTP server in place of the broker, answering each `POST /mmmq/messages/batch` as `answer` decides (a
- * refusal a real broker only sends when misconfigured, a proxy's 404 during a deploy), and recording the batches.
+ * refusal a real broker only sends when misconfigured, a proxy's 404 during a deploy), or not at all when it
+ * returns `undefined` (a hung broker), and recording the batches.
  */
 export interface FakeBroker {
   url: string;
@@ -40,7 +41,7 @@ export function refused(status: number, message: string): FakeAnswer {
   return { status, body: { acknowledgement: 'NACK', message } };
 }
 
-export async function startFakeBroker(answer: (messages: ReceivedMessage[]) => FakeAnswer): Promise<FakeBroker> {
+export async function startFakeBroker(answer: (messages: ReceivedMessage[]) => FakeAnswer | undefined): Promise<FakeBroker> {
   const batches: ReceivedMessage[][] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -48,8 +49,9 @@ export async function startFakeBroker(answer: (messages: ReceivedMessage[]) => F
     request.on('end', () => {
       const { messages } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: ReceivedMessage[] };
       batches.push(messages);
-      const { status, body } = answer(messages);
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const answered = answer(messages);
+      if (answered === undefined) return;
+      response.writeHead(answered.status, { 'content-type': 'application/json' }).end(JSON.stringify(answered.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
