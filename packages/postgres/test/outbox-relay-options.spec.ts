@@ -6,6 +6,7 @@ import {
   type MmmqProducerOptions,
 } from '@mmmq/producer';
 import { InvalidOutboxOptionsError } from '../src/errors/invalid-outbox-options.error';
+import { OutboxRelay } from '../src/relay/outbox-relay';
 import { resolveRelayOptions } from '../src/relay/outbox-relay-options.resolver';
 import {
   DEFAULT_RELAY_LEASE_MS,
@@ -84,5 +85,17 @@ describe('resolveRelayOptions: the producer the relay makes fits in its lease', 
     const producer = Object.create(Producer.prototype) as Producer;
 
     expect(resolveRelayOptions({ connection: 'postgres://x', producer }).producer).toBe(producer);
+  });
+});
+
+describe('OutboxRelay.purgePublished', () => {
+  it('names what it needs when retention is off and an argument is missing', async () => {
+    const relay = new OutboxRelay({ connection: 'postgres://x', producer: { broker: BROKER }, retention: false });
+    try {
+      await expect(relay.purgePublished()).rejects.toThrow(InvalidOutboxOptionsError);
+      await expect(relay.purgePublished(1_000)).rejects.toThrow(/needs maxAgeMs and batchSize when the relay option retention is false/);
+    } finally {
+      await relay.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { Producer } from '@mmmq/producer';
 import { createProducer } from '@mmmq/producer/internal';
 import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
+import { InvalidOutboxOptionsError } from '../errors/invalid-outbox-options.error';
 import { relayedHeaders } from '../outbox/outbox-message';
 import { outboxChannel } from '../outbox/outbox-table';
 import { OutboxListener } from './outbox-listener';
@@ -104,12 +105,17 @@ export class OutboxRelay {
     return { leased: lease.rows.length, ...(await this.publishLease(lease)) };
   }
 
-  /** Deletes PUBLISHED rows published more than `maxAgeMs` ago, in batches of `batchSize`; resolves with the count. */
+  /**
+   * Deletes PUBLISHED rows published more than `maxAgeMs` ago, in batches of `batchSize`; resolves with the count.
+   * @throws InvalidOutboxOptionsError when retention is off and either argument is missing
+   */
   async purgePublished(maxAgeMs?: number, batchSize?: number): Promise<number> {
     const retention = this.options.retention;
     const age = maxAgeMs ?? retention?.maxAgeMs;
     const size = batchSize ?? retention?.batchSize;
-    if (age === undefined || size === undefined) throw new Error('purgePublished() needs maxAgeMs and batchSize when retention is off');
+    if (age === undefined || size === undefined) {
+      throw new InvalidOutboxOptionsError('purgePublished() needs maxAgeMs and batchSize when the relay option retention is false');
+    }
     let deleted = 0;
     for (;;) {
       const { rowCount } = await this.pool.query(this.queries.purgePublished, [age, size]);
