@@ -1,4 +1,5 @@
-import { createServer, type AddressInfo, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** A message of a batch the fake broker received. */
 export interface ReceivedMessage {
