@@ -1,5 +1,7 @@
 import { startBroker, waitFor } from '@mmmq/test-support';
 import type { OutboxRelay } from '../src/relay/outbox-relay';
+import { DEFAULT_RELAY_PRODUCER_MAX_RETRY_COUNT } from '../src/relay/outbox-relay.options';
+import { startFakeBroker } from './support/fake-broker';
 import { addCommitted, outboxRows, testRelay } from './support/outbox-fixtures';
 import { ResponseDroppingProxy, startResponseDroppingProxy } from './support/response-dropping-proxy';
 import { createTestDatabase, TestDatabase } from './support/test-database';
@@ -71,6 +73,21 @@ describe('OutboxRelay when publishing fails', () => {
       message: 'the running relay to retry the AMBIGUOUS row',
     });
     expect((await rowsOf('failure.unreachable'))[0].status).toBe('AMBIGUOUS');
+  });
+
+  it('gives up on a hung broker within the lease when it makes its own producer, and marks the row AMBIGUOUS', async () => {
+    const hung = await started(startFakeBroker(() => undefined));
+    await addCommitted(db, [{ topic: 'failure.hung', content: 1, id: 'hung-1' }]);
+    // Producer options without retry or timeout settings: the relay fits them to its 2 s lease.
+    const relay = await started(testRelay(db, hung.url, { producer: { broker: hung.url }, leaseMs: 2_000 }));
+
+    expect(await relay.relayOnce()).toMatchObject({ leased: 1, ambiguous: 1 });
+
+    expect(hung.batches).toHaveLength(1 + DEFAULT_RELAY_PRODUCER_MAX_RETRY_COUNT);
+    expect((await rowsOf('failure.hung'))[0]).toMatchObject({
+      status: 'AMBIGUOUS',
+      failure_reason: expect.stringMatching(/after 2 attempts/),
+    });
   });
 
   it('marks a row the broker rejects (4xx) FAILED with the reason, and still publishes the rest of its batch', async () => {

@@ -18,6 +18,7 @@ import {
   DEFAULT_OUTBOX_RETENTION_MAX_AGE_MS,
   OutboxRelayOptions,
 } from './outbox-relay.options';
+import { relayProducerOptions } from './relay-producer-options';
 
 /** Relay options after defaults are applied and validation passed. */
 export interface ResolvedRelayOptions {
@@ -68,12 +69,13 @@ export function resolveRelayOptions(options: unknown, where = 'relay'): Resolved
   const maxMs = positiveInteger(`${where}.retry.maxMs`, retry.maxMs ?? Math.max(initialMs, DEFAULT_RELAY_RETRY_MAX_MS), MAX_TIMER_MS);
   if (maxMs < initialMs)
     throw new InvalidOutboxOptionsError(`${where}.retry.maxMs (${maxMs}) must be at least retry.initialMs (${initialMs})`);
+  const leaseMs = integerInRange(`${where}.leaseMs`, given.leaseMs ?? DEFAULT_RELAY_LEASE_MS, MIN_LEASE_MS, MAX_TIMER_MS);
   return {
     connection: connection(`${where}.connection`, given.connection),
-    producer: producer(`${where}.producer`, given.producer),
+    producer: producer(where, given.producer, leaseMs),
     schema: schema(`${where}.schema`, given.schema ?? DEFAULT_SCHEMA),
     batchSize: positiveInteger(`${where}.batchSize`, given.batchSize ?? DEFAULT_RELAY_BATCH_SIZE, MAX_RELAY_BATCH_SIZE),
-    leaseMs: integerInRange(`${where}.leaseMs`, given.leaseMs ?? DEFAULT_RELAY_LEASE_MS, MIN_LEASE_MS, MAX_TIMER_MS),
+    leaseMs,
     pollIntervalMs: positiveInteger(`${where}.pollIntervalMs`, given.pollIntervalMs ?? DEFAULT_RELAY_POLL_INTERVAL_MS, MAX_TIMER_MS),
     orderByAggregate: oneOf(`${where}.orderByAggregate`, given.orderByAggregate ?? false, [true, false]),
     retry: { initialMs, maxMs },
@@ -93,12 +95,15 @@ function connection(name: string, value: unknown): PoolConfig {
   throw new InvalidOutboxOptionsError(`${name} is required: a connection string or pg pool settings, got ${describeValue(value)}`);
 }
 
-function producer(name: string, value: unknown): MmmqProducerOptions | Producer {
+function producer(where: string, value: unknown, leaseMs: number): MmmqProducerOptions | Producer {
+  // A Producer of the caller's own: its settings are not visible, so fitting the lease is up to the caller.
   if (value instanceof Producer) return value;
   // The producer's own resolver checks the fields when the relay makes it.
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as MmmqProducerOptions;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return relayProducerOptions(where, value as MmmqProducerOptions, leaseMs);
+  }
   throw new InvalidOutboxOptionsError(
-    `${name} is required: producer options ({ broker: "http://…" }) or a Producer, got ${describeValue(value)}`,
+    `${where}.producer is required: producer options ({ broker: "http://…" }) or a Producer, got ${describeValue(value)}`,
   );
 }
 

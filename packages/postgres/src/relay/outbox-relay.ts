@@ -5,6 +5,7 @@ import { Producer } from '@mmmq/producer';
 import { createProducer } from '@mmmq/producer/internal';
 import { Logger } from '@nestjs/common';
 import { Pool, type QueryResult, type QueryResultRow } from 'pg';
+import { InvalidOutboxOptionsError } from '../errors/invalid-outbox-options.error';
 import { relayedHeaders } from '../outbox/outbox-message';
 import { outboxChannel } from '../outbox/outbox-table';
 import { OutboxListener } from './outbox-listener';
@@ -105,12 +106,17 @@ export class OutboxRelay {
     return { leased: lease.rows.length, ...(await this.publishLease(lease)) };
   }
 
-  /** Deletes PUBLISHED rows published more than `maxAgeMs` ago, in batches of `batchSize`; resolves with the count. */
+  /**
+   * Deletes PUBLISHED rows published more than `maxAgeMs` ago, in batches of `batchSize`; resolves with the count.
+   * @throws InvalidOutboxOptionsError when retention is off and either argument is missing
+   */
   async purgePublished(maxAgeMs?: number, batchSize?: number): Promise<number> {
     const retention = this.options.retention;
     const age = maxAgeMs ?? retention?.maxAgeMs;
     const size = batchSize ?? retention?.batchSize;
-    if (age === undefined || size === undefined) throw new Error('purgePublished() needs maxAgeMs and batchSize when retention is off');
+    if (age === undefined || size === undefined) {
+      throw new InvalidOutboxOptionsError('purgePublished() needs maxAgeMs and batchSize when the relay option retention is false');
+    }
     let deleted = 0;
     for (;;) {
       const { rowCount } = await this.query(this.queries.purgePublished, [age, size]);
@@ -164,20 +170,26 @@ export class OutboxRelay {
       }
       // A full batch means more is probably waiting: go on at once. So does a NOTIFY that came during the round:
       // under load one nearly always has, and asking when the next row is due would only cost a query.
-      if (leased < this.options.batchSize && !this.woken) await this.sleep(await this.idleMs());
+      if (leased < this.options.batchSize && !this.woken) await this.sleep(await this.idleMs(leased));
     }
   }
 
-  /** How long to wait for a NOTIFY: until the next retry or lease expiry is due, at most the poll interval. */
-  private async idleMs(): Promise<number> {
+  /**
+   * How long to wait for a NOTIFY: until the next retry or lease expiry is due, at most the poll interval. A row
+   * that is due although the round leased nothing is one the lease cannot take yet (locked by another relay's
+   * lease statement, say): waiting `reconnectDelayMs` then keeps the relay from spinning on it.
+   */
+  private async idleMs(leased: number): Promise<number> {
+    const { pollIntervalMs, reconnectDelayMs } = this.options;
     try {
       const { rows } = await this.query<{ due_in_ms: string | null }>(this.queries.nextDue, []);
       const due = rows[0]?.due_in_ms;
-      return due === null || due === undefined
-        ? this.options.pollIntervalMs
-        : Math.min(this.options.pollIntervalMs, Math.max(0, Number(due)));
+      if (due === null || due === undefined) return pollIntervalMs;
+      const dueMs = Number(due);
+      if (dueMs <= 0 && leased === 0) return Math.min(pollIntervalMs, reconnectDelayMs);
+      return Math.min(pollIntervalMs, Math.max(0, dueMs));
     } catch {
-      return this.options.pollIntervalMs;
+      return pollIntervalMs;
     }
   }
 
@@ -217,6 +229,9 @@ export class OutboxRelay {
           id: row.messageId,
           content: parseContent(row),
           headers: relayedHeaders(idOf(row), row.createdAt),
+          // Never the topic's default: on a nonPersistent topic the ACK would come before the message is durable, so
+          // PUBLISHED would not mean the broker keeps it (and there would be no offset).
+          deliveryMode: 'persistent',
         })),
       );
     } catch (error) {

@@ -48,10 +48,12 @@ export class RelayQueries {
     this.release =
       `UPDATE ${table} t SET lease_owner = NULL, lease_until = NULL, attempts = t.attempts - 1 FROM unnest($2::text[]) AS m (id) ` +
       `WHERE ${held} RETURNING t.message_id`;
-    // When the next claimable row becomes due, in ms from now (null: none is waiting); scans the backlog only.
+    // When the next claimable row becomes due, in ms from now (null: none is waiting); scans the backlog only. A row
+    // held back by an earlier one of its aggregate is left out: it waits for that row, whose own due time counts,
+    // and would otherwise look due at once and make the relay spin.
     this.nextDue =
-      'SELECT ceil(extract(epoch FROM (min(greatest(available_at, coalesce(lease_until, available_at))) - clock_timestamp())) * 1000) ' +
-      `AS due_in_ms FROM ${table} WHERE ${CLAIMABLE}`;
+      'SELECT ceil(extract(epoch FROM (min(greatest(o.available_at, coalesce(o.lease_until, o.available_at))) - clock_timestamp())) ' +
+      `* 1000) AS due_in_ms FROM ${table} o WHERE o.${CLAIMABLE} ${aggregateOrder}`;
     // $1 max age ms, $2 batch size.
     this.purgePublished =
       `DELETE FROM ${table} WHERE message_id IN (SELECT message_id FROM ${table} WHERE status = 'PUBLISHED' ` +

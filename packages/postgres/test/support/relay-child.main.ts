@@ -6,6 +6,8 @@ async function main(): Promise<void> {
   const relay = new OutboxRelay({
     connection: String(process.env.DATABASE_URL),
     producer: { broker: String(process.env.BROKER_URL), maxRetryCount: 0, timeoutMs: 600_000 },
+    // Longer than the publish may take, as the relay requires; the batch below is leased for LEASE_MS only.
+    leaseMs: 1_200_000,
     schema: String(process.env.SCHEMA),
     relayId: 'doomed',
     retention: false,
