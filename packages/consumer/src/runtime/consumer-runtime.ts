@@ -45,7 +45,10 @@ export class ConsumerRuntime {
   ) {
     this.options = resolveConsumerOptions(options);
     this.frontHandler = new FrontHandler({ queueSize: this.options.queueSize, maxWorkers: this.options.workers.max });
-    const invoker = new ListenerInvoker(undefined, new ClaimCheckResolver(this.options.claimCheck?.store, this.options.claimCheck?.maxBytes));
+    const invoker = new ListenerInvoker(
+      undefined,
+      new ClaimCheckResolver(this.options.claimCheck?.store, this.options.claimCheck?.maxBytes),
+    );
     this.api = new ConsumerApi(this.options);
     this.pull = new PullConsumer(this.options, this.frontHandler, invoker, this.api);
     this.registrar = new DispatcherRegistrar(this.options, this.status, this.server);
