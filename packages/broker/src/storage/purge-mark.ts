@@ -52,6 +52,19 @@ export class PurgeMark {
     return run;
   }
 
+  /**
+   * Lowers the mark to `offset` at once, for readers, and durably after: the one move back, for a mark above its
+   * topic's recovered tail (acknowledged entries lost to damage), which would otherwise hide every new entry below it.
+   * A crash before the write repeats the repair at the next start. Resolves once written.
+   */
+  lowerTo(offset: number): Promise<void> {
+    if (offset >= this.offset) return Promise.resolve();
+    this.offset = offset;
+    const run = this.moving.then(() => this.write(offset));
+    this.moving = run.catch(() => undefined);
+    return run;
+  }
+
   private async write(offset: number): Promise<void> {
     const temp = `${this.path}.tmp`;
     try {

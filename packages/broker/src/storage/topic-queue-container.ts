@@ -176,6 +176,13 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   }
 
   private announce(queue: TopicQueue): void {
+    const tail = queue.tailOffset;
+    queue.repairPurgeMark().then(
+      (found) =>
+        found !== undefined &&
+        this.logger.warn(`Topic ${queue.topic.name}: its purge mark ${found} was above its tail ${tail}; lowered to ${tail}`),
+      (error: Error) => this.logger.error(`Topic ${queue.topic.name}: lowering its purge mark failed: ${error.message}`),
+    );
     for (const listener of this.openedListeners) {
       try {
         listener(queue);

@@ -54,9 +54,21 @@ export class TopicQueue implements JournalTopic, Flushable {
     return Math.max(this.chain.startOffset, this.purgedBelow);
   }
 
-  /** Offsets below it were purged (0: none); capped at the tail, so a mark past a log lost to damage hides no new entry. */
+  /** Offsets below it were purged (0: none); never above the tail (see {@link repairPurgeMark}). */
   get purgedBelow(): number {
     return Math.min(this.purgeMark.below, this.visibleEnd);
+  }
+
+  /**
+   * Once the topic is recovered: a purge mark above its tail (only possible when acknowledged entries were lost to
+   * damage) is lowered to the tail, so that the entries appended from now on are not hidden below it. Resolves with
+   * the mark found when it lowered one.
+   */
+  async repairPurgeMark(): Promise<number | undefined> {
+    const found = this.purgeMark.below;
+    if (found <= this.visibleEnd) return undefined;
+    await this.purgeMark.lowerTo(this.visibleEnd);
+    return found;
   }
 
   /**
