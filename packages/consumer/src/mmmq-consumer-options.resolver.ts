@@ -1,5 +1,6 @@
 import {
   DEFAULT_CLAIM_CHECK_MAX_BYTES,
+  isObjectStore,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   isBearerTokenText,
   MAX_TIMER_MS,
@@ -90,7 +91,6 @@ const OPTION_FIELDS = new Set([
   'claimCheck',
 ]);
 const CLAIM_CHECK_FIELDS = new Set(['store', 'maxBytes']);
-const STORE_METHODS = ['put', 'get', 'delete'] as const;
 const WORKERS_FIELDS = new Set(['min', 'max']);
 const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeoutMs', 'leaveOnShutdown']);
 // What `listeners[name]` may set: a listener's own options but its identity (pattern, name).
@@ -143,8 +143,7 @@ function resolveClaimCheck(claimCheck: unknown): Required<ConsumerClaimCheckOpti
   if (claimCheck === undefined) return undefined;
   refuseUnknownFields('claimCheck', plainObject('claimCheck', claimCheck), CLAIM_CHECK_FIELDS);
   const { store, maxBytes } = claimCheck as ConsumerClaimCheckOptions;
-  const missing = STORE_METHODS.find((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function');
-  if (typeof store !== 'object' || store === null || missing !== undefined) {
+  if (!isObjectStore(store)) {
     throw new InvalidConsumerOptionsError(
       `claimCheck.store must be an ObjectStore (put, get and delete methods), such as new FileSystemObjectStore(dir), got ${describe(store)}`,
     );

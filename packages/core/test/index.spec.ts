@@ -125,6 +125,7 @@ describe('@mmmq/core public API', () => {
         'assertObjectKey',
         'fetchClaimCheck',
         'isObjectKey',
+        'isObjectStore',
         'parseClaimCheckReference',
         'sha256Hex',
       ].sort(),

@@ -51,3 +51,14 @@ export function assertObjectKey(key: unknown): string {
   }
   return key;
 }
+
+const OBJECT_STORE_METHODS = ['put', 'get', 'delete'] as const;
+
+/** True for an option value that can serve as an {@link ObjectStore}: an object with `put`, `get` and `delete`. */
+export function isObjectStore(value: unknown): value is ObjectStore {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    OBJECT_STORE_METHODS.every((method) => typeof (value as Record<string, unknown>)[method] === 'function')
+  );
+}

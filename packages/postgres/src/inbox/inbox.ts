@@ -1,3 +1,4 @@
+import { assertSqlAdapter } from '../sql/assert-sql-adapter';
 import { assertConsumerId, assertMessageId } from '@mmmq/core';
 import type { InboxOutcome } from '@mmmq/consumer';
 import { DEFAULT_SCHEMA } from '../migrations/migrate';
@@ -25,7 +26,7 @@ export class Inbox<Tx> {
 
   /** @throws InvalidInboxOptionsError naming the option that is wrong */
   constructor(options: InboxOptions<Tx>) {
-    this.adapter = checkAdapter(options.adapter);
+    this.adapter = assertSqlAdapter(options.adapter, InvalidInboxOptionsError);
     const table = `${schemaOf(options.schema)}.mmmq_inbox`;
     // ON CONFLICT waits for a concurrent, uncommitted reservation of the same key: it then inserts nothing if that
     // transaction committed (a duplicate) and inserts if it rolled back (this delivery processes the message).
@@ -44,13 +45,6 @@ export class Inbox<Tx> {
     if (reserved.length === 0) return { status: 'duplicate' };
     return { status: 'processed', result: await sideEffect(tx) };
   }
-}
-
-export function checkAdapter<Tx>(adapter: SqlAdapter<Tx>): SqlAdapter<Tx> {
-  if (typeof adapter !== 'object' || adapter === null || typeof adapter.query !== 'function') {
-    throw new InvalidInboxOptionsError('adapter must be a SqlAdapter (pgAdapter, typeOrmAdapter, kyselyAdapter or your own)');
-  }
-  return adapter;
 }
 
 /** The quoted schema name. */

@@ -1,7 +1,8 @@
 import { MAX_TIMER_MS, optionChecks } from '@mmmq/core';
 import type { SqlAdapter } from '../sql/sql-adapter';
 import type { TransactionRunner } from '../sql/pg-transaction';
-import { checkAdapter, schemaOf } from './inbox';
+import { assertSqlAdapter } from '../sql/assert-sql-adapter';
+import { schemaOf } from './inbox';
 import { DEFAULT_INBOX_RETENTION_BATCH_SIZE, DEFAULT_INBOX_RETENTION_INTERVAL_MS, DEFAULT_INBOX_RETENTION_MS } from './inbox-retention';
 import { InvalidInboxOptionsError } from './invalid-inbox-options.error';
 import type { MmmqInboxOptions } from './mmmq-inbox.options';
@@ -40,7 +41,7 @@ export function resolveInboxOptions(options: MmmqInboxOptions): ResolvedInboxOpt
   const retention = plainObject('retention', options.retention ?? {});
   refuseUnknownFields('retention', retention, RETENTION_FIELDS);
   return {
-    adapter: checkAdapter(options.adapter),
+    adapter: assertSqlAdapter(options.adapter, InvalidInboxOptionsError),
     transaction: options.transaction,
     schema: options.schema,
     quotedSchema: schemaOf(options.schema),

@@ -1,3 +1,4 @@
+import { assertSqlAdapter } from '../sql/assert-sql-adapter';
 import { DuplicateOutboxMessageError } from '../errors/duplicate-outbox-message.error';
 import { InvalidOutboxOptionsError } from '../errors/invalid-outbox-options.error';
 import { DEFAULT_SCHEMA } from '../migrations/migrate';
@@ -32,7 +33,7 @@ export class Outbox<Tx = unknown> {
 
   /** @throws InvalidOutboxOptionsError naming the option */
   constructor(options: OutboxOptions<Tx>) {
-    this.adapter = checkAdapter(options?.adapter);
+    this.adapter = assertSqlAdapter(options?.adapter, InvalidOutboxOptionsError);
     try {
       this.table = qualifiedOutboxTable(options.schema ?? DEFAULT_SCHEMA);
     } catch (error) {
@@ -113,16 +114,6 @@ export class Outbox<Tx = unknown> {
 function isEmpty(headers: object): boolean {
   for (const _ in headers) return false;
   return true;
-}
-
-function checkAdapter<Tx>(adapter: unknown): SqlAdapter<Tx> {
-  const candidate = adapter as Partial<SqlAdapter<Tx>> | undefined;
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.query !== 'function' || typeof candidate.name !== 'string') {
-    throw new InvalidOutboxOptionsError(
-      'adapter must be a SqlAdapter { name, query(tx, text, values) }, such as pgAdapter, typeOrmAdapter or kyselyAdapter',
-    );
-  }
-  return candidate as SqlAdapter<Tx>;
 }
 
 function atIndex<T>(index: number, prepare: () => T): T {

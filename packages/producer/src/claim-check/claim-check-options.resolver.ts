@@ -1,9 +1,14 @@
-import { DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES, DEFAULT_CLAIM_CHECK_TTL_MS, describeValue as describe, optionChecks } from '@mmmq/core';
+import {
+  DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES,
+  DEFAULT_CLAIM_CHECK_TTL_MS,
+  describeValue as describe,
+  isObjectStore,
+  optionChecks,
+} from '@mmmq/core';
 import { InvalidProducerOptionsError } from '../errors/invalid-producer-options.error';
 import type { ProducerClaimCheckOptions, ResolvedClaimCheck } from './claim-check.options';
 
 const FIELDS: ReadonlySet<string> = new Set<keyof ProducerClaimCheckOptions>(['store', 'thresholdBytes', 'ttlMs']);
-const STORE_METHODS = ['put', 'get', 'delete'] as const;
 const { positiveInteger } = optionChecks(InvalidProducerOptionsError);
 
 /**
@@ -34,12 +39,11 @@ export function resolveClaimCheck(option: unknown): ResolvedClaimCheck | undefin
 }
 
 function store(value: unknown): ProducerClaimCheckOptions['store'] {
-  const missing = STORE_METHODS.find((method) => typeof (value as Record<string, unknown> | null)?.[method] !== 'function');
-  if (typeof value !== 'object' || value === null || missing !== undefined) {
+  if (!isObjectStore(value)) {
     throw new InvalidProducerOptionsError(
       `claimCheck.store must be an ObjectStore (put, get and delete methods), such as new FileSystemObjectStore(dir), got ` +
         `${describe(value)}`,
     );
   }
-  return value as ProducerClaimCheckOptions['store'];
+  return value;
 }
