@@ -2,42 +2,22 @@ import { startBroker, waitFor } from '@mmmq/test-support';
 import type { OutboxRelay } from '../src/relay/outbox-relay';
 import { DEFAULT_RELAY_PRODUCER_MAX_RETRY_COUNT } from '../src/relay/outbox-relay.options';
 import { startFakeBroker } from './support/fake-broker';
-import { addCommitted, outboxRows, testRelay } from './support/outbox-fixtures';
+import { addCommitted, outboxRows, testRelay, useOutboxTable } from './support/outbox-fixtures';
 import { ResponseDroppingProxy, startResponseDroppingProxy } from './support/response-dropping-proxy';
-import { createTestDatabase, TestDatabase } from './support/test-database';
 
 describe('OutboxRelay when publishing fails', () => {
-  let db: TestDatabase;
-  const closing: Array<{ close(): Promise<void> }> = [];
+  const table = useOutboxTable();
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
+  const started = async <T extends { close(): Promise<void> }>(made: Promise<T> | T): Promise<T> => table.closeAfterTest(await made);
 
-  afterEach(async () => {
-    for (const closable of closing.splice(0).reverse()) await closable.close();
-    // A row left AMBIGUOUS by one test must not be leased by the next.
-    await db.pool.query(`DELETE FROM "${db.schema}".mmmq_outbox`);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
-
-  async function started<T extends { close(): Promise<void> }>(made: Promise<T> | T): Promise<T> {
-    const value = await made;
-    closing.push(value);
-    return value;
-  }
-
-  const rowsOf = async (topic: string) => (await outboxRows(db)).filter((row) => row.topic === topic);
+  const rowsOf = async (topic: string) => (await outboxRows(table.db)).filter((row) => row.topic === topic);
 
   it('marks a publish whose answer was lost AMBIGUOUS and retries it with the same id until it is PUBLISHED', async () => {
     const broker = await started(startBroker());
     const proxy: ResponseDroppingProxy = await started(startResponseDroppingProxy(Number(new URL(broker.url).port)));
-    await addCommitted(db, [{ topic: 'failure.ambiguous', content: { amount: 10 }, id: 'ambiguous-1' }]);
+    await addCommitted(table.db, [{ topic: 'failure.ambiguous', content: { amount: 10 }, id: 'ambiguous-1' }]);
     const relay: OutboxRelay = await started(
-      testRelay(db, proxy.url, { producer: { broker: proxy.url, maxRetryCount: 0, timeoutMs: 500 } }),
+      testRelay(table.db, proxy.url, { producer: { broker: proxy.url, maxRetryCount: 0, timeoutMs: 500 } }),
     );
 
     expect(await relay.relayOnce()).toMatchObject({ leased: 1, published: 0, ambiguous: 1 });
@@ -60,12 +40,14 @@ describe('OutboxRelay when publishing fails', () => {
   });
 
   it('keeps an AMBIGUOUS row until its backoff passed, and a running relay retries it then', async () => {
-    await addCommitted(db, [{ topic: 'failure.unreachable', content: 1, id: 'unreachable-1' }]);
-    const relay = await started(testRelay(db, 'http://127.0.0.1:1', { producer: { broker: 'http://127.0.0.1:1', maxRetryCount: 0 } }));
+    await addCommitted(table.db, [{ topic: 'failure.unreachable', content: 1, id: 'unreachable-1' }]);
+    const relay = await started(
+      testRelay(table.db, 'http://127.0.0.1:1', { producer: { broker: 'http://127.0.0.1:1', maxRetryCount: 0 } }),
+    );
 
     expect(await relay.relayOnce()).toMatchObject({ ambiguous: 1 });
-    const { rows } = await db.pool.query(
-      `SELECT available_at > now() AS later FROM "${db.schema}".mmmq_outbox WHERE message_id = 'unreachable-1'`,
+    const { rows } = await table.db.pool.query(
+      `SELECT available_at > now() AS later FROM "${table.db.schema}".mmmq_outbox WHERE message_id = 'unreachable-1'`,
     );
     expect(rows[0].later).toBe(true);
     await relay.start();
@@ -77,9 +59,9 @@ describe('OutboxRelay when publishing fails', () => {
 
   it('gives up on a hung broker within the lease when it makes its own producer, and marks the row AMBIGUOUS', async () => {
     const hung = await started(startFakeBroker(() => undefined));
-    await addCommitted(db, [{ topic: 'failure.hung', content: 1, id: 'hung-1' }]);
+    await addCommitted(table.db, [{ topic: 'failure.hung', content: 1, id: 'hung-1' }]);
     // Producer options without retry or timeout settings: the relay fits them to its 2 s lease.
-    const relay = await started(testRelay(db, hung.url, { producer: { broker: hung.url }, leaseMs: 2_000 }));
+    const relay = await started(testRelay(table.db, hung.url, { producer: { broker: hung.url }, leaseMs: 2_000 }));
 
     expect(await relay.relayOnce()).toMatchObject({ leased: 1, ambiguous: 1 });
 
@@ -92,12 +74,12 @@ describe('OutboxRelay when publishing fails', () => {
 
   it('marks a row the broker rejects (4xx) FAILED with the reason, and still publishes the rest of its batch', async () => {
     const broker = await started(startBroker({ http: { maxBodyBytes: 4096 } }));
-    await addCommitted(db, [
+    await addCommitted(table.db, [
       { topic: 'failure.rejected', content: 'small-1', id: 'rejected-ok-1' },
       { topic: 'failure.rejected', content: 'x'.repeat(6000), id: 'rejected-big' },
       { topic: 'failure.rejected', content: 'small-2', id: 'rejected-ok-2' },
     ]);
-    const relay = await started(testRelay(db, broker.url));
+    const relay = await started(testRelay(table.db, broker.url));
 
     expect(await relay.relayOnce()).toMatchObject({ leased: 3, published: 2, failed: 1, ambiguous: 0 });
 
@@ -111,10 +93,10 @@ describe('OutboxRelay when publishing fails', () => {
 
   it('marks a row written by hand with content that is not JSON FAILED', async () => {
     const broker = await started(startBroker());
-    await db.pool.query(
-      `INSERT INTO "${db.schema}".mmmq_outbox (message_id, topic, content) VALUES ('by-hand-1', 'failure.by-hand', 'not json')`,
+    await table.db.pool.query(
+      `INSERT INTO "${table.db.schema}".mmmq_outbox (message_id, topic, content) VALUES ('by-hand-1', 'failure.by-hand', 'not json')`,
     );
-    const relay = await started(testRelay(db, broker.url));
+    const relay = await started(testRelay(table.db, broker.url));
 
     expect(await relay.relayOnce()).toMatchObject({ failed: 1 });
     expect((await rowsOf('failure.by-hand'))[0]).toMatchObject({
@@ -124,7 +106,7 @@ describe('OutboxRelay when publishing fails', () => {
   });
 
   it('starts and closes while the database is unreachable', async () => {
-    const relay = testRelay(db, 'http://127.0.0.1:1', { connection: 'postgres://postgres@127.0.0.1:1/test', reconnectDelayMs: 50 });
+    const relay = testRelay(table.db, 'http://127.0.0.1:1', { connection: 'postgres://postgres@127.0.0.1:1/test', reconnectDelayMs: 50 });
 
     await relay.start();
     await relay.close();

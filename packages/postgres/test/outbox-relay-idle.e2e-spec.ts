@@ -2,8 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { waitFor } from '@mmmq/test-support';
 import type { PoolClient } from 'pg';
 import type { OutboxRelay } from '../src/relay/outbox-relay';
-import { addCommitted, testRelay } from './support/outbox-fixtures';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { addCommitted, testRelay, useOutboxTable } from './support/outbox-fixtures';
 
 /** Never contacted: in these tests no row can be leased. */
 const NO_BROKER = 'http://127.0.0.1:1';
@@ -11,25 +10,11 @@ const NO_BROKER = 'http://127.0.0.1:1';
 const WATCH_MS = 2_000;
 
 describe('OutboxRelay with nothing it can lease', () => {
-  let db: TestDatabase;
-  const closing: Array<{ close(): Promise<void> }> = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-
-  afterEach(async () => {
-    for (const closable of closing.splice(0).reverse()) await closable.close();
-    await db.pool.query(`DELETE FROM "${db.schema}".mmmq_outbox`);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const table = useOutboxTable();
 
   /** Starts `relay` and counts the lease statements it runs during {@link WATCH_MS}, after its first one. */
   async function leasesWhileWatching(relay: OutboxRelay): Promise<number> {
-    closing.push(relay);
+    table.closeAfterTest(relay);
     const leaseBatch = jest.spyOn(relay, 'leaseBatch');
     await relay.start();
     await waitFor(() => leaseBatch.mock.calls.length > 0, { message: 'the relay to run its first round' });
@@ -40,7 +25,7 @@ describe('OutboxRelay with nothing it can lease', () => {
   }
 
   async function addAggregate(prefix: string): Promise<void> {
-    await addCommitted(db, [
+    await addCommitted(table.db, [
       { topic: 'idle.order', content: 1, id: `${prefix}-a`, aggregateType: 'order', aggregateId: 'x' },
       { topic: 'idle.order', content: 2, id: `${prefix}-b`, aggregateType: 'order', aggregateId: 'x' },
     ]);
@@ -49,35 +34,35 @@ describe('OutboxRelay with nothing it can lease', () => {
   it('sleeps until the earlier row of an aggregate is due, instead of spinning on the row it holds back', async () => {
     await addAggregate('ambiguous');
     // Row a failed ambiguously and waits a minute for its retry; row b is PENDING but must wait for a.
-    await db.pool.query(
-      `UPDATE "${db.schema}".mmmq_outbox SET status = 'AMBIGUOUS', available_at = now() + interval '60 seconds' ` +
+    await table.db.pool.query(
+      `UPDATE "${table.db.schema}".mmmq_outbox SET status = 'AMBIGUOUS', available_at = now() + interval '60 seconds' ` +
         `WHERE message_id = 'ambiguous-a'`,
     );
     // A tiny reconnectDelayMs: only the due time of the rows can keep the relay from looking again at once.
-    const relay = testRelay(db, NO_BROKER, { orderByAggregate: true, pollIntervalMs: 60_000, reconnectDelayMs: 1 });
+    const relay = testRelay(table.db, NO_BROKER, { orderByAggregate: true, pollIntervalMs: 60_000, reconnectDelayMs: 1 });
 
     expect(await leasesWhileWatching(relay)).toBeLessThanOrEqual(3);
   });
 
   it('sleeps until the lease of the earlier row of an aggregate expires, while another relay holds it', async () => {
     await addAggregate('leased');
-    await db.pool.query(
-      `UPDATE "${db.schema}".mmmq_outbox SET lease_owner = 'other-relay#1', lease_until = now() + interval '60 seconds', ` +
+    await table.db.pool.query(
+      `UPDATE "${table.db.schema}".mmmq_outbox SET lease_owner = 'other-relay#1', lease_until = now() + interval '60 seconds', ` +
         `attempts = 1 WHERE message_id = 'leased-a'`,
     );
-    const relay = testRelay(db, NO_BROKER, { orderByAggregate: true, pollIntervalMs: 60_000, reconnectDelayMs: 1 });
+    const relay = testRelay(table.db, NO_BROKER, { orderByAggregate: true, pollIntervalMs: 60_000, reconnectDelayMs: 1 });
 
     expect(await leasesWhileWatching(relay)).toBeLessThanOrEqual(3);
   });
 
   it('waits reconnectDelayMs between rounds while a due row is locked and cannot be leased', async () => {
-    await addCommitted(db, [{ topic: 'idle.locked', content: 1, id: 'locked-1' }]);
-    const locker: PoolClient = await db.pool.connect();
-    closing.push({ close: async () => void (await locker.query('ROLLBACK'), locker.release()) });
+    await addCommitted(table.db, [{ topic: 'idle.locked', content: 1, id: 'locked-1' }]);
+    const locker: PoolClient = await table.db.pool.connect();
+    table.closeAfterTest({ close: async () => void (await locker.query('ROLLBACK'), locker.release()) });
     await locker.query('BEGIN');
     // SKIP LOCKED passes over it, yet it is due: nothing in the table says how long to wait.
-    await locker.query(`SELECT 1 FROM "${db.schema}".mmmq_outbox WHERE message_id = 'locked-1' FOR UPDATE`);
-    const relay = testRelay(db, NO_BROKER, { pollIntervalMs: 60_000, reconnectDelayMs: 1_000 });
+    await locker.query(`SELECT 1 FROM "${table.db.schema}".mmmq_outbox WHERE message_id = 'locked-1' FOR UPDATE`);
+    const relay = testRelay(table.db, NO_BROKER, { pollIntervalMs: 60_000, reconnectDelayMs: 1_000 });
 
     expect(await leasesWhileWatching(relay)).toBeLessThanOrEqual(5);
   });

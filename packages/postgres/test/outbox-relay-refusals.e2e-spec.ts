@@ -1,39 +1,24 @@
 import { waitFor } from '@mmmq/test-support';
 import { acknowledged, FakeAnswer, FakeBroker, ReceivedMessage, refused, startFakeBroker } from './support/fake-broker';
-import { addCommitted, outboxRows, testRelay } from './support/outbox-fixtures';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { addCommitted, outboxRows, testRelay, useOutboxTable } from './support/outbox-fixtures';
 
 describe('OutboxRelay when the broker refuses a publish', () => {
-  let db: TestDatabase;
-  const closing: Array<{ close(): Promise<void> }> = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-
-  afterEach(async () => {
-    for (const closable of closing.splice(0).reverse()) await closable.close();
-    await db.pool.query(`DELETE FROM "${db.schema}".mmmq_outbox`);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const table = useOutboxTable();
 
   async function fakeBroker(answer: (messages: ReceivedMessage[]) => FakeAnswer): Promise<FakeBroker> {
     const broker = await startFakeBroker(answer);
-    closing.push(broker);
+    table.closeAfterTest(broker);
     return broker;
   }
 
   function relayTo(broker: FakeBroker) {
-    const relay = testRelay(db, broker.url);
-    closing.push(relay);
+    const relay = testRelay(table.db, broker.url);
+    table.closeAfterTest(relay);
     return relay;
   }
 
   const three = (prefix: string) =>
-    addCommitted(db, [
+    addCommitted(table.db, [
       { topic: 'refusal.a', content: 1, id: `${prefix}-1` },
       { topic: 'refusal.a', content: 2, id: `${prefix}-2` },
       { topic: 'refusal.a', content: 3, id: `${prefix}-3` },
@@ -53,7 +38,7 @@ describe('OutboxRelay when the broker refuses a publish', () => {
 
       expect(await relay.relayOnce()).toMatchObject({ leased: 3, published: 0, ambiguous: 3, failed: 0 });
 
-      const rows = await outboxRows(db);
+      const rows = await outboxRows(table.db);
       expect(rows.map((row) => row.status)).toEqual(['AMBIGUOUS', 'AMBIGUOUS', 'AMBIGUOUS']);
       expect(rows[0].failure_reason).toContain(String(status));
       // Not retried row by row: every row would be refused the same way.
@@ -64,7 +49,7 @@ describe('OutboxRelay when the broker refuses a publish', () => {
       await waitFor(
         async () => {
           await relay.relayOnce();
-          return (await outboxRows(db)).every((row) => row.status === 'PUBLISHED');
+          return (await outboxRows(table.db)).every((row) => row.status === 'PUBLISHED');
         },
         { message: 'the AMBIGUOUS rows to be published' },
       );
@@ -86,7 +71,7 @@ describe('OutboxRelay when the broker refuses a publish', () => {
 
     expect(await relay.relayOnce()).toMatchObject({ leased: 3, published: 2, ambiguous: 0, failed: 1 });
 
-    const rows = await outboxRows(db);
+    const rows = await outboxRows(table.db);
     expect(rows.map((row) => row.status)).toEqual(['PUBLISHED', 'FAILED', 'PUBLISHED']);
     expect(rows[1].failure_reason).toContain(`refused by the broker with ${status}`);
     // The batch first, then each row on its own.

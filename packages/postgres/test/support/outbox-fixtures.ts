@@ -3,7 +3,7 @@ import { Outbox } from '../../src/outbox/outbox';
 import type { OutboxMessageInput } from '../../src/outbox/outbox-message';
 import type { OutboxRelayOptions } from '../../src/relay/outbox-relay.options';
 import { OutboxRelay } from '../../src/relay/outbox-relay';
-import { TEST_DATABASE_URL, TestDatabase } from './test-database';
+import { createTestDatabase, TEST_DATABASE_URL, TestDatabase } from './test-database';
 
 /** An outbox row as the tests read it back. */
 export interface OutboxRecord {
@@ -51,4 +51,45 @@ export function testRelay(db: TestDatabase, broker: string, options: Partial<Out
     retention: false,
     ...options,
   });
+}
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+/** A test file's outbox table: {@link useOutboxTable}. */
+export interface OutboxTable {
+  /** The file's own migrated schema (available from `beforeAll` on). */
+  readonly db: TestDatabase;
+  /** Closes `value` after the current test (in reverse order of registration); returns it. */
+  closeAfterTest<T extends Closable>(value: T): T;
+}
+
+/**
+ * Gives the calling test file a migrated schema of its own, dropped after the file; after each test it closes what
+ * the test registered and empties the outbox, so a row one test left AMBIGUOUS is not leased by the next.
+ */
+export function useOutboxTable(): OutboxTable {
+  let db: TestDatabase | undefined;
+  const closing: Closable[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterEach(async () => {
+    for (const closable of closing.splice(0).reverse()) await closable.close();
+    await db?.pool.query(`DELETE FROM "${db.schema}".mmmq_outbox`);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  return {
+    get db() {
+      if (db === undefined) throw new Error('useOutboxTable(): the database is there from beforeAll on');
+      return db;
+    },
+    closeAfterTest(value) {
+      closing.push(value);
+      return value;
+    },
+  };
 }
