@@ -28,7 +28,7 @@ export interface ReceivedDelivery {
 }
 
 /** How the consumer answers one push: an acknowledgement (maybe late), an HTTP status, or no answer at all. */
-export type Reply = 'ACK' | 'NACK' | 'REJECT' | { status: number; body?: object } | { ackAfterMs: number } | 'hang';
+export type Reply = 'ACK' | 'NACK' | 'REJECT' | { status: number; body?: object; afterMs?: number } | { ackAfterMs: number } | 'hang';
 
 export interface TestConsumerOptions {
   /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
@@ -83,8 +83,13 @@ export class TestConsumer {
     if (reply === 'hang') {
       this.hung.push(response);
     } else if (typeof reply === 'object' && 'status' in reply) {
-      if (reply.body) response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
-      else response.writeHead(reply.status).end();
+      const { status, body, afterMs } = reply;
+      const write = () =>
+        body
+          ? response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+          : response.writeHead(status).end();
+      if (afterMs === undefined) write();
+      else setTimeout(write, afterMs);
     } else if (typeof reply === 'object') {
       setTimeout(() => acknowledge(response, 'ACK'), reply.ackAfterMs);
     } else if (reply === 'REJECT') {

@@ -4,7 +4,7 @@ import { DEFAULT_PUSH_ALLOWED_NETWORKS } from './push-target-policy';
 
 /** A NACKed message is sent this many more times, back to back, before it is dead-lettered. */
 export const DEFAULT_MAX_NACK_RETRIES = 3;
-/** On shutdown, in-flight pushes get this long to finish before they are abandoned (and redelivered later). */
+/** On shutdown, and when a push host leaves, its in-flight pushes get this long to finish before they are abandoned (and redelivered later). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 5000;
 
 export interface DeliveryOptions {

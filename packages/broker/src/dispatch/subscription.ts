@@ -154,7 +154,10 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
 
   /**
    * Starts, stops or keeps push members to match the definition's hosts (a host joined or left). Members that leave
-   * are stopped first, so what they held is back (lowest offsets first) before a new member takes anything.
+   * are stopped first, so what they held is back (lowest offsets first) before a new member takes anything. Their
+   * pushes in flight get `shutdownGraceMs` to be answered: a consumer shutting down leaves after answering what it
+   * took, and answers 503 to what it did not, so cutting those pushes off would count deliveries no handler saw (or
+   * redeliver messages it acknowledged).
    */
   async setHosts(definition: DispatcherDefinition): Promise<void> {
     this.currentDefinition = definition;
@@ -164,7 +167,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       this.pushMembers.delete(id);
       this.roster.leave(id);
     }
-    await Promise.all(leaving.map(([, member]) => member.stop(0)));
+    await Promise.all(leaving.map(([, member]) => member.stop(this.context.options.shutdownGraceMs)));
     this.startMembers(definition, wanted);
   }
 
