@@ -127,3 +127,4 @@ export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-g
 export { writeJson } from './http/write-json';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
 export * from './claim-check';
+export * from './transport';

@@ -1,0 +1,3 @@
+export * from './transport';
+export * from './transport-message';
+export * from './transport-rejected.error';

@@ -1,0 +1,96 @@
+import type { ConsumerAcknowledgement } from '../acknowledgement';
+import type { BacklogLimit } from '../backlog-limit';
+import type { DeliveryRequest, PublishedMessage } from '../wire';
+import type { TransportMessage } from './transport-message';
+
+/**
+ * Sends messages for a producer. One call is one attempt: retrying (always with the same ids) is the producer's
+ * business. A publish resolves once the transport has the message for good (the MMMQ broker's ACK, a RabbitMQ
+ * publisher confirm). Errors: an `MmmqValidationError` when the transport refuses the message itself (never
+ * retried); {@link TransportRejectedError} when the other side refused it for good; anything else means the outcome
+ * is unknown or the message was not sent, and the producer retries it with the same id.
+ */
+export interface TransportPublisher {
+  publish(message: TransportMessage): Promise<PublishedMessage>;
+  /**
+   * Sends all messages, of any topics. The MMMQ broker stores them as one commit or none; a transport that cannot
+   * promise that says so in its documentation (RabbitMQ confirms each message, so a failed batch may be partly sent,
+   * and a retry re-sends all of it with the same ids).
+   */
+  publishBatch(messages: readonly TransportMessage[]): Promise<PublishedMessage[]>;
+  /** Releases connections once nothing is in flight. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** What a subscriber is told of one listener. */
+export interface TransportListener {
+  /** Its subscription's name: every instance with this id shares the messages (competing consumers). */
+  consumerId: string;
+  /** An MMMQ topic pattern (`order.*`, `order.**`). */
+  pattern: string;
+  /** Messages of this listener handled at once; 1 keeps the transport's order. */
+  concurrency: number;
+  /** When its messages count as settled (the consumer's `AckMode`). */
+  ackMode: 'auto' | 'manual' | 'dupsOk' | 'none';
+  /** Where a new subscription starts in topics that hold messages already; absent: the transport's default. */
+  startFrom?: 'earliest' | 'latest';
+  /** Header selector (docs/destinations.md#selectors); absent: every message. */
+  selector?: string;
+  /** The subscription's backlog limit; absent: none. */
+  backlogLimit?: BacklogLimit;
+}
+
+/**
+ * A message as a transport hands it to the consumer. `offset` is the message's position in its topic where the
+ * transport has one (−1 where it has none); `deliveryCount` starts at 1; `lastAttempt` says a NACK dead-letters it.
+ */
+export type TransportDelivery = Omit<DeliveryRequest, 'lease'>;
+
+/**
+ * Handles one delivery and says how it ended: ACK, or NACK (`retry: false` dead-letters it at once, `delayMs` asks
+ * for a later redelivery). Rejects only when the consumer could not take the delivery (it is shutting down, its
+ * queue is full): nothing was handled, so the transport delivers it again without counting the attempt where it can.
+ */
+export type TransportHandler = (delivery: TransportDelivery) => Promise<ConsumerAcknowledgement>;
+
+/** Receives messages for a consumer's listeners. */
+export interface TransportSubscriber {
+  /**
+   * Declares what the listener needs on the transport (its subscription, bindings, retry and dead-letter routes)
+   * and starts handing its messages to `handle`. Resolves once it receives.
+   */
+  subscribe(listener: TransportListener, handle: TransportHandler): Promise<void>;
+  /**
+   * Shutdown, first step: no new message is handed to a handler from now on; those handed already still settle
+   * through their `handle` promise. Idempotent.
+   */
+  stopReceiving(): Promise<void>;
+  /**
+   * Shutdown, last step, once the handlers are done: settles what is left (anything unsettled is delivered again
+   * later) and releases connections. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Where messages go and come from: the MMMQ broker (the default of `MmmqProducerModule` and `MmmqConsumerModule`),
+ * the in-memory broker of tests (`InMemoryTransport`), or another broker (`RabbitMqTransport` of `@mmmq/rabbitmq`),
+ * chosen with the modules' `transport` option. Producer and listener code is the same on each; `docs/scaling.md`
+ * lists where their guarantees differ.
+ */
+export abstract class MmmqTransport {
+  /** For logs and error messages: `mmmq`, `in-memory`, `rabbitmq`. */
+  abstract readonly name: string;
+
+  /** A publisher for one producer; the producer closes it. */
+  abstract createPublisher(): TransportPublisher;
+
+  /** A subscriber for one consumer; the consumer closes it. */
+  abstract createSubscriber(): TransportSubscriber;
+
+  /**
+   * What this transport cannot honour of `listener`, one sentence each (e.g. a selector it cannot evaluate); empty
+   * when it honours everything. The consumer refuses to start with a listener that has any, naming them.
+   */
+  abstract unsupported(listener: TransportListener): string[];
+}
