@@ -1,0 +1,2 @@
+// @mmmq/rabbitmq: the RabbitMQ transport (docs/scaling.md).
+export {};
