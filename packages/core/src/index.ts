@@ -127,4 +127,5 @@ export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-g
 export { writeJson } from './http/write-json';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
 export * from './claim-check';
+export { DeadLetterHeaders } from './dead-letter-headers';
 export * from './transport';

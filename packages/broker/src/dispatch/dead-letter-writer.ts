@@ -1,4 +1,4 @@
-import { MessageHeaders, Topic } from '@mmmq/core';
+import { DeadLetterHeaders, MessageHeaders, Topic } from '@mmmq/core';
 import { BrokerEvents } from '../events/broker-events';
 import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
 import { DecodedEnvelope, encodeEnvelope } from '../publish/message-envelope';
@@ -6,19 +6,7 @@ import { TopicQueueContainer } from '../storage/topic-queue-container';
 import type { DeliveryAttempt } from './ledger/slot';
 import { deadLetterTopicOf } from './reserved-topics';
 
-/** Headers a dead letter carries besides the original message's own. */
-export const DeadLetterHeaders = {
-  ORIGINAL_TOPIC: 'mmmq-dlq-original-topic',
-  ORIGINAL_OFFSET: 'mmmq-dlq-original-offset',
-  ORIGINAL_ID: 'mmmq-dlq-original-id',
-  CONSUMER_ID: 'mmmq-dlq-consumer-id',
-  ATTEMPTS: 'mmmq-dlq-attempts',
-  REASON: 'mmmq-dlq-reason',
-  LAST_ERROR: 'mmmq-dlq-last-error',
-  FAILED_AT: 'mmmq-dlq-failed-at',
-  /** JSON: the latest deliveries, `[{"member","at","outcome"}]`. */
-  DELIVERIES: 'mmmq-dlq-deliveries',
-} as const;
+export { DeadLetterHeaders } from '@mmmq/core';
 
 export interface DeadLetter {
   envelope: DecodedEnvelope;
