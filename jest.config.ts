@@ -4,7 +4,7 @@ const config: Config = {
   // Nest logs go to a per-test buffer, printed only when that test fails (packages/test-support).
   testEnvironment: '<rootDir>/packages/test-support/src/quiet-test-environment.ts',
   setupFilesAfterEnv: ['<rootDir>/packages/test-support/src/quiet-logger.setup.ts'],
-  roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/bench'],
+  roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/bench', '<rootDir>/conformance'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: {
