@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { RabbitMqTransport } from '@mmmq/rabbitmq';
-import { connect } from 'amqplib';
+import { listenerNames, RabbitMqTransport } from '@mmmq/rabbitmq';
+import { ChannelModel, connect } from 'amqplib';
 import type { ConformanceDeadLetter, TransportSession, TransportUnderTest } from './transport-under-test';
 
 /** The shared RabbitMQ of the test machine (never restarted by a test). */
@@ -30,37 +30,61 @@ export const rabbitMqTransport: TransportUnderTest = {
 
 async function startRabbitMqSession(): Promise<TransportSession> {
   const suffix = randomBytes(4).toString('hex');
-  const exchange = `conformance-${suffix}`;
-  const queuePrefix = `conformance-${suffix}.`;
-  const transport = new RabbitMqTransport({ url: SHARED_RABBITMQ_URL, exchange, queuePrefix, retry: { delaysMs: RETRY_DELAYS_MS } });
+  const transport = new RabbitMqTransport({
+    url: SHARED_RABBITMQ_URL,
+    exchange: `conformance-${suffix}`,
+    queuePrefix: `conformance-${suffix}.`,
+    retry: { delaysMs: RETRY_DELAYS_MS },
+  });
+  const deadLetters = new DeadLetterReader();
   let closed: Promise<void> | undefined;
   return {
     producerOptions: () => ({ transport }),
     consumerOptions: () => ({ transport }),
     imports: () => [],
     ready: async () => undefined,
-    deadLetters: (consumerId) => readDeadLetters(transport.deadLetterQueue(consumerId)),
+    deadLetters: (consumerId) => deadLetters.read(listenerNames(transport.options, consumerId).deadLetterQueue),
     close() {
-      closed ??= transport.deleteDeclared();
+      closed ??= (async () => {
+        await deadLetters.close();
+        await transport.deleteDeclared();
+      })();
       return closed;
     },
   };
 }
 
-/** Every message of the dead-letter queue, left in it (each is taken and given back unacknowledged at the end). */
-async function readDeadLetters(queue: string): Promise<ConformanceDeadLetter[]> {
-  const connection = await connect(SHARED_RABBITMQ_URL);
-  try {
-    const channel = await connection.createChannel();
-    const letters: ConformanceDeadLetter[] = [];
-    for (;;) {
-      const message = await channel.get(queue, { noAck: false });
-      if (message === false) break;
-      letters.push({ content: JSON.parse(message.content.toString('utf8')), headers: { ...message.properties.headers } });
+/**
+ * Reads dead-letter queues with a connection of its own. Each read takes what arrived since the last one (acknowledged,
+ * so a message is never cycled back into its quorum queue by a read) and returns everything read so far.
+ */
+class DeadLetterReader {
+  private connection?: Promise<ChannelModel>;
+  private readonly seen = new Map<string, ConformanceDeadLetter[]>();
+
+  async read(queue: string): Promise<ConformanceDeadLetter[]> {
+    this.connection ??= connect(SHARED_RABBITMQ_URL);
+    const channel = await (await this.connection).createChannel();
+    // checkQueue closes the channel with an error when the queue does not exist: expected, not a crash.
+    channel.on('error', () => undefined);
+    const letters = this.seen.get(queue) ?? [];
+    this.seen.set(queue, letters);
+    try {
+      // The queue exists once a listener subscribed; before that there is nothing to read.
+      if ((await channel.checkQueue(queue).catch(() => undefined)) === undefined) return [...letters];
+      for (let message = await channel.get(queue); message !== false; message = await channel.get(queue)) {
+        letters.push({ content: JSON.parse(message.content.toString('utf8')), headers: { ...message.properties.headers } });
+        channel.ack(message);
+      }
+    } finally {
+      await channel.close().catch(() => undefined);
     }
-    await channel.close();
-    return letters;
-  } finally {
-    await connection.close();
+    return [...letters];
+  }
+
+  async close(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    await (await connection?.catch(() => undefined))?.close();
   }
 }

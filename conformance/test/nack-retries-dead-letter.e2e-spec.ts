@@ -43,7 +43,9 @@ describe.each(TRANSPORTS)('NACK, retries and dead letters on $name', (transport)
     for (const n of [0, 1, 2]) ids.push((await producer.produce(topic, { n })).id);
 
     const deadLetters = () => harness.session.deadLetters(consumerId);
-    await waitFor(async () => (await deadLetters()).length > 0, { message: () => `a dead letter; handled ${JSON.stringify(journal.started)}` });
+    await waitFor(async () => (await deadLetters()).length > 0, {
+      message: () => `a dead letter; handled ${JSON.stringify(journal.started)}`,
+    });
     await waitFor(() => journal.finishedNumbers().length === 2, { message: 'the messages around the failing one' });
 
     const attempts = journal.started.filter(({ n }) => n === 1);

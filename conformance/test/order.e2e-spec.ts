@@ -45,9 +45,7 @@ describe.each(TRANSPORTS)('order per subscription on $name', (transport) => {
     const names = uniqueNames();
     const journal = new Journal();
     const failing = 3;
-    await harness.consumer(names.id, [
-      ledgerListener(journal, names.topic('ledger', '*'), names.consumerId('ledger'), new Set([failing])),
-    ]);
+    await harness.consumer(names.id, [ledgerListener(journal, names.topic('ledger', '*'), names.consumerId('ledger'), new Set([failing]))]);
 
     const producer = await harness.producer();
     for (const n of numbers(10)) await producer.produce(names.topic('ledger', 'entry'), { n });
