@@ -1,0 +1,60 @@
+import type { ChannelModel } from 'amqplib';
+import { TransportHandler, TransportListener, TransportSubscriber } from '@mmmq/core';
+import { ConnectionManager } from './connection-manager';
+import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
+import { ListenerConsumer } from './listener-consumer';
+import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
+
+/**
+ * The listeners of one consumer on one AMQP connection. When the connection drops (or RabbitMQ restarts) it
+ * reconnects with backoff, declares every listener's topology again and resubscribes; RabbitMQ redelivers whatever
+ * was unacknowledged when the connection dropped.
+ */
+export class RabbitMqSubscriber implements TransportSubscriber {
+  private readonly connections: ConnectionManager;
+  private readonly consumers: ListenerConsumer[] = [];
+  private stopped = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: ResolvedRabbitMqOptions) {
+    this.connections = new ConnectionManager(options, 'subscriber', (model) => this.attachAll(model));
+  }
+
+  async subscribe(listener: TransportListener, handle: TransportHandler): Promise<void> {
+    if (this.stopped) throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber is stopping`);
+    const consumer = new ListenerConsumer(this.options, listener, handle, (model) => this.dropConnection(model));
+    this.consumers.push(consumer);
+    try {
+      const model = await this.connections.connection(this.options.connectTimeoutMs);
+      // A connection made after the push attached it already (in setup); an older one needs it now.
+      if (!consumer.isAttachedTo(model)) await consumer.attach(model);
+    } catch (error) {
+      this.consumers.splice(this.consumers.indexOf(consumer), 1);
+      await consumer.close();
+      throw error;
+    }
+  }
+
+  async stopReceiving(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.consumers.map((consumer) => consumer.stopReceiving()));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.stopReceiving();
+      await Promise.all(this.consumers.map((consumer) => consumer.close()));
+      await this.connections.close();
+    })();
+    return this.closing;
+  }
+
+  private async attachAll(model: ChannelModel): Promise<void> {
+    for (const consumer of this.consumers) await consumer.attach(model);
+  }
+
+  /** A listener's channel failed on a live connection: reconnecting brings every listener back the same way. */
+  private dropConnection(model: ChannelModel): void {
+    if (!this.stopped) void model.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,81 @@
+import type { Channel, Options } from 'amqplib';
+import type { BacklogLimit } from '@mmmq/core';
+import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
+
+/** The names RabbitMQ objects of one listener get (docs/scaling.md, "The mapping"). */
+export interface ListenerNames {
+  /** The topic exchange producers publish to. */
+  exchange: string;
+  /** The direct exchange dead letters go through: `{exchange}.dlx`. */
+  deadLetterExchange: string;
+  /** The consumer's quorum queue: `{queuePrefix}{consumerId}`. */
+  queue: string;
+  /** Its dead letters: `{queue}.dlq`, bound to the dead-letter exchange with the key `{queue}`. */
+  deadLetterQueue: string;
+}
+
+export function exchangeNames(options: ResolvedRabbitMqOptions): { exchange: string; deadLetterExchange: string } {
+  return { exchange: options.exchange, deadLetterExchange: `${options.exchange}.dlx` };
+}
+
+export function listenerNames(options: ResolvedRabbitMqOptions, consumerId: string): ListenerNames {
+  const queue = `${options.queuePrefix}${consumerId}`;
+  return { ...exchangeNames(options), queue, deadLetterQueue: `${queue}.dlq` };
+}
+
+/** Where a NACKed message waits `delayMs` before it is dead-lettered back into `queue`. */
+export function retryQueueName(queue: string, delayMs: number): string {
+  return `${queue}.retry.${delayMs}`;
+}
+
+// Quorum queues dead-letter at most once unless told otherwise; at-least-once needs reject-publish overflow.
+const AT_LEAST_ONCE_DEAD_LETTERING = { 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' };
+const QUORUM = { 'x-queue-type': 'quorum' };
+// A retry queue nobody used (declared) for this long past its delay is deleted by RabbitMQ; it is empty by then.
+const RETRY_QUEUE_IDLE_MS = 60_000;
+
+export async function declareExchanges(channel: Channel, options: ResolvedRabbitMqOptions): Promise<void> {
+  const { exchange, deadLetterExchange } = exchangeNames(options);
+  await channel.assertExchange(exchange, 'topic', { durable: true });
+  await channel.assertExchange(deadLetterExchange, 'direct', { durable: true });
+}
+
+/** Declares the exchanges, the consumer's queue with its binding and its dead-letter queue. Idempotent. */
+export async function declareListener(
+  channel: Channel,
+  options: ResolvedRabbitMqOptions,
+  names: ListenerNames,
+  bindingKey: string,
+  backlogLimit: BacklogLimit | undefined,
+): Promise<void> {
+  await declareExchanges(channel, options);
+  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { ...QUORUM } });
+  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, names.queue);
+  const queueArguments: Options.AssertQueue['arguments'] = {
+    ...QUORUM,
+    ...AT_LEAST_ONCE_DEAD_LETTERING,
+    'x-dead-letter-exchange': names.deadLetterExchange,
+    'x-dead-letter-routing-key': names.queue,
+    'x-delivery-limit': options.retry.deliveryLimit,
+    ...(backlogLimit === undefined ? {} : { 'x-max-length': backlogLimit.maxBacklog }),
+  };
+  await channel.assertQueue(names.queue, { durable: true, arguments: queueArguments });
+  await channel.bindQueue(names.queue, names.exchange, bindingKey);
+}
+
+/** Declares (and so keeps alive) the queue where messages wait `delayMs` before going back to `queue`. */
+export async function declareRetryQueue(channel: Channel, queue: string, delayMs: number): Promise<string> {
+  const name = retryQueueName(queue, delayMs);
+  await channel.assertQueue(name, {
+    durable: true,
+    arguments: {
+      ...QUORUM,
+      ...AT_LEAST_ONCE_DEAD_LETTERING,
+      'x-message-ttl': delayMs,
+      'x-dead-letter-exchange': '',
+      'x-dead-letter-routing-key': queue,
+      'x-expires': delayMs + RETRY_QUEUE_IDLE_MS,
+    },
+  });
+  return name;
+}
