@@ -1,5 +1,6 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { TransportHandler, TransportListener } from '@mmmq/core';
+import type { DeclaredTopology } from './declared-topology';
 import { deliveryOf, type ReceivedDelivery } from './delivery-mapping';
 import { bindingKeyOf } from './pattern-binding';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
@@ -27,9 +28,10 @@ export class ListenerConsumer {
     private readonly handle: TransportHandler,
     /** Called when the channel fails while the connection lives: the subscriber reconnects everything. */
     private readonly onChannelLost: (model: ChannelModel) => void,
+    private readonly declared: DeclaredTopology,
   ) {
     this.names = listenerNames(options, listener.consumerId);
-    this.router = new SettlementRouter(options, listener.consumerId, this.names);
+    this.router = new SettlementRouter(options, listener.consumerId, this.names, declared);
   }
 
   /** True once consuming on `model`'s connection. */
@@ -47,7 +49,7 @@ export class ListenerConsumer {
       this.channel = undefined;
       if (this.receiving) this.onChannelLost(model);
     });
-    await declareListener(channel, this.options, this.names, bindingKeyOf(this.listener.pattern), this.listener.backlogLimit);
+    await declareListener(channel, this.options, this.names, bindingKeyOf(this.listener.pattern), this.listener.backlogLimit, this.declared);
     await channel.prefetch(this.options.prefetch ?? this.listener.concurrency);
     this.channel = channel;
     this.model = model;

@@ -1,6 +1,7 @@
 import type { ConfirmChannel, Message } from 'amqplib';
 import { PublishedMessage, TransportMessage, TransportPublisher, TransportRejectedError } from '@mmmq/core';
 import { ConnectionManager } from './connection-manager';
+import type { DeclaredTopology } from './declared-topology';
 import { publishOptionsOf } from './delivery-mapping';
 import { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
 import { RabbitMqConnectionError } from './errors/rabbitmq-connection.error';
@@ -20,10 +21,13 @@ export class RabbitMqPublisher implements TransportPublisher {
   private closing: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly options: ResolvedRabbitMqOptions) {
+  constructor(
+    private readonly options: ResolvedRabbitMqOptions,
+    declared: DeclaredTopology,
+  ) {
     this.connections = new ConnectionManager(options, 'publisher', async (model) => {
       const channel = await model.createChannel();
-      await declareExchanges(channel, options);
+      await declareExchanges(channel, options, declared);
       await channel.close();
     });
   }

@@ -1,6 +1,7 @@
 import type { ChannelModel } from 'amqplib';
 import { TransportHandler, TransportListener, TransportSubscriber } from '@mmmq/core';
 import { ConnectionManager } from './connection-manager';
+import type { DeclaredTopology } from './declared-topology';
 import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
 import { ListenerConsumer } from './listener-consumer';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
@@ -16,13 +17,16 @@ export class RabbitMqSubscriber implements TransportSubscriber {
   private stopped = false;
   private closing: Promise<void> | undefined;
 
-  constructor(private readonly options: ResolvedRabbitMqOptions) {
+  constructor(
+    private readonly options: ResolvedRabbitMqOptions,
+    private readonly declared: DeclaredTopology,
+  ) {
     this.connections = new ConnectionManager(options, 'subscriber', (model) => this.attachAll(model));
   }
 
   async subscribe(listener: TransportListener, handle: TransportHandler): Promise<void> {
     if (this.stopped) throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber is stopping`);
-    const consumer = new ListenerConsumer(this.options, listener, handle, (model) => this.dropConnection(model));
+    const consumer = new ListenerConsumer(this.options, listener, handle, (model) => this.dropConnection(model), this.declared);
     this.consumers.push(consumer);
     try {
       const model = await this.connections.connection(this.options.connectTimeoutMs);

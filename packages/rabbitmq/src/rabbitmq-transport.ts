@@ -1,4 +1,5 @@
 import { MmmqTransport, TransportListener, TransportPublisher, TransportSubscriber } from '@mmmq/core';
+import { DeclaredTopology } from './declared-topology';
 import { unsupportedPattern } from './pattern-binding';
 import { RabbitMqPublisher } from './rabbitmq-publisher';
 import { RabbitMqSubscriber } from './rabbitmq-subscriber';
@@ -13,6 +14,7 @@ export class RabbitMqTransport extends MmmqTransport {
   readonly name = 'rabbitmq';
   /** The options with their defaults filled in. */
   readonly options: ResolvedRabbitMqOptions;
+  private readonly declared = new DeclaredTopology();
 
   /** @throws InvalidRabbitMqOptionsError naming the option at fault (unknown options included) */
   constructor(options: RabbitMqTransportOptions) {
@@ -21,11 +23,19 @@ export class RabbitMqTransport extends MmmqTransport {
   }
 
   createPublisher(): TransportPublisher {
-    return new RabbitMqPublisher(this.options);
+    return new RabbitMqPublisher(this.options, this.declared);
   }
 
   createSubscriber(): TransportSubscriber {
-    return new RabbitMqSubscriber(this.options);
+    return new RabbitMqSubscriber(this.options, this.declared);
+  }
+
+  /**
+   * Deletes every exchange and queue this transport's publishers and subscribers declared (dead letters included):
+   * for tests and throw-away set-ups, never in production. Close the publishers and subscribers first.
+   */
+  deleteDeclared(): Promise<void> {
+    return this.declared.deleteAll(this.options.urls[0]);
   }
 
   unsupported(listener: TransportListener): string[] {

@@ -1,5 +1,6 @@
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { Acknowledgement, ConsumerAcknowledgement, DeadLetterHeaders } from '@mmmq/core';
+import type { DeclaredTopology } from './declared-topology';
 import { publishConfirmed } from './confirmed-publish';
 import { InternalHeaders, ReceivedDelivery } from './delivery-mapping';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
@@ -23,6 +24,7 @@ export class SettlementRouter {
     private readonly options: ResolvedRabbitMqOptions,
     private readonly consumerId: string,
     private readonly names: ListenerNames,
+    private readonly declared: DeclaredTopology,
   ) {}
 
   async settle(channel: ConfirmChannel, message: ConsumeMessage, received: ReceivedDelivery, answer: ConsumerAcknowledgement): Promise<void> {
@@ -32,7 +34,7 @@ export class SettlementRouter {
     if (received.nacks + 1 >= this.options.retry.maxDeliveries) return this.deadLetter(channel, message, received, 'NACK', lastError);
     const { delaysMs } = this.options.retry;
     const delayMs = answer.delayMs ?? delaysMs[Math.min(received.nacks, delaysMs.length - 1)];
-    const target = delayMs > 0 ? await declareRetryQueue(channel, this.names.queue, delayMs) : this.names.queue;
+    const target = delayMs > 0 ? await declareRetryQueue(channel, this.names.queue, delayMs, this.declared) : this.names.queue;
     const { delivery } = received;
     const headers = {
       ...ownHeaders(message),

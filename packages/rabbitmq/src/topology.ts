@@ -1,5 +1,6 @@
 import type { Channel, Options } from 'amqplib';
 import type { BacklogLimit } from '@mmmq/core';
+import type { DeclaredTopology } from './declared-topology';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 
 /** The names RabbitMQ objects of one listener get (docs/scaling.md, "The mapping"). */
@@ -34,8 +35,9 @@ const QUORUM = { 'x-queue-type': 'quorum' };
 // A retry queue nobody used (declared) for this long past its delay is deleted by RabbitMQ; it is empty by then.
 const RETRY_QUEUE_IDLE_MS = 60_000;
 
-export async function declareExchanges(channel: Channel, options: ResolvedRabbitMqOptions): Promise<void> {
+export async function declareExchanges(channel: Channel, options: ResolvedRabbitMqOptions, declared: DeclaredTopology): Promise<void> {
   const { exchange, deadLetterExchange } = exchangeNames(options);
+  declared.exchanges.add(exchange).add(deadLetterExchange);
   await channel.assertExchange(exchange, 'topic', { durable: true });
   await channel.assertExchange(deadLetterExchange, 'direct', { durable: true });
 }
@@ -47,8 +49,10 @@ export async function declareListener(
   names: ListenerNames,
   bindingKey: string,
   backlogLimit: BacklogLimit | undefined,
+  declared: DeclaredTopology,
 ): Promise<void> {
-  await declareExchanges(channel, options);
+  await declareExchanges(channel, options, declared);
+  declared.queues.add(names.queue).add(names.deadLetterQueue);
   await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { ...QUORUM } });
   await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, names.queue);
   const queueArguments: Options.AssertQueue['arguments'] = {
@@ -64,8 +68,9 @@ export async function declareListener(
 }
 
 /** Declares (and so keeps alive) the queue where messages wait `delayMs` before going back to `queue`. */
-export async function declareRetryQueue(channel: Channel, queue: string, delayMs: number): Promise<string> {
+export async function declareRetryQueue(channel: Channel, queue: string, delayMs: number, declared: DeclaredTopology): Promise<string> {
   const name = retryQueueName(queue, delayMs);
+  declared.queues.add(name);
   await channel.assertQueue(name, {
     durable: true,
     arguments: {
