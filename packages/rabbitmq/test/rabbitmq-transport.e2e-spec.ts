@@ -1,6 +1,7 @@
 import { connect } from 'amqplib';
 import { waitFor } from '@mmmq/test-support';
-import { listenerNames } from '../src';
+import { TransportRejectedError } from '@mmmq/core';
+import { listenerNames, PublishNotConfirmedError, RabbitMqTransport } from '../src';
 import { listener, message, RABBITMQ_URL, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
 
 describe('RabbitMqTransport: publish, routing and subscriptions', () => {
@@ -139,5 +140,27 @@ describe('RabbitMqTransport: publish, routing and subscriptions', () => {
     await resources.publisher().publish(sent);
     await waitFor(() => handler.received.length === 1, { message: 'the refused message to come back' });
     expect(handler.received[0].id).toBe(sent.id);
+  });
+
+  it("refuses publishes once a queue holds more than backlogLimit.maxBacklog messages (overflow 'reject' → x-max-length, reject-publish)", async () => {
+    const subscriber = resources.subscriber();
+    await subscriber.subscribe(listener('bounded', 'full', { backlogLimit: { maxBacklog: 2, overflow: 'reject' } }), new RecordingHandler().handle);
+    await subscriber.stopReceiving();
+    const publisher = resources.publisher();
+    const outcomes: string[] = [];
+    for (let n = 1; n <= 5; n++) {
+      outcomes.push(await publisher.publish(message('full', n)).then(() => 'confirmed', (error: Error) => error.name));
+    }
+    // A quorum queue refuses a publish once it holds more than x-max-length: it takes one message past the limit
+    // (docs/scaling.md, "Differences in guarantees").
+    expect(outcomes).toEqual(['confirmed', 'confirmed', 'confirmed', 'PublishNotConfirmedError', 'PublishNotConfirmedError']);
+  });
+
+  it('confirms a message no queue is bound for by default, and refuses it with TransportRejectedError under rejectUnroutable', async () => {
+    const lenient = resources.publisher();
+    await expect(lenient.publish(message('nobody.listens', 1))).resolves.toMatchObject({ topic: 'nobody.listens' });
+    const strictTransport = new RabbitMqTransport({ url: RABBITMQ_URL, exchange: resources.transport.options.exchange, rejectUnroutable: true });
+    const strict = resources.keep(strictTransport.createPublisher());
+    await expect(strict.publish(message('nobody.listens', 2))).rejects.toThrow(TransportRejectedError);
   });
 });
