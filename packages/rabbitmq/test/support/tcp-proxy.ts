@@ -11,6 +11,8 @@ export class TcpProxy {
   refuse = false;
   /** Connections accepted so far. */
   accepted = 0;
+  /** Connections closed on arrival while `refuse` was set. */
+  refused = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -45,6 +47,7 @@ export class TcpProxy {
 
   private accept(client: Socket): void {
     if (this.refuse) {
+      this.refused++;
       client.destroy();
       return;
     }
