@@ -12,18 +12,33 @@ export function publishConfirmed(
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new PublishNotConfirmedError(`RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey} within ${timeoutMs} ms`)),
+      () =>
+        reject(
+          new PublishNotConfirmedError(
+            `RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey} within ${timeoutMs} ms`,
+          ),
+        ),
       timeoutMs,
     );
     try {
       channel.publish(exchange, routingKey, content, options, (error: unknown) => {
         clearTimeout(timer);
-        if (error) reject(new PublishNotConfirmedError(`RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey}`, { cause: error }));
+        if (error)
+          reject(
+            new PublishNotConfirmedError(`RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey}`, {
+              cause: error,
+            }),
+          );
         else resolve();
       });
     } catch (error) {
       clearTimeout(timer);
-      reject(new PublishNotConfirmedError(`Publishing to ${exchange || '(default exchange)'} / ${routingKey} failed: ${(error as Error).message}`, { cause: error }));
+      reject(
+        new PublishNotConfirmedError(
+          `Publishing to ${exchange || '(default exchange)'} / ${routingKey} failed: ${(error as Error).message}`,
+          { cause: error },
+        ),
+      );
     }
   });
 }

@@ -42,9 +42,12 @@ export class ConnectionManager {
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
         reject(
-          new RabbitMqConnectionError(`No connection to RabbitMQ (${this.describeUrls()}) within ${timeoutMs} ms: ${describe(this.lastError)}`, {
-            cause: this.lastError,
-          }),
+          new RabbitMqConnectionError(
+            `No connection to RabbitMQ (${this.describeUrls()}) within ${timeoutMs} ms: ${describe(this.lastError)}`,
+            {
+              cause: this.lastError,
+            },
+          ),
         );
       }, timeoutMs);
       const waiter: Waiter = {

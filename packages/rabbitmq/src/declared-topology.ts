@@ -23,7 +23,10 @@ export class DeclaredTopology {
 }
 
 // A failed delete closes its channel, so each gets its own.
-async function withChannel(model: Awaited<ReturnType<typeof connect>>, work: (channel: Awaited<ReturnType<typeof model.createChannel>>) => Promise<unknown>): Promise<void> {
+async function withChannel(
+  model: Awaited<ReturnType<typeof connect>>,
+  work: (channel: Awaited<ReturnType<typeof model.createChannel>>) => Promise<unknown>,
+): Promise<void> {
   const channel = await model.createChannel();
   channel.on('error', () => undefined);
   await work(channel).catch(() => undefined);

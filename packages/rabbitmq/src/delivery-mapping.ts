@@ -27,7 +27,9 @@ export function publishOptionsOf(message: TransportMessage, now: number, mandato
   const headers: Record<string, unknown> = { [InternalHeaders.PUBLISHED_AT]: now };
   for (const [name, value] of Object.entries(message.headers ?? {})) {
     if (name.startsWith(InternalHeaders.PREFIX)) {
-      throw new InvalidMessageError(`Message header ${JSON.stringify(name)}: names starting with "${InternalHeaders.PREFIX}" are reserved by the RabbitMQ transport`);
+      throw new InvalidMessageError(
+        `Message header ${JSON.stringify(name)}: names starting with "${InternalHeaders.PREFIX}" are reserved by the RabbitMQ transport`,
+      );
     }
     headers[name] = value;
   }

@@ -49,7 +49,14 @@ export class ListenerConsumer {
       this.channel = undefined;
       if (this.receiving) this.onChannelLost(model);
     });
-    await declareListener(channel, this.options, this.names, bindingKeyOf(this.listener.pattern), this.listener.backlogLimit, this.declared);
+    await declareListener(
+      channel,
+      this.options,
+      this.names,
+      bindingKeyOf(this.listener.pattern),
+      this.listener.backlogLimit,
+      this.declared,
+    );
     await channel.prefetch(this.options.prefetch ?? this.listener.concurrency);
     this.channel = channel;
     this.model = model;
@@ -86,12 +93,18 @@ export class ListenerConsumer {
     try {
       received = deliveryOf(message, this.options.retry.maxDeliveries);
     } catch (error) {
-      return this.track(channel, this.router.deadLetter(channel, message, undefined, 'REJECTED', `Content is not JSON: ${(error as Error).message}`));
+      return this.track(
+        channel,
+        this.router.deadLetter(channel, message, undefined, 'REJECTED', `Content is not JSON: ${(error as Error).message}`),
+      );
     }
     const { expiresAt } = received.delivery;
     if (expiresAt !== undefined && expiresAt <= Date.now()) {
       // It expired while it waited in a retry queue (RabbitMQ drops the expiration when it dead-letters it back).
-      return this.track(channel, this.router.deadLetter(channel, message, received, 'EXPIRED', 'Expired before it could be delivered again'));
+      return this.track(
+        channel,
+        this.router.deadLetter(channel, message, received, 'EXPIRED', 'Expired before it could be delivered again'),
+      );
     }
     let answer;
     try {

@@ -67,7 +67,9 @@ export class RabbitMqPublisher implements TransportPublisher {
 
   private outcome(message: TransportMessage): PublishedMessage {
     if (this.returned.delete(message.id)) {
-      throw new TransportRejectedError(`RabbitMQ returned ${message.id} of topic ${message.topic}: no queue is bound for it (rejectUnroutable)`);
+      throw new TransportRejectedError(
+        `RabbitMQ returned ${message.id} of topic ${message.topic}: no queue is bound for it (rejectUnroutable)`,
+      );
     }
     return message.deliveryMode === 'nonPersistent'
       ? { id: message.id, topic: message.topic, deliveryMode: 'nonPersistent' }
@@ -125,7 +127,8 @@ function withDeadline(confirmed: Promise<void>, deadline: number, message: Trans
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}) in time (confirmTimeoutMs)`)),
+      () =>
+        reject(new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}) in time (confirmTimeoutMs)`)),
       Math.max(0, deadline - Date.now()),
     );
   });

@@ -25,7 +25,8 @@ export class RabbitMqSubscriber implements TransportSubscriber {
   }
 
   async subscribe(listener: TransportListener, handle: TransportHandler): Promise<void> {
-    if (this.stopped) throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber is stopping`);
+    if (this.stopped)
+      throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber is stopping`);
     const consumer = new ListenerConsumer(this.options, listener, handle, (model) => this.dropConnection(model), this.declared);
     this.consumers.push(consumer);
     try {

@@ -62,7 +62,17 @@ export interface ResolvedRabbitMqOptions {
   reconnect: BackoffOptions;
 }
 
-const OPTIONS = new Set(['url', 'exchange', 'queuePrefix', 'retry', 'prefetch', 'rejectUnroutable', 'confirmTimeoutMs', 'connectTimeoutMs', 'reconnect']);
+const OPTIONS = new Set([
+  'url',
+  'exchange',
+  'queuePrefix',
+  'retry',
+  'prefetch',
+  'rejectUnroutable',
+  'confirmTimeoutMs',
+  'connectTimeoutMs',
+  'reconnect',
+]);
 const RETRY_OPTIONS = new Set(['maxDeliveries', 'delaysMs', 'deliveryLimit']);
 const RECONNECT_OPTIONS = new Set(['initialMs', 'multiplier', 'maxMs', 'jitter']);
 // AMQP short strings: exchange and queue names are at most 255 bytes; room is kept for `.retry.{delay}` suffixes.
@@ -110,7 +120,9 @@ function urls(value: unknown): string[] {
       throw new InvalidRabbitMqOptionsError(`${where} is not a URL: ${JSON.stringify(text)}`, { cause: error });
     }
     if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') {
-      throw new InvalidRabbitMqOptionsError(`${where} must be an amqp:// or amqps:// URL, got the protocol ${JSON.stringify(parsed.protocol)}`);
+      throw new InvalidRabbitMqOptionsError(
+        `${where} must be an amqp:// or amqps:// URL, got the protocol ${JSON.stringify(parsed.protocol)}`,
+      );
     }
     return text;
   });

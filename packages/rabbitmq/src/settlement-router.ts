@@ -27,7 +27,12 @@ export class SettlementRouter {
     private readonly declared: DeclaredTopology,
   ) {}
 
-  async settle(channel: ConfirmChannel, message: ConsumeMessage, received: ReceivedDelivery, answer: ConsumerAcknowledgement): Promise<void> {
+  async settle(
+    channel: ConfirmChannel,
+    message: ConsumeMessage,
+    received: ReceivedDelivery,
+    answer: ConsumerAcknowledgement,
+  ): Promise<void> {
     if (answer.acknowledgement === Acknowledgement.ACK) return channel.ack(message);
     const lastError = answer.message ?? 'NACK';
     if (answer.retry === false) return this.deadLetter(channel, message, received, 'REJECTED', lastError);
@@ -43,12 +48,25 @@ export class SettlementRouter {
       [InternalHeaders.DELIVERIES]: delivery.deliveryCount,
     };
     const expiration = delivery.expiresAt === undefined ? {} : { expiration: String(Math.max(1, delivery.expiresAt - Date.now())) };
-    await publishConfirmed(channel, '', target, message.content, { ...copiedProperties(message), headers, ...expiration }, this.options.confirmTimeoutMs);
+    await publishConfirmed(
+      channel,
+      '',
+      target,
+      message.content,
+      { ...copiedProperties(message), headers, ...expiration },
+      this.options.confirmTimeoutMs,
+    );
     channel.ack(message);
   }
 
   /** Publishes `message` to the dead-letter queue with MMMQ's dead-letter headers, then acknowledges it. */
-  async deadLetter(channel: ConfirmChannel, message: ConsumeMessage, received: ReceivedDelivery | undefined, reason: DeadLetterReason, lastError: string): Promise<void> {
+  async deadLetter(
+    channel: ConfirmChannel,
+    message: ConsumeMessage,
+    received: ReceivedDelivery | undefined,
+    reason: DeadLetterReason,
+    lastError: string,
+  ): Promise<void> {
     const delivery = received?.delivery;
     const headers: Record<string, unknown> = {
       ...ownHeaders(message),
@@ -64,7 +82,14 @@ export class SettlementRouter {
     // A dead letter never expires (as on the MMMQ broker): no `expiration`, and it is kept persistent.
     delete headers[InternalHeaders.EXPIRES_AT];
     const options: Options.Publish = { ...copiedProperties(message), persistent: true, headers };
-    await publishConfirmed(channel, this.names.deadLetterExchange, this.names.queue, message.content, options, this.options.confirmTimeoutMs);
+    await publishConfirmed(
+      channel,
+      this.names.deadLetterExchange,
+      this.names.queue,
+      message.content,
+      options,
+      this.options.confirmTimeoutMs,
+    );
     channel.ack(message);
   }
 }

@@ -71,7 +71,9 @@ describe('RabbitMqTransport: dropped connections', () => {
   it('redelivers the message a handler held when the connection dropped, and resubscribes', async () => {
     let release: ((answer: ConsumerAcknowledgement) => void) | undefined;
     const handler = new RecordingHandler((delivery: TransportDelivery) =>
-      delivery.deliveryCount === 1 ? new Promise<ConsumerAcknowledgement>((resolve) => (release = resolve)) : { acknowledgement: Acknowledgement.ACK },
+      delivery.deliveryCount === 1
+        ? new Promise<ConsumerAcknowledgement>((resolve) => (release = resolve))
+        : { acknowledgement: Acknowledgement.ACK },
     );
     await resources.subscriber().subscribe(listener('holder', 'held'), handler.handle);
     const held = message('held', 'x');
@@ -86,7 +88,9 @@ describe('RabbitMqTransport: dropped connections', () => {
 
     const after = message('held', 'after');
     await resources.publisher().publish(after);
-    await waitFor(() => handler.received.some((delivery) => delivery.id === after.id), { message: 'a message published after the reconnection' });
+    await waitFor(() => handler.received.some((delivery) => delivery.id === after.id), {
+      message: 'a message published after the reconnection',
+    });
   });
 
   it('keeps a publish failing with retryable errors while RabbitMQ cannot be reached, then confirms it', async () => {

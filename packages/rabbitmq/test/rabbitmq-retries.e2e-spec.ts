@@ -21,7 +21,9 @@ describe('RabbitMqTransport: NACK retries and dead letters', () => {
   async function deadLetters(consumerId: string, count: number): Promise<GetMessage[]> {
     const queue = listenerNames(resources.transport.options, consumerId).deadLetterQueue;
     const letters: GetMessage[] = [];
-    await waitFor(async () => (letters.push(...(await drainQueue(queue))), letters.length >= count), { message: `${count} dead letter(s) in ${queue}` });
+    await waitFor(async () => (letters.push(...(await drainQueue(queue))), letters.length >= count), {
+      message: `${count} dead letter(s) in ${queue}`,
+    });
     return letters;
   }
 
@@ -33,7 +35,9 @@ describe('RabbitMqTransport: NACK retries and dead letters', () => {
     await resources.publisher().publish(sent);
 
     const [letter] = await deadLetters('failing', 1);
-    expect(handler.received.map((delivery) => [delivery.id, delivery.topic, delivery.deliveryCount, delivery.redelivered, delivery.lastAttempt])).toEqual([
+    expect(
+      handler.received.map((delivery) => [delivery.id, delivery.topic, delivery.deliveryCount, delivery.redelivered, delivery.lastAttempt]),
+    ).toEqual([
       [sent.id, 'order.created', 1, false, false],
       [sent.id, 'order.created', 2, true, false],
       [sent.id, 'order.created', 3, true, false],

@@ -1,7 +1,7 @@
 import { connect } from 'amqplib';
 import { waitFor } from '@mmmq/test-support';
 import { TransportRejectedError } from '@mmmq/core';
-import { listenerNames, PublishNotConfirmedError, RabbitMqTransport } from '../src';
+import { listenerNames, RabbitMqTransport } from '../src';
 import { listener, message, RABBITMQ_URL, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
 
 describe('RabbitMqTransport: publish, routing and subscriptions', () => {
@@ -20,7 +20,11 @@ describe('RabbitMqTransport: publish, routing and subscriptions', () => {
     await resources.subscriber().subscribe(listener('orders', 'order.created'), handler.handle);
     const publisher = resources.publisher();
     const before = Date.now();
-    const sent = message('order.created', { total: 42, items: ['a'] }, { headers: { tenant: 'acme', retries: 3, vip: true }, priority: 7, ttlMs: 60_000 });
+    const sent = message(
+      'order.created',
+      { total: 42, items: ['a'] },
+      { headers: { tenant: 'acme', retries: 3, vip: true }, priority: 7, ttlMs: 60_000 },
+    );
 
     const published = await publisher.publish(sent);
 
@@ -66,7 +70,11 @@ describe('RabbitMqTransport: publish, routing and subscriptions', () => {
       const second = await channel.get(names.queue, { noAck: true });
       expect(first && first.properties).toMatchObject({ messageId: persistent.id, contentType: 'application/json', deliveryMode: 2 });
       expect(first && first.fields.routingKey).toBe('raw.a');
-      expect(second && second.properties).toMatchObject({ messageId: transient.id, deliveryMode: 1, expiration: expect.stringMatching(/^\d+$/) });
+      expect(second && second.properties).toMatchObject({
+        messageId: transient.id,
+        deliveryMode: 1,
+        expiration: expect.stringMatching(/^\d+$/),
+      });
       expect(Number(second && second.properties.expiration)).toBeLessThanOrEqual(30_000);
     } finally {
       await model.close();
@@ -105,7 +113,8 @@ describe('RabbitMqTransport: publish, routing and subscriptions', () => {
 
   it('shares a consumerId between its subscribers (competing consumers), each message handled once', async () => {
     // A slow handler keeps one subscriber busy, so the other must take its share.
-    const slow = (): Promise<{ acknowledgement: 'ACK' }> => new Promise((resolve) => setTimeout(() => resolve({ acknowledgement: 'ACK' }), 20));
+    const slow = (): Promise<{ acknowledgement: 'ACK' }> =>
+      new Promise((resolve) => setTimeout(() => resolve({ acknowledgement: 'ACK' }), 20));
     const first = new RecordingHandler(slow);
     const second = new RecordingHandler(slow);
     await resources.subscriber().subscribe(listener('workers', 'job'), first.handle);
@@ -139,17 +148,26 @@ describe('RabbitMqTransport: publish, routing and subscriptions', () => {
     const sent = message('busy', 'x');
     await resources.publisher().publish(sent);
     await waitFor(() => handler.received.length === 1, { message: 'the refused message to come back' });
-    expect(handler.received[0].id).toBe(sent.id);
+    // basic.nack with requeue: RabbitMQ's quorum queue counts the return (x-delivery-count), so this is delivery 2.
+    expect(handler.received[0]).toMatchObject({ id: sent.id, deliveryCount: 2, redelivered: true });
   });
 
   it("refuses publishes once a queue holds more than backlogLimit.maxBacklog messages (overflow 'reject' → x-max-length, reject-publish)", async () => {
     const subscriber = resources.subscriber();
-    await subscriber.subscribe(listener('bounded', 'full', { backlogLimit: { maxBacklog: 2, overflow: 'reject' } }), new RecordingHandler().handle);
+    await subscriber.subscribe(
+      listener('bounded', 'full', { backlogLimit: { maxBacklog: 2, overflow: 'reject' } }),
+      new RecordingHandler().handle,
+    );
     await subscriber.stopReceiving();
     const publisher = resources.publisher();
     const outcomes: string[] = [];
     for (let n = 1; n <= 5; n++) {
-      outcomes.push(await publisher.publish(message('full', n)).then(() => 'confirmed', (error: Error) => error.name));
+      outcomes.push(
+        await publisher.publish(message('full', n)).then(
+          () => 'confirmed',
+          (error: Error) => error.name,
+        ),
+      );
     }
     // A quorum queue refuses a publish once it holds more than x-max-length: it takes one message past the limit
     // (docs/scaling.md, "Differences in guarantees").
@@ -159,7 +177,11 @@ describe('RabbitMqTransport: publish, routing and subscriptions', () => {
   it('confirms a message no queue is bound for by default, and refuses it with TransportRejectedError under rejectUnroutable', async () => {
     const lenient = resources.publisher();
     await expect(lenient.publish(message('nobody.listens', 1))).resolves.toMatchObject({ topic: 'nobody.listens' });
-    const strictTransport = new RabbitMqTransport({ url: RABBITMQ_URL, exchange: resources.transport.options.exchange, rejectUnroutable: true });
+    const strictTransport = new RabbitMqTransport({
+      url: RABBITMQ_URL,
+      exchange: resources.transport.options.exchange,
+      rejectUnroutable: true,
+    });
     const strict = resources.keep(strictTransport.createPublisher());
     await expect(strict.publish(message('nobody.listens', 2))).rejects.toThrow(TransportRejectedError);
   });

@@ -51,14 +51,20 @@ describe('RabbitMqTransport.unsupported', () => {
   const transport = create({ url: URL });
 
   it('honours whole-segment patterns, startFrom latest and a rejecting backlog limit', () => {
-    expect(transport.unsupported(listener('a', 'order.*.**', { startFrom: 'latest', backlogLimit: { maxBacklog: 10, overflow: 'reject' } }))).toEqual([]);
+    expect(
+      transport.unsupported(listener('a', 'order.*.**', { startFrom: 'latest', backlogLimit: { maxBacklog: 10, overflow: 'reject' } })),
+    ).toEqual([]);
     expect(bindingKeyOf('order.*.**')).toBe('order.*.#');
     expect(bindingKeyOf('**')).toBe('#');
   });
 
   it('names every feature of a listener it cannot honour', () => {
     const reasons = transport.unsupported(
-      listener('a', 'order.v?', { selector: "region = 'eu'", startFrom: 'earliest', backlogLimit: { maxBacklog: 10, overflow: 'dropOldest' } }),
+      listener('a', 'order.v?', {
+        selector: "region = 'eu'",
+        startFrom: 'earliest',
+        backlogLimit: { maxBacklog: 10, overflow: 'dropOldest' },
+      }),
     );
     expect(reasons).toEqual([
       expect.stringContaining('the segment "v?"'),

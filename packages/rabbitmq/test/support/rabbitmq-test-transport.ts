@@ -38,7 +38,9 @@ export const ACK: ConsumerAcknowledgement = { acknowledgement: Acknowledgement.A
 /** Records every delivery and answers with `answer` (ACK by default). */
 export class RecordingHandler {
   readonly received: TransportDelivery[] = [];
-  constructor(private readonly answer: (delivery: TransportDelivery) => ConsumerAcknowledgement | Promise<ConsumerAcknowledgement> = () => ACK) {}
+  constructor(
+    private readonly answer: (delivery: TransportDelivery) => ConsumerAcknowledgement | Promise<ConsumerAcknowledgement> = () => ACK,
+  ) {}
 
   readonly handle = async (delivery: TransportDelivery): Promise<ConsumerAcknowledgement> => {
     this.received.push(delivery);
