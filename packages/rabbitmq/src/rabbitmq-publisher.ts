@@ -2,6 +2,7 @@ import type { ConfirmChannel, Message } from 'amqplib';
 import { PublishedMessage, TransportMessage, TransportPublisher, TransportRejectedError } from '@mmmq/core';
 import { ConnectionManager } from './connection-manager';
 import type { DeclaredTopology } from './declared-topology';
+import { publishConfirmed } from './confirmed-publish';
 import { publishOptionsOf } from './delivery-mapping';
 import { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
 import { RabbitMqConnectionError } from './errors/rabbitmq-connection.error';
@@ -50,17 +51,16 @@ export class RabbitMqPublisher implements TransportPublisher {
     if (this.closing !== undefined) throw new RabbitMqConnectionError('The RabbitMQ publisher is closed');
     const deadline = Date.now() + this.options.confirmTimeoutMs;
     const channel = await this.confirmChannel(this.options.confirmTimeoutMs);
-    const confirms = prepared.map(({ message, options }) => {
-      const confirmed = new Promise<void>((resolve, reject) => {
-        try {
-          channel.publish(this.options.exchange, message.topic, Buffer.from(message.content, 'utf8'), options, (error: unknown) =>
-            error ? reject(notConfirmed(message, error)) : resolve(),
-          );
-        } catch (error) {
-          reject(new RabbitMqConnectionError(`Publishing ${message.id} failed: ${(error as Error).message}`, { cause: error }));
-        }
-      });
-      return withDeadline(confirmed, deadline, message).then(() => this.outcome(message));
+    const confirms = prepared.map(async ({ message, options }) => {
+      const content = Buffer.from(message.content, 'utf8');
+      try {
+        await publishConfirmed(channel, this.options.exchange, message.topic, content, options, Math.max(1, deadline - Date.now()));
+      } catch (error) {
+        throw new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}): ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      return this.outcome(message);
     });
     return Promise.all(confirms);
   }
@@ -116,21 +116,4 @@ export class RabbitMqPublisher implements TransportPublisher {
     })();
     return this.closing;
   }
-}
-
-function notConfirmed(message: TransportMessage, error: unknown): PublishNotConfirmedError {
-  const reason = error instanceof Error ? error.message : 'RabbitMQ answered basic.nack';
-  return new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}): ${reason}`, { cause: error });
-}
-
-function withDeadline(confirmed: Promise<void>, deadline: number, message: TransportMessage): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}) in time (confirmTimeoutMs)`)),
-      Math.max(0, deadline - Date.now()),
-    );
-  });
-  return Promise.race([confirmed, timeout]).finally(() => clearTimeout(timer));
 }
