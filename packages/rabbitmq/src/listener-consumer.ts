@@ -61,7 +61,9 @@ export class ListenerConsumer {
     this.channel = channel;
     this.model = model;
     const { consumerTag } = await channel.consume(this.names.queue, (message) => {
-      if (message !== null) this.receive(channel, message);
+      if (message !== null) return this.receive(channel, message);
+      // RabbitMQ cancelled the consumer (its queue was deleted, or its node left): reconnecting declares it again.
+      if (this.receiving && this.channel === channel) this.onChannelLost(model);
     });
     this.consumerTag = consumerTag;
   }

@@ -1,6 +1,8 @@
 import { Acknowledgement, ConsumerAcknowledgement, TransportDelivery, TransportMessage, TransportPublisher } from '@mmmq/core';
 import { waitFor } from '@mmmq/test-support';
-import { listener, message, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
+import { connect } from 'amqplib';
+import { listenerNames } from '../src';
+import { listener, message, RABBITMQ_URL, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
 import { TcpProxy } from './support/tcp-proxy';
 
 /** As the producer does: the same message (same id) again until RabbitMQ confirms it. */
@@ -120,5 +122,23 @@ describe('RabbitMqTransport: dropped connections', () => {
     await publisher.publish(message('x', 1));
     // Only the publisher connects now.
     expect(proxy.accepted - accepted).toBe(1);
+  });
+
+  it('declares its queue again and resubscribes when the queue is deleted under it', async () => {
+    const handler = new RecordingHandler();
+    await resources.subscriber().subscribe(listener('deleted', 'again'), handler.handle);
+    const queue = listenerNames(resources.transport.options, 'deleted').queue;
+    const model = await connect(RABBITMQ_URL);
+    try {
+      await (await model.createChannel()).deleteQueue(queue);
+    } finally {
+      await model.close();
+    }
+    const publisher = resources.publisher();
+    // Until the queue is back, messages to the topic have nowhere to go: publish until one arrives.
+    await waitFor(async () => (await publisher.publish(message('again', 1)), handler.received.length > 0), {
+      message: 'a delivery from the declared-again queue',
+      pollMs: 50,
+    });
   });
 });
