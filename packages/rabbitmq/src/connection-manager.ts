@@ -83,6 +83,9 @@ export class ConnectionManager {
       const connected = await this.connectOnce(failures);
       if (connected === undefined) {
         failures++;
+        // Once per outage: why it does not come back (e.g. a queue declaration RabbitMQ refuses), not every attempt.
+        if (failures === 1)
+          this.logger.warn(`Cannot connect to RabbitMQ (${this.describeUrls()}): ${describe(this.lastError)}; retrying with backoff`);
         await sleep(backoffDelay(failures, this.options.reconnect), this.stopped.signal);
         continue;
       }

@@ -5,7 +5,7 @@ import type { DeclaredTopology } from './declared-topology';
 import { publishConfirmed } from './confirmed-publish';
 import { publishOptionsOf } from './delivery-mapping';
 import { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
-import { RabbitMqConnectionError } from './errors/rabbitmq-connection.error';
+import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 import { declareExchanges } from './topology';
 
@@ -48,7 +48,7 @@ export class RabbitMqPublisher implements TransportPublisher {
   }
 
   private async send(prepared: { message: TransportMessage; options: ReturnType<typeof publishOptionsOf> }[]): Promise<PublishedMessage[]> {
-    if (this.closing !== undefined) throw new RabbitMqConnectionError('The RabbitMQ publisher is closed');
+    if (this.closing !== undefined) throw new RabbitMqTransportClosedError('The RabbitMQ publisher is closed');
     const deadline = Date.now() + this.options.confirmTimeoutMs;
     const channel = await this.confirmChannel(this.options.confirmTimeoutMs);
     const confirms = prepared.map(async ({ message, options }) => {

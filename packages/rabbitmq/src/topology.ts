@@ -32,8 +32,6 @@ export function retryQueueName(queue: string, delayMs: number): string {
 // Quorum queues dead-letter at most once unless told otherwise; at-least-once needs reject-publish overflow.
 const AT_LEAST_ONCE_DEAD_LETTERING = { 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' };
 const QUORUM = { 'x-queue-type': 'quorum' };
-// A retry queue nobody used (declared) for this long past its delay is deleted by RabbitMQ; it is empty by then.
-const RETRY_QUEUE_IDLE_MS = 60_000;
 
 export async function declareExchanges(channel: Channel, options: ResolvedRabbitMqOptions, declared: DeclaredTopology): Promise<void> {
   const { exchange, deadLetterExchange } = exchangeNames(options);
@@ -67,7 +65,7 @@ export async function declareListener(
   await channel.bindQueue(names.queue, names.exchange, bindingKey);
 }
 
-/** Declares (and so keeps alive) the queue where messages wait `delayMs` before going back to `queue`. */
+/** Declares the queue where messages wait `delayMs` before going back to `queue` (one per distinct delay, kept). */
 export async function declareRetryQueue(channel: Channel, queue: string, delayMs: number, declared: DeclaredTopology): Promise<string> {
   const name = retryQueueName(queue, delayMs);
   declared.queues.add(name);
@@ -79,7 +77,7 @@ export async function declareRetryQueue(channel: Channel, queue: string, delayMs
       'x-message-ttl': delayMs,
       'x-dead-letter-exchange': '',
       'x-dead-letter-routing-key': queue,
-      'x-expires': delayMs + RETRY_QUEUE_IDLE_MS,
+      // No x-expires: a retry queue may hold messages waiting for room in a full queue, and expiring it would lose them.
     },
   });
   return name;
