@@ -108,4 +108,30 @@ describe('RabbitMqTransport: NACK retries and dead letters', () => {
     expect(letter.properties.headers).toMatchObject({ [DeadLetterHeaders.REASON]: 'REJECTED' });
     expect(handler.received).toHaveLength(0);
   });
+
+  it('leaves a message that keeps coming back without a NACK to RabbitMQ, which dead-letters it past retry.deliveryLimit', async () => {
+    resources = new TestResources(testTransport({ retry: { deliveryLimit: 2 } }));
+    let refusals = 0;
+    await resources.subscriber().subscribe(listener('crashing', 'boom'), () => {
+      refusals++;
+      return Promise.reject(new Error('consumer could not take it'));
+    });
+    const sent = message('boom', 1);
+    await resources.publisher().publish(sent);
+    const [letter] = await deadLetters('crashing', 1);
+    expect(letter.properties.messageId).toBe(sent.id);
+    expect(letter.properties.headers).toMatchObject({ 'x-first-death-reason': 'delivery_limit' });
+    expect(refusals).toBe(3);
+  });
+
+  it('has RabbitMQ dead-letter a message that expired in the queue (reason expired)', async () => {
+    const subscriber = resources.subscriber();
+    await subscriber.subscribe(listener('late', 'short-lived'), new RecordingHandler().handle);
+    await subscriber.stopReceiving();
+    const sent = message('short-lived', 1, { ttlMs: 50 });
+    await resources.publisher().publish(sent);
+    const [letter] = await deadLetters('late', 1);
+    expect(letter.properties.messageId).toBe(sent.id);
+    expect(letter.properties.headers).toMatchObject({ 'x-first-death-reason': 'expired' });
+  });
 });
