@@ -25,18 +25,25 @@ export class RabbitMqSubscriber implements TransportSubscriber {
   }
 
   async subscribe(listener: TransportListener, handle: TransportHandler): Promise<void> {
-    if (this.stopped)
-      throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber is stopping`);
     const consumer = new ListenerConsumer(this.options, listener, handle, (model) => this.dropConnection(model), this.declared);
-    this.consumers.push(consumer);
-    try {
-      const model = await this.connections.connection(this.options.connectTimeoutMs);
-      // A connection made after the push attached it already (in setup); an older one needs it now.
-      if (!consumer.isAttachedTo(model)) await consumer.attach(model);
-    } catch (error) {
-      this.consumers.splice(this.consumers.indexOf(consumer), 1);
-      await consumer.close();
-      throw error;
+    const deadline = Date.now() + this.options.connectTimeoutMs;
+    for (;;) {
+      if (this.stopped)
+        throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber is stopping`);
+      const model = await this.connections.connection(Math.max(1, deadline - Date.now()));
+      try {
+        await consumer.attach(model);
+        // From now on every reconnection attaches it again.
+        this.consumers.push(consumer);
+        return;
+      } catch (error) {
+        // RabbitMQ refused a declaration (e.g. PRECONDITION_FAILED: the queue exists with other arguments): say so now.
+        // Anything else means the connection dropped meanwhile: try again on the next one.
+        if (isRefusal(error) || Date.now() >= deadline) {
+          await consumer.close();
+          throw error;
+        }
+      }
     }
   }
 
@@ -62,4 +69,10 @@ export class RabbitMqSubscriber implements TransportSubscriber {
   private dropConnection(model: ChannelModel): void {
     if (!this.stopped) void model.close().catch(() => undefined);
   }
+}
+
+/** An AMQP channel error (403 access refused, 404 not found, 405 resource locked, 406 precondition failed). */
+function isRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' && code >= 400 && code < 500;
 }

@@ -185,4 +185,14 @@ describe('RabbitMqTransport: publish, routing and subscriptions', () => {
     const strict = resources.keep(strictTransport.createPublisher());
     await expect(strict.publish(message('nobody.listens', 2))).rejects.toThrow(TransportRejectedError);
   });
+
+  it("fails subscribe with RabbitMQ's reason when the queue exists with other arguments (a changed backlogLimit)", async () => {
+    const first = resources.subscriber();
+    await first.subscribe(listener('fixed', 'args'), new RecordingHandler().handle);
+    await first.close();
+    const second = resources.subscriber();
+    await expect(
+      second.subscribe(listener('fixed', 'args', { backlogLimit: { maxBacklog: 5, overflow: 'reject' } }), new RecordingHandler().handle),
+    ).rejects.toThrow(/PRECONDITION_FAILED/);
+  });
 });
