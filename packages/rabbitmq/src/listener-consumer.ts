@@ -66,6 +66,8 @@ export class ListenerConsumer {
       if (this.receiving && this.channel === channel) this.onChannelLost(model);
     });
     this.consumerTag = consumerTag;
+    // stopReceiving() came while this consumer was being set up: it could not cancel it then.
+    if (!this.receiving) await channel.cancel(consumerTag).catch(() => undefined);
   }
 
   /** No message is handed to the handler from now on; those arriving are given back to the queue. Idempotent. */
