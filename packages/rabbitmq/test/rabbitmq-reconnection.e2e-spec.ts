@@ -141,4 +141,39 @@ describe('RabbitMqTransport: dropped connections', () => {
       pollMs: 50,
     });
   });
+
+  it('tries the next url when a node is down, and fails over to it when the node in use goes away', async () => {
+    const other = new TcpProxy('127.0.0.1', 5672);
+    const otherPort = await other.start();
+    proxy.refuse = true;
+    const transport = testTransport({
+      url: [resources.transport.options.urls[0], `amqp://guest:guest@127.0.0.1:${otherPort}`],
+      reconnect: { initialMs: 20, maxMs: 200 },
+    });
+    const subscriber = transport.createSubscriber();
+    const publisher = transport.createPublisher();
+    try {
+      const handler = new RecordingHandler();
+      await subscriber.subscribe(listener('failover', 'node.*'), handler.handle);
+      const first = message('node.a', 1);
+      await publisher.publish(first);
+      await waitFor(() => handler.received.length === 1, { message: 'the message through the second node' });
+      expect([proxy.accepted, other.accepted]).toEqual([0, 2]);
+
+      // The second node goes away; the first is back: both reconnect there and carry on.
+      proxy.refuse = false;
+      other.refuse = true;
+      other.cut();
+      const second = message('node.b', 2);
+      await publishUntilConfirmed(publisher, second, []);
+      // The ACK of the first may have been cut off: then it comes again (at least once).
+      await waitFor(() => handler.ids().includes(second.id), { message: 'the message through the first node' });
+      expect(new Set(handler.ids())).toEqual(new Set([first.id, second.id]));
+      expect(proxy.accepted).toBe(2);
+    } finally {
+      await Promise.all([subscriber.close(), publisher.close()]);
+      await transport.deleteDeclared();
+      await other.stop();
+    }
+  });
 });
