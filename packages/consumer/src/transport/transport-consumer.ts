@@ -47,14 +47,21 @@ export class TransportConsumer {
     }
   }
 
-  /** Shutdown, first step: no new delivery reaches a handler. */
+  /** Shutdown, first step: no new delivery reaches a handler. A failure is logged: the handlers still drain. */
   async stopReceiving(): Promise<void> {
-    await this.subscriber?.stopReceiving();
+    await this.subscriber?.stopReceiving().catch((error: unknown) => this.stepFailed('stop receiving', error));
   }
 
   /** Shutdown, last step, once the handlers are done: anything unsettled is delivered again later. */
   async close(): Promise<void> {
-    await this.subscriber?.close();
+    await this.subscriber?.close().catch((error: unknown) => this.stepFailed('close', error));
+  }
+
+  private stepFailed(step: string, error: unknown): void {
+    this.logger.warn(
+      `The transport's subscriber failed to ${step} on shutdown; what is not settled is delivered again: ` +
+        `${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

@@ -29,6 +29,8 @@ class HandTransport extends MmmqTransport {
   readonly events: string[] = [];
   readonly subscribed: TransportListener[] = [];
   private readonly handlers = new Map<string, TransportHandler>();
+  /** Set: stopReceiving() fails with it, as on a connection lost at shutdown. */
+  stopFailure: Error | undefined;
 
   constructor(private readonly refuse: (listener: TransportListener) => string[] = () => []) {
     super();
@@ -44,7 +46,10 @@ class HandTransport extends MmmqTransport {
         this.subscribed.push(listener);
         this.handlers.set(listener.consumerId, handle);
       },
-      stopReceiving: async () => void this.events.push('stopReceiving'),
+      stopReceiving: async () => {
+        this.events.push('stopReceiving');
+        if (this.stopFailure) throw this.stopFailure;
+      },
       close: async () => void this.events.push('close'),
     };
   }
@@ -200,5 +205,24 @@ describe('a consumer on another transport', () => {
     await expect(running).resolves.toEqual({ acknowledgement: Acknowledgement.ACK });
     await closing;
     expect(transport.events).toEqual(['stopReceiving', 'o-2 rejected: ConsumerClosingError', 'o-1 ACK', 'close']);
+  });
+
+  it('still drains the handlers and closes the transport when stopping it fails, with a warning', async () => {
+    const transport = new HandTransport();
+    transport.stopFailure = new Error('connection lost');
+    const started = await start(transport);
+    const gate = new Gate();
+    started.app.get(OrderListener).gates.set('o-1', gate);
+    const running = transport.deliver(ORDERS, 'o-1', { id: 'o-1' });
+    const closing = started.app.close();
+    app = undefined;
+    await waitFor(() => transport.events.includes('stopReceiving'), 'the consumer to stop receiving');
+    gate.open();
+    await expect(running).resolves.toEqual({ acknowledgement: Acknowledgement.ACK });
+    await closing;
+    expect(transport.events).toEqual(['stopReceiving', 'o-1 ACK', 'close']);
+    expect(started.logs.lines).toContain(
+      "The transport's subscriber failed to stop receiving on shutdown; what is not settled is delivered again: connection lost",
+    );
   });
 });
