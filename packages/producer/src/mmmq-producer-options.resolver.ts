@@ -94,7 +94,7 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
     retryDelayMs: nonNegativeInteger('retryDelayMs', given.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, MAX_TIMER_MS),
     maxRetryDelayMs: nonNegativeInteger('maxRetryDelayMs', given.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS, MAX_TIMER_MS),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker)),
+    batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker), transport),
     tls: tlsOptions(given.tls),
     token: token(given.token),
     claimCheck: resolveClaimCheck(given.claimCheck),
@@ -140,7 +140,11 @@ function token(value: unknown): string | undefined {
   return value;
 }
 
-function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boolean): BatchingLimits | undefined {
+function batchingLimits(
+  batching: MmmqProducerOptions['batching'],
+  stream: boolean,
+  transport: MmmqTransport | undefined,
+): BatchingLimits | undefined {
   if (batching === false) return undefined;
   if (batching !== undefined && (typeof batching !== 'object' || batching === null)) {
     throw new InvalidProducerOptionsError(`batching must be false or { maxMessages?, maxBytes?, maxInFlight? }, got ${describe(batching)}`);
@@ -150,10 +154,12 @@ function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boole
     batching?.maxInFlight ?? (stream ? DEFAULT_STREAM_MAX_IN_FLIGHT : 1),
     Number.MAX_SAFE_INTEGER,
   );
-  // Two HTTP requests may be handled in either order, so only the stream can keep call order with more.
+  // Two HTTP requests, or two publishes of a transport, may be handled in either order: only the stream keeps
+  // call order with more.
   if (maxInFlight > 1 && !stream) {
+    const via = transport === undefined ? 'HTTP' : `the ${transport.name} transport`;
     throw new InvalidProducerOptionsError(
-      `batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got ${maxInFlight} with HTTP`,
+      `batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got ${maxInFlight} with ${via}`,
     );
   }
   return {

@@ -48,7 +48,8 @@ export interface MmmqProducerOptions {
    */
   maxRetryDelayMs?: number;
   /**
-   * Per-attempt deadline, in ms, from sending the request to reading the whole answer.
+   * Per-attempt deadline, in ms, from sending the request to reading the whole answer (with `transport`: until the
+   * transport confirms the publish).
    * Default {@link DEFAULT_TIMEOUT_MS}.
    */
   timeoutMs?: number;

@@ -148,6 +148,13 @@ describe('the transport option, validated', () => {
     await expect(failure).rejects.toThrow(message);
   });
 
+  it('refuses batching.maxInFlight above 1, which a transport cannot keep in call order', async () => {
+    const failure = producerOn({ transport: new ScriptedTransport(), batching: { maxInFlight: 2 } });
+    await expect(failure).rejects.toThrow(
+      'batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got 2 with the scripted transport',
+    );
+  });
+
   it('refuses a transport that is not an MmmqTransport, naming the option', async () => {
     const lookalike = { name: 'rabbitmq', createPublisher: () => undefined };
     const failure = producerOn({ transport: lookalike as unknown as MmmqTransport });
