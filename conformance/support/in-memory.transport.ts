@@ -1,12 +1,8 @@
 import { DeadLetterHeaders } from '@mmmq/core';
-import { InMemoryBroker, InMemoryDeadLetter } from '@mmmq/core/testing';
-import { DynamicModule, Module } from '@nestjs/common';
+import { InMemoryBroker, InMemoryDeadLetter, InMemoryTransport } from '@mmmq/core/testing';
 import type { TransportSession, TransportUnderTest } from './transport-under-test';
 
-/**
- * The in-memory broker of `@mmmq/core/testing`, one per session, shared by every application of the session
- * (`MmmqTestingModule` gives each application a broker of its own, so the harness provides this one the same way).
- */
+/** `InMemoryTransport` of `@mmmq/core/testing` over one in-memory broker per session, shared by its applications. */
 export const inMemoryTransport: TransportUnderTest = {
   name: 'in-memory',
   start: startInMemorySession,
@@ -14,31 +10,25 @@ export const inMemoryTransport: TransportUnderTest = {
     competingConsumers:
       'one subscription per consumer id: a second application subscribing with the same consumer id replaces the first ' +
       '(InMemoryBroker.subscribe), so the last one started receives everything',
+    subscriptionWithoutConsumer:
+      'a subscription lives only with the application that made it: a message published after that application ' +
+      'closed is offered to its stopped subscriber, counted as NACKed attempts and dead-lettered ' +
+      '(InMemoryTransportSubscriber), and an application subscribing again starts over at the first message of each ' +
+      'topic (InMemoryBroker.subscribe)',
     brokerRestart: 'it lives in the test process: there is nothing to restart, and a new in-memory broker starts empty',
   },
 };
 
 async function startInMemorySession(): Promise<TransportSession> {
   const broker = new InMemoryBroker();
+  const transport = new InMemoryTransport(broker);
   return {
-    producerOptions: () => ({}),
-    consumerOptions: () => ({}),
-    imports: () => [sharedBroker(broker)],
+    producerOptions: () => ({ transport }),
+    consumerOptions: () => ({ transport }),
+    imports: () => [],
     ready: async () => undefined,
     deadLetters: async (consumerId) => broker.deadLetters(consumerId).map(asDeadLetter),
     close: async () => undefined,
-  };
-}
-
-@Module({})
-class SharedInMemoryBrokerModule {}
-
-function sharedBroker(broker: InMemoryBroker): DynamicModule {
-  return {
-    module: SharedInMemoryBrokerModule,
-    global: true,
-    providers: [{ provide: InMemoryBroker, useValue: broker }],
-    exports: [InMemoryBroker],
   };
 }
 

@@ -1,3 +1,4 @@
+import { DeadLetterHeaders } from '@mmmq/core';
 import { MessageContext, MMMQListener } from '@mmmq/consumer';
 import { waitFor } from '@mmmq/test-support';
 import { Injectable } from '@nestjs/common';
@@ -29,9 +30,7 @@ describe.each(TRANSPORTS)('publish and confirm on $name', (transport) => {
     const names = uniqueNames();
     const journal = new Journal();
     const topic = names.topic('order', 'created');
-    const Listener = orderListener(journal, names.topic('order', '*'), names.consumerId('orders'));
-    // The subscription exists, but no consumer runs while the messages are confirmed: the transport alone holds them.
-    await (await harness.consumer(names.id, [Listener])).close();
+    await harness.consumer(names.id, [orderListener(journal, names.topic('order', '*'), names.consumerId('orders'))]);
 
     const producer = await harness.producer();
     const single = await producer.produce(topic, { n: 0 });
@@ -44,10 +43,32 @@ describe.each(TRANSPORTS)('publish and confirm on $name', (transport) => {
     }
     expect(batch[1].id).toBe(`${names.id}-given-id`);
 
-    await harness.consumer(names.id, [Listener]);
-    await waitFor(() => journal.distinctFinished().length === 3, { message: () => `3 messages, got ${JSON.stringify(journal.finished)}` });
+    await waitFor(() => journal.finished.length === 3, { message: () => `3 messages, got ${JSON.stringify(journal.finished)}` });
     expect(journal.finished.map(({ n, id }) => ({ n, id }))).toEqual([single, ...batch].map(({ id }, n) => ({ n, id })));
-    expect(await harness.session.deadLetters(names.consumerId('orders'))).toEqual([]);
+  });
+
+  it('holds the messages confirmed while a subscription has no consumer running, and delivers them to the next instance', async () => {
+    const names = uniqueNames();
+    const journal = new Journal();
+    const consumerId = names.consumerId('orders');
+    const Listener = orderListener(journal, names.topic('order', '*'), consumerId);
+    await (await harness.consumer(names.id, [Listener])).close();
+
+    const producer = await harness.producer();
+    for (const n of [0, 1, 2]) await producer.produce(names.topic('order', 'created'), { n });
+    if (transport.exceptions.subscriptionWithoutConsumer) {
+      // In-memory (exceptions.subscriptionWithoutConsumer): the stopped subscriber NACKs them into dead letters.
+      await waitFor(async () => (await harness.session.deadLetters(consumerId)).length === 3, { message: 'three dead letters' });
+      const letters = await harness.session.deadLetters(consumerId);
+      expect(letters.map(({ content, headers }) => [content, headers[DeadLetterHeaders.REASON]])).toEqual(
+        [0, 1, 2].map((n) => [{ n }, 'NACK']),
+      );
+    }
+
+    await harness.consumer(names.id, [Listener]);
+    await waitFor(() => journal.finished.length === 3, { message: () => `3 messages, got ${JSON.stringify(journal.finished)}` });
+    expect(journal.finishedNumbers()).toEqual([0, 1, 2]);
+    if (!transport.exceptions.subscriptionWithoutConsumer) expect(await harness.session.deadLetters(consumerId)).toEqual([]);
   });
 
   it('delivers a message published before any consumer subscribed to its topic to a later subscriber, where the transport keeps it', async () => {
