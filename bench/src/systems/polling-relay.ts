@@ -50,9 +50,14 @@ export class PollingRelay {
 
   private async run(): Promise<void> {
     while (!this.closed) {
-      this.notified = false;
       let rows: LeasedRow[] = [];
       try {
+        // Woken by a NOTIFY: give the lock back before the round, so that the commits meanwhile need not NOTIFY.
+        if (this.notified && this.holdingLock) {
+          this.holdingLock = false;
+          await this.listener.query(`SELECT pg_advisory_unlock(${this.tables.waitingLock})`);
+        }
+        this.notified = false;
         rows = await this.tables.lease(this.pool, this.owner, RELAY_BATCH, RELAY_LEASE_MS);
         if (rows.length > 0) {
           await this.publish(rows);

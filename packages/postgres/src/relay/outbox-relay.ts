@@ -164,6 +164,9 @@ export class OutboxRelay {
     while (!this.closing.signal.aborted) {
       let leased: number;
       try {
+        // Woken by a writer's NOTIFY: rows are waiting. Give the lock back before the round, not after it: every
+        // commit while it is held NOTIFYs, and commits that NOTIFY are serialised.
+        if (this.woken) await this.listener.busy();
         this.woken = false;
         ({ leased } = await this.relayOnce());
         failures = 0;
