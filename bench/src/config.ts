@@ -2,6 +2,8 @@ import { parseArgs, ParseArgsConfig } from 'node:util';
 
 export interface BenchConfig {
   quick: boolean;
+  /** outbox-inbox: the writers on a worker thread of their own instead of the bench's event loop. */
+  outboxWritersThread: boolean;
   rounds: number;
   /** Workload ids to run (all when empty). */
   only: string[];
@@ -44,7 +46,7 @@ export interface BenchConfig {
   from?: string;
 }
 
-export const FULL: Omit<BenchConfig, 'quick' | 'only' | 'systems' | 'out' | 'from'> = {
+export const FULL: Omit<BenchConfig, 'quick' | 'outboxWritersThread' | 'only' | 'systems' | 'out' | 'from'> = {
   rounds: 3,
   publishOne: 10_000,
   publishWindow: 100_000,
@@ -117,7 +119,7 @@ export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [-
            [--from=bench/results/….json (only re-render the report from a saved run)]
            [--e2e=N (or --messages=N)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
            [--fanout=N] [--competing=N] [--pull=N] [--plain-seconds=S] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N]
-           [--outbox-messages=N] [--outbox-writers=N] [--backlog=N] [--drain-cap-seconds=S]
+           [--outbox-messages=N] [--outbox-writers=N] [--outbox-writers-thread] [--backlog=N] [--drain-cap-seconds=S]
            [--window=N] [--round-timeout-seconds=S]`;
 
 /** A value with `_` separators (`--e2e=200_000`), or plain digits. */
@@ -133,6 +135,7 @@ const LIST_OPTIONS = ['only', 'systems'] as const;
 export function parseBenchArgs(argv: string[]): BenchConfig {
   const options: ParseArgsConfig['options'] = {
     quick: { type: 'boolean' },
+    'outbox-writers-thread': { type: 'boolean' },
     only: { type: 'string' },
     systems: { type: 'string' },
     out: { type: 'string' },
@@ -146,7 +149,14 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
     throw new Error(`${(error as Error).message}\n${USAGE}`, { cause: error });
   }
   const quick = values.quick === true;
-  const config: BenchConfig = { ...(quick ? QUICK : FULL), quick, only: [], systems: [], out: 'docs/benchmarks.md' };
+  const config: BenchConfig = {
+    ...(quick ? QUICK : FULL),
+    quick,
+    outboxWritersThread: values['outbox-writers-thread'] === true,
+    only: [],
+    systems: [],
+    out: 'docs/benchmarks.md',
+  };
   for (const name of LIST_OPTIONS) {
     const value = values[name];
     if (typeof value === 'string') config[name] = value.split(',').filter(Boolean);

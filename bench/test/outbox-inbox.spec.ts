@@ -55,6 +55,11 @@ describe('the outbox → inbox workload (issue 17)', () => {
     expect(parseBenchArgs(['--outbox-messages=500', '--outbox-writers=4'])).toMatchObject({ outboxMessages: 500, outboxWriters: 4 });
   });
 
+  it('runs the writers on the bench’s event loop unless --outbox-writers-thread moves them to a thread of their own', () => {
+    expect(parseBenchArgs(['--quick']).outboxWritersThread).toBe(false);
+    expect(parseBenchArgs(['--quick', '--outbox-writers-thread']).outboxWritersThread).toBe(true);
+  });
+
   it('puts each round in a PostgreSQL schema named from its unique prefix', () => {
     expect(roundSchema('bench-mh3x2k-outbox-inbox-rabbitmq-quorum-r12')).toBe('bench_mh3x2k_outbox_inbox_rabbitmq_quorum_r12');
   });

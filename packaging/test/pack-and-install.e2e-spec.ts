@@ -17,6 +17,8 @@ import {
 const FIXTURE = resolve(__dirname, '../fixture');
 /** The PostgreSQL .ci/run starts (trust auth, database `test`). */
 const TEST_DATABASE_URL = process.env.MMMQ_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The RabbitMQ .ci/run starts (guest/guest). */
+const RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
 /** A cold npm cache downloads about a hundred packages; a warm one installs in seconds. */
 const INSTALL_TIMEOUT_MS = 300_000;
 const BUILD_TIMEOUT_MS = 120_000;
@@ -24,7 +26,7 @@ const BUILD_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * What a user gets from the registry: the seven packages packed as `pnpm publish` would pack them, installed with npm
+ * What a user gets from the registry: the eight packages packed as `pnpm publish` would pack them, installed with npm
  * into a fresh Nest application outside the monorepo (so nothing resolves to the workspace), compiled with the
  * application's own TypeScript, and run as docs/getting-started.md runs it; plus a hybrid application on the
  * Nest microservices transport of @mmmq/microservices (src/microservices, not on that page).
@@ -199,8 +201,38 @@ describe('the packed packages in a fresh Nest application', () => {
       })().catch((error) => { console.error(error); process.exit(1); });`;
 
     await expect(run(process.execPath, ['-e', script], appDir, 30_000)).resolves.toContain(
-      'applied 0001_outbox.sql,0002_inbox.sql; again 0',
+      'applied 0001_outbox.sql,0002_inbox.sql,0003_outbox_notify_waiting.sql; again 0',
     );
+  });
+
+  it('publishes and receives on RabbitMQ through the RabbitMqTransport of @mmmq/rabbitmq', async () => {
+    const name = `mmmq-pack-${process.pid}`;
+    const script = `
+      const { RabbitMqTransport } = require('@mmmq/rabbitmq');
+      const transport = new RabbitMqTransport({ url: ${JSON.stringify(RABBITMQ_URL)}, exchange: '${name}', queuePrefix: '${name}.' });
+      (async () => {
+        const subscriber = transport.createSubscriber();
+        const publisher = transport.createPublisher();
+        try {
+          let delivered;
+          const received = new Promise((resolve) => (delivered = resolve));
+          const listener = { consumerId: 'billing', pattern: 'order.*', concurrency: 1, ackMode: 'auto' };
+          await subscriber.subscribe(listener, async (delivery) => {
+            delivered(delivery);
+            return { acknowledgement: 'ACK' };
+          });
+          const message = { id: 'order-42', topic: 'order.created', headers: undefined, content: '{"orderId":"42"}', deliveryMode: undefined };
+          await publisher.publish(message);
+          const delivery = await received;
+          console.log('received ' + delivery.id + ' ' + JSON.stringify(delivery.content) + ' delivery ' + delivery.deliveryCount);
+        } finally {
+          await publisher.close();
+          await subscriber.close();
+          await transport.deleteDeclared();
+        }
+      })().catch((error) => { console.error(error); process.exit(1); });`;
+
+    await expect(run(process.execPath, ['-e', script], appDir, 30_000)).resolves.toContain('received order-42 {"orderId":"42"} delivery 1');
   });
 
   it("serves the admin console's page and scripts from the installed package", async () => {

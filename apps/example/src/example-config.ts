@@ -6,9 +6,11 @@ export const DEFAULT_BROKER_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_EXAMPLE_PORT = 3000;
 
 const DIGITS = /^\d+$/;
+const BROKER_PROTOCOLS = ['http:', 'https:', 'amqp:', 'amqps:'];
 const DEMO_VALUES: Record<string, boolean> = { '0': false, '1': true };
 
 export interface ExampleConfig {
+  /** The MMMQ broker (`http://`, `https://`), or RabbitMQ (`amqp://`, `amqps://`) through `@mmmq/rabbitmq`. */
   broker: string;
   port: number;
   /** Place and cancel a few orders at start-up, so that running the example shows the whole flow. */
@@ -19,7 +21,7 @@ export interface ExampleConfig {
 export class InvalidExampleConfigError extends MmmqError {}
 
 /**
- * Reads `MMMQ_BROKER` (an http or https URL), `EXAMPLE_PORT` (1 to 65535: the broker pushes to it, so it must be
+ * Reads `MMMQ_BROKER` (an http or https URL of the MMMQ broker, or an amqp or amqps URL of RabbitMQ), `EXAMPLE_PORT` (1 to 65535: the broker pushes to it, so it must be
  * known before listening) and `EXAMPLE_DEMO` (`1` or `0`).
  *
  * @throws InvalidExampleConfigError naming the variable that is set to something unusable
@@ -31,8 +33,10 @@ export function readExampleConfig(env: NodeJS.ProcessEnv): ExampleConfig {
 function brokerUrl(value: string | undefined): string {
   if (value === undefined) return DEFAULT_BROKER_URL;
   const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new InvalidExampleConfigError(`MMMQ_BROKER must be an http:// or https:// URL of the broker, got ${JSON.stringify(value)}`);
+  if (url === undefined || !BROKER_PROTOCOLS.includes(url.protocol)) {
+    throw new InvalidExampleConfigError(
+      `MMMQ_BROKER must be an http:// or https:// URL of the MMMQ broker, or an amqp:// or amqps:// URL of RabbitMQ, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -51,4 +55,9 @@ function demo(value: string | undefined): boolean {
   const demo = DEMO_VALUES[value];
   if (demo === undefined) throw new InvalidExampleConfigError(`EXAMPLE_DEMO must be 1 or 0, got ${JSON.stringify(value)}`);
   return demo;
+}
+
+/** True when `broker` names RabbitMQ: the example then runs on the RabbitMQ transport. */
+export function isRabbitMqUrl(broker: string): boolean {
+  return broker.startsWith('amqp://') || broker.startsWith('amqps://');
 }

@@ -27,6 +27,7 @@ import {
  * transaction per message; the library acknowledges when the handler returns, after the commit.
  */
 export class MmmqOutboxPipeline implements OutboxPipeline {
+  readonly writerKind = 'mmmq';
   private readonly pool = new Pool({ ...PG_CONNECTION, max: CONSUMER_CONCURRENCY });
   private readonly outbox: Outbox<ClientBase>;
   private readonly inbox: Inbox<ClientBase>;

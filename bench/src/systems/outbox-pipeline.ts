@@ -39,6 +39,8 @@ export interface OutboxRound {
  * effect. Built by `System.outboxPipeline`, started once the writers are ready.
  */
 export interface OutboxPipeline {
+  /** Which outbox code a writer thread uses to add rows for this system (`runWritersOnThread`). */
+  readonly writerKind: 'mmmq' | 'tables';
   /** Adds the message to the outbox in `client`'s open transaction (the writer's, beside its business row). */
   add(client: PoolClient, messageId: string, content: BenchContent): Promise<void>;
   /** Starts the consumer and the relay. */

@@ -2,15 +2,18 @@ import type { ClientBase, Pool } from 'pg';
 
 /**
  * The outbox and inbox tables of the pattern the bench builds itself on RabbitMQ, in the shape of @mmmq/postgres's
- * (migrations/0001_outbox.sql): the message id as primary key, a write position, status and lease columns, a partial
- * index on the claimable rows and a statement trigger that NOTIFYs waiting relays at commit. The inbox is one row per
- * (message, consumer).
+ * (migrations/0001_outbox.sql, 0003_outbox_notify_waiting.sql): the message id as primary key, a write position,
+ * status and lease columns, a partial index on the claimable rows and a trigger that NOTIFYs at commit only while a
+ * relay sleeps (holds {@link OutboxTables.waitingLock} exclusively): a NOTIFY per commit would serialise the writers'
+ * commits. The inbox is one row per (message, consumer).
  */
 export class OutboxTables {
   readonly outbox: string;
   readonly inbox: string;
   /** The LISTEN/NOTIFY channel of this schema's outbox. */
   readonly channel: string;
+  /** The two keys of the advisory lock a sleeping relay holds, as SQL expressions. */
+  readonly waitingLock: string;
 
   /**
    * @param schema an identifier the workload made (letters, digits, `_`), quoted here
@@ -23,6 +26,7 @@ export class OutboxTables {
     this.outbox = `"${schema}".${names.outbox}`;
     this.inbox = `"${schema}".${names.inbox}`;
     this.channel = `${names.outbox}_${schema}`.slice(0, 63);
+    this.waitingLock = `hashtext('bench_outbox'), hashtext('${this.channel}')`;
   }
 
   async create(pool: Pool): Promise<void> {
@@ -42,11 +46,14 @@ export class OutboxTables {
       CREATE INDEX ON ${this.outbox} (position) WHERE status IN ('PENDING', 'AMBIGUOUS');
       CREATE FUNCTION "${this.schema}".notify_relays() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        PERFORM pg_notify('${this.channel}', '');
+        IF NOT pg_try_advisory_xact_lock_shared(${this.waitingLock}) THEN
+          PERFORM pg_notify('${this.channel}', '');
+        END IF;
         RETURN NULL;
       END;
       $$;
-      CREATE TRIGGER notify_relays AFTER INSERT ON ${this.outbox} FOR EACH STATEMENT EXECUTE FUNCTION "${this.schema}".notify_relays();
+      CREATE CONSTRAINT TRIGGER notify_relays AFTER INSERT ON ${this.outbox} DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW EXECUTE FUNCTION "${this.schema}".notify_relays();
       CREATE TABLE ${this.inbox} (
         message_id text NOT NULL,
         consumer_id text NOT NULL,

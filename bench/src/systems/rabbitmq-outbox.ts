@@ -19,6 +19,7 @@ const EXCHANGE = 'mmmq-bench-outbox';
  * commits, and only then acknowledges (`basic.ack`). Its own connection, apart from the system's publisher.
  */
 export class RabbitOutboxPipeline implements OutboxPipeline {
+  readonly writerKind = 'tables';
   private readonly tables: OutboxTables;
   private readonly consumerPool = new Pool({ ...PG_CONNECTION, max: CONSUMER_CONCURRENCY });
   private connection?: ChannelModel;

@@ -10,6 +10,7 @@ import {
   type OutboxRound,
 } from '../systems/outbox-pipeline';
 import { DeliveryTracker } from './end-to-end';
+import { runWritersOnThread } from './outbox-writer-thread';
 import { MAX, P50, P99, RATE, type MetricDef, type Workload } from './workload';
 
 /** The writers' own pace: business transactions committed per second; not a performance of the broker. */
@@ -36,7 +37,7 @@ export const outboxInbox: Workload = {
   id: 'outbox-inbox',
   title: () => 'Outbox → relay → broker → consumer with inbox (PostgreSQL)',
   describe: (c) =>
-    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`, woken by the outbox's NOTIFY), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` pull listener (\`delivery: 'pull'\`, \`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` ${CONSUMER_CONCURRENCY}: a pushed listener handles one topic's messages one at a time); **RabbitMQ**: the bench's own outbox and inbox tables, shaped like @mmmq/postgres's, and a relay with the same loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers alone got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here.`,
+    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432, ${c.outboxWritersThread ? 'on a worker thread of their own (`--outbox-writers-thread`)' : 'on the bench process’s event loop, beside the relay and the consumer'}. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`) round after round while it finds rows, and otherwise sleeps until the outbox's NOTIFY, which writers send only while a relay sleeps (a NOTIFY per commit would serialise their commits), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` pull listener (\`delivery: 'pull'\`, \`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` ${CONSUMER_CONCURRENCY}: a pushed listener handles one topic's messages one at a time); **RabbitMQ**: the bench's own outbox and inbox tables, shaped like @mmmq/postgres's, and a relay with the same loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers alone got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here.`,
   metrics: [RATE(), P50, P99, MAX, WRITE_RATE],
   headline: 'rate',
   // The writers' time comes on top of the usual wait for the deliveries.
@@ -51,7 +52,7 @@ export const outboxInbox: Workload = {
     const pool = new Pool({ ...PG_CONNECTION, max: c.outboxWriters });
     pool.on('error', () => undefined);
     const tracker = new DeliveryTracker(n, 1);
-    const committedAt = new Float64Array(n);
+    const committedAt = new Float64Array(new SharedArrayBuffer(n * Float64Array.BYTES_PER_ELEMENT));
     let firstCommitAt = NaN;
     let lastCommitAt = NaN;
     let suppressed = 0;
@@ -96,7 +97,19 @@ export const outboxInbox: Workload = {
           client.release();
         }
       };
-      await Promise.all(Array.from({ length: c.outboxWriters }, writer));
+      if (c.outboxWritersThread) {
+        await runWritersOnThread({
+          kind: pipeline.writerKind,
+          schema,
+          topic: round.topic,
+          messages: n,
+          writers: c.outboxWriters,
+          size: c.size,
+          committedAt: committedAt.buffer as SharedArrayBuffer,
+        });
+        firstCommitAt = Math.min(...committedAt);
+        lastCommitAt = Math.max(...committedAt);
+      } else await Promise.all(Array.from({ length: c.outboxWriters }, writer));
       const waited = await tracker.wait(c.roundTimeoutSeconds * 1000);
       await ctx.stopSampling();
       const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();

@@ -20,7 +20,7 @@ export { OUTBOX_TABLE, OUTBOX_STATUSES, type OutboxStatus, outboxChannel } from 
 export { MmmqOutboxModule, OutboxRelayHost } from './outbox/mmmq-outbox.module';
 export { MMMQ_OUTBOX_OPTIONS } from './outbox/mmmq-outbox.module-definition';
 export type { MmmqOutboxOptions } from './outbox/mmmq-outbox.options';
-export { OutboxRelay, type RelayResult } from './relay/outbox-relay';
+export { OutboxRelay, WRITERS_COMMITTING_RETRY_MS, type RelayResult } from './relay/outbox-relay';
 export type { OutboxLease, OutboxRow } from './relay/outbox-row';
 export {
   DEFAULT_RELAY_BATCH_SIZE,

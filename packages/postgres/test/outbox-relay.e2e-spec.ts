@@ -5,6 +5,9 @@ import { RelayQueries } from '../src/relay/relay-queries';
 import { addCommitted, outboxRows, testRelay } from './support/outbox-fixtures';
 import { createTestDatabase, TEST_DATABASE_URL, TestDatabase } from './support/test-database';
 
+/** The relay's LISTEN connection in pg_stat_activity: its last statement is the LISTEN or one on the waiting lock. */
+const LISTEN_CONNECTION = `(query LIKE 'LISTEN%' OR query LIKE '%advisory%')`;
+
 describe('OutboxRelay', () => {
   let db: TestDatabase;
   let broker: BrokerApp;
@@ -164,13 +167,13 @@ describe('OutboxRelay', () => {
     await waitFor(allPublished('relay.notify', 2), { message: 'the NOTIFY to wake the idle relay', deadlineMs: 15_000 });
 
     const { rows } = await db.pool.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND ${LISTEN_CONNECTION}`,
       [applicationName],
     );
     expect(rows).toHaveLength(1);
     await waitFor(
       async () =>
-        (await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [applicationName])).rows
+        (await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND ${LISTEN_CONNECTION}`, [applicationName])).rows
           .length === 1,
       { message: 'the relay to LISTEN again' },
     );

@@ -4,7 +4,7 @@ import { run } from './command';
 
 export const REPOSITORY_ROOT = resolve(__dirname, '../../..');
 /** The publishable packages, by folder under `packages/`. */
-export const PUBLISHED_PACKAGES = ['core', 'producer', 'consumer', 'broker', 'microservices', 'cli', 'postgres'] as const;
+export const PUBLISHED_PACKAGES = ['core', 'producer', 'consumer', 'broker', 'microservices', 'cli', 'postgres', 'rabbitmq'] as const;
 export type PublishedPackage = (typeof PUBLISHED_PACKAGES)[number];
 
 const PNPM = ['-y', 'pnpm@12.4.2'];

@@ -18,6 +18,12 @@ import { RelayQueries } from './relay-queries';
 /** Connections of the relay's pool unless `connection.max` says otherwise (LISTEN has its own). */
 export const RELAY_POOL_SIZE = 2;
 
+/**
+ * Wait before looking again when the relay could not take the waiting lock because writers were committing without
+ * a NOTIFY: their rows are about to be visible.
+ */
+export const WRITERS_COMMITTING_RETRY_MS = 10;
+
 /** How the rows of one lease ended. */
 export interface RelayResult {
   published: number;
@@ -148,11 +154,19 @@ export class OutboxRelay {
     this.wakeUp?.();
   }
 
+  /**
+   * Rounds back to back while they find rows: writers do not NOTIFY a busy relay (a NOTIFY serialises their commits,
+   * see migrations/0003_outbox_notify_waiting.sql). Once a round finds nothing, the relay takes the waiting lock,
+   * which makes writers NOTIFY, looks once more (a row committed before the lock got no NOTIFY) and only then sleeps.
+   */
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.closing.signal.aborted) {
       let leased: number;
       try {
+        // Woken by a writer's NOTIFY: rows are waiting. Give the lock back before the round, not after it: every
+        // commit while it is held NOTIFYs, and commits that NOTIFY are serialised.
+        if (this.woken) await this.listener.busy();
         this.woken = false;
         ({ leased } = await this.relayOnce());
         failures = 0;
@@ -168,9 +182,16 @@ export class OutboxRelay {
         await this.sleep(waitMs);
         continue;
       }
-      // A full batch means more is probably waiting: go on at once. So does a NOTIFY that came during the round:
-      // under load one nearly always has, and asking when the next row is due would only cost a query.
-      if (leased < this.options.batchSize && !this.woken) await this.sleep(await this.idleMs(leased));
+      if (leased > 0) {
+        // Busy: writers need not NOTIFY, the next round comes at once.
+        await this.listener.busy();
+        continue;
+      }
+      const registration = await this.listener.wait();
+      // Just taken: a row committed before it got no NOTIFY, so look once more before sleeping.
+      if (registration === 'acquired') continue;
+      if (registration === 'writers-committing') await this.sleep(WRITERS_COMMITTING_RETRY_MS);
+      else await this.sleep(await this.idleMs(leased));
     }
   }
 
