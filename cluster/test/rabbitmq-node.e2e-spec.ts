@@ -3,12 +3,12 @@ import { connect } from 'amqplib';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 
-/** A message published with a confirm to a durable quorum queue of `node`. */
-async function publishConfirmed(node: RabbitMqNode, queue: string, body: string): Promise<void> {
+/** A persistent message published with a confirm to a durable queue of `node` (declared of `type`). */
+async function publishConfirmed(node: RabbitMqNode, queue: string, body: string, type: 'classic' | 'quorum'): Promise<void> {
   const connection = await connect(node.amqpUrl);
   try {
     const channel = await connection.createConfirmChannel();
-    await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': type } });
     channel.sendToQueue(queue, Buffer.from(body), { persistent: true });
     await channel.waitForConfirms();
   } finally {
@@ -30,7 +30,9 @@ async function getOne(node: RabbitMqNode, queue: string): Promise<string | undef
       try {
         const channel = await connection.createChannel();
         channel.on('error', (error: unknown) => (lastError = error));
-        const message = await channel.get(queue, { noAck: true });
+        // A get the queue never answers (no leader) ends with the connection, closed after a while.
+        const timer = setTimeout(() => void connection.close().catch(() => undefined), 10_000);
+        const message = await channel.get(queue, { noAck: true }).finally(() => clearTimeout(timer));
         body = message ? message.content.toString() : undefined;
         return true;
       } catch (error) {
@@ -40,7 +42,11 @@ async function getOne(node: RabbitMqNode, queue: string): Promise<string | undef
         await connection.close().catch(() => undefined);
       }
     },
-    { deadlineMs: 60_000, pollMs: 500, message: () => `a basic.get on ${queue} to answer (last error: ${String(lastError)})` },
+    {
+      deadlineMs: 60_000,
+      pollMs: 500,
+      message: () => `a basic.get on ${queue} to answer (last error: ${String(lastError)}); node log:\n${node.log().slice(-4000)}`,
+    },
   );
   return body;
 }
@@ -73,9 +79,11 @@ describe('A RabbitMQ node of our own', () => {
     expect(await node.cli(['eval', 'os:getpid().'])).toContain(String(node.pid));
   });
 
+  // A classic queue: on RabbitMQ 3.10, a quorum queue declared less than a few minutes before a kill -9 of its only
+  // node comes back empty and without a leader (Ra's names.dets was not saved yet; docs/scaling.md).
   it('keeps a confirmed message across kill -9 and a start on the same port and data', async () => {
     const queue = `node-crash-${randomUUID()}`;
-    await publishConfirmed(node, queue, 'survives a crash');
+    await publishConfirmed(node, queue, 'survives a crash', 'classic');
     const killedPid = node.pid!;
 
     const killedAt = Date.now();
@@ -92,7 +100,7 @@ describe('A RabbitMQ node of our own', () => {
 
   it('stops gracefully and restarts with its data', async () => {
     const queue = `node-restart-${randomUUID()}`;
-    await publishConfirmed(node, queue, 'survives a restart');
+    await publishConfirmed(node, queue, 'survives a restart', 'quorum');
     const before = node.pid!;
 
     const restartedAt = Date.now();
