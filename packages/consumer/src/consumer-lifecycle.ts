@@ -1,4 +1,4 @@
-import { InMemoryBroker } from '@mmmq/core/testing';
+import { InMemoryTransport } from '@mmmq/core/testing';
 import {
   Inject,
   Injectable,
@@ -21,12 +21,12 @@ import { ListenerRegistry } from './listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
 import { PullConsumer } from './pull/pull-consumer';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
-import { RegistrationStatus } from './registration/registration-status';
-import { InMemorySubscriber } from './testing/in-memory-subscriber';
+import { TransportConsumer } from './transport/transport-consumer';
 
 /**
  * Runs the consumer through the application's life: finds and checks the listeners when modules initialise,
- * connects them at bootstrap (the in-memory broker; or self-registration, in the background unless
+ * connects them at bootstrap (subscribed on a transport: the `transport` option, or the in-memory one of
+ * `MmmqTestingModule`, which wins; or self-registration with the MMMQ broker, in the background unless
  * `registration.failFast`, each pull listener fetching once its dispatcher is registered), and drains in-flight
  * handlers first thing on shutdown, before other modules close what handlers may still use.
  */
@@ -40,11 +40,10 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     private readonly registry: ListenerRegistry,
     private readonly frontHandler: FrontHandler,
     private readonly registrar: DispatcherRegistrar,
-    private readonly status: RegistrationStatus,
-    private readonly inMemory: InMemorySubscriber,
+    private readonly transport: TransportConsumer,
     private readonly pull: PullConsumer,
     private readonly serverGate: DeliveryServerGate,
-    @Optional() private readonly inMemoryBroker?: InMemoryBroker,
+    @Optional() private readonly inMemory?: InMemoryTransport,
     @Optional() private readonly inbox?: ListenerInbox,
   ) {}
 
@@ -66,10 +65,13 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
 
   async onApplicationBootstrap(): Promise<void> {
     const listeners = this.registry.all();
-    if (this.inMemoryBroker !== undefined) {
-      this.status.expect([]);
-      this.inMemory.subscribeAll(this.inMemoryBroker, listeners);
+    if (this.inMemory !== undefined) {
+      await this.transport.subscribeAll(this.inMemory, listeners);
       this.logger.log(`${listeners.length} listener(s) subscribed to the in-memory broker; self-registration is skipped`);
+      return;
+    }
+    if (this.options.transport !== undefined) {
+      await this.transport.subscribeAll(this.options.transport, listeners);
       return;
     }
     if (this.options.delivery === 'push') this.serverGate.attach();
@@ -81,6 +83,7 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
   async onModuleDestroy(): Promise<void> {
     await drainConsumer({
       pull: this.pull,
+      transport: this.transport,
       frontHandler: this.frontHandler,
       requestsAnswered: (timeoutMs) => this.serverGate.close(timeoutMs),
       registrar: this.registrar,

@@ -5,6 +5,7 @@ import {
   isBearerTokenText,
   MAX_TIMER_MS,
   MmmqError,
+  MmmqTransport,
   parseBacklogLimit,
   SigningSecret,
 } from '@mmmq/core';
@@ -35,6 +36,7 @@ import {
   resolvePullRegistration,
   resolveRegistration,
 } from './registration/broker-options.resolver';
+import { resolveTransport } from './transport/transport-option.resolver';
 
 export type { ResolvedBrokerAccess, ResolvedRegistration };
 
@@ -66,10 +68,13 @@ export interface ResolvedConsumerOptions {
   pull: ResolvedPull | undefined;
   /** Absent when claim checks are not resolved (they are dead-lettered). */
   claimCheck: Required<ConsumerClaimCheckOptions> | undefined;
+  /** Present when listeners receive through another transport than the MMMQ broker. */
+  transport: MmmqTransport | undefined;
 }
 
 const OPTION_FIELDS = new Set([
   'app',
+  'transport',
   'broker',
   'tls',
   'advertisedUrl',
@@ -109,6 +114,8 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
   if (options.registration !== undefined) {
     refuseUnknownFields('registration', plainObject('registration', options.registration), REGISTRATION_FIELDS);
   }
+  // First: with a transport, a leftover broker option is the mistake to name, not what else it lacks.
+  const transport = resolveTransport(options);
   const app = options.app === undefined ? undefined : validId('app', options.app);
   const delivery = oneOf('delivery', options.delivery ?? DEFAULT_DELIVERY_MODE, DELIVERY_MODES);
   if (delivery === 'push' && options.pull !== undefined) {
@@ -136,6 +143,7 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     broker: resolveBrokerAccess(options, token),
     pull: delivery === 'pull' ? resolvePull(options.pull, app) : undefined,
     claimCheck: resolveClaimCheck(options.claimCheck),
+    transport,
   };
 }
 

@@ -23,12 +23,13 @@ import { PullConsumer } from './pull/pull-consumer';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
 import { RegistrationStatus } from './registration/registration-status';
 import { MmmqConsumerHealthIndicator } from './health/mmmq-consumer.health-indicator';
-import { InMemorySubscriber } from './testing/in-memory-subscriber';
+import { TransportConsumer } from './transport/transport-consumer';
 
 /**
  * Receives messages pushed by the broker: mounts `POST /mmmq/messages` in the application, discovers the
  * listeners at bootstrap, and (with `broker` and `advertisedUrl`) registers one dispatcher per listener.
- * With `delivery: 'pull'` it fetches from `broker` instead, registering dispatchers without a host.
+ * With `delivery: 'pull'` it fetches from `broker` instead, registering dispatchers without a host. With
+ * `transport`, it subscribes each listener on that transport instead (RabbitMQ, the in-memory broker).
  * Import it once, in the root module: `MmmqConsumerModule.forRoot({...})` or `forRootAsync({...})`.
  * `isGlobal: true` makes the options (`MMMQ_CONSUMER_OPTIONS`) injectable everywhere.
  */
@@ -68,7 +69,7 @@ import { InMemorySubscriber } from './testing/in-memory-subscriber';
     DispatcherRegistrar,
     RegistrationStatus,
     MmmqConsumerHealthIndicator,
-    InMemorySubscriber,
+    TransportConsumer,
     ConsumerApi,
     PullConsumer,
     ConsumerLifecycle,

@@ -7,6 +7,7 @@ import {
   MAX_PUSH_BATCH_SIZE,
   MAX_PUSH_IN_FLIGHT,
   MIN_ACK_TIMEOUT_MS,
+  type MmmqTransport,
   type TlsClientOptions,
 } from '@mmmq/core';
 import type { AckMode } from './handling/ack-mode';
@@ -167,6 +168,15 @@ export interface MmmqConsumerOptions {
    * Required when `autoRegister` is on, so that two applications never share a dispatcher by accident.
    */
   app?: string;
+  /**
+   * Receive through another transport instead of the MMMQ broker: `new RabbitMqTransport({ url })` of
+   * `@mmmq/rabbitmq`, or `new InMemoryTransport()` of `@mmmq/core/testing`. Each listener is subscribed on it at
+   * bootstrap, and a listener option it cannot honour fails bootstrap. The options that only concern the MMMQ broker
+   * (`broker`, `advertisedUrl`, `token`, `tls`, `autoRegister`, `delivery`, `pull`, `registration`, `signingSecrets`,
+   * `signatureToleranceSeconds`, `deliveryBatchSize`, `deliveryMaxInFlight`, `maxBodyBytes`) are refused with it
+   * (docs/scaling.md). Default none: the MMMQ broker.
+   */
+  transport?: MmmqTransport;
   /** The broker's base URL, e.g. `http://127.0.0.1:8080`; needed for self-registration. */
   broker?: string;
   /** TLS to an `https://` broker: `ca` adds certificates to trust. Default: Node's trusted CAs only. */

@@ -46,6 +46,7 @@ describe('@mmmq/core public API', () => {
         'MESSAGES_PATH',
         'MESSAGE_ID_MAX_LENGTH',
         'MmmqError',
+        'MmmqTransport',
         'MmmqValidationError',
         'RESERVED_TOPIC_PREFIX',
         'SECURE_STREAM_URL_PROTOCOL',
@@ -56,6 +57,7 @@ describe('@mmmq/core public API', () => {
         'TRANSACTIONS_PATH',
         'Topic',
         'TopicPattern',
+        'TransportRejectedError',
         'assertConsumerId',
         'assertDeliveryMode',
         'DELIVERY_MODES',
@@ -96,6 +98,7 @@ describe('@mmmq/core public API', () => {
         'writeJson',
         'BATCH_MESSAGES_PATH',
         'DISPATCHERS_PATH',
+        'DeadLetterHeaders',
         'CONSUMERS_PATH',
         'MAX_PUSH_BATCH_SIZE',
         'MAX_PUSH_IN_FLIGHT',
@@ -126,6 +129,7 @@ describe('@mmmq/core public API', () => {
         'fetchClaimCheck',
         'isObjectKey',
         'isObjectStore',
+        'isTransactionalSubscriber',
         'parseClaimCheckReference',
         'sha256Hex',
       ].sort(),
@@ -135,6 +139,6 @@ describe('@mmmq/core public API', () => {
 
 describe('@mmmq/core/testing public API', () => {
   it('exports the in-memory broker and its module, and nothing else', () => {
-    expect(Object.keys(testing).sort()).toEqual(['IN_MEMORY_MAX_NACK_RETRIES', 'InMemoryBroker', 'MmmqTestingModule']);
+    expect(Object.keys(testing).sort()).toEqual(['IN_MEMORY_MAX_NACK_RETRIES', 'InMemoryBroker', 'InMemoryTransport', 'MmmqTestingModule']);
   });
 });

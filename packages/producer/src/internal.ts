@@ -2,7 +2,7 @@
  * Building blocks for MMMQ's own integrations (`@mmmq/microservices`), outside Nest's dependency injection. Not a
  * public API: it may change in any release. Applications use `MmmqProducerModule` and `Producer`.
  */
-import type { InMemoryBroker } from '@mmmq/core/testing';
+import type { InMemoryTransport } from '@mmmq/core/testing';
 import { createBrokerGateway } from './gateway/broker-gateway.provider';
 import { resolveProducerOptions } from './mmmq-producer-options.resolver';
 import type { MmmqProducerOptions } from './mmmq-producer.options';
@@ -12,7 +12,7 @@ import { Producer } from './producer';
  * A producer built from options as `MmmqProducerModule.forRoot(options)` would build it; invalid options throw
  * `InvalidProducerOptionsError` naming the option. The caller closes it (`producer.close()`).
  */
-export function createProducer(options: MmmqProducerOptions, inMemory?: InMemoryBroker): Producer {
+export function createProducer(options: MmmqProducerOptions, inMemory?: InMemoryTransport): Producer {
   const resolved = resolveProducerOptions(options, inMemory !== undefined);
   return new Producer(createBrokerGateway(resolved, inMemory), resolved);
 }

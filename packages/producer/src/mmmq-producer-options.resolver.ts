@@ -3,6 +3,7 @@ import {
   explainInvalidTlsClientOptions,
   isBearerTokenText,
   MAX_TIMER_MS,
+  MmmqTransport,
   optionChecks,
   SECURE_STREAM_URL_PROTOCOL,
   STREAM_URL_PROTOCOL,
@@ -28,9 +29,11 @@ export const RESOLVED_PRODUCER_OPTIONS = Symbol('RESOLVED_PRODUCER_OPTIONS');
 export interface ResolvedProducerOptions extends RetryOptions {
   /**
    * Normalised without a trailing `/`; `mmmq://` (`mmmqs://` over TLS) for the publish stream; absent only with an
-   * in-memory broker.
+   * in-memory broker or a `transport`.
    */
   broker: string | undefined;
+  /** Present when messages go through another transport than the MMMQ broker. */
+  transport: MmmqTransport | undefined;
   /** Absent when no TLS option is given. */
   tls: TlsClientOptions | undefined;
   timeoutMs: number;
@@ -52,15 +55,18 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'tls',
   'token',
   'claimCheck',
+  'transport',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
+/** Options of the MMMQ broker, meaningless with another transport. */
+const BROKER_ONLY_OPTIONS: readonly (keyof MmmqProducerOptions)[] = ['broker', 'token', 'tls'];
 const { nonNegativeInteger, positiveInteger } = optionChecks(InvalidProducerOptionsError);
 
 /**
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
  * on the first publish. Unknown keys are refused too: a misspelt `maxRetries` would otherwise be ignored.
  *
- * @param inMemory whether an in-memory broker replaces HTTP, which makes `broker` optional
+ * @param inMemory whether an in-memory broker replaces HTTP (and any `transport`), which makes `broker` optional
  * @throws InvalidProducerOptionsError
  */
 export function resolveProducerOptions(options: unknown, inMemory: boolean): ResolvedProducerOptions {
@@ -74,19 +80,21 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
     );
   }
   const given = options as MmmqProducerOptions;
-  if (given.broker === undefined && !inMemory) {
+  const transport = transportOption(given);
+  if (given.broker === undefined && transport === undefined && !inMemory) {
     throw new InvalidProducerOptionsError(
-      `broker is required: give the broker's URL, like ${BROKER_EXAMPLE}, or import MmmqTestingModule in tests`,
+      `broker is required: give the broker's URL, like ${BROKER_EXAMPLE}, or import MmmqTestingModule in tests; or set transport to publish through another one`,
     );
   }
   const broker = given.broker === undefined ? undefined : brokerUrl(given.broker);
   return {
     broker,
+    transport,
     maxRetryCount: nonNegativeInteger('maxRetryCount', given.maxRetryCount ?? DEFAULT_MAX_RETRY_COUNT),
     retryDelayMs: nonNegativeInteger('retryDelayMs', given.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, MAX_TIMER_MS),
     maxRetryDelayMs: nonNegativeInteger('maxRetryDelayMs', given.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS, MAX_TIMER_MS),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker)),
+    batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker), transport),
     tls: tlsOptions(given.tls),
     token: token(given.token),
     claimCheck: resolveClaimCheck(given.claimCheck),
@@ -96,6 +104,25 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
 /** Whether `broker` names the publish stream, plain or over TLS. */
 export function isStreamUrl(broker: string): boolean {
   return broker.startsWith(`${STREAM_URL_PROTOCOL}//`) || broker.startsWith(`${SECURE_STREAM_URL_PROTOCOL}//`);
+}
+
+/** With `transport`, the MMMQ broker's own options would be ignored: refused, so a leftover is noticed. */
+function transportOption(given: MmmqProducerOptions): MmmqTransport | undefined {
+  const { transport } = given;
+  if (transport === undefined) return undefined;
+  if (!(transport instanceof MmmqTransport)) {
+    throw new InvalidProducerOptionsError(
+      `transport must be an MmmqTransport, such as new RabbitMqTransport({ url }) of @mmmq/rabbitmq, got ${describe(transport)}`,
+    );
+  }
+  const refused = BROKER_ONLY_OPTIONS.filter((name) => given[name] !== undefined);
+  if (refused.length > 0) {
+    throw new InvalidProducerOptionsError(
+      `${refused.join(', ')} ${refused.length === 1 ? 'is an option' : 'are options'} of the MMMQ broker, but transport ` +
+        `is set (${transport.name}); remove ${refused.length === 1 ? 'it' : 'them'}`,
+    );
+  }
+  return transport;
 }
 
 function tlsOptions(tls: unknown): TlsClientOptions | undefined {
@@ -113,7 +140,11 @@ function token(value: unknown): string | undefined {
   return value;
 }
 
-function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boolean): BatchingLimits | undefined {
+function batchingLimits(
+  batching: MmmqProducerOptions['batching'],
+  stream: boolean,
+  transport: MmmqTransport | undefined,
+): BatchingLimits | undefined {
   if (batching === false) return undefined;
   if (batching !== undefined && (typeof batching !== 'object' || batching === null)) {
     throw new InvalidProducerOptionsError(`batching must be false or { maxMessages?, maxBytes?, maxInFlight? }, got ${describe(batching)}`);
@@ -123,10 +154,12 @@ function batchingLimits(batching: MmmqProducerOptions['batching'], stream: boole
     batching?.maxInFlight ?? (stream ? DEFAULT_STREAM_MAX_IN_FLIGHT : 1),
     Number.MAX_SAFE_INTEGER,
   );
-  // Two HTTP requests may be handled in either order, so only the stream can keep call order with more.
+  // Two HTTP requests, or two publishes of a transport, may be handled in either order: only the stream keeps
+  // call order with more.
   if (maxInFlight > 1 && !stream) {
+    const via = transport === undefined ? 'HTTP' : `the ${transport.name} transport`;
     throw new InvalidProducerOptionsError(
-      `batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got ${maxInFlight} with HTTP`,
+      `batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got ${maxInFlight} with ${via}`,
     );
   }
   return {

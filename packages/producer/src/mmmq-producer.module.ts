@@ -1,4 +1,4 @@
-import { InMemoryBroker } from '@mmmq/core/testing';
+import { InMemoryTransport } from '@mmmq/core/testing';
 import { DynamicModule, Module } from '@nestjs/common';
 import { BROKER_GATEWAY_PROVIDER } from './gateway/broker-gateway.provider';
 import { ConfigurableMmmqProducerModule, MMMQ_PRODUCER_OPTIONS, MMMQ_PRODUCER_OPTIONS_TYPE } from './mmmq-producer.module-definition';
@@ -8,8 +8,8 @@ import { Producer } from './producer';
 
 /**
  * Provides an injectable {@link Producer}. Options are validated when the application starts, and an invalid
- * one fails it, naming the option. With `MmmqTestingModule` imported, the producer publishes to its
- * `InMemoryBroker` instead of over HTTP, and `broker` may be left out.
+ * one fails it, naming the option. It publishes to the MMMQ broker at `broker`, or through `transport`; with
+ * `MmmqTestingModule` imported, to its `InMemoryBroker` whatever the options say, and `broker` may be left out.
  *
  * `forRoot({ broker, …, isGlobal? })`, or `forRootAsync({ imports, inject, useFactory, isGlobal? })` to read
  * the options from `@nestjs/config`.
@@ -18,9 +18,9 @@ import { Producer } from './producer';
   providers: [
     {
       provide: RESOLVED_PRODUCER_OPTIONS,
-      useFactory: (options: MmmqProducerOptions, inMemory: InMemoryBroker | undefined) =>
+      useFactory: (options: MmmqProducerOptions, inMemory: InMemoryTransport | undefined) =>
         resolveProducerOptions(options, inMemory !== undefined),
-      inject: [MMMQ_PRODUCER_OPTIONS, { token: InMemoryBroker, optional: true }],
+      inject: [MMMQ_PRODUCER_OPTIONS, { token: InMemoryTransport, optional: true }],
     },
     BROKER_GATEWAY_PROVIDER,
     Producer,

@@ -1,4 +1,4 @@
-import type { TlsClientOptions } from '@mmmq/core';
+import type { MmmqTransport, TlsClientOptions } from '@mmmq/core';
 import type { ProducerClaimCheckOptions } from './claim-check/claim-check.options';
 
 /** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
@@ -16,10 +16,17 @@ export interface MmmqProducerOptions {
    * Where to publish. Either the broker's HTTP base URL, `http://` or `https://`, e.g. `http://localhost:8080`
    * (a path prefix is kept, for a broker behind a gateway), or its publish stream, `mmmq://host:port` (e.g.
    * `mmmq://localhost:8081`; one TCP connection that keeps several batches of a topic in flight, in order; see
-   * docs/stream-protocol.md). Required, except when `MmmqTestingModule` provides an `InMemoryBroker`. Over TLS:
-   * `https://…` or `mmmqs://host:port`.
+   * docs/stream-protocol.md). Required, except with `transport`, or when `MmmqTestingModule` provides an
+   * `InMemoryBroker`. Over TLS: `https://…` or `mmmqs://host:port`.
    */
   broker?: string;
+  /**
+   * Publish through another transport instead of the MMMQ broker: `new RabbitMqTransport({ url })` of
+   * `@mmmq/rabbitmq`, or `new InMemoryTransport()` of `@mmmq/core/testing`. Retries, batching, metrics and claim
+   * checks work the same on top of it; `broker`, `token` and `tls` belong to the MMMQ broker and are refused with it
+   * (docs/scaling.md). Default none: the MMMQ broker at `broker`.
+   */
+  transport?: MmmqTransport;
   /**
    * TLS to an `https://` or `mmmqs://` broker. `ca`: PEM certificates to trust besides Node's default ones (a
    * private CA, or a self-signed broker certificate). Default: Node's trusted CAs only.
@@ -41,7 +48,8 @@ export interface MmmqProducerOptions {
    */
   maxRetryDelayMs?: number;
   /**
-   * Per-attempt deadline, in ms, from sending the request to reading the whole answer.
+   * Per-attempt deadline, in ms, from sending the request to reading the whole answer (with `transport`: until the
+   * transport confirms the publish).
    * Default {@link DEFAULT_TIMEOUT_MS}.
    */
   timeoutMs?: number;

@@ -5,28 +5,15 @@ import {
   assertMessageId,
   assertMessageProperties,
   InvalidMessageError,
-  DeliveryMode,
   InvalidTopicError,
-  MessageHeaders,
-  MessageProperties,
   MmmqValidationError,
   Topic,
+  type TransportMessage,
 } from '@mmmq/core';
 import type { ProduceOptions } from './produce-options';
 
-/**
- * A message ready to send: validated, its id fixed and its content serialised once, before the first attempt,
- * so that every retry sends the same id and the same bytes even if the caller mutates its object meanwhile.
- */
-export interface OutgoingMessage extends MessageProperties {
-  id: string;
-  topic: string;
-  headers: MessageHeaders | undefined;
-  /** The content as JSON text. */
-  content: string;
-  /** Absent: the topic's default on the broker. */
-  deliveryMode: DeliveryMode | undefined;
-}
+/** A message ready to send: the core's `TransportMessage`, which every transport's publisher takes. */
+export type OutgoingMessage = TransportMessage;
 
 const MESSAGE_SHAPE = '{ topic, content, id?, headers?, ttlMs?, expiresAt?, priority?, deliveryMode? }';
 

@@ -28,20 +28,19 @@ export class DeliveryHandler {
   ) {}
 
   /**
-   * @param bounded false when the sender cannot back off, so the delivery waits even if the queue is full
-   * @param commit how `context.transaction()` commits, for a sender other than the broker (the in-memory one)
+   * @param bounded false when the sender bounds its deliveries itself, so one waits even if the queue is full
+   * @param channel how `context.transaction()` and `inProgress()` reach the sender, for one other than the MMMQ
+   *   broker (a transport); absent: the broker's lease API, when it sent a lease
    * @throws DeliveryRefusedError (queue full, shutting down): the delivery was not handled and must be resent
    */
   handle(
     consumerId: string | undefined,
     delivery: ConsumerDelivery,
-    { bounded = true, commit }: { bounded?: boolean; commit?: SettlementChannel['commit'] } = {},
+    { bounded = true, channel: given }: { bounded?: boolean; channel?: SettlementChannel } = {},
   ): Promise<ConsumerReply> {
     const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
     if (listener === undefined) return Promise.resolve(this.unknown(consumerId));
-    const channel: SettlementChannel = commit
-      ? { commit, extendUnavailable: 'the in-memory broker has no leases' }
-      : this.channel(listener, delivery);
+    const channel = given ?? this.channel(listener, delivery);
     const run = () => this.invoker.invoke(listener, delivery, channel);
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
     if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run, { bounded });

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { drainConsumer } from '../consumer-drain';
+import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { FrontHandler } from '../handling/front-handler';
 import { ClaimCheckResolver } from '../handling/claim-check-resolver';
@@ -38,12 +39,18 @@ export class ConsumerRuntime {
   private readonly server = new HttpAdapterHost();
   private closing: Promise<void> | undefined;
 
-  /** @throws InvalidConsumerOptionsError naming the first invalid option */
+  /** @throws InvalidConsumerOptionsError naming the first invalid option, or `transport` (the MMMQ broker only) */
   constructor(
     options: MmmqConsumerOptions,
     private readonly logger = new Logger('MmmqConsumer'),
   ) {
     this.options = resolveConsumerOptions(options);
+    if (this.options.transport !== undefined) {
+      throw new InvalidConsumerOptionsError(
+        `transport is not supported here: this runtime (@mmmq/microservices' MmmqServer) receives from the MMMQ broker ` +
+          `only; receive through the ${this.options.transport.name} transport with MmmqConsumerModule and @MMMQListener`,
+      );
+    }
     this.frontHandler = new FrontHandler({ queueSize: this.options.queueSize, maxWorkers: this.options.workers.max });
     const invoker = new ListenerInvoker(
       undefined,

@@ -6,4 +6,5 @@ export {
   type InMemoryMessage,
   type InMemoryPublishRequest,
 } from './in-memory-broker';
+export { InMemoryTransport } from './in-memory-transport';
 export { MmmqTestingModule, type MmmqTestingOptions } from './mmmq-testing.module';

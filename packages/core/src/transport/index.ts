@@ -1,3 +1,4 @@
 export * from './transport';
 export * from './transport-message';
 export * from './transport-rejected.error';
+export * from './transactional-subscriber';

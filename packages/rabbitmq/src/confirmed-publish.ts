@@ -1,0 +1,44 @@
+import type { ConfirmChannel, Options } from 'amqplib';
+import { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
+
+/** Publishes on a confirm channel and resolves on RabbitMQ's confirm; rejects on a nack, a closed channel or after `timeoutMs`. */
+export function publishConfirmed(
+  channel: ConfirmChannel,
+  exchange: string,
+  routingKey: string,
+  content: Buffer,
+  options: Options.Publish,
+  timeoutMs: number,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new PublishNotConfirmedError(
+            `RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey} within ${timeoutMs} ms`,
+          ),
+        ),
+      timeoutMs,
+    );
+    try {
+      channel.publish(exchange, routingKey, content, options, (error: unknown) => {
+        clearTimeout(timer);
+        if (error)
+          reject(
+            new PublishNotConfirmedError(`RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey}`, {
+              cause: error,
+            }),
+          );
+        else resolve();
+      });
+    } catch (error) {
+      clearTimeout(timer);
+      reject(
+        new PublishNotConfirmedError(
+          `Publishing to ${exchange || '(default exchange)'} / ${routingKey} failed: ${(error as Error).message}`,
+          { cause: error },
+        ),
+      );
+    }
+  });
+}

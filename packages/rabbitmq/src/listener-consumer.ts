@@ -1,0 +1,139 @@
+import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
+import { TransportHandler, TransportListener } from '@mmmq/core';
+import type { DeclaredTopology } from './declared-topology';
+import { deliveryOf, type ReceivedDelivery } from './delivery-mapping';
+import { bindingKeyOf } from './pattern-binding';
+import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
+import { SettlementRouter } from './settlement-router';
+import { declareListener, listenerNames, type ListenerNames } from './topology';
+
+/**
+ * One listener on its quorum queue: a confirm channel per connection (prefetch = concurrency), each message handed
+ * to the consumer's handler and its answer carried out by the {@link SettlementRouter}. A handler that rejects (the
+ * consumer could not take the message) gets it back into the queue with `basic.nack` + requeue.
+ */
+export class ListenerConsumer {
+  readonly names: ListenerNames;
+  private readonly router: SettlementRouter;
+  private channel: ConfirmChannel | undefined;
+  private model: ChannelModel | undefined;
+  private consumerTag: string | undefined;
+  private receiving = true;
+  /** Settlements under way (republish, confirm, ack): close() lets them finish. */
+  private readonly settling = new Set<Promise<void>>();
+
+  constructor(
+    private readonly options: ResolvedRabbitMqOptions,
+    private readonly listener: TransportListener,
+    private readonly handle: TransportHandler,
+    /** Called when the channel fails while the connection lives: the subscriber reconnects everything. */
+    private readonly onChannelLost: (model: ChannelModel) => void,
+    private readonly declared: DeclaredTopology,
+  ) {
+    this.names = listenerNames(options, listener.consumerId);
+    this.router = new SettlementRouter(options, listener.consumerId, this.names, declared);
+  }
+
+  /** True once consuming on `model`'s connection. */
+  isAttachedTo(model: ChannelModel): boolean {
+    return this.channel !== undefined && this.model === model;
+  }
+
+  /** Declares the listener's topology on a new channel of `model` and starts consuming. */
+  async attach(model: ChannelModel): Promise<void> {
+    if (!this.receiving) return;
+    const channel = await model.createConfirmChannel();
+    channel.on('error', () => undefined);
+    channel.on('close', () => {
+      if (this.channel !== channel) return;
+      this.channel = undefined;
+      if (this.receiving) this.onChannelLost(model);
+    });
+    await declareListener(
+      channel,
+      this.options,
+      this.names,
+      bindingKeyOf(this.listener.pattern),
+      this.listener.backlogLimit,
+      this.declared,
+    );
+    await channel.prefetch(this.options.prefetch ?? this.listener.concurrency);
+    this.channel = channel;
+    this.model = model;
+    const { consumerTag } = await channel.consume(this.names.queue, (message) => {
+      if (message !== null) return this.receive(channel, message);
+      // RabbitMQ cancelled the consumer (its queue was deleted, or its node left): reconnecting declares it again.
+      if (this.receiving && this.channel === channel) this.onChannelLost(model);
+    });
+    this.consumerTag = consumerTag;
+    // stopReceiving() came while this consumer was being set up: it could not cancel it then.
+    if (!this.receiving) await channel.cancel(consumerTag).catch(() => undefined);
+  }
+
+  /** No message is handed to the handler from now on; those arriving are given back to the queue. Idempotent. */
+  async stopReceiving(): Promise<void> {
+    if (!this.receiving) return;
+    this.receiving = false;
+    const { channel, consumerTag } = this;
+    if (channel !== undefined && consumerTag !== undefined) await channel.cancel(consumerTag).catch(() => undefined);
+  }
+
+  /** Lets settlements under way finish, then closes the channel: RabbitMQ requeues whatever is unacknowledged. */
+  async close(): Promise<void> {
+    await this.stopReceiving();
+    await Promise.allSettled([...this.settling]);
+    const channel = this.channel;
+    this.channel = undefined;
+    await channel?.close().catch(() => undefined);
+  }
+
+  private receive(channel: ConfirmChannel, message: ConsumeMessage): void {
+    if (!this.receiving) return quietly(() => channel.nack(message, false, true));
+    void this.process(channel, message);
+  }
+
+  private async process(channel: ConfirmChannel, message: ConsumeMessage): Promise<void> {
+    let received: ReceivedDelivery;
+    try {
+      received = deliveryOf(message, this.options.retry.maxDeliveries);
+    } catch (error) {
+      return this.track(
+        channel,
+        this.router.deadLetter(channel, message, undefined, 'REJECTED', `Content is not JSON: ${(error as Error).message}`),
+      );
+    }
+    const { expiresAt } = received.delivery;
+    if (expiresAt !== undefined && expiresAt <= Date.now()) {
+      // It expired while it waited in a retry queue (RabbitMQ drops the expiration when it dead-letters it back).
+      return this.track(
+        channel,
+        this.router.deadLetter(channel, message, received, 'EXPIRED', 'Expired before it could be delivered again'),
+      );
+    }
+    let answer;
+    try {
+      answer = await this.handle(received.delivery);
+    } catch {
+      return quietly(() => channel.nack(message, false, true));
+    }
+    return this.track(channel, this.router.settle(channel, message, received, answer));
+  }
+
+  /** A failed settlement leaves the message unacknowledged: RabbitMQ delivers it again once the channel closes. */
+  private track(channel: ConfirmChannel, settlement: Promise<void>): Promise<void> {
+    // Without the ack, the message would sit unacknowledged on a live channel: drop the channel so it comes back.
+    const tracked = settlement.catch(() => channel.close().catch(() => undefined));
+    this.settling.add(tracked);
+    void tracked.finally(() => this.settling.delete(tracked));
+    return tracked;
+  }
+}
+
+/** Acks and nacks on a channel that closed meanwhile throw; the message is requeued by RabbitMQ anyway. */
+function quietly(settle: () => void): void {
+  try {
+    settle();
+  } catch {
+    // The channel is gone: RabbitMQ has requeued the message.
+  }
+}

@@ -1,0 +1,119 @@
+import type { ConfirmChannel, Message } from 'amqplib';
+import { PublishedMessage, TransportMessage, TransportPublisher, TransportRejectedError } from '@mmmq/core';
+import { ConnectionManager } from './connection-manager';
+import type { DeclaredTopology } from './declared-topology';
+import { publishConfirmed } from './confirmed-publish';
+import { publishOptionsOf } from './delivery-mapping';
+import { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
+import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
+import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
+import { declareExchanges } from './topology';
+
+/**
+ * Publishes to the topic exchange on a confirm channel: a publish resolves on RabbitMQ's confirm, and rejects with a
+ * retryable error when RabbitMQ refuses it, the connection drops before the confirm or the confirm times out (the
+ * producer then sends it again with the same id). Nothing unconfirmed is ever reported as sent.
+ */
+export class RabbitMqPublisher implements TransportPublisher {
+  private readonly connections: ConnectionManager;
+  private channel: Promise<ConfirmChannel> | undefined;
+  /** Message ids RabbitMQ returned as unroutable; the confirm that follows each return settles it. */
+  private readonly returned = new Set<string>();
+  private closing: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly options: ResolvedRabbitMqOptions,
+    declared: DeclaredTopology,
+  ) {
+    this.connections = new ConnectionManager(options, 'publisher', async (model) => {
+      const channel = await model.createChannel();
+      await declareExchanges(channel, options, declared);
+      await channel.close();
+    });
+  }
+
+  async publish(message: TransportMessage): Promise<PublishedMessage> {
+    const [published] = await this.publishBatch([message]);
+    return published;
+  }
+
+  /** Each message is confirmed on its own: RabbitMQ cannot store several atomically, so a failed batch may be partly sent. */
+  publishBatch(messages: readonly TransportMessage[]): Promise<PublishedMessage[]> {
+    const now = Date.now();
+    // Mapping first: a message the transport refuses fails the batch before any of it is sent.
+    const prepared = messages.map((message) => ({ message, options: publishOptionsOf(message, now, this.options.rejectUnroutable) }));
+    const work = this.track(this.send(prepared));
+    return work;
+  }
+
+  private async send(prepared: { message: TransportMessage; options: ReturnType<typeof publishOptionsOf> }[]): Promise<PublishedMessage[]> {
+    if (this.closing !== undefined) throw new RabbitMqTransportClosedError('The RabbitMQ publisher is closed');
+    const deadline = Date.now() + this.options.confirmTimeoutMs;
+    const channel = await this.confirmChannel(this.options.confirmTimeoutMs);
+    const confirms = prepared.map(async ({ message, options }) => {
+      const content = Buffer.from(message.content, 'utf8');
+      try {
+        await publishConfirmed(channel, this.options.exchange, message.topic, content, options, Math.max(1, deadline - Date.now()));
+      } catch (error) {
+        throw new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}): ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      return this.outcome(message);
+    });
+    return Promise.all(confirms);
+  }
+
+  private outcome(message: TransportMessage): PublishedMessage {
+    if (this.returned.delete(message.id)) {
+      throw new TransportRejectedError(
+        `RabbitMQ returned ${message.id} of topic ${message.topic}: no queue is bound for it (rejectUnroutable)`,
+      );
+    }
+    return message.deliveryMode === 'nonPersistent'
+      ? { id: message.id, topic: message.topic, deliveryMode: 'nonPersistent' }
+      : // RabbitMQ has no offsets: −1, as for deliveries.
+        { id: message.id, topic: message.topic, offset: -1, deliveryMode: 'persistent' };
+  }
+
+  private confirmChannel(timeoutMs: number): Promise<ConfirmChannel> {
+    this.channel ??= this.openChannel(timeoutMs).catch((error: unknown) => {
+      this.channel = undefined;
+      throw error;
+    });
+    return this.channel;
+  }
+
+  private async openChannel(timeoutMs: number): Promise<ConfirmChannel> {
+    const model = await this.connections.connection(timeoutMs);
+    const channel = await model.createConfirmChannel();
+    const opened = this.channel;
+    // A closed channel fails its unconfirmed publishes (amqplib calls their callbacks with an error); the next
+    // publish opens a new one, on a new connection if need be.
+    channel.on('close', () => {
+      if (this.channel === opened) this.channel = undefined;
+    });
+    channel.on('error', () => undefined);
+    channel.on('return', (returned: Message) => {
+      const id = returned.properties.messageId as unknown;
+      if (typeof id === 'string') this.returned.add(id);
+    });
+    return channel;
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  /** Waits for the publishes in flight to be confirmed (or fail), then closes the connection. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.inFlight]);
+      await this.connections.close();
+    })();
+    return this.closing;
+  }
+}

@@ -1,0 +1,62 @@
+import { MmmqTransport, TransportListener, TransportPublisher, TransportSubscriber } from '@mmmq/core';
+import { DeclaredTopology } from './declared-topology';
+import { unsupportedPattern } from './pattern-binding';
+import { RabbitMqPublisher } from './rabbitmq-publisher';
+import { RabbitMqSubscriber } from './rabbitmq-subscriber';
+import { resolveRabbitMqOptions, type RabbitMqTransportOptions, type ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
+
+/**
+ * MMMQ's producers and listeners on RabbitMQ quorum queues (docs/scaling.md): topics are routing keys on a durable
+ * topic exchange, each consumerId a durable quorum queue, publishes are confirmed, NACKs are retried through delay
+ * queues and end in a dead-letter queue with MMMQ's dead-letter headers.
+ */
+export class RabbitMqTransport extends MmmqTransport {
+  readonly name = 'rabbitmq';
+  /** The options with their defaults filled in. */
+  readonly options: ResolvedRabbitMqOptions;
+  private readonly declared = new DeclaredTopology();
+
+  /** @throws InvalidRabbitMqOptionsError naming the option at fault (unknown options included) */
+  constructor(options: RabbitMqTransportOptions) {
+    super();
+    this.options = resolveRabbitMqOptions(options);
+  }
+
+  createPublisher(): TransportPublisher {
+    return new RabbitMqPublisher(this.options, this.declared);
+  }
+
+  createSubscriber(): TransportSubscriber {
+    return new RabbitMqSubscriber(this.options, this.declared);
+  }
+
+  /**
+   * Deletes every exchange and queue this transport's publishers and subscribers declared (dead letters included):
+   * for tests and throw-away set-ups, never in production. Close the publishers and subscribers first.
+   */
+  deleteDeclared(): Promise<void> {
+    return this.declared.deleteAll(this.options.urls[0]);
+  }
+
+  unsupported(listener: TransportListener): string[] {
+    const reasons: string[] = [];
+    const pattern = unsupportedPattern(listener.pattern);
+    if (pattern !== undefined) reasons.push(pattern);
+    if (listener.selector !== undefined) {
+      reasons.push('selector: RabbitMQ topic exchanges route on the routing key only and cannot evaluate a header selector');
+    }
+    if (listener.startFrom === 'earliest') {
+      reasons.push(
+        "startFrom 'earliest': RabbitMQ keeps no topic history, so a new queue only receives what is published after it is bound " +
+          "(leave startFrom out, or use 'latest')",
+      );
+    }
+    if (listener.backlogLimit !== undefined && listener.backlogLimit.overflow !== 'reject') {
+      reasons.push(
+        `backlogLimit overflow '${listener.backlogLimit.overflow}': the queue needs x-overflow reject-publish for at-least-once ` +
+          "dead-lettering, so only overflow 'reject' (x-max-length) is supported",
+      );
+    }
+    return reasons;
+  }
+}
