@@ -6,7 +6,7 @@ import { ConfirmedPublisher } from '../support/confirmed-publisher';
 import { RecordingConsumer } from '../support/recording-consumer';
 
 /** Messages per run; `MMMQ_CLUSTER_MESSAGES` for a bigger one. */
-const MESSAGES = Number(process.env.MMMQ_CLUSTER_MESSAGES ?? 10_000);
+const MESSAGES = Number(process.env.MMMQ_CLUSTER_MESSAGES ?? 20_000);
 /** The leader is killed once this share of the messages is confirmed: mid-load, with traffic on both sides. */
 const KILL_AT_SHARE = 0.3;
 
