@@ -46,8 +46,12 @@ describe("MMMQ's RabbitMQ transport on a 3-node cluster whose queue leader is ki
   const consumerId = 'billing';
   const queue = `${queuePrefix}${consumerId}`;
 
+  let clusterStartMs = 0;
+
   beforeAll(async () => {
+    const started = performance.now();
     cluster = await RabbitMqCluster.start(3);
+    clusterStartMs = performance.now() - started;
   });
 
   afterAll(() => cluster?.stop());
@@ -166,6 +170,7 @@ describe("MMMQ's RabbitMQ transport on a 3-node cluster whose queue leader is ki
           firstSentAfterKillDeliveredAt === undefined ? undefined : Math.round(firstSentAfterKillDeliveredAt - killedAt),
         publishPerSecond: Math.round(MESSAGES / ((publishedAt - loadStarted) / 1000)),
         deliverPerSecond: Math.round(seen.size / ((deliveredAt - loadStarted) / 1000)),
+        clusterStartMs: Math.round(clusterStartMs),
         loadMs: Math.round(deliveredAt - loadStarted),
       };
       console.log(`cluster failover (transport): ${JSON.stringify(figures)}`);
