@@ -3,6 +3,7 @@ export * from './broker-app';
 export * from './broker-process';
 export * from './free-port';
 export * from './quiet-logger';
+export * from './rabbitmq';
 export * from './range';
 export * from './self-signed-certificate';
 export * from './small-filesystem';

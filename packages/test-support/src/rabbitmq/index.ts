@@ -1,0 +1,4 @@
+export * from './amqp-probe';
+export * from './rabbitmq-cli';
+export * from './rabbitmq-cluster';
+export * from './rabbitmq-node';
