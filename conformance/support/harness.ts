@@ -3,7 +3,7 @@ import { MmmqProducerModule, MmmqProducerOptions, Producer } from '@mmmq/produce
 import { freePort } from '@mmmq/test-support';
 import { INestApplication, Module, ModuleMetadata, Provider, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { TransportSession, TransportUnderTest } from './transport-under-test';
+import type { SessionOptions, TransportSession, TransportUnderTest } from './transport-under-test';
 
 /** Consumer options a test may set: the same on every transport. */
 export type ConsumerTestOptions = Pick<MmmqConsumerOptions, 'ackMode' | 'shutdownTimeoutMs' | 'listeners'>;
@@ -30,8 +30,8 @@ export class ConformanceHarness {
     readonly session: TransportSession,
   ) {}
 
-  static async start(transport: TransportUnderTest): Promise<ConformanceHarness> {
-    return new ConformanceHarness(transport, await transport.start());
+  static async start(transport: TransportUnderTest, options: SessionOptions = {}): Promise<ConformanceHarness> {
+    return new ConformanceHarness(transport, await transport.start(options));
   }
 
   /** A producer application's `Producer`. */

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { listenerNames, RabbitMqTransport } from '@mmmq/rabbitmq';
+import { RabbitMqNode } from '@mmmq/test-support';
 import { ChannelModel, connect } from 'amqplib';
-import type { ConformanceDeadLetter, TransportSession, TransportUnderTest } from './transport-under-test';
+import type { ConformanceDeadLetter, SessionOptions, TransportSession, TransportUnderTest } from './transport-under-test';
 
 /** The shared RabbitMQ of the test machine (never restarted by a test). */
 export const SHARED_RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -9,9 +10,13 @@ export const SHARED_RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
 /** Short retry delays: the suite is about where a NACKed message goes, not how long it waits. */
 const RETRY_DELAYS_MS = [50, 100, 200];
 
+/** Reconnection waits of a session whose node restarts. */
+const RECONNECT_WHILE_RESTARTING = { initialMs: 100, maxMs: 500 };
+
 /**
  * `RabbitMqTransport` on the shared RabbitMQ, with an exchange and queue prefix of its own per session, deleted at
- * the end of the session.
+ * the end of the session; a session that restarts its broker gets a RabbitMQ node of its own (`RabbitMqNode` of
+ * @mmmq/test-support: own ports, data and node name), never the shared one.
  */
 export const rabbitMqTransport: TransportUnderTest = {
   name: 'rabbitmq',
@@ -20,23 +25,24 @@ export const rabbitMqTransport: TransportUnderTest = {
     orderAcrossRetries:
       'a NACKed message waits in a retry queue (TTL) and goes back to the end of its quorum queue, so later messages ' +
       'are handled before its retry; messages that are not retried keep their order',
-    brokerRestart:
-      'the shared RabbitMQ on 5672 must never be restarted by a test, and no RabbitMQ node of the suite’s own ' +
-      '(packages/test-support/src/rabbitmq) is on main yet; reconnection is tested by @mmmq/rabbitmq itself',
     publishBeforeSubscription:
       'a message is routed to the queues bound when it is published: with no consumer id subscribed yet, nothing holds it',
   },
 };
 
-async function startRabbitMqSession(): Promise<TransportSession> {
+async function startRabbitMqSession({ restartable = false }: SessionOptions = {}): Promise<TransportSession> {
+  const node = restartable ? await RabbitMqNode.start() : undefined;
+  const url = node?.amqpUrl ?? SHARED_RABBITMQ_URL;
   const suffix = randomBytes(4).toString('hex');
   const transport = new RabbitMqTransport({
-    url: SHARED_RABBITMQ_URL,
+    url,
     exchange: `conformance-${suffix}`,
     queuePrefix: `conformance-${suffix}.`,
     retry: { delaysMs: RETRY_DELAYS_MS },
+    // Back within half a second of the restarted node answering, not after a backoff grown during its downtime.
+    ...(node && { reconnect: RECONNECT_WHILE_RESTARTING }),
   });
-  const deadLetters = new DeadLetterReader();
+  const deadLetters = new DeadLetterReader(url);
   let closed: Promise<void> | undefined;
   return {
     producerOptions: () => ({ transport }),
@@ -44,10 +50,17 @@ async function startRabbitMqSession(): Promise<TransportSession> {
     imports: () => [],
     ready: async () => undefined,
     deadLetters: (consumerId) => deadLetters.read(listenerNames(transport.options, consumerId).deadLetterQueue),
+    ...(node && {
+      async restart() {
+        await deadLetters.close();
+        await node.restart();
+      },
+    }),
     close() {
       closed ??= (async () => {
         await deadLetters.close();
-        await transport.deleteDeclared();
+        // A node of the session's own goes with everything in it.
+        await (node ? node.close() : transport.deleteDeclared());
       })();
       return closed;
     },
@@ -60,10 +73,12 @@ async function startRabbitMqSession(): Promise<TransportSession> {
  */
 class DeadLetterReader {
   private connection?: Promise<ChannelModel>;
+
+  constructor(private readonly url: string) {}
   private readonly seen = new Map<string, ConformanceDeadLetter[]>();
 
   async read(queue: string): Promise<ConformanceDeadLetter[]> {
-    this.connection ??= connect(SHARED_RABBITMQ_URL);
+    this.connection ??= connect(this.url);
     const channel = await (await this.connection).createChannel();
     // checkQueue closes the channel with an error when the queue does not exist: expected, not a crash.
     channel.on('error', () => undefined);

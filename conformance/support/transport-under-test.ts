@@ -33,10 +33,19 @@ export interface TransportSession {
   close(): Promise<void>;
 }
 
+/** What a test file asks of its session. */
+export interface SessionOptions {
+  /**
+   * The file restarts the broker (`TransportSession.restart`): a transport whose test broker is shared and must not be
+   * restarted starts one of its own. Default false.
+   */
+  restartable?: boolean;
+}
+
 /** One row of the table: a transport, how to start it, and where its guarantees differ (with the reason). */
 export interface TransportUnderTest {
   name: 'mmmq' | 'in-memory' | 'rabbitmq';
-  start(): Promise<TransportSession>;
+  start(options?: SessionOptions): Promise<TransportSession>;
   /** Behaviours this transport answers differently, each with the reason; its test asserts that behaviour instead. */
   exceptions: Partial<Record<Behaviour, string>>;
 }
