@@ -7,14 +7,6 @@ export const inMemoryTransport: TransportUnderTest = {
   name: 'in-memory',
   start: startInMemorySession,
   exceptions: {
-    competingConsumers:
-      'one subscription per consumer id: a second application subscribing with the same consumer id replaces the first ' +
-      '(InMemoryBroker.subscribe), so the last one started receives everything',
-    subscriptionWithoutConsumer:
-      'a subscription lives only with the application that made it: a message published after that application ' +
-      'closed is offered to its stopped subscriber, counted as NACKed attempts and dead-lettered ' +
-      '(InMemoryTransportSubscriber), and an application subscribing again starts over at the first message of each ' +
-      'topic (InMemoryBroker.subscribe)',
     brokerRestart: 'it lives in the test process: there is nothing to restart, and a new in-memory broker starts empty',
   },
 };

@@ -139,6 +139,12 @@ describe('@mmmq/core public API', () => {
 
 describe('@mmmq/core/testing public API', () => {
   it('exports the in-memory broker and its module, and nothing else', () => {
-    expect(Object.keys(testing).sort()).toEqual(['IN_MEMORY_MAX_NACK_RETRIES', 'InMemoryBroker', 'InMemoryTransport', 'MmmqTestingModule']);
+    expect(Object.keys(testing).sort()).toEqual([
+      'IN_MEMORY_MAX_NACK_RETRIES',
+      'InMemoryBroker',
+      'InMemoryTransport',
+      'MmmqTestingModule',
+      'NOT_TAKEN',
+    ]);
   });
 });

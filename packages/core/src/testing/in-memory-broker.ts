@@ -46,11 +46,21 @@ export interface InMemoryDeadLetter extends InMemoryMessage {
   lastError: string;
 }
 
-export type InMemoryHandler = (delivery: DeliveryRequest) => Promise<ConsumerAcknowledgement>;
+/**
+ * What a handler answers when its consumer did not take the delivery (it is stopping): the attempt does not count,
+ * that handler leaves its subscription, and the message waits for the next member.
+ */
+export const NOT_TAKEN = Symbol('the consumer did not take the delivery');
 
+export type InMemoryHandler = (delivery: DeliveryRequest) => Promise<ConsumerAcknowledgement | typeof NOT_TAKEN>;
+
+/** A consumer id's subscription: its position per topic outlives its members, as a dispatcher's checkpoint does. */
 interface InMemorySubscription {
   pattern: TopicPattern;
-  handler: InMemoryHandler;
+  /** Competing handlers, taking turns; none: the messages wait. */
+  members: InMemoryHandler[];
+  /** Member whose turn is next. */
+  turn: number;
   /** Next offset to deliver, per topic. */
   positions: Map<string, number>;
 }
@@ -97,10 +107,24 @@ export class InMemoryBroker {
     return published;
   }
 
-  /** Delivers every matching topic, from its first message, to `handler`; replaces an earlier subscription. */
-  subscribe(consumerId: string, pattern: string, handler: InMemoryHandler): void {
-    this.subscriptions.set(consumerId, { pattern: new TopicPattern(pattern), handler, positions: new Map() });
+  /**
+   * Adds `handler` as a member of `consumerId`'s subscription, which delivers every matching topic from its first
+   * message: members of one consumer id compete (each message goes to one of them, in turns), and the subscription
+   * keeps its positions while it has no member. A new `pattern` replaces the subscription's. Returns the function
+   * that takes the member out again.
+   */
+  subscribe(consumerId: string, pattern: string, handler: InMemoryHandler): () => void {
+    const subscription: InMemorySubscription = this.subscriptions.get(consumerId) ?? {
+      pattern: new TopicPattern(pattern),
+      members: [],
+      turn: 0,
+      positions: new Map(),
+    };
+    subscription.pattern = new TopicPattern(pattern);
+    subscription.members.push(handler);
+    this.subscriptions.set(consumerId, subscription);
     this.schedule();
+    return () => leave(subscription, handler);
   }
 
   /** Every message published (to `topic`, if given), in publish order per topic. */
@@ -147,11 +171,15 @@ export class InMemoryBroker {
     for (const [consumerId, subscription] of this.subscriptions) {
       for (const [topic, log] of this.topics) {
         const key = `${consumerId}\u0000${topic}`;
-        if (this.running.has(key) || !subscription.pattern.matches(topic)) continue;
+        if (this.running.has(key) || subscription.members.length === 0 || !subscription.pattern.matches(topic)) continue;
         if ((subscription.positions.get(topic) ?? 0) >= log.length) continue;
         this.running.set(
           key,
-          this.deliverAll(consumerId, subscription, topic).finally(() => this.running.delete(key)),
+          this.deliverAll(consumerId, subscription, topic).finally(() => {
+            this.running.delete(key);
+            // A member that joined while the last one was leaving finds the rest waiting.
+            if (subscription.members.length > 0) this.schedule();
+          }),
         );
       }
     }
@@ -162,18 +190,22 @@ export class InMemoryBroker {
     await Promise.resolve();
     const log = this.topics.get(topic) ?? [];
     for (let offset = subscription.positions.get(topic) ?? 0; offset < log.length; offset++) {
-      await this.deliver(consumerId, subscription.handler, log[offset]);
+      // Without a member the message waits: the next member to subscribe starts here.
+      if (!(await this.deliver(consumerId, subscription, log[offset]))) return;
       subscription.positions.set(topic, offset + 1);
     }
   }
 
-  private async deliver(consumerId: string, handler: InMemoryHandler, message: InMemoryMessage): Promise<void> {
+  /** False when the subscription ran out of members before the message was settled. */
+  private async deliver(consumerId: string, subscription: InMemorySubscription, message: InMemoryMessage): Promise<boolean> {
     let lastError = '';
     for (let attempt = 1; attempt <= this.maxNackRetries + 1; attempt++) {
+      const handler = nextMember(subscription);
+      if (handler === undefined) return false;
       if (message.expiresAt !== undefined && message.expiresAt <= Date.now()) {
         const lastError = `expired at ${new Date(message.expiresAt).toISOString()}`;
         this.dead.push({ ...message, consumerId, reason: 'EXPIRED', attempts: attempt - 1, lastError });
-        return;
+        return true;
       }
       const reply = await handler({
         id: message.id,
@@ -190,15 +222,34 @@ export class InMemoryBroker {
         acknowledgement: Acknowledgement.NACK,
         message: error instanceof Error ? error.message : String(error),
       }));
-      if (reply.acknowledgement === Acknowledgement.ACK) return;
+      if (reply === NOT_TAKEN) {
+        leave(subscription, handler);
+        attempt--;
+        continue;
+      }
+      if (reply.acknowledgement === Acknowledgement.ACK) return true;
       lastError = reply.message ?? 'NACK without a message';
       if (reply.retry === false) {
         this.dead.push({ ...message, consumerId, reason: 'REJECTED', attempts: attempt, lastError });
-        return;
+        return true;
       }
     }
     this.dead.push({ ...message, consumerId, reason: 'NACK', attempts: this.maxNackRetries + 1, lastError });
+    return true;
   }
+}
+
+/** The member whose turn it is, or undefined when there is none. */
+function nextMember(subscription: InMemorySubscription): InMemoryHandler | undefined {
+  const { members } = subscription;
+  if (members.length === 0) return undefined;
+  subscription.turn = (subscription.turn + 1) % members.length;
+  return members[subscription.turn];
+}
+
+function leave(subscription: InMemorySubscription, handler: InMemoryHandler): void {
+  const at = subscription.members.indexOf(handler);
+  if (at >= 0) subscription.members.splice(at, 1);
 }
 
 /** What a receiver gets after the wire: a fresh JSON copy. */

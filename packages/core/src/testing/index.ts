@@ -1,6 +1,7 @@
 export {
   InMemoryBroker,
   IN_MEMORY_MAX_NACK_RETRIES,
+  NOT_TAKEN,
   type InMemoryDeadLetter,
   type InMemoryHandler,
   type InMemoryMessage,

@@ -81,24 +81,60 @@ describe('InMemoryTransport', () => {
     expect(transport.broker.published('invoice.paid').map(({ content }) => content)).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
-  it('counts a delivery the consumer did not take, or one after stopReceiving(), as a NACKed attempt (the broker cannot hold it back)', async () => {
+  it('counts a delivery a receiving consumer refused as a NACKed attempt (the broker cannot hold it back)', async () => {
     const transport = new InMemoryTransport(new InMemoryBroker(1));
     const subscriber = transport.createSubscriber();
-    let calls = 0;
     await subscriber.subscribe(listener, async () => {
-      calls++;
       throw new Error('queue full');
     });
     transport.broker.publish({ topic: 'order.created', content: 1 });
     await transport.broker.drain();
     expect(transport.broker.deadLetters()).toEqual([expect.objectContaining({ reason: 'NACK', attempts: 2, lastError: 'queue full' })]);
-
-    await subscriber.stopReceiving();
-    transport.broker.publish({ topic: 'order.created', content: 2 });
-    await transport.broker.drain();
-    expect(calls).toBe(2);
-    expect(transport.broker.deadLetters()[1]).toMatchObject({ reason: 'NACK', lastError: 'the consumer stopped receiving' });
     await subscriber.close();
+  });
+
+  it('keeps what is published after stopReceiving() for the next subscriber of the consumer id, uncounted', async () => {
+    const transport = new InMemoryTransport();
+    const first = transport.createSubscriber();
+    let firstCalls = 0;
+    await first.subscribe(listener, async () => {
+      firstCalls++;
+      return { acknowledgement: 'ACK' };
+    });
+    await first.stopReceiving();
+    transport.broker.publish({ topic: 'order.created', content: 1 });
+    await transport.broker.drain();
+    expect(transport.broker.deadLetters()).toEqual([]);
+
+    const next = transport.createSubscriber();
+    const received: Array<{ content: unknown; deliveryCount: number }> = [];
+    await next.subscribe(listener, async ({ content, deliveryCount }) => {
+      received.push({ content, deliveryCount });
+      return { acknowledgement: 'ACK' };
+    });
+    await transport.broker.drain();
+    expect(firstCalls).toBe(0);
+    expect(received).toEqual([{ content: 1, deliveryCount: 1 }]);
+    await first.close();
+    await next.close();
+  });
+
+  it('shares a consumer id among its subscribers, each message handled by one of them', async () => {
+    const transport = new InMemoryTransport();
+    const handled: string[] = [];
+    const subscribers = ['a', 'b'].map((name) => ({ name, subscriber: transport.createSubscriber() }));
+    for (const { name, subscriber } of subscribers) {
+      await subscriber.subscribe(listener, async () => {
+        handled.push(name);
+        return { acknowledgement: 'ACK' };
+      });
+    }
+    for (let n = 0; n < 6; n++) transport.broker.publish({ topic: 'order.created', content: n });
+    await transport.broker.drain();
+    expect(handled).toHaveLength(6);
+    expect(handled.filter((name) => name === 'a').length).toBeGreaterThan(0);
+    expect(handled.filter((name) => name === 'b').length).toBeGreaterThan(0);
+    for (const { subscriber } of subscribers) await subscriber.close();
   });
 
   it('says it cannot honour a selector, a backlog limit or startFrom latest, one reason each', () => {
