@@ -22,3 +22,12 @@ export function createSystems(): System[] {
     new NatsJetStreamSystem(),
   ];
 }
+
+/** The systems `--systems` names (all when none), in the report's order, and the names that match no system. */
+export function selectSystems(ids: readonly string[]): { selected: System[]; unknown: string[] } {
+  const all = createSystems();
+  return {
+    selected: all.filter((s) => ids.length === 0 || ids.includes(s.id)),
+    unknown: ids.filter((id) => !all.some((s) => s.id === id)),
+  };
+}
