@@ -9,7 +9,13 @@ const BAR_H = 16;
 const GAP = 5;
 const PANEL_HEAD = 34;
 const PANEL_GAP = 18;
-const COLORS = { mmmq: '#d9480f', 'mmmq-mode': '#f76707', 'durable-peer': '#1c7ed6', peer: '#adb5bd' } as const;
+const COLORS = {
+  mmmq: '#d9480f',
+  'mmmq-mode': '#f76707',
+  'mmmq-transport': '#ffa94d',
+  'durable-peer': '#1c7ed6',
+  peer: '#adb5bd',
+} as const;
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -57,12 +63,13 @@ export function renderChart(results: BenchResults): string {
   }
   const legend = [
     ['MMMQ', COLORS.mmmq],
+    ['MMMQ API on RabbitMQ', COLORS['mmmq-transport']],
     ['durable peer (ACK after fsync)', COLORS['durable-peer']],
     ['ACK before fsync (not durable)', COLORS.peer],
   ]
     .map(
       ([label, color], i) =>
-        `<rect x="${i * 250}" y="30" width="12" height="12" fill="${color}"/><text x="${i * 250 + 18}" y="41" class="label">${esc(label)}</text>`,
+        `<rect x="${i * 235}" y="30" width="12" height="12" fill="${color}"/><text x="${i * 235 + 18}" y="41" class="label">${esc(label)}</text>`,
     )
     .join('');
   const quick = results.config.quick ? ' — QUICK MODE, small samples, noisy' : '';

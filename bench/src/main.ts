@@ -6,7 +6,7 @@ import { renderChart } from './chart';
 import { renderReport } from './report';
 import { runBench, type BenchResults } from './runner';
 import { log, removeTempRoot, REPO_ROOT, stopAll } from './services';
-import { createSystems } from './systems';
+import { createSystems, selectSystems } from './systems';
 import { WORKLOADS } from './workloads';
 
 async function main(): Promise<void> {
@@ -21,11 +21,8 @@ async function main(): Promise<void> {
     return;
   }
   const workloads = config.only.length ? WORKLOADS.filter((w) => config.only.includes(w.id)) : WORKLOADS;
-  const systems = createSystems().filter((s) => !config.systems.length || config.systems.includes(s.id));
-  const unknown = [
-    ...config.only.filter((id) => !WORKLOADS.some((w) => w.id === id)),
-    ...config.systems.filter((id) => !createSystems().some((s) => s.id === id)),
-  ];
+  const { selected: systems, unknown: unknownSystems } = selectSystems(config.systems);
+  const unknown = [...config.only.filter((id) => !WORKLOADS.some((w) => w.id === id)), ...unknownSystems];
   if (unknown.length) {
     throw new Error(
       `unknown workload or system: ${unknown.join(', ')}\nworkloads: ${WORKLOADS.map((w) => w.id).join(', ')}\nsystems: ${createSystems()

@@ -1,6 +1,7 @@
 import { FULL } from './config';
 import { aggregate, best, isDurablePeer, isPeer, mmmqOf, type Aggregate } from './aggregate';
 import { deliveryModeSection } from './delivery-mode-report';
+import { transportSection } from './transport-report';
 import { fsyncSection } from './fsync-report';
 import type { BenchResults, WorkloadInfo } from './runner';
 import { format, USAGE_METRICS } from './runner';
@@ -34,7 +35,12 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
   const available = results.systems.filter((s) => !s.unavailable);
   for (const s of available) {
     const na = w.notApplicable[s.id];
-    const name = s.kind === 'mmmq' || s.kind === 'mmmq-mode' ? `**${s.label}**` : s.kind === 'peer' ? `${s.label} ⚠︎` : s.label;
+    const name =
+      s.kind === 'mmmq' || s.kind === 'mmmq-mode' || s.kind === 'mmmq-transport'
+        ? `**${s.label}**`
+        : s.kind === 'peer'
+          ? `${s.label} ⚠︎`
+          : s.label;
     if (na) {
       lines.push(
         `| ${name} | n/a: ${na} |${columns
@@ -122,18 +128,26 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   }
   out.push(...fsyncSection(results));
   out.push(...deliveryModeSection(results));
+  out.push(...transportSection(results));
 
   out.push('## Systems', '');
   out.push('| system | version | what an acknowledgement means | restart (backlog workload) |', '|---|---|---|---|');
   for (const s of results.systems) {
-    const kind = s.kind === 'durable-peer' ? ' (durable peer)' : s.kind === 'peer' ? ' ⚠︎ not durable' : '';
+    const kind =
+      s.kind === 'durable-peer'
+        ? ' (durable peer)'
+        : s.kind === 'peer'
+          ? ' ⚠︎ not durable'
+          : s.kind === 'mmmq-transport'
+            ? ' (not a peer)'
+            : '';
     out.push(
       `| ${s.label}${kind} | ${s.version} | ${s.description}${s.unavailable ? ` — **unavailable in this run**: ${s.unavailable}` : ''} | ${s.restart} |`,
     );
   }
   out.push(
     '',
-    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always` (MMMQ nonPersistent, where it ran, answers on receipt: it is shown beside MMMQ, never as a peer).",
+    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always` (MMMQ nonPersistent, where it ran, answers on receipt: it is shown beside MMMQ, never as a peer). **MMMQ API on RabbitMQ quorum** is MMMQ's own producer and listeners on RabbitMQ through the `transport` option (issue 18): shown beside the others, never counted as MMMQ nor as a peer.",
     '',
   );
 

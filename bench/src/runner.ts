@@ -92,7 +92,7 @@ export async function runBench(
   const live: System[] = [];
   try {
     const needs = new Set(systems.map((s) => s.id));
-    if ([...needs].some((id) => id.startsWith('rabbitmq'))) await ensureRabbitMq().catch((e: Error) => log(`RabbitMQ: ${e.message}`));
+    if ([...needs].some((id) => id.includes('rabbitmq'))) await ensureRabbitMq().catch((e: Error) => log(`RabbitMQ: ${e.message}`));
     if (needs.has('nats-jetstream')) await ensureNats().catch((e: Error) => log(`NATS: ${e.message}`));
     for (const system of systems) {
       const info: SystemInfo = {

@@ -4,6 +4,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { BenchContent } from '../payload';
 import type { OnMessage } from './system';
 
+/** A transport of `@mmmq/core` (the bench does not depend on core itself). */
+type MmmqTransport = NonNullable<MmmqConsumerOptions['transport']>;
+
 /** What the bench consumer module is given: one listener per group (or per member of a shared group). */
 export type BenchListener = MMMQListener<BenchContent>;
 
@@ -47,14 +50,31 @@ export class BenchConsumerModule {
           ...options.more,
         }),
       ],
-      providers: options.listeners.map((listener, i) => ({ provide: `BENCH_LISTENER_${i}`, useValue: listener })),
+      providers: providersOf(options.listeners),
+    };
+  }
+
+  /** The same listeners on another transport (`transport` option), every other module option the library's default. */
+  static onTransport(transport: MmmqTransport, listeners: BenchListener[]): DynamicModule {
+    return {
+      module: BenchConsumerModule,
+      imports: [MmmqConsumerModule.forRoot({ app: 'bench', transport })],
+      providers: providersOf(listeners),
     };
   }
 }
+
+const providersOf = (listeners: BenchListener[]) =>
+  listeners.map((listener, i) => ({ provide: `BENCH_LISTENER_${i}`, useValue: listener }));
 
 @Module({})
 export class BenchProducerModule {
   static register(broker: string): DynamicModule {
     return { module: BenchProducerModule, imports: [MmmqProducerModule.forRoot({ broker })] };
+  }
+
+  /** The producer on another transport (`transport` option), with its default batching. */
+  static onTransport(transport: MmmqTransport): DynamicModule {
+    return { module: BenchProducerModule, imports: [MmmqProducerModule.forRoot({ transport })] };
   }
 }

@@ -60,8 +60,13 @@ export interface FsyncCounters {
   other: number;
 }
 
-/** `mmmq-mode`: MMMQ in another delivery mode, shown beside MMMQ in the publish workloads; never a peer. */
-export type SystemKind = 'mmmq' | 'mmmq-mode' | 'durable-peer' | 'peer';
+/**
+ * `mmmq-mode`: MMMQ in another delivery mode, shown beside MMMQ in the publish workloads; never a peer.
+ * `mmmq-transport`: MMMQ's own libraries (Producer, listeners) on another broker through the `transport` option
+ * (issue 18: "MMMQ API on RabbitMQ quorum"), shown as a row beside the others; neither MMMQ nor a peer, so it never
+ * counts in the ratios and targets, which compare the MMMQ broker with the peers.
+ */
+export type SystemKind = 'mmmq' | 'mmmq-mode' | 'mmmq-transport' | 'durable-peer' | 'peer';
 
 export interface System {
   readonly id: string;
@@ -75,6 +80,8 @@ export interface System {
    * another delivery mode, whose consumers are MMMQ's.
    */
   readonly publishOnly?: string;
+  /** Workload id → why this system does not run it (a workload it could run but whose figure would mean nothing). */
+  readonly skips?: Readonly<Record<string, string>>;
 
   /** Connects clients (and starts what the bench runs itself). */
   start(): Promise<void>;
@@ -95,9 +102,10 @@ export interface System {
   publishBatch?(topic: string, contents: BenchContent[]): Promise<void>;
   /**
    * Opens `count` publishers to `topic`, each on its own connection (RabbitMQ: its own confirm channel; NATS:
-   * one connection shared, as its client multiplexes), none pipelining or batching.
+   * one connection shared, as its client multiplexes), none pipelining or batching. Systems without it do not run
+   * the plain-publishers workload.
    */
-  openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers>;
+  openSequentialPublishers?(topic: string, count: number): Promise<SequentialPublishers>;
   /** Starts one consumer per group; `onMessage` runs before the message is acknowledged. */
   consume(plan: TopicPlan, onMessage: OnMessage): Promise<ConsumeHandle>;
   /**
@@ -107,9 +115,10 @@ export interface System {
   consumeCompeting(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle>;
   /**
    * Starts one pull consumer on the plan's one group and topic: it fetches up to `batch` messages, handles
-   * them, acknowledges the batch and fetches again, with the system's pull API (see bench/README.md).
+   * them, acknowledges the batch and fetches again, with the system's pull API (see bench/README.md). Systems
+   * without one do not run the pull workload.
    */
-  pull(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle>;
+  pull?(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle>;
   /**
    * MMMQ only: `members` plain HTTP consumers (node:http, one message per push, a dispatcher registered with
    * the defaults of SPEC §3) sharing the plan's one consumer id. Systems without a plain HTTP push contract

@@ -14,13 +14,13 @@ export const httpPublishers: Workload = {
     `${c.httpMessages.toLocaleString('en')} messages of ${c.size / 1024} KiB sent by ${c.httpConnections} publishers at once, each sending its next message only after the previous one was acknowledged (no client batching, no pipelining). **MMMQ**: plain HTTP, \`POST /mmmq/messages\` with \`{"topic","content"}\` as JSON, one message per request, ${c.httpConnections} keep-alive connections (node:http, one \`http.Agent\` with one socket per publisher), no MMMQ client library. **Peers**, ${c.httpConnections} unpipelined confirmed publishers with their standard clients: Redis, ${c.httpConnections} ioredis connections without auto-pipelining, each XADD awaited; RabbitMQ, ${c.httpConnections} confirm channels on one amqplib connection, each persistent publish awaited until confirmed; JetStream, ${c.httpConnections} loops each awaiting its \`js.publish\` PubAck, on one connection (its client multiplexes). Every connection sends one message before the clock starts. msgs/s = messages / time until the last acknowledgement; latency is request → acknowledgement. No consumer runs.`,
   metrics: [RATE(), P50, P99],
   headline: 'rate',
-  applies: () => true,
+  applies: (system) => (system.openSequentialPublishers ? true : 'no unpipelined publishers of its own'),
   measuresPublishing: true,
   async run(system, ctx) {
     const c = ctx.config;
     const plan = ctx.plan(1, 1);
     await system.declare(plan);
-    const publishers = await system.openSequentialPublishers(plan.topics[0], c.httpConnections);
+    const publishers = await system.openSequentialPublishers!(plan.topics[0], c.httpConnections);
     const n = c.httpMessages;
     const latencies = new LatencyRecorder(n);
     try {

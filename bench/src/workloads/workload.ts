@@ -49,8 +49,13 @@ export interface Workload {
   hardLimitSeconds?(config: BenchConfig): number;
 }
 
-/** `workload.applies(system)`, and a `publishOnly` system only where the workload measures publishing. */
+/**
+ * `workload.applies(system)`, unless the system skips the workload (`System.skips`), and a `publishOnly` system only
+ * where the workload measures publishing.
+ */
 export function appliesTo(workload: Workload, system: System): true | string {
+  const skipped = system.skips?.[workload.id];
+  if (skipped !== undefined) return skipped;
   if (system.publishOnly !== undefined && !workload.measuresPublishing) return system.publishOnly;
   return workload.applies(system);
 }
