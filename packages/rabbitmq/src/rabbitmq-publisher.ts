@@ -1,9 +1,10 @@
 import type { ConfirmChannel, Message } from 'amqplib';
-import { PublishedMessage, TransportMessage, TransportPublisher, TransportRejectedError } from '@mmmq/core';
+import { PublishedMessage, TransportMessage, TransportPublishOptions, TransportPublisher, TransportRejectedError } from '@mmmq/core';
 import { ConnectionManager } from './connection-manager';
 import type { DeclaredTopology } from './declared-topology';
 import { publishConfirmed } from './confirmed-publish';
 import { publishOptionsOf } from './delivery-mapping';
+import { PublishAbandonedError } from './errors/publish-abandoned.error';
 import { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
 import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
@@ -12,7 +13,8 @@ import { declareExchanges } from './topology';
 /**
  * Publishes to the topic exchange on a confirm channel: a publish resolves on RabbitMQ's confirm, and rejects with a
  * retryable error when RabbitMQ refuses it, the connection drops before the confirm or the confirm times out (the
- * producer then sends it again with the same id). Nothing unconfirmed is ever reported as sent.
+ * producer then sends it again with the same id). Nothing unconfirmed is ever reported as sent, and nothing the
+ * caller gave up on (its abort signal) while waiting for a connection is sent later.
  */
 export class RabbitMqPublisher implements TransportPublisher {
   private readonly connections: ConnectionManager;
@@ -33,24 +35,30 @@ export class RabbitMqPublisher implements TransportPublisher {
     });
   }
 
-  async publish(message: TransportMessage): Promise<PublishedMessage> {
-    const [published] = await this.publishBatch([message]);
+  async publish(message: TransportMessage, options?: TransportPublishOptions): Promise<PublishedMessage> {
+    const [published] = await this.publishBatch([message], options);
     return published;
   }
 
   /** Each message is confirmed on its own: RabbitMQ cannot store several atomically, so a failed batch may be partly sent. */
-  publishBatch(messages: readonly TransportMessage[]): Promise<PublishedMessage[]> {
+  publishBatch(messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]> {
     const now = Date.now();
     // Mapping first: a message the transport refuses fails the batch before any of it is sent.
     const prepared = messages.map((message) => ({ message, options: publishOptionsOf(message, now, this.options.rejectUnroutable) }));
-    const work = this.track(this.send(prepared));
+    const work = this.track(this.send(prepared, options?.signal));
     return work;
   }
 
-  private async send(prepared: { message: TransportMessage; options: ReturnType<typeof publishOptionsOf> }[]): Promise<PublishedMessage[]> {
+  private async send(
+    prepared: { message: TransportMessage; options: ReturnType<typeof publishOptionsOf> }[],
+    signal: AbortSignal | undefined,
+  ): Promise<PublishedMessage[]> {
     if (this.closing !== undefined) throw new RabbitMqTransportClosedError('The RabbitMQ publisher is closed');
+    if (signal?.aborted) throw abandoned(prepared.length, signal);
     const deadline = Date.now() + this.options.confirmTimeoutMs;
-    const channel = await this.confirmChannel(this.options.confirmTimeoutMs);
+    const channel = await untilAborted(this.confirmChannel(this.options.confirmTimeoutMs), signal, prepared.length);
+    // The caller may have given up while the channel (or a connection) was awaited: then nothing is sent.
+    if (signal?.aborted) throw abandoned(prepared.length, signal);
     const confirms = prepared.map(async ({ message, options }) => {
       const content = Buffer.from(message.content, 'utf8');
       try {
@@ -116,4 +124,25 @@ export class RabbitMqPublisher implements TransportPublisher {
     })();
     return this.closing;
   }
+}
+
+/** `work`, unless `signal` aborts first (the work itself goes on: the channel it opens serves later publishes). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, count: number): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(abandoned(count, signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abandoned(count, signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => signal.removeEventListener('abort', onAbort);
+    work.then(
+      (value) => (settle(), resolve(value)),
+      (error: unknown) => (settle(), reject(error)),
+    );
+  });
+}
+
+function abandoned(count: number, signal: AbortSignal): PublishAbandonedError {
+  return new PublishAbandonedError(`The caller gave up before ${count} message(s) could be handed to RabbitMQ; nothing was sent`, {
+    cause: signal.reason,
+  });
 }
