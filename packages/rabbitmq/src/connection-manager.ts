@@ -122,7 +122,14 @@ export class ConnectionManager {
         });
         // Errors come with a 'close' event too, which is what is acted on; without a listener they would crash.
         model.on('error', (error: Error) => (this.lastError = error));
-        const closed = new Promise<unknown>((resolve) => model!.once('close', resolve));
+        const opened = model;
+        const closed = new Promise<unknown>((resolve) =>
+          opened.once('close', (reason: unknown) => {
+            // At once, not a tick later: nobody may be handed a connection that closed.
+            if (this.current === opened) this.current = undefined;
+            resolve(reason);
+          }),
+        );
         if (this.stopped.signal.aborted) throw new RabbitMqTransportClosedError('closed while connecting');
         await this.setup(model);
         return { model, closed };

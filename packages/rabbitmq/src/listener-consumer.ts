@@ -39,10 +39,20 @@ export class ListenerConsumer {
     return this.channel !== undefined && this.model === model;
   }
 
-  /** Declares the listener's topology on a new channel of `model` and starts consuming. */
+  /** Declares the listener's topology on a new channel of `model` and starts consuming; closes that channel if it fails. */
   async attach(model: ChannelModel): Promise<void> {
     if (!this.receiving) return;
     const channel = await model.createConfirmChannel();
+    try {
+      await this.consumeOn(model, channel);
+    } catch (error) {
+      if (this.channel === channel) this.channel = undefined;
+      await channel.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async consumeOn(model: ChannelModel, channel: ConfirmChannel): Promise<void> {
     channel.on('error', () => undefined);
     channel.on('close', () => {
       if (this.channel !== channel) return;
