@@ -41,12 +41,12 @@ export class RabbitMqPublisher implements TransportPublisher {
   }
 
   /** Each message is confirmed on its own: RabbitMQ cannot store several atomically, so a failed batch may be partly sent. */
-  publishBatch(messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]> {
+  // async: a message the mapping refuses rejects the returned promise, never throws at the caller.
+  async publishBatch(messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]> {
     const now = Date.now();
     // Mapping first: a message the transport refuses fails the batch before any of it is sent.
     const prepared = messages.map((message) => ({ message, options: publishOptionsOf(message, now, this.options.rejectUnroutable) }));
-    const work = this.track(this.send(prepared, options?.signal));
-    return work;
+    return this.track(this.send(prepared, options?.signal));
   }
 
   private async send(
