@@ -69,9 +69,8 @@ export async function declareListener(
   declared: DeclaredTopology,
 ): Promise<void> {
   await declareExchanges(channel, options, declared);
-  declared.queues.add(names.queue).add(names.deadLetterQueue);
-  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { ...QUORUM } });
-  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, names.queue);
+  declared.queues.add(names.queue);
+  await declareDeadLetterRoute(channel, names, declared);
   const queueArguments: Options.AssertQueue['arguments'] = {
     ...QUORUM,
     ...AT_LEAST_ONCE_DEAD_LETTERING,
@@ -82,6 +81,18 @@ export async function declareListener(
   };
   await channel.assertQueue(names.queue, { durable: true, arguments: queueArguments });
   await channel.bindQueue(names.queue, names.exchange, bindingKey);
+}
+
+/**
+ * Declares the dead-letter exchange, `{queue}.dlq` and its binding. Idempotent; run before each dead-letter publish
+ * too, so a queue or binding deleted while connected is back before a dead letter (then acked) goes to it.
+ */
+export async function declareDeadLetterRoute(channel: Channel, names: ListenerNames, declared: DeclaredTopology): Promise<void> {
+  declared.exchanges.add(names.deadLetterExchange);
+  declared.queues.add(names.deadLetterQueue);
+  await channel.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { ...QUORUM } });
+  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, names.queue);
 }
 
 /** Declares the queue where messages wait `delayMs` before going back to `queue` (one per distinct delay, kept). */
