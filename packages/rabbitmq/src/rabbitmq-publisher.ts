@@ -10,6 +10,12 @@ import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 import { declareExchanges } from './topology';
 
+/** A confirm channel with the ids RabbitMQ returned on it as unroutable; the confirm after each return settles it. */
+interface PublishChannel {
+  channel: ConfirmChannel;
+  returned: Set<string>;
+}
+
 /**
  * Publishes to the topic exchange on a confirm channel: a publish resolves on RabbitMQ's confirm, and rejects with a
  * retryable error when RabbitMQ refuses it, the connection drops before the confirm or the confirm times out (the
@@ -18,9 +24,7 @@ import { declareExchanges } from './topology';
  */
 export class RabbitMqPublisher implements TransportPublisher {
   private readonly connections: ConnectionManager;
-  private channel: Promise<ConfirmChannel> | undefined;
-  /** Message ids RabbitMQ returned as unroutable; the confirm that follows each return settles it. */
-  private readonly returned = new Set<string>();
+  private channel: Promise<PublishChannel> | undefined;
   private closing: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -56,7 +60,7 @@ export class RabbitMqPublisher implements TransportPublisher {
     if (this.closing !== undefined) throw new RabbitMqTransportClosedError('The RabbitMQ publisher is closed');
     if (signal?.aborted) throw abandoned(prepared.length, signal);
     const deadline = Date.now() + this.options.confirmTimeoutMs;
-    const channel = await untilAborted(this.confirmChannel(this.options.confirmTimeoutMs), signal, prepared.length);
+    const { channel, returned } = await untilAborted(this.confirmChannel(this.options.confirmTimeoutMs), signal, prepared.length);
     // The caller may have given up while the channel (or a connection) was awaited: then nothing is sent.
     if (signal?.aborted) throw abandoned(prepared.length, signal);
     const confirms = prepared.map(async ({ message, options }) => {
@@ -64,28 +68,18 @@ export class RabbitMqPublisher implements TransportPublisher {
       try {
         await publishConfirmed(channel, this.options.exchange, message.topic, content, options, Math.max(1, deadline - Date.now()));
       } catch (error) {
+        // A return of this publish (if any) must not outlive it: a retry of the same id would read it as its own.
+        returned.delete(message.id);
         throw new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}): ${(error as Error).message}`, {
           cause: error,
         });
       }
-      return this.outcome(message);
+      return outcome(message, returned);
     });
     return Promise.all(confirms);
   }
 
-  private outcome(message: TransportMessage): PublishedMessage {
-    if (this.returned.delete(message.id)) {
-      throw new TransportRejectedError(
-        `RabbitMQ returned ${message.id} of topic ${message.topic}: no queue is bound for it (rejectUnroutable)`,
-      );
-    }
-    return message.deliveryMode === 'nonPersistent'
-      ? { id: message.id, topic: message.topic, deliveryMode: 'nonPersistent' }
-      : // RabbitMQ has no offsets: −1, as for deliveries.
-        { id: message.id, topic: message.topic, offset: -1, deliveryMode: 'persistent' };
-  }
-
-  private confirmChannel(timeoutMs: number): Promise<ConfirmChannel> {
+  private confirmChannel(timeoutMs: number): Promise<PublishChannel> {
     this.channel ??= this.openChannel(timeoutMs).catch((error: unknown) => {
       this.channel = undefined;
       throw error;
@@ -93,7 +87,7 @@ export class RabbitMqPublisher implements TransportPublisher {
     return this.channel;
   }
 
-  private async openChannel(timeoutMs: number): Promise<ConfirmChannel> {
+  private async openChannel(timeoutMs: number): Promise<PublishChannel> {
     const model = await this.connections.connection(timeoutMs);
     const channel = await model.createConfirmChannel();
     const opened = this.channel;
@@ -103,11 +97,12 @@ export class RabbitMqPublisher implements TransportPublisher {
       if (this.channel === opened) this.channel = undefined;
     });
     channel.on('error', () => undefined);
-    channel.on('return', (returned: Message) => {
-      const id = returned.properties.messageId as unknown;
-      if (typeof id === 'string') this.returned.add(id);
+    const returned = new Set<string>();
+    channel.on('return', (message: Message) => {
+      const id = message.properties.messageId as unknown;
+      if (typeof id === 'string') returned.add(id);
     });
-    return channel;
+    return { channel, returned };
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -124,6 +119,19 @@ export class RabbitMqPublisher implements TransportPublisher {
     })();
     return this.closing;
   }
+}
+
+/** Published, or refused for good when RabbitMQ returned it on that channel (`rejectUnroutable`). */
+function outcome(message: TransportMessage, returned: Set<string>): PublishedMessage {
+  if (returned.delete(message.id)) {
+    throw new TransportRejectedError(
+      `RabbitMQ returned ${message.id} of topic ${message.topic}: no queue is bound for it (rejectUnroutable)`,
+    );
+  }
+  return message.deliveryMode === 'nonPersistent'
+    ? { id: message.id, topic: message.topic, deliveryMode: 'nonPersistent' }
+    : // RabbitMQ has no offsets: −1, as for deliveries.
+      { id: message.id, topic: message.topic, offset: -1, deliveryMode: 'persistent' };
 }
 
 /** `work`, unless `signal` aborts first (the work itself goes on: the channel it opens serves later publishes). */
