@@ -30,7 +30,7 @@ export class RabbitMqPublisher implements TransportPublisher {
 
   constructor(
     private readonly options: ResolvedRabbitMqOptions,
-    declared: DeclaredTopology,
+    private readonly declared: DeclaredTopology,
   ) {
     this.connections = new ConnectionManager(options, 'publisher', async (model) => {
       const channel = await model.createChannel();
@@ -97,6 +97,9 @@ export class RabbitMqPublisher implements TransportPublisher {
       if (this.channel === opened) this.channel = undefined;
     });
     channel.on('error', () => undefined);
+    // On every channel, not only on connect: a publish to an exchange deleted meanwhile closes the channel (404), and
+    // the next one, on a new channel, declares it again instead of failing until a reconnection.
+    await declareExchanges(channel, this.options, this.declared);
     const returned = new Set<string>();
     channel.on('return', (message: Message) => {
       const id = message.properties.messageId as unknown;

@@ -12,6 +12,10 @@ class ScriptedChannel extends EventEmitter {
     super();
   }
 
+  async assertExchange(exchange: string): Promise<{ exchange: string }> {
+    return { exchange };
+  }
+
   publish(_exchange: string, _key: string, _content: Buffer, options: Options.Publish, confirm: Confirm): boolean {
     const step = this.script.shift();
     if (step === 'returned-then-closed') {
