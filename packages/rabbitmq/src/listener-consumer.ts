@@ -5,6 +5,7 @@ import { deliveryOf, type ReceivedDelivery } from './delivery-mapping';
 import { bindingKeyOf } from './pattern-binding';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 import { SettlementRouter } from './settlement-router';
+import { bounded } from './shutdown-step';
 import { declareListener, listenerNames, type ListenerNames } from './topology';
 
 /**
@@ -77,7 +78,7 @@ export class ListenerConsumer {
     });
     this.consumerTag = consumerTag;
     // stopReceiving() came while this consumer was being set up: it could not cancel it then.
-    if (!this.receiving) await channel.cancel(consumerTag).catch(() => undefined);
+    if (!this.receiving) await bounded(channel.cancel(consumerTag));
   }
 
   /** No message is handed to the handler from now on; those arriving are given back to the queue. Idempotent. */
@@ -85,16 +86,19 @@ export class ListenerConsumer {
     if (!this.receiving) return;
     this.receiving = false;
     const { channel, consumerTag } = this;
-    if (channel !== undefined && consumerTag !== undefined) await channel.cancel(consumerTag).catch(() => undefined);
+    if (channel !== undefined && consumerTag !== undefined) await bounded(channel.cancel(consumerTag));
   }
 
-  /** Lets settlements under way finish, then closes the channel: RabbitMQ requeues whatever is unacknowledged. */
+  /**
+   * Lets settlements under way finish (at most `confirmTimeoutMs`: their publishes time out then), then closes the
+   * channel: RabbitMQ requeues whatever is unacknowledged.
+   */
   async close(): Promise<void> {
     await this.stopReceiving();
-    await Promise.allSettled([...this.settling]);
+    await bounded(Promise.allSettled([...this.settling]), this.options.confirmTimeoutMs);
     const channel = this.channel;
     this.channel = undefined;
-    await channel?.close().catch(() => undefined);
+    if (channel !== undefined) await bounded(channel.close());
   }
 
   private receive(channel: ConfirmChannel, message: ConsumeMessage): void {

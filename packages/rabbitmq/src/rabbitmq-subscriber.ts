@@ -36,6 +36,11 @@ export class RabbitMqSubscriber implements TransportSubscriber {
       model.once('close', onClose);
       try {
         await consumer.attach(model);
+        if (this.stopped) {
+          // stopReceiving() came while it was being set up, and could not reach it: it must not go on receiving.
+          await consumer.close();
+          throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber stopped meanwhile`);
+        }
         // From now on every reconnection attaches it again.
         this.consumers.push(consumer);
         return;
