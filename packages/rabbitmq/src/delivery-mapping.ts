@@ -16,8 +16,8 @@ export const InternalHeaders = {
   DELIVERIES: 'x-mmmq-deliveries',
 } as const;
 
-// Set by RabbitMQ on dead-lettered and redelivered messages: transport bookkeeping, not the producer's headers.
-const RABBITMQ_HEADERS = /^x-(death|first-death-.*|last-death-.*|delivery-count)$/;
+/** Set by RabbitMQ on dead-lettered and redelivered messages: transport bookkeeping, not the producer's headers. */
+export const RABBITMQ_HEADERS = /^x-(death|first-death-.*|last-death-.*|delivery-count)$/;
 const CONTENT_TYPE = 'application/json';
 /** AMQP short strings (`messageId`, header names) hold at most 255 bytes; MMMQ allows 256 characters. */
 export const AMQP_SHORT_STRING_MAX_BYTES = 255;

@@ -2,7 +2,7 @@ import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { Acknowledgement, ConsumerAcknowledgement, DeadLetterHeaders } from '@mmmq/core';
 import type { DeclaredTopology } from './declared-topology';
 import { publishConfirmed } from './confirmed-publish';
-import { InternalHeaders, ReceivedDelivery } from './delivery-mapping';
+import { InternalHeaders, RABBITMQ_HEADERS, ReceivedDelivery } from './delivery-mapping';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 import { declareDeadLetterRoute, declareRetryQueue, type ListenerNames } from './topology';
 
@@ -11,7 +11,6 @@ export type DeadLetterReason = 'NACK' | 'REJECTED' | 'EXPIRED';
 
 /** The longest last-error text kept in a dead letter's headers, as on the MMMQ broker. */
 const LAST_ERROR_MAX_LENGTH = 1000;
-const RABBITMQ_HEADERS = /^x-(death|first-death-.*|last-death-.*|delivery-count)$/;
 
 /**
  * Carries out a handler's answer on RabbitMQ. ACK → `basic.ack`. NACK → the message is published again (to a retry
