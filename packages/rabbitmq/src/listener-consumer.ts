@@ -27,7 +27,7 @@ export class ListenerConsumer {
     private readonly options: ResolvedRabbitMqOptions,
     private readonly listener: TransportListener,
     private readonly handle: TransportHandler,
-    /** Called when the channel fails while the connection lives: the subscriber reconnects everything. */
+    /** Called when no new channel can be opened on the connection: the subscriber reconnects everything. */
     private readonly onChannelLost: (model: ChannelModel) => void,
     private readonly declared: DeclaredTopology,
   ) {
@@ -58,7 +58,7 @@ export class ListenerConsumer {
     channel.on('close', () => {
       if (this.channel !== channel) return;
       this.channel = undefined;
-      if (this.receiving) this.onChannelLost(model);
+      this.reopen(model);
     });
     await declareListener(
       channel,
@@ -73,12 +73,26 @@ export class ListenerConsumer {
     this.model = model;
     const { consumerTag } = await channel.consume(this.names.queue, (message) => {
       if (message !== null) return this.receive(channel, message);
-      // RabbitMQ cancelled the consumer (its queue was deleted, or its node left): reconnecting declares it again.
-      if (this.receiving && this.channel === channel) this.onChannelLost(model);
+      // RabbitMQ cancelled the consumer (its queue was deleted, or its node left): a new channel declares it again.
+      if (this.channel !== channel) return;
+      this.channel = undefined;
+      void channel.close().catch(() => undefined);
+      this.reopen(model);
     });
     this.consumerTag = consumerTag;
     // stopReceiving() came while this consumer was being set up: it could not cancel it then.
     if (!this.receiving) await bounded(channel.cancel(consumerTag));
+  }
+
+  /**
+   * This listener's channel closed (a failed settlement, a cancelled consumer) or its connection did: a new channel
+   * on the same connection, and only when that fails (the connection is gone) the subscriber reconnects everything.
+   */
+  private reopen(model: ChannelModel): void {
+    if (!this.receiving) return;
+    this.attach(model).catch(() => {
+      if (this.receiving) this.onChannelLost(model);
+    });
   }
 
   /** No message is handed to the handler from now on; those arriving are given back to the queue. Idempotent. */
