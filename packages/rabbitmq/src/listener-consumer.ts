@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { TransportHandler, TransportListener } from '@mmmq/core';
+import { backoffDelay, TransportHandler, TransportListener } from '@mmmq/core';
 import type { DeclaredTopology } from './declared-topology';
 import { deliveryOf, type ReceivedDelivery } from './delivery-mapping';
 import { bindingKeyOf } from './pattern-binding';
@@ -20,6 +20,9 @@ export class ListenerConsumer {
   private model: ChannelModel | undefined;
   private consumerTag: string | undefined;
   private receiving = true;
+  /** Channels reopened in a row, for their backoff. */
+  private reopens = 0;
+  private lastReopenAt = 0;
   /** Settlements under way (republish, confirm, ack): close() lets them finish. */
   private readonly settling = new Set<Promise<void>>();
 
@@ -90,9 +93,17 @@ export class ListenerConsumer {
    */
   private reopen(model: ChannelModel): void {
     if (!this.receiving) return;
-    this.attach(model).catch(() => {
-      if (this.receiving) this.onChannelLost(model);
-    });
+    // Back off when channels keep failing (e.g. a settlement RabbitMQ refuses each time), as reconnections do.
+    const now = Date.now();
+    if (now - this.lastReopenAt > 2 * this.options.reconnect.maxMs) this.reopens = 0;
+    this.lastReopenAt = now;
+    const delayMs = this.reopens++ === 0 ? 0 : backoffDelay(this.reopens - 1, this.options.reconnect);
+    setTimeout(() => {
+      if (!this.receiving) return;
+      this.attach(model).catch(() => {
+        if (this.receiving) this.onChannelLost(model);
+      });
+    }, delayMs).unref();
   }
 
   /** No message is handed to the handler from now on; those arriving are given back to the queue. Idempotent. */
