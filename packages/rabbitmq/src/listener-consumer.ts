@@ -20,6 +20,8 @@ export class ListenerConsumer {
   private model: ChannelModel | undefined;
   private consumerTag: string | undefined;
   private receiving = true;
+  /** Deliveries the consumer refused in a row, for the backoff of giving them back. */
+  private refusals = 0;
   /** Channels reopened in a row, for their backoff. */
   private reopens = 0;
   private lastReopenAt = 0;
@@ -153,8 +155,14 @@ export class ListenerConsumer {
     try {
       answer = await this.handle(received.delivery);
     } catch {
-      return quietly(() => channel.nack(message, false, true));
+      // The consumer could not take it (its queue is full, it is stopping). Given back at once, RabbitMQ would send
+      // it straight back: a spin that also spends the queue's x-delivery-limit. Held a while (it counts against the
+      // prefetch, so nothing more comes meanwhile), with backoff while refusals go on.
+      const delayMs = backoffDelay(++this.refusals, this.options.reconnect);
+      setTimeout(() => quietly(() => channel.nack(message, false, true)), delayMs).unref();
+      return;
     }
+    this.refusals = 0;
     return this.track(channel, this.router.settle(channel, message, received, answer));
   }
 
