@@ -57,6 +57,7 @@ describe('@mmmq/core public API', () => {
         'TRANSACTIONS_PATH',
         'Topic',
         'TopicPattern',
+        'TransportClosedError',
         'TransportRejectedError',
         'assertConsumerId',
         'assertDeliveryMode',

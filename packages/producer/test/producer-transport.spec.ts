@@ -4,6 +4,8 @@ import {
   PublishedMessage,
   TransportMessage,
   TransportPublisher,
+  TransportClosedError,
+  TransportPublishOptions,
   TransportRejectedError,
   TransportSubscriber,
 } from '@mmmq/core';
@@ -19,6 +21,8 @@ type Reply = 'ack' | 'hang' | Error;
 class ScriptedTransport extends MmmqTransport {
   readonly name = 'scripted';
   readonly attempts: TransportMessage[][] = [];
+  /** The abort signal of each attempt. */
+  readonly signals: (AbortSignal | undefined)[] = [];
   closed = 0;
 
   constructor(private readonly replies: Reply[] = ['ack']) {
@@ -26,15 +30,16 @@ class ScriptedTransport extends MmmqTransport {
   }
 
   createPublisher(): TransportPublisher {
-    const send = (messages: readonly TransportMessage[]): Promise<PublishedMessage[]> => {
+    const send = (messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]> => {
       this.attempts.push([...messages]);
+      this.signals.push(options?.signal);
       const reply = this.replies[Math.min(this.attempts.length, this.replies.length) - 1];
       if (reply === 'hang') return new Promise(() => undefined);
       if (reply !== 'ack') return Promise.reject(reply);
       return Promise.resolve(messages.map(({ id, topic }, offset) => ({ id, topic, offset, deliveryMode: 'persistent' as const })));
     };
     return {
-      publish: async (message) => (await send([message]))[0],
+      publish: async (message, options) => (await send([message], options))[0],
       publishBatch: send,
       close: async () => void this.closed++,
     };
@@ -99,6 +104,27 @@ describe('Producer with the transport option', () => {
     const { moduleRef, producer } = await producerOn({ transport, timeoutMs: 50 });
     await expect(producer.produce('order.created', { n: 1 })).resolves.toMatchObject({ offset: 0 });
     expect(transport.attempts).toHaveLength(2);
+    await moduleRef.close();
+  });
+
+  it('aborts the signal of an attempt it gave up on at timeoutMs, so the transport does not send it later', async () => {
+    const transport = new ScriptedTransport(['hang', 'ack']);
+    const { moduleRef, producer } = await producerOn({ transport, timeoutMs: 50 });
+    await producer.produce('order.created', { n: 1 });
+    expect(transport.signals.map((signal) => signal?.aborted)).toEqual([true, false]);
+    expect(transport.signals[0]?.reason).toBeInstanceOf(BrokerUnreachableError);
+    await moduleRef.close();
+  });
+
+  it('does not retry a closed publisher (TransportClosedError), saying nothing was sent', async () => {
+    const transport = new ScriptedTransport([new TransportClosedError('The RabbitMQ publisher is closed')]);
+    const { moduleRef, producer } = await producerOn({ transport });
+    const error = await producer.produce('order.created', { n: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProduceError);
+    expect(error).toMatchObject({ attempts: 1 });
+    expect((error as Error).message).toContain('The RabbitMQ publisher is closed. Nothing was stored and it was not retried');
+    expect(((error as ProduceError).cause as Error).message).toContain("The scripted transport's publisher is closed, nothing was sent");
+    expect(transport.attempts).toHaveLength(1);
     await moduleRef.close();
   });
 

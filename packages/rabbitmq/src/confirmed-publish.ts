@@ -10,14 +10,10 @@ export function publishConfirmed(
   options: Options.Publish,
   timeoutMs: number,
 ): Promise<void> {
+  const target = `${exchange || '(default exchange)'} / ${routingKey}`;
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () =>
-        reject(
-          new PublishNotConfirmedError(
-            `RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey} within ${timeoutMs} ms`,
-          ),
-        ),
+      () => reject(new PublishNotConfirmedError(`RabbitMQ did not confirm a publish to ${target} within ${timeoutMs} ms`)),
       timeoutMs,
     );
     try {
@@ -25,7 +21,7 @@ export function publishConfirmed(
         clearTimeout(timer);
         if (error)
           reject(
-            new PublishNotConfirmedError(`RabbitMQ did not confirm a publish to ${exchange || '(default exchange)'} / ${routingKey}`, {
+            new PublishNotConfirmedError(`RabbitMQ did not confirm a publish to ${target}`, {
               cause: error,
             }),
           );
@@ -33,12 +29,7 @@ export function publishConfirmed(
       });
     } catch (error) {
       clearTimeout(timer);
-      reject(
-        new PublishNotConfirmedError(
-          `Publishing to ${exchange || '(default exchange)'} / ${routingKey} failed: ${(error as Error).message}`,
-          { cause: error },
-        ),
-      );
+      reject(new PublishNotConfirmedError(`Publishing to ${target} failed: ${(error as Error).message}`, { cause: error }));
     }
   });
 }

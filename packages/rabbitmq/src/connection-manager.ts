@@ -4,6 +4,7 @@ import { backoffDelay, sleep } from '@mmmq/core';
 import { RabbitMqConnectionError } from './errors/rabbitmq-connection.error';
 import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
+import { bounded } from './shutdown-step';
 
 /** Runs on every (re)connection before anyone is handed it; a failure drops that connection and tries again. */
 export type ConnectionSetup = (model: ChannelModel) => Promise<void>;
@@ -20,6 +21,7 @@ interface Waiter {
 export class ConnectionManager {
   private readonly logger: Logger;
   private readonly stopped = new AbortController();
+  private readonly closeCalled = untilAborted(this.stopped.signal);
   private readonly waiters = new Set<Waiter>();
   private current: ChannelModel | undefined;
   private running: Promise<void> | undefined;
@@ -72,7 +74,7 @@ export class ConnectionManager {
     }
     const model = this.current;
     this.current = undefined;
-    await model?.close().catch(() => undefined);
+    if (model !== undefined) await bounded(model.close());
     await this.running;
   }
 
@@ -99,7 +101,8 @@ export class ConnectionManager {
       this.current = model;
       for (const waiter of this.waiters) waiter.resolve(model);
       this.waiters.clear();
-      const reason = await closed;
+      // Or until close(): on a half-open connection, its close may never be answered.
+      const reason = await Promise.race([closed, this.closeCalled]);
       if (this.current === model) this.current = undefined;
       if (this.stopped.signal.aborted) return;
       lostAt = Date.now();
@@ -122,7 +125,14 @@ export class ConnectionManager {
         });
         // Errors come with a 'close' event too, which is what is acted on; without a listener they would crash.
         model.on('error', (error: Error) => (this.lastError = error));
-        const closed = new Promise<unknown>((resolve) => model!.once('close', resolve));
+        const opened = model;
+        const closed = new Promise<unknown>((resolve) =>
+          opened.once('close', (reason: unknown) => {
+            // At once, not a tick later: nobody may be handed a connection that closed.
+            if (this.current === opened) this.current = undefined;
+            resolve(reason);
+          }),
+        );
         if (this.stopped.signal.aborted) throw new RabbitMqTransportClosedError('closed while connecting');
         await this.setup(model);
         return { model, closed };
@@ -148,6 +158,10 @@ export function redact(url: string): string {
   } catch {
     return '(invalid URL)';
   }
+}
+
+function untilAborted(signal: AbortSignal): Promise<unknown> {
+  return new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
 }
 
 function describe(error: unknown): string {

@@ -16,16 +16,21 @@ export const InternalHeaders = {
   DELIVERIES: 'x-mmmq-deliveries',
 } as const;
 
-// Set by RabbitMQ on dead-lettered and redelivered messages: transport bookkeeping, not the producer's headers.
-const RABBITMQ_HEADERS = /^x-(death|first-death-.*|last-death-.*|delivery-count)$/;
+/** Set by RabbitMQ on dead-lettered and redelivered messages: transport bookkeeping, not the producer's headers. */
+export const RABBITMQ_HEADERS = /^x-(death|first-death-.*|last-death-.*|delivery-count)$/;
 const CONTENT_TYPE = 'application/json';
+/** AMQP short strings (`messageId`, header names) hold at most 255 bytes; MMMQ allows 256 characters. */
+export const AMQP_SHORT_STRING_MAX_BYTES = 255;
 const AMQP_PERSISTENT = 2;
 const AMQP_TRANSIENT = 1;
 
 /** The properties of a publish: `messageId` = the MMMQ id, headers as AMQP headers, TTL as `expiration`. */
 export function publishOptionsOf(message: TransportMessage, now: number, mandatory: boolean): Options.Publish {
+  // amqplib cannot encode a longer one: the publish would fail, and be retried, forever.
+  shortString('Message id', message.id);
   const headers: Record<string, unknown> = { [InternalHeaders.PUBLISHED_AT]: now };
   for (const [name, value] of Object.entries(message.headers ?? {})) {
+    shortString('Message header name', name);
     if (name.startsWith(InternalHeaders.PREFIX)) {
       throw new InvalidMessageError(
         `Message header ${JSON.stringify(name)}: names starting with "${InternalHeaders.PREFIX}" are reserved by the RabbitMQ transport`,
@@ -45,6 +50,15 @@ export function publishOptionsOf(message: TransportMessage, now: number, mandato
     ...(message.priority === undefined ? {} : { priority: message.priority }),
     mandatory,
   };
+}
+
+function shortString(what: string, text: string): void {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > AMQP_SHORT_STRING_MAX_BYTES) {
+    throw new InvalidMessageError(
+      `${what} ${JSON.stringify(text.slice(0, 40))}… is ${bytes} bytes in UTF-8; RabbitMQ takes at most ${AMQP_SHORT_STRING_MAX_BYTES}`,
+    );
+  }
 }
 
 /** What the transport keeps of a delivery besides what the handler sees. */

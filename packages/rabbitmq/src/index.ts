@@ -19,4 +19,5 @@ export { bindingKeyOf } from './pattern-binding';
 export { InvalidRabbitMqOptionsError } from './errors/invalid-rabbitmq-options.error';
 export { RabbitMqConnectionError } from './errors/rabbitmq-connection.error';
 export { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
+export { PublishAbandonedError } from './errors/publish-abandoned.error';
 export { RabbitMqTransportClosedError } from './errors/transport-closed.error';

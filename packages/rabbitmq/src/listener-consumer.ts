@@ -1,10 +1,11 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { TransportHandler, TransportListener } from '@mmmq/core';
+import { backoffDelay, TransportHandler, TransportListener } from '@mmmq/core';
 import type { DeclaredTopology } from './declared-topology';
 import { deliveryOf, type ReceivedDelivery } from './delivery-mapping';
 import { bindingKeyOf } from './pattern-binding';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 import { SettlementRouter } from './settlement-router';
+import { bounded } from './shutdown-step';
 import { declareListener, listenerNames, type ListenerNames } from './topology';
 
 /**
@@ -19,6 +20,11 @@ export class ListenerConsumer {
   private model: ChannelModel | undefined;
   private consumerTag: string | undefined;
   private receiving = true;
+  /** Deliveries the consumer refused in a row, for the backoff of giving them back. */
+  private refusals = 0;
+  /** Channels reopened in a row, for their backoff. */
+  private reopens = 0;
+  private lastReopenAt = 0;
   /** Settlements under way (republish, confirm, ack): close() lets them finish. */
   private readonly settling = new Set<Promise<void>>();
 
@@ -26,7 +32,7 @@ export class ListenerConsumer {
     private readonly options: ResolvedRabbitMqOptions,
     private readonly listener: TransportListener,
     private readonly handle: TransportHandler,
-    /** Called when the channel fails while the connection lives: the subscriber reconnects everything. */
+    /** Called when no new channel can be opened on the connection: the subscriber reconnects everything. */
     private readonly onChannelLost: (model: ChannelModel) => void,
     private readonly declared: DeclaredTopology,
   ) {
@@ -39,15 +45,25 @@ export class ListenerConsumer {
     return this.channel !== undefined && this.model === model;
   }
 
-  /** Declares the listener's topology on a new channel of `model` and starts consuming. */
+  /** Declares the listener's topology on a new channel of `model` and starts consuming; closes that channel if it fails. */
   async attach(model: ChannelModel): Promise<void> {
     if (!this.receiving) return;
     const channel = await model.createConfirmChannel();
+    try {
+      await this.consumeOn(model, channel);
+    } catch (error) {
+      if (this.channel === channel) this.channel = undefined;
+      await channel.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async consumeOn(model: ChannelModel, channel: ConfirmChannel): Promise<void> {
     channel.on('error', () => undefined);
     channel.on('close', () => {
       if (this.channel !== channel) return;
       this.channel = undefined;
-      if (this.receiving) this.onChannelLost(model);
+      this.reopen(model);
     });
     await declareListener(
       channel,
@@ -62,12 +78,34 @@ export class ListenerConsumer {
     this.model = model;
     const { consumerTag } = await channel.consume(this.names.queue, (message) => {
       if (message !== null) return this.receive(channel, message);
-      // RabbitMQ cancelled the consumer (its queue was deleted, or its node left): reconnecting declares it again.
-      if (this.receiving && this.channel === channel) this.onChannelLost(model);
+      // RabbitMQ cancelled the consumer (its queue was deleted, or its node left): a new channel declares it again.
+      if (this.channel !== channel) return;
+      this.channel = undefined;
+      void channel.close().catch(() => undefined);
+      this.reopen(model);
     });
     this.consumerTag = consumerTag;
     // stopReceiving() came while this consumer was being set up: it could not cancel it then.
-    if (!this.receiving) await channel.cancel(consumerTag).catch(() => undefined);
+    if (!this.receiving) await bounded(channel.cancel(consumerTag));
+  }
+
+  /**
+   * This listener's channel closed (a failed settlement, a cancelled consumer) or its connection did: a new channel
+   * on the same connection, and only when that fails (the connection is gone) the subscriber reconnects everything.
+   */
+  private reopen(model: ChannelModel): void {
+    if (!this.receiving) return;
+    // Back off when channels keep failing (e.g. a settlement RabbitMQ refuses each time), as reconnections do.
+    const now = Date.now();
+    if (now - this.lastReopenAt > 2 * this.options.reconnect.maxMs) this.reopens = 0;
+    this.lastReopenAt = now;
+    const delayMs = this.reopens++ === 0 ? 0 : backoffDelay(this.reopens - 1, this.options.reconnect);
+    setTimeout(() => {
+      if (!this.receiving) return;
+      this.attach(model).catch(() => {
+        if (this.receiving) this.onChannelLost(model);
+      });
+    }, delayMs).unref();
   }
 
   /** No message is handed to the handler from now on; those arriving are given back to the queue. Idempotent. */
@@ -75,16 +113,19 @@ export class ListenerConsumer {
     if (!this.receiving) return;
     this.receiving = false;
     const { channel, consumerTag } = this;
-    if (channel !== undefined && consumerTag !== undefined) await channel.cancel(consumerTag).catch(() => undefined);
+    if (channel !== undefined && consumerTag !== undefined) await bounded(channel.cancel(consumerTag));
   }
 
-  /** Lets settlements under way finish, then closes the channel: RabbitMQ requeues whatever is unacknowledged. */
+  /**
+   * Lets settlements under way finish (at most `confirmTimeoutMs`: their publishes time out then), then closes the
+   * channel: RabbitMQ requeues whatever is unacknowledged.
+   */
   async close(): Promise<void> {
     await this.stopReceiving();
-    await Promise.allSettled([...this.settling]);
+    await bounded(Promise.allSettled([...this.settling]), this.options.confirmTimeoutMs);
     const channel = this.channel;
     this.channel = undefined;
-    await channel?.close().catch(() => undefined);
+    if (channel !== undefined) await bounded(channel.close());
   }
 
   private receive(channel: ConfirmChannel, message: ConsumeMessage): void {
@@ -114,8 +155,14 @@ export class ListenerConsumer {
     try {
       answer = await this.handle(received.delivery);
     } catch {
-      return quietly(() => channel.nack(message, false, true));
+      // The consumer could not take it (its queue is full, it is stopping). Given back at once, RabbitMQ would send
+      // it straight back: a spin that also spends the queue's x-delivery-limit. Held a while (it counts against the
+      // prefetch, so nothing more comes meanwhile), with backoff while refusals go on.
+      const delayMs = backoffDelay(++this.refusals, this.options.reconnect);
+      setTimeout(() => quietly(() => channel.nack(message, false, true)), delayMs).unref();
+      return;
     }
+    this.refusals = 0;
     return this.track(channel, this.router.settle(channel, message, received, answer));
   }
 

@@ -1,30 +1,36 @@
 import type { ConfirmChannel, Message } from 'amqplib';
-import { PublishedMessage, TransportMessage, TransportPublisher, TransportRejectedError } from '@mmmq/core';
+import { PublishedMessage, TransportMessage, TransportPublishOptions, TransportPublisher, TransportRejectedError } from '@mmmq/core';
 import { ConnectionManager } from './connection-manager';
 import type { DeclaredTopology } from './declared-topology';
 import { publishConfirmed } from './confirmed-publish';
 import { publishOptionsOf } from './delivery-mapping';
+import { PublishAbandonedError } from './errors/publish-abandoned.error';
 import { PublishNotConfirmedError } from './errors/publish-not-confirmed.error';
 import { RabbitMqTransportClosedError } from './errors/transport-closed.error';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 import { declareExchanges } from './topology';
 
+/** A confirm channel with the ids RabbitMQ returned on it as unroutable; the confirm after each return settles it. */
+interface PublishChannel {
+  channel: ConfirmChannel;
+  returned: Set<string>;
+}
+
 /**
  * Publishes to the topic exchange on a confirm channel: a publish resolves on RabbitMQ's confirm, and rejects with a
  * retryable error when RabbitMQ refuses it, the connection drops before the confirm or the confirm times out (the
- * producer then sends it again with the same id). Nothing unconfirmed is ever reported as sent.
+ * producer then sends it again with the same id). Nothing unconfirmed is ever reported as sent, and nothing the
+ * caller gave up on (its abort signal) while waiting for a connection is sent later.
  */
 export class RabbitMqPublisher implements TransportPublisher {
   private readonly connections: ConnectionManager;
-  private channel: Promise<ConfirmChannel> | undefined;
-  /** Message ids RabbitMQ returned as unroutable; the confirm that follows each return settles it. */
-  private readonly returned = new Set<string>();
+  private channel: Promise<PublishChannel> | undefined;
   private closing: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly options: ResolvedRabbitMqOptions,
-    declared: DeclaredTopology,
+    private readonly declared: DeclaredTopology,
   ) {
     this.connections = new ConnectionManager(options, 'publisher', async (model) => {
       const channel = await model.createChannel();
@@ -33,51 +39,47 @@ export class RabbitMqPublisher implements TransportPublisher {
     });
   }
 
-  async publish(message: TransportMessage): Promise<PublishedMessage> {
-    const [published] = await this.publishBatch([message]);
+  async publish(message: TransportMessage, options?: TransportPublishOptions): Promise<PublishedMessage> {
+    const [published] = await this.publishBatch([message], options);
     return published;
   }
 
   /** Each message is confirmed on its own: RabbitMQ cannot store several atomically, so a failed batch may be partly sent. */
-  publishBatch(messages: readonly TransportMessage[]): Promise<PublishedMessage[]> {
+  // async: a message the mapping refuses rejects the returned promise, never throws at the caller.
+  async publishBatch(messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]> {
     const now = Date.now();
     // Mapping first: a message the transport refuses fails the batch before any of it is sent.
     const prepared = messages.map((message) => ({ message, options: publishOptionsOf(message, now, this.options.rejectUnroutable) }));
-    const work = this.track(this.send(prepared));
-    return work;
+    return this.track(this.send(prepared, options?.signal));
   }
 
-  private async send(prepared: { message: TransportMessage; options: ReturnType<typeof publishOptionsOf> }[]): Promise<PublishedMessage[]> {
+  private async send(
+    prepared: { message: TransportMessage; options: ReturnType<typeof publishOptionsOf> }[],
+    signal: AbortSignal | undefined,
+  ): Promise<PublishedMessage[]> {
     if (this.closing !== undefined) throw new RabbitMqTransportClosedError('The RabbitMQ publisher is closed');
+    if (signal?.aborted) throw abandoned(prepared.length, signal);
     const deadline = Date.now() + this.options.confirmTimeoutMs;
-    const channel = await this.confirmChannel(this.options.confirmTimeoutMs);
+    const { channel, returned } = await untilAborted(this.confirmChannel(this.options.confirmTimeoutMs), signal, prepared.length);
+    // The caller may have given up while the channel (or a connection) was awaited: then nothing is sent.
+    if (signal?.aborted) throw abandoned(prepared.length, signal);
     const confirms = prepared.map(async ({ message, options }) => {
       const content = Buffer.from(message.content, 'utf8');
       try {
         await publishConfirmed(channel, this.options.exchange, message.topic, content, options, Math.max(1, deadline - Date.now()));
       } catch (error) {
+        // A return of this publish (if any) must not outlive it: a retry of the same id would read it as its own.
+        returned.delete(message.id);
         throw new PublishNotConfirmedError(`RabbitMQ did not confirm ${message.id} (topic ${message.topic}): ${(error as Error).message}`, {
           cause: error,
         });
       }
-      return this.outcome(message);
+      return outcome(message, returned);
     });
     return Promise.all(confirms);
   }
 
-  private outcome(message: TransportMessage): PublishedMessage {
-    if (this.returned.delete(message.id)) {
-      throw new TransportRejectedError(
-        `RabbitMQ returned ${message.id} of topic ${message.topic}: no queue is bound for it (rejectUnroutable)`,
-      );
-    }
-    return message.deliveryMode === 'nonPersistent'
-      ? { id: message.id, topic: message.topic, deliveryMode: 'nonPersistent' }
-      : // RabbitMQ has no offsets: −1, as for deliveries.
-        { id: message.id, topic: message.topic, offset: -1, deliveryMode: 'persistent' };
-  }
-
-  private confirmChannel(timeoutMs: number): Promise<ConfirmChannel> {
+  private confirmChannel(timeoutMs: number): Promise<PublishChannel> {
     this.channel ??= this.openChannel(timeoutMs).catch((error: unknown) => {
       this.channel = undefined;
       throw error;
@@ -85,7 +87,7 @@ export class RabbitMqPublisher implements TransportPublisher {
     return this.channel;
   }
 
-  private async openChannel(timeoutMs: number): Promise<ConfirmChannel> {
+  private async openChannel(timeoutMs: number): Promise<PublishChannel> {
     const model = await this.connections.connection(timeoutMs);
     const channel = await model.createConfirmChannel();
     const opened = this.channel;
@@ -95,11 +97,15 @@ export class RabbitMqPublisher implements TransportPublisher {
       if (this.channel === opened) this.channel = undefined;
     });
     channel.on('error', () => undefined);
-    channel.on('return', (returned: Message) => {
-      const id = returned.properties.messageId as unknown;
-      if (typeof id === 'string') this.returned.add(id);
+    // On every channel, not only on connect: a publish to an exchange deleted meanwhile closes the channel (404), and
+    // the next one, on a new channel, declares it again instead of failing until a reconnection.
+    await declareExchanges(channel, this.options, this.declared);
+    const returned = new Set<string>();
+    channel.on('return', (message: Message) => {
+      const id = message.properties.messageId as unknown;
+      if (typeof id === 'string') returned.add(id);
     });
-    return channel;
+    return { channel, returned };
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -116,4 +122,38 @@ export class RabbitMqPublisher implements TransportPublisher {
     })();
     return this.closing;
   }
+}
+
+/** Published, or refused for good when RabbitMQ returned it on that channel (`rejectUnroutable`). */
+function outcome(message: TransportMessage, returned: Set<string>): PublishedMessage {
+  if (returned.delete(message.id)) {
+    throw new TransportRejectedError(
+      `RabbitMQ returned ${message.id} of topic ${message.topic}: no queue is bound for it (rejectUnroutable)`,
+    );
+  }
+  return message.deliveryMode === 'nonPersistent'
+    ? { id: message.id, topic: message.topic, deliveryMode: 'nonPersistent' }
+    : // RabbitMQ has no offsets: −1, as for deliveries.
+      { id: message.id, topic: message.topic, offset: -1, deliveryMode: 'persistent' };
+}
+
+/** `work`, unless `signal` aborts first (the work itself goes on: the channel it opens serves later publishes). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, count: number): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(abandoned(count, signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abandoned(count, signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => signal.removeEventListener('abort', onAbort);
+    work.then(
+      (value) => (settle(), resolve(value)),
+      (error: unknown) => (settle(), reject(error)),
+    );
+  });
+}
+
+function abandoned(count: number, signal: AbortSignal): PublishAbandonedError {
+  return new PublishAbandonedError(`The caller gave up before ${count} message(s) could be handed to RabbitMQ; nothing was sent`, {
+    cause: signal.reason,
+  });
 }

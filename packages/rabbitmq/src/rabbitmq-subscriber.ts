@@ -31,18 +31,28 @@ export class RabbitMqSubscriber implements TransportSubscriber {
       if (this.stopped)
         throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber is stopping`);
       const model = await this.connections.connection(Math.max(1, deadline - Date.now()));
+      let connectionClosed = false;
+      const onClose = () => (connectionClosed = true);
+      model.once('close', onClose);
       try {
         await consumer.attach(model);
+        if (this.stopped) {
+          // stopReceiving() came while it was being set up, and could not reach it: it must not go on receiving.
+          await consumer.close();
+          throw new RabbitMqTransportClosedError(`Cannot subscribe ${listener.consumerId}: the RabbitMQ subscriber stopped meanwhile`);
+        }
         // From now on every reconnection attaches it again.
         this.consumers.push(consumer);
         return;
       } catch (error) {
-        // RabbitMQ refused a declaration (e.g. PRECONDITION_FAILED: the queue exists with other arguments): say so now.
-        // Anything else means the connection dropped meanwhile: try again on the next one.
-        if (isRefusal(error) || Date.now() >= deadline) {
+        // Only a connection that dropped meanwhile is worth another try, on the next one. Anything else (RabbitMQ
+        // refused a declaration, a name it cannot take) would fail the same way again: say so now.
+        if (!connectionClosed || Date.now() >= deadline) {
           await consumer.close();
           throw error;
         }
+      } finally {
+        model.off('close', onClose);
       }
     }
   }
@@ -69,10 +79,4 @@ export class RabbitMqSubscriber implements TransportSubscriber {
   private dropConnection(model: ChannelModel): void {
     if (!this.stopped) void model.close().catch(() => undefined);
   }
-}
-
-/** An AMQP channel error (403 access refused, 404 not found, 405 resource locked, 406 precondition failed). */
-function isRefusal(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' && code >= 400 && code < 500;
 }

@@ -3,6 +3,7 @@ import { DeclaredTopology } from './declared-topology';
 import { unsupportedPattern } from './pattern-binding';
 import { RabbitMqPublisher } from './rabbitmq-publisher';
 import { RabbitMqSubscriber } from './rabbitmq-subscriber';
+import { queueNameTooLong } from './topology';
 import { resolveRabbitMqOptions, type RabbitMqTransportOptions, type ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 
 /**
@@ -42,6 +43,8 @@ export class RabbitMqTransport extends MmmqTransport {
     const reasons: string[] = [];
     const pattern = unsupportedPattern(listener.pattern);
     if (pattern !== undefined) reasons.push(pattern);
+    const tooLong = queueNameTooLong(this.options, listener.consumerId);
+    if (tooLong !== undefined) reasons.push(tooLong);
     if (listener.selector !== undefined) {
       reasons.push('selector: RabbitMQ topic exchanges route on the routing key only and cannot evaluate a header selector');
     }

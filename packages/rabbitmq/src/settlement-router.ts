@@ -2,22 +2,22 @@ import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { Acknowledgement, ConsumerAcknowledgement, DeadLetterHeaders } from '@mmmq/core';
 import type { DeclaredTopology } from './declared-topology';
 import { publishConfirmed } from './confirmed-publish';
-import { InternalHeaders, ReceivedDelivery } from './delivery-mapping';
+import { InternalHeaders, RABBITMQ_HEADERS, ReceivedDelivery } from './delivery-mapping';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
-import { declareRetryQueue, type ListenerNames } from './topology';
+import { declareDeadLetterRoute, declareRetryQueue, type ListenerNames } from './topology';
 
 /** Why a message became a dead letter (`mmmq-dlq-reason`), as on the MMMQ broker. */
 export type DeadLetterReason = 'NACK' | 'REJECTED' | 'EXPIRED';
 
 /** The longest last-error text kept in a dead letter's headers, as on the MMMQ broker. */
 const LAST_ERROR_MAX_LENGTH = 1000;
-const RABBITMQ_HEADERS = /^x-(death|first-death-.*|last-death-.*|delivery-count)$/;
 
 /**
  * Carries out a handler's answer on RabbitMQ. ACK → `basic.ack`. NACK → the message is published again (to a retry
  * queue that dead-letters it back after the delay, or straight back to the queue) and only then acknowledged, so a
  * crash in between duplicates it but never loses it. Out of retries, or `retry: false` → published to the dead-letter
- * queue with MMMQ's dead-letter headers, then acknowledged.
+ * queue with MMMQ's dead-letter headers, then acknowledged. The retry queue, or the dead-letter queue and binding, is
+ * declared right before each publish: a confirm does not say the message was routed anywhere.
  */
 export class SettlementRouter {
   constructor(
@@ -82,6 +82,8 @@ export class SettlementRouter {
     // A dead letter never expires (as on the MMMQ broker): no `expiration`, and it is kept persistent.
     delete headers[InternalHeaders.EXPIRES_AT];
     const options: Options.Publish = { ...copiedProperties(message), persistent: true, headers };
+    // A confirm does not say it was routed: without its queue and binding the dead letter would vanish, then be acked.
+    await declareDeadLetterRoute(channel, this.names, this.declared);
     await publishConfirmed(
       channel,
       this.names.deadLetterExchange,

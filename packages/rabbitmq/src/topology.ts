@@ -1,5 +1,5 @@
 import type { Channel, Options } from 'amqplib';
-import type { BacklogLimit } from '@mmmq/core';
+import { MAX_NACK_DELAY_MS, type BacklogLimit } from '@mmmq/core';
 import type { DeclaredTopology } from './declared-topology';
 import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 
@@ -22,6 +22,25 @@ export function exchangeNames(options: ResolvedRabbitMqOptions): { exchange: str
 export function listenerNames(options: ResolvedRabbitMqOptions, consumerId: string): ListenerNames {
   const queue = `${options.queuePrefix}${consumerId}`;
   return { ...exchangeNames(options), queue, deadLetterQueue: `${queue}.dlq` };
+}
+
+/** RabbitMQ's limit on queue (and exchange) names: a short string of at most 255 bytes. */
+export const MAX_NAME_BYTES = 255;
+
+/**
+ * Why a listener's queue names would be too long for RabbitMQ, or undefined when they fit: the longest is a retry
+ * queue for the longest delay a NACK may ask for (`{queue}.retry.{MAX_NACK_DELAY_MS}`), longer than `{queue}.dlq`.
+ */
+export function queueNameTooLong(options: ResolvedRabbitMqOptions, consumerId: string): string | undefined {
+  const { queue } = listenerNames(options, consumerId);
+  const longest = retryQueueName(queue, MAX_NACK_DELAY_MS);
+  const bytes = Buffer.byteLength(longest, 'utf8');
+  if (bytes <= MAX_NAME_BYTES) return undefined;
+  return (
+    `consumerId: its RabbitMQ queue names would exceed RabbitMQ's ${MAX_NAME_BYTES}-byte limit (the longest, ` +
+    `queuePrefix + consumerId + ".retry.${MAX_NACK_DELAY_MS}", is ${bytes} bytes): shorten the consumerId or queuePrefix ` +
+    `by ${bytes - MAX_NAME_BYTES} bytes`
+  );
 }
 
 /** Where a NACKed message waits `delayMs` before it is dead-lettered back into `queue`. */
@@ -50,9 +69,8 @@ export async function declareListener(
   declared: DeclaredTopology,
 ): Promise<void> {
   await declareExchanges(channel, options, declared);
-  declared.queues.add(names.queue).add(names.deadLetterQueue);
-  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { ...QUORUM } });
-  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, names.queue);
+  declared.queues.add(names.queue);
+  await declareDeadLetterRoute(channel, names, declared);
   const queueArguments: Options.AssertQueue['arguments'] = {
     ...QUORUM,
     ...AT_LEAST_ONCE_DEAD_LETTERING,
@@ -63,6 +81,18 @@ export async function declareListener(
   };
   await channel.assertQueue(names.queue, { durable: true, arguments: queueArguments });
   await channel.bindQueue(names.queue, names.exchange, bindingKey);
+}
+
+/**
+ * Declares the dead-letter exchange, `{queue}.dlq` and its binding. Idempotent; run before each dead-letter publish
+ * too, so a queue or binding deleted while connected is back before a dead letter (then acked) goes to it.
+ */
+export async function declareDeadLetterRoute(channel: Channel, names: ListenerNames, declared: DeclaredTopology): Promise<void> {
+  declared.exchanges.add(names.deadLetterExchange);
+  declared.queues.add(names.deadLetterQueue);
+  await channel.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+  await channel.assertQueue(names.deadLetterQueue, { durable: true, arguments: { ...QUORUM } });
+  await channel.bindQueue(names.deadLetterQueue, names.deadLetterExchange, names.queue);
 }
 
 /** Declares the queue where messages wait `delayMs` before going back to `queue` (one per distinct delay, kept). */

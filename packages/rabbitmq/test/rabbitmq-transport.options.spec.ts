@@ -74,4 +74,17 @@ describe('RabbitMqTransport.unsupported', () => {
     ]);
     expect(transport.unsupported(listener('a', 'order-*'))).toEqual([expect.stringContaining('the segment "order-*"')]);
   });
+
+  it('refuses a consumerId whose queue names would exceed 255 bytes, counting UTF-8 bytes and the longest suffix', () => {
+    const prefixed = create({ url: URL, queuePrefix: 'p'.repeat(200) });
+    // 200 + 40 + ".retry.3600000" (14) = 254 bytes: fits.
+    expect(prefixed.unsupported(listener('c'.repeat(40), 'a.*'))).toEqual([]);
+    // Two-byte characters: 200 + 2 × 21 + 14 = 256 bytes, although only 235 characters.
+    expect(prefixed.unsupported(listener('é'.repeat(21), 'a.*'))).toEqual([
+      expect.stringContaining(`consumerId: its RabbitMQ queue names would exceed RabbitMQ's 255-byte limit`),
+    ]);
+    expect(prefixed.unsupported(listener('c'.repeat(60), 'a.*'))[0]).toContain(
+      'is 274 bytes): shorten the consumerId or queuePrefix by 19 bytes',
+    );
+  });
 });

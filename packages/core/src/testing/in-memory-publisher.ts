@@ -5,7 +5,8 @@ import type { InMemoryBroker, InMemoryPublishRequest } from './in-memory-broker'
 
 /**
  * Publishes to an `InMemoryBroker`. It validates as the real broker does and throws the `MmmqValidationError` naming
- * the problem, which the producer reports as the real broker's 400: refused, not retried.
+ * the problem, which the producer reports as the real broker's 400: refused, not retried. A publish's abort signal
+ * is ignored: the message is handed to the broker at once, before the caller could give up.
  */
 export class InMemoryPublisher implements TransportPublisher {
   constructor(private readonly broker: InMemoryBroker) {}

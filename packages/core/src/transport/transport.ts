@@ -3,21 +3,33 @@ import type { BacklogLimit } from '../backlog-limit';
 import type { DeliveryRequest, PublishedMessage } from '../wire';
 import type { TransportMessage } from './transport-message';
 
+/** Options of one publish attempt. */
+export interface TransportPublishOptions {
+  /**
+   * The caller gave up on the attempt (the producer's `timeoutMs`). Once it aborts before a message was handed to the
+   * connection, that message is not sent and the call rejects; a message handed over already may still arrive, so
+   * its outcome is unknown, as after any timeout (the producer retries it with the same id). A transport that hands
+   * messages over at once (the in-memory one) may ignore it.
+   */
+  signal?: AbortSignal;
+}
+
 /**
  * Sends messages for a producer. One call is one attempt: retrying (always with the same ids) is the producer's
  * business. A publish resolves once the transport has the message for good (the MMMQ broker's ACK, a RabbitMQ
  * publisher confirm). Errors: an `MmmqValidationError` when the transport refuses the message itself (never
- * retried); {@link TransportRejectedError} when the other side refused it for good; anything else means the outcome
+ * retried); {@link TransportRejectedError} when the other side refused it for good; {@link TransportClosedError}
+ * when the publisher is closed (nothing was sent, not retried); anything else means the outcome
  * is unknown or the message was not sent, and the producer retries it with the same id.
  */
 export interface TransportPublisher {
-  publish(message: TransportMessage): Promise<PublishedMessage>;
+  publish(message: TransportMessage, options?: TransportPublishOptions): Promise<PublishedMessage>;
   /**
    * Sends all messages, of any topics. The MMMQ broker stores them as one commit or none; a transport that cannot
    * promise that says so in its documentation (RabbitMQ confirms each message, so a failed batch may be partly sent,
    * and a retry re-sends all of it with the same ids).
    */
-  publishBatch(messages: readonly TransportMessage[]): Promise<PublishedMessage[]>;
+  publishBatch(messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]>;
   /** Releases connections once nothing is in flight. Idempotent. */
   close(): Promise<void>;
 }

@@ -34,6 +34,11 @@ export class TcpProxy {
     return count;
   }
 
+  /** Stops forwarding in both directions without closing anything: a half-open connection, as after a dead host. */
+  freeze(): void {
+    for (const socket of this.sockets) socket.pause();
+  }
+
   get open(): number {
     return this.sockets.size;
   }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
+import { RabbitMqTestNodeError } from './rabbitmq-test-node.error';
 
 /** Where RabbitMQ's own scripts are, when `MMMQ_RABBITMQ_SBIN` does not say. */
 const DEFAULT_RABBITMQ_SBIN_CANDIDATES = [
@@ -21,7 +22,7 @@ export function rabbitMqSbin(): string {
   const configured = process.env.MMMQ_RABBITMQ_SBIN;
   if (configured) {
     if (!existsSync(join(configured, 'rabbitmq-server'))) {
-      throw new Error(`MMMQ_RABBITMQ_SBIN=${configured} holds no rabbitmq-server`);
+      throw new RabbitMqTestNodeError(`MMMQ_RABBITMQ_SBIN=${configured} holds no rabbitmq-server`);
     }
     return configured;
   }
@@ -32,7 +33,7 @@ export function rabbitMqSbin(): string {
     const script = join(dir, 'rabbitmq-server');
     if (dir && existsSync(script)) return dirname(realpathSync(script));
   }
-  throw new Error('rabbitmq-server not found: install RabbitMQ or set MMMQ_RABBITMQ_SBIN to the directory of its scripts');
+  throw new RabbitMqTestNodeError('rabbitmq-server not found: install RabbitMQ or set MMMQ_RABBITMQ_SBIN to the directory of its scripts');
 }
 
 /** Runs `tool -n node args…` with the node's environment (its HOME holds the cluster's cookie); resolves stdout. */
@@ -46,7 +47,9 @@ export function runRabbitMqCli(
   return new Promise((resolve, reject) => {
     execFile(join(rabbitMqSbin(), tool), ['-n', node, ...args], { env, timeout: timeoutMs }, (error, stdout, stderr) => {
       if (error) {
-        reject(new Error(`${tool} -n ${node} ${args.join(' ')} failed: ${error.message}\n${stdout}${stderr}`, { cause: error }));
+        reject(
+          new RabbitMqTestNodeError(`${tool} -n ${node} ${args.join(' ')} failed: ${error.message}\n${stdout}${stderr}`, { cause: error }),
+        );
       } else {
         resolve(stdout);
       }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { makeTempDir, removeTempDir } from '../temp-dir';
 import { RabbitMqNode } from './rabbitmq-node';
+import { RabbitMqTestNodeError } from './rabbitmq-test-node.error';
 
 export interface RabbitMqClusterOptions {
   /** Per node; see {@link RabbitMqNodeOptions.startTimeoutMs}. */
@@ -28,7 +29,7 @@ export class RabbitMqCluster {
   ) {}
 
   static async start(size = 3, options: RabbitMqClusterOptions = {}): Promise<RabbitMqCluster> {
-    if (!Number.isInteger(size) || size < 1) throw new Error(`A cluster has 1 node or more, not ${size}`);
+    if (!Number.isInteger(size) || size < 1) throw new RabbitMqTestNodeError(`A cluster has 1 node or more, not ${size}`);
     const dir = await makeTempDir('mmmq-rabbitmq-cluster-');
     const cookie = randomBytes(16).toString('hex').toUpperCase();
     const run = randomBytes(3).toString('hex');
@@ -79,7 +80,7 @@ export class RabbitMqCluster {
    */
   async leaderOf(queue: string, vhost = '/'): Promise<RabbitMqNode | undefined> {
     const asked = this.runningNodes[0];
-    if (!asked) throw new Error('No node of the cluster is running');
+    if (!asked) throw new RabbitMqTestNodeError('No node of the cluster is running');
     const members = JSON.parse(
       await asked.cli(['quorum_status', queue, '--vhost', vhost, '--formatter', 'json', '--quiet'], 'rabbitmq-queues'),
     ) as QuorumMemberStatus[];
@@ -102,7 +103,7 @@ export class RabbitMqCluster {
     const status = JSON.parse(await nodes[0].cli(['cluster_status', '--formatter', 'json', '--quiet'])) as { running_nodes: string[] };
     const missing = nodes.filter((node) => !status.running_nodes.includes(node.name));
     if (missing.length) {
-      throw new Error(`Cluster formed without ${missing.map((node) => node.name).join(', ')}: ${JSON.stringify(status)}`);
+      throw new RabbitMqTestNodeError(`Cluster formed without ${missing.map((node) => node.name).join(', ')}: ${JSON.stringify(status)}`);
     }
   }
 }

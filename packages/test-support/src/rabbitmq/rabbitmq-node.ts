@@ -8,6 +8,7 @@ import { waitFor } from '../wait-for';
 import { answersAmqp } from './amqp-probe';
 import { killGroup, trackGroup, untrackGroup } from './process-reaper';
 import { RabbitMqTool, rabbitMqSbin, runRabbitMqCli } from './rabbitmq-cli';
+import { RabbitMqTestNodeError } from './rabbitmq-test-node.error';
 
 /** A fresh node boots in ~3 s alone here; three at once on two busy cores take several times that. */
 export const DEFAULT_RABBITMQ_START_TIMEOUT_MS = 90_000;
@@ -109,7 +110,7 @@ export class RabbitMqNode {
 
   /** Starts the node (same name, ports and data as before after a stop or kill); resolves once it answers AMQP. */
   async start(): Promise<void> {
-    if (this.closed) throw new Error(`RabbitMQ node ${this.name} is closed`);
+    if (this.closed) throw new RabbitMqTestNodeError(`RabbitMQ node ${this.name} is closed`);
     if (this.child) return;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -196,7 +197,7 @@ export class RabbitMqNode {
     child.stderr?.on('data', record);
     await waitFor(
       async () => {
-        if (gone) throw new Error(`RabbitMQ node ${this.name} exited while starting:\n${this.output}`);
+        if (gone) throw new RabbitMqTestNodeError(`RabbitMQ node ${this.name} exited while starting:\n${this.output}`);
         return answersAmqp(this.ports.amqp);
       },
       {
