@@ -59,6 +59,7 @@ describe('@mmmq/core public API', () => {
         'TopicPattern',
         'TransportClosedError',
         'TransportRejectedError',
+        'explainInvalidTransportOption',
         'assertConsumerId',
         'assertDeliveryMode',
         'DELIVERY_MODES',

@@ -3,7 +3,8 @@ import {
   explainInvalidTlsClientOptions,
   isBearerTokenText,
   MAX_TIMER_MS,
-  MmmqTransport,
+  explainInvalidTransportOption,
+  type MmmqTransport,
   optionChecks,
   SECURE_STREAM_URL_PROTOCOL,
   STREAM_URL_PROTOCOL,
@@ -108,21 +109,9 @@ export function isStreamUrl(broker: string): boolean {
 
 /** With `transport`, the MMMQ broker's own options would be ignored: refused, so a leftover is noticed. */
 function transportOption(given: MmmqProducerOptions): MmmqTransport | undefined {
-  const { transport } = given;
-  if (transport === undefined) return undefined;
-  if (!(transport instanceof MmmqTransport)) {
-    throw new InvalidProducerOptionsError(
-      `transport must be an MmmqTransport, such as new RabbitMqTransport({ url }) of @mmmq/rabbitmq, got ${describe(transport)}`,
-    );
-  }
-  const refused = BROKER_ONLY_OPTIONS.filter((name) => given[name] !== undefined);
-  if (refused.length > 0) {
-    throw new InvalidProducerOptionsError(
-      `${refused.join(', ')} ${refused.length === 1 ? 'is an option' : 'are options'} of the MMMQ broker, but transport ` +
-        `is set (${transport.name}); remove ${refused.length === 1 ? 'it' : 'them'}`,
-    );
-  }
-  return transport;
+  const problem = explainInvalidTransportOption(given, BROKER_ONLY_OPTIONS);
+  if (problem !== undefined) throw new InvalidProducerOptionsError(problem);
+  return given.transport;
 }
 
 function tlsOptions(tls: unknown): TlsClientOptions | undefined {

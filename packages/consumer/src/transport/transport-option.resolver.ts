@@ -1,7 +1,6 @@
-import { MmmqTransport } from '@mmmq/core';
+import { explainInvalidTransportOption, type MmmqTransport } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import type { MmmqConsumerOptions } from '../mmmq-consumer.options';
-import { describe } from '../option-checks';
 
 /** Options that only concern the MMMQ broker (registration, pushes, pulls): refused with another transport. */
 export const BROKER_ONLY_CONSUMER_OPTIONS: readonly (keyof MmmqConsumerOptions)[] = [
@@ -26,19 +25,7 @@ export const BROKER_ONLY_CONSUMER_OPTIONS: readonly (keyof MmmqConsumerOptions)[
  * @throws InvalidConsumerOptionsError naming the options
  */
 export function resolveTransport(options: MmmqConsumerOptions): MmmqTransport | undefined {
-  const { transport } = options;
-  if (transport === undefined) return undefined;
-  if (!(transport instanceof MmmqTransport)) {
-    throw new InvalidConsumerOptionsError(
-      `transport must be an MmmqTransport, such as new RabbitMqTransport({ url }) of @mmmq/rabbitmq, got ${describe(transport)}`,
-    );
-  }
-  const refused = BROKER_ONLY_CONSUMER_OPTIONS.filter((name) => options[name] !== undefined);
-  if (refused.length > 0) {
-    throw new InvalidConsumerOptionsError(
-      `${refused.join(', ')} ${refused.length === 1 ? 'is an option' : 'are options'} of the MMMQ broker, but transport ` +
-        `is set (${transport.name}); remove ${refused.length === 1 ? 'it' : 'them'}`,
-    );
-  }
-  return transport;
+  const problem = explainInvalidTransportOption(options, BROKER_ONLY_CONSUMER_OPTIONS);
+  if (problem !== undefined) throw new InvalidConsumerOptionsError(problem);
+  return options.transport;
 }

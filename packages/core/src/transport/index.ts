@@ -3,3 +3,4 @@ export * from './transport-message';
 export * from './transport-rejected.error';
 export * from './transport-closed.error';
 export * from './transactional-subscriber';
+export * from './transport-option';
