@@ -28,7 +28,8 @@ export class DeliveryHandler {
   ) {}
 
   /**
-   * @param bounded false when the sender bounds its deliveries itself, so one waits even if the queue is full
+   * @param bounded false when the sender bounds its deliveries itself, so one waits even if the queue is full (with
+   *   ack mode `none`, it is acknowledged only once the queue has room for it)
    * @param channel how `context.transaction()` and `inProgress()` reach the sender, for one other than the MMMQ
    *   broker (a transport); absent: the broker's lease API, when it sent a lease
    * @throws DeliveryRefusedError (queue full, shutting down): the delivery was not handled and must be resent
@@ -44,12 +45,28 @@ export class DeliveryHandler {
     const run = () => this.invoker.invoke(listener, delivery, channel);
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
     if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run, { bounded });
+    if (!bounded) return this.acknowledgeWhenAccepted(listener, delivery, lane, run);
     try {
-      this.frontHandler.accept(lane, run, { bounded }).catch((error: unknown) => this.dropped(listener, [delivery], error));
+      this.frontHandler.accept(lane, run).catch((error: unknown) => this.dropped(listener, [delivery], error));
     } catch (error) {
       return Promise.reject(error);
     }
     return Promise.resolve(ACK);
+  }
+
+  /**
+   * Ack mode `none` from a sender that bounds its deliveries itself: acknowledged once the queue takes it, so the
+   * sender's bound (a transport's prefetch) also bounds what waits acknowledged and unhandled.
+   */
+  private async acknowledgeWhenAccepted(
+    listener: ListenerDefinition,
+    delivery: ConsumerDelivery,
+    lane: { key: string; concurrency: number },
+    run: () => Promise<ConsumerReply>,
+  ): Promise<ConsumerReply> {
+    const { outcome } = await this.frontHandler.acceptWhenRoom(lane, run);
+    outcome.catch((error: unknown) => this.dropped(listener, [delivery], error));
+    return ACK;
   }
 
   /**

@@ -45,6 +45,8 @@ export class FrontHandler {
   private readonly waiting: Job[] = [];
   private readonly running = new Set<Job>();
   private readonly runningPerLane = new Map<string, number>();
+  /** Callers of {@link acceptWhenRoom} waiting for the queue to have room (or for shutdown). */
+  private readonly roomWaiters: Array<() => void> = [];
   private closing: Promise<void> | undefined;
   /** `Date.now()` when the queue last became full; undefined while it has room. */
   private fullSince: number | undefined;
@@ -87,6 +89,19 @@ export class FrontHandler {
     });
   }
 
+  /**
+   * As {@link accept}, but a job that would be refused for a full queue waits for room instead; resolves once the job
+   * is accepted, with its outcome. For ack mode `none` on a sender that bounds its deliveries itself (a transport's
+   * prefetch): a delivery is acknowledged only once it is accepted, so no more than `queueSize` wait acknowledged.
+   * @throws ConsumerClosingError once `close()` was called, also while waiting
+   */
+  async acceptWhenRoom<T>(lane: Lane, task: () => Promise<T>): Promise<{ outcome: Promise<T> }> {
+    while (this.closing === undefined && !this.canStart(lane) && this.waiting.length >= this.limits.queueSize) {
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
+    return { outcome: this.accept(lane, task) };
+  }
+
   /** Jobs running and waiting right now. */
   get load(): { running: number; waiting: number } {
     return { running: this.running.size, waiting: this.waiting.length };
@@ -111,6 +126,7 @@ export class FrontHandler {
 
   private async drain(timeoutMs: number): Promise<void> {
     this.fullSince = undefined;
+    this.wakeRoomWaiters();
     for (const job of this.waiting.splice(0)) {
       const error = new ConsumerClosingError('The consumer shut down before this message started; the broker will redeliver it');
       settle(job, 'reject', error);
@@ -165,7 +181,14 @@ export class FrontHandler {
       if (this.canStart(this.waiting[i].lane)) this.start(this.waiting.splice(i, 1)[0]);
       else i++;
     }
-    if (this.waiting.length === 0 || this.waiting.length < this.limits.queueSize) this.fullSince = undefined;
+    if (this.waiting.length === 0 || this.waiting.length < this.limits.queueSize) {
+      this.fullSince = undefined;
+      this.wakeRoomWaiters();
+    }
+  }
+
+  private wakeRoomWaiters(): void {
+    for (const wake of this.roomWaiters.splice(0)) wake();
   }
 }
 

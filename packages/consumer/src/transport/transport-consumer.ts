@@ -35,10 +35,10 @@ export class TransportConsumer {
       const target = toTransportListener(listener);
       await subscriber.subscribe(target, (delivery) =>
         // The transport bounds what it hands over (its prefetch) until each is settled, so a delivery waits for a
-        // worker rather than being refused and sent straight back; with ackMode 'none' it is settled on receipt,
-        // and only queueSize bounds it.
+        // worker rather than being refused and sent straight back; with ackMode 'none' it is settled once the queue
+        // takes it, so the prefetch keeps bounding it.
         this.deliveries.handle(listener.consumerId, delivery, {
-          bounded: listener.ackMode === 'none',
+          bounded: false,
           channel: transportSettlement(transport, subscriber, target, delivery),
         }),
       );

@@ -28,6 +28,40 @@ class Tasks {
 }
 
 describe('FrontHandler', () => {
+  describe('acceptWhenRoom', () => {
+    it('waits for room in a full queue instead of refusing, and is accepted once a job starts', async () => {
+      const handler = new FrontHandler({ queueSize: 1, maxWorkers: 1 });
+      const tasks = new Tasks();
+      void handler.submit(ordered('a'), tasks.task('a1'));
+      void handler.submit(ordered('b'), tasks.task('b1'));
+      let accepted = false;
+      const third = handler.acceptWhenRoom(ordered('c'), tasks.task('c1')).then((job) => ((accepted = true), job));
+      await flushPromises();
+      expect(accepted).toBe(false);
+
+      tasks.finish('a1');
+      const { outcome } = await third;
+      expect(handler.load).toEqual({ running: 1, waiting: 1 });
+      tasks.finish('b1');
+      tasks.finish('c1');
+      await expect(outcome).resolves.toBe('c1');
+      expect(tasks.started).toEqual(['a1', 'b1', 'c1']);
+    });
+
+    it('rejects a job still waiting for room with ConsumerClosingError when the handler closes', async () => {
+      const handler = new FrontHandler({ queueSize: 1, maxWorkers: 1 });
+      const tasks = new Tasks();
+      void handler.submit(ordered('a'), tasks.task('a1'));
+      void handler.submit(ordered('b'), tasks.task('b1')).catch(() => undefined);
+      const waiting = handler.acceptWhenRoom(ordered('c'), tasks.task('c1'));
+      const closing = handler.close(1_000);
+      await expect(waiting).rejects.toBeInstanceOf(ConsumerClosingError);
+      tasks.finish('a1');
+      await closing;
+      expect(tasks.started).toEqual(['a1']);
+    });
+  });
+
   describe('submit', () => {
     it('refuses a job with QueueFullError when no worker is free and queueSize jobs wait', async () => {
       const handler = new FrontHandler({ queueSize: 1, maxWorkers: 1 });

@@ -109,6 +109,19 @@ class RefundListener {
 
 const ORDERS = 'billing.order-listener.on-order';
 
+/** Ack mode `none`: each message is acknowledged on receipt; the gate of its content holds its handler. */
+@Injectable()
+class AuditListener {
+  readonly gate = new Gate();
+  readonly handled: number[] = [];
+
+  @MMMQListener('audit.*', { ackMode: 'none' })
+  async onAudit(entry: { n: number }): Promise<void> {
+    await this.gate.promise;
+    this.handled.push(entry.n);
+  }
+}
+
 describe('a consumer on another transport', () => {
   let app: INestApplication | undefined;
   afterEach(() => app?.close());
@@ -121,6 +134,26 @@ describe('a consumer on another transport', () => {
     app = started.app;
     return started;
   }
+
+  it("acknowledges an ackMode 'none' delivery only once the queue has room, so the transport's prefetch bounds what waits unhandled", async () => {
+    const transport = new HandTransport();
+    const { app } = await initConsumer({
+      imports: [MmmqConsumerModule.forRoot({ app: 'billing', transport, queueSize: 2, workers: { min: 1, max: 1 } })],
+      providers: [AuditListener],
+    });
+    const audit = app.get(AuditListener);
+    const consumerId = 'billing.audit-listener.on-audit';
+    const replies = [0, 1, 2, 3, 4].map((n) => transport.deliver(consumerId, `a${n}`, { n }));
+    // One running, two waiting (queueSize 2): acknowledged; the other two wait for room instead of being refused.
+    await waitFor(() => transport.events.length === 3, 'three acknowledgements');
+    expect(transport.events).toEqual(['a0 ACK', 'a1 ACK', 'a2 ACK']);
+
+    audit.gate.open();
+    await expect(Promise.all(replies)).resolves.toEqual(replies.map(() => ({ acknowledgement: Acknowledgement.ACK })));
+    await waitFor(() => audit.handled.length === 5, 'every entry handled');
+    expect(audit.handled).toEqual([0, 1, 2, 3, 4]);
+    await app.close();
+  });
 
   it('subscribes each listener with what it declared, logs the transport per listener, and is healthy once subscribed', async () => {
     const transport = new HandTransport();
