@@ -1,7 +1,6 @@
 import { MessageContext, MMMQListener } from '@mmmq/consumer';
-import { flushPromises, waitFor } from '@mmmq/test-support';
+import { flushPromises, Gate, waitFor } from '@mmmq/test-support';
 import { Injectable } from '@nestjs/common';
-import { Gate } from '../support/gate';
 import { ConformanceHarness } from '../support/harness';
 import { Journal, Numbered, numbers } from '../support/journal';
 import { uniqueNames } from '../support/names';

@@ -10,3 +10,4 @@ export * from './small-filesystem';
 export * from './temp-dir';
 export * from './test-consumer';
 export * from './wait-for';
+export { Gate } from './gate';

@@ -1,13 +1,2 @@
-/** A promise a test opens by hand, to hold a handler in flight for as long as the test needs. */
-export class Gate {
-  readonly promise: Promise<void>;
-  private release!: () => void;
-
-  constructor() {
-    this.promise = new Promise<void>((resolve) => (this.release = resolve));
-  }
-
-  open(): void {
-    this.release();
-  }
-}
+// Moved to @mmmq/test-support; this path stays for the tests that import it.
+export { Gate } from '@mmmq/test-support';
