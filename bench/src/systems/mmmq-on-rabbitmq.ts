@@ -42,7 +42,7 @@ export class MmmqOnRabbitMqSystem implements System {
     "it would restart the shared RabbitMQ node, which the RabbitMQ rows measure; the transport's reconnection is proven by the conformance suite (docs/scaling.md)";
   private round?: Round;
 
-  /** @param prefetch the transport's `prefetch`; absent: its default, the listener's `concurrency` (1 by default) */
+  /** @param prefetch the transport's `prefetch`; absent: its default (`DEFAULT_PREFETCH`, 100) */
   constructor(private readonly prefetch?: number) {
     this.id = prefetch === undefined ? 'mmmq-api-rabbitmq' : `mmmq-api-rabbitmq-p${prefetch}`;
     this.label = prefetch === undefined ? 'MMMQ API on RabbitMQ quorum' : `MMMQ API on RabbitMQ quorum, prefetch ${prefetch}`;

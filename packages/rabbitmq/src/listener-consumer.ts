@@ -3,13 +3,13 @@ import { backoffDelay, TransportHandler, TransportListener } from '@mmmq/core';
 import type { DeclaredTopology } from './declared-topology';
 import { deliveryOf, type ReceivedDelivery } from './delivery-mapping';
 import { bindingKeyOf } from './pattern-binding';
-import type { ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
+import { DEFAULT_PREFETCH, type ResolvedRabbitMqOptions } from './rabbitmq-transport.options';
 import { SettlementRouter } from './settlement-router';
 import { bounded } from './shutdown-step';
 import { declareListener, listenerNames, type ListenerNames } from './topology';
 
 /**
- * One listener on its quorum queue: a confirm channel per connection (prefetch = concurrency), each message handed
+ * One listener on its quorum queue: a confirm channel per connection (its prefetch), each message handed
  * to the consumer's handler and its answer carried out by the {@link SettlementRouter}. A handler that rejects (the
  * consumer could not take the message) gets it back into the queue with `basic.nack` + requeue.
  */
@@ -73,7 +73,7 @@ export class ListenerConsumer {
       this.listener.backlogLimit,
       this.declared,
     );
-    await channel.prefetch(this.options.prefetch ?? this.listener.concurrency);
+    await channel.prefetch(this.options.prefetch ?? Math.max(DEFAULT_PREFETCH, this.listener.concurrency));
     this.channel = channel;
     this.model = model;
     const { consumerTag } = await channel.consume(this.names.queue, (message) => {

@@ -5,6 +5,12 @@ import { InvalidRabbitMqOptionsError } from './errors/invalid-rabbitmq-options.e
 export const DEFAULT_EXCHANGE = 'mmmq';
 /** Queue name = prefix + consumerId. */
 export const DEFAULT_QUEUE_PREFIX = '';
+/**
+ * Unacknowledged messages per listener when `prefetch` is not set (at least the listener's `concurrency`): enough
+ * to keep a listener busy between round trips (one message per round trip runs at 5–20 % of what RabbitMQ
+ * delivers, docs/scaling.md "What the switch costs"); a listener with `concurrency` 1 still handles them in order.
+ */
+export const DEFAULT_PREFETCH = 100;
 /** 1 delivery + the MMMQ broker's 3 NACK retries (`delivery.maxNackRetries`), then the dead-letter queue. */
 export const DEFAULT_MAX_DELIVERIES = 4;
 /** Wait before NACK retry 1, 2, 3 (the last one repeats): core's backoff, 1 s × 2, without jitter (one retry queue per delay). */
@@ -38,7 +44,7 @@ export interface RabbitMqTransportOptions {
   /** Default {@link DEFAULT_QUEUE_PREFIX}. */
   queuePrefix?: string;
   retry?: RabbitMqRetryOptions;
-  /** Unacknowledged messages per listener; default: the listener's `concurrency`. */
+  /** Unacknowledged messages per listener. Default {@link DEFAULT_PREFETCH}, or the listener's `concurrency` when larger. */
   prefetch?: number;
   /** Refuse a publish no queue is bound for (`mandatory`) with TransportRejectedError. Default false: it is confirmed and dropped. */
   rejectUnroutable?: boolean;
