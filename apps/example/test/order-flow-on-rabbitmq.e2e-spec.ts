@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { connect } from 'amqplib';
 import { Ledger } from '../src/billing/ledger';
 import { ExampleAppModule } from '../src/example-app.module';
+import { expectedLedger, placeTwoOrdersAndCancelOne } from './order-steps';
 
 const RABBITMQ = 'amqp://guest:guest@127.0.0.1:5672';
 /** The example's consumer ids are its RabbitMQ queues (docs/scaling.md, "The mapping"). */
@@ -40,26 +41,13 @@ describe('the example on RabbitMQ: the same code, MMMQ_BROKER=amqp://…', () =>
 
   it('invoices placed orders and refunds the cancelled one through RabbitMQ quorum queues', async () => {
     const url = await example.getUrl();
-    const place = (item: string, amount: number) =>
-      fetch(`${url}/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ item, amount }),
-      }).then((response) => response.json() as Promise<{ orderId: string }>);
-    const keyboard = await place('keyboard', 49.9);
-    const monitor = await place('monitor', 189);
-    await fetch(`${url}/orders/${keyboard.orderId}`, { method: 'DELETE' });
+    const orders = await placeTwoOrdersAndCancelOne(url);
 
     const ledger = example.get(Ledger);
-    const expected = [
-      { orderId: keyboard.orderId, kind: 'invoice', amount: 49.9 },
-      { orderId: monitor.orderId, kind: 'invoice', amount: 189 },
-      { orderId: keyboard.orderId, kind: 'refund', amount: 49.9, reason: 'cancelled by the customer' },
-    ];
     await waitFor(() => ledger.entries.length === 3, {
       deadlineMs: 30_000,
       message: () => `three ledger entries, got ${JSON.stringify(ledger.entries)}`,
     });
-    expect(ledger.entries).toEqual(expect.arrayContaining(expected));
+    expect(ledger.entries).toEqual(expect.arrayContaining(expectedLedger(orders)));
   });
 });

@@ -8,6 +8,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ledger } from '../src/billing/ledger';
 import { ExampleAppModule } from '../src/example-app.module';
+import { expectedLedger, placeTwoOrdersAndCancelOne } from './order-steps';
 
 describe('the example: order service → broker → billing service', () => {
   let rootDir: string;
@@ -31,28 +32,14 @@ describe('the example: order service → broker → billing service', () => {
 
   it('invoices placed orders and refunds the cancelled one, over real HTTP', async () => {
     const url = await example.getUrl();
-    const place = (item: string, amount: number) =>
-      fetch(`${url}/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ item, amount }),
-      }).then((response) => response.json() as Promise<{ orderId: string }>);
-    const keyboard = await place('keyboard', 49.9);
-    const monitor = await place('monitor', 189);
-    await fetch(`${url}/orders/${keyboard.orderId}`, { method: 'DELETE' });
+    const orders = await placeTwoOrdersAndCancelOne(url);
 
     const ledger = example.get(Ledger);
     await waitFor(() => ledger.entries.length === 3, {
       deadlineMs: 30_000,
       message: () => `three ledger entries, got ${JSON.stringify(ledger.entries)}`,
     });
-    expect(ledger.entries).toEqual(
-      expect.arrayContaining([
-        { orderId: keyboard.orderId, kind: 'invoice', amount: 49.9 },
-        { orderId: monitor.orderId, kind: 'invoice', amount: 189 },
-        { orderId: keyboard.orderId, kind: 'refund', amount: 49.9, reason: 'cancelled by the customer' },
-      ]),
-    );
+    expect(ledger.entries).toEqual(expect.arrayContaining(expectedLedger(orders)));
     const dispatchers = (await (await fetch(`${await broker.getUrl()}/mmmq/dispatchers`)).json()) as Array<{ consumerId: string }>;
     expect(dispatchers.map((dispatcher) => dispatcher.consumerId).sort()).toEqual(
       ['example.invoice-listener.on-order-created', 'example.refund-listener'].sort(),

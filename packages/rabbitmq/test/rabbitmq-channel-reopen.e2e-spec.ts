@@ -1,7 +1,7 @@
 import { waitFor } from '@mmmq/test-support';
 import { connect } from 'amqplib';
 import { listenerNames } from '../src';
-import { listener, message, RABBITMQ_URL, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
+import { listener, message, RABBITMQ_URL, RecordingHandler, TestResources, proxiedResources } from './support/rabbitmq-test-transport';
 import { TcpProxy } from './support/tcp-proxy';
 
 describe('RabbitMqSubscriber: one listener’s channel lost while the connection lives', () => {
@@ -9,9 +9,7 @@ describe('RabbitMqSubscriber: one listener’s channel lost while the connection
   let resources: TestResources;
 
   beforeEach(async () => {
-    proxy = new TcpProxy('127.0.0.1', 5672);
-    const port = await proxy.start();
-    resources = new TestResources(testTransport({ url: `amqp://guest:guest@127.0.0.1:${port}`, reconnect: { initialMs: 20, maxMs: 100 } }));
+    ({ proxy, resources } = await proxiedResources());
   });
 
   afterEach(async () => {

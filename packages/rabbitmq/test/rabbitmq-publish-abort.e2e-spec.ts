@@ -1,6 +1,6 @@
 import { waitFor } from '@mmmq/test-support';
 import { PublishAbandonedError } from '../src';
-import { listener, message, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
+import { listener, message, RecordingHandler, TestResources, proxiedResources } from './support/rabbitmq-test-transport';
 import { TcpProxy } from './support/tcp-proxy';
 
 describe('RabbitMqPublisher: a publish the caller gave up on', () => {
@@ -8,11 +8,7 @@ describe('RabbitMqPublisher: a publish the caller gave up on', () => {
   let resources: TestResources;
 
   beforeEach(async () => {
-    proxy = new TcpProxy('127.0.0.1', 5672);
-    const port = await proxy.start();
-    resources = new TestResources(
-      testTransport({ url: `amqp://guest:guest@127.0.0.1:${port}`, reconnect: { initialMs: 20, maxMs: 100 }, confirmTimeoutMs: 5000 }),
-    );
+    ({ proxy, resources } = await proxiedResources({ confirmTimeoutMs: 5000 }));
   });
 
   afterEach(async () => {

@@ -2,7 +2,15 @@ import { Acknowledgement, ConsumerAcknowledgement, TransportDelivery, TransportM
 import { waitFor } from '@mmmq/test-support';
 import { connect } from 'amqplib';
 import { listenerNames } from '../src';
-import { listener, message, RABBITMQ_URL, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
+import {
+  listener,
+  message,
+  RABBITMQ_URL,
+  RecordingHandler,
+  TestResources,
+  proxiedResources,
+  testTransport,
+} from './support/rabbitmq-test-transport';
 import { TcpProxy } from './support/tcp-proxy';
 
 /** As the producer does: the same message (same id) again until RabbitMQ confirms it. */
@@ -22,15 +30,7 @@ describe('RabbitMqTransport: dropped connections', () => {
   let resources: TestResources;
 
   beforeEach(async () => {
-    proxy = new TcpProxy('127.0.0.1', 5672);
-    const port = await proxy.start();
-    resources = new TestResources(
-      testTransport({
-        url: `amqp://guest:guest@127.0.0.1:${port}`,
-        reconnect: { initialMs: 20, maxMs: 200 },
-        confirmTimeoutMs: 5000,
-      }),
-    );
+    ({ proxy, resources } = await proxiedResources({ reconnect: { initialMs: 20, maxMs: 200 }, confirmTimeoutMs: 5000 }));
   });
 
   afterEach(async () => {

@@ -2,7 +2,7 @@ import { waitFor } from '@mmmq/test-support';
 import { connect } from 'amqplib';
 import { listenerNames, RabbitMqTransportClosedError } from '../src';
 import { SHUTDOWN_STEP_TIMEOUT_MS } from '../src/shutdown-step';
-import { listener, RABBITMQ_URL, RecordingHandler, TestResources, testTransport } from './support/rabbitmq-test-transport';
+import { listener, RABBITMQ_URL, RecordingHandler, TestResources, proxiedResources } from './support/rabbitmq-test-transport';
 import { TcpProxy } from './support/tcp-proxy';
 
 async function consumersOn(queue: string): Promise<number> {
@@ -19,9 +19,7 @@ describe('RabbitMqSubscriber: shutdown', () => {
   let resources: TestResources;
 
   beforeEach(async () => {
-    proxy = new TcpProxy('127.0.0.1', 5672);
-    const port = await proxy.start();
-    resources = new TestResources(testTransport({ url: `amqp://guest:guest@127.0.0.1:${port}`, reconnect: { initialMs: 20, maxMs: 100 } }));
+    ({ proxy, resources } = await proxiedResources());
   });
 
   afterEach(async () => {

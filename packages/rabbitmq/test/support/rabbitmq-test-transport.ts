@@ -9,6 +9,7 @@ import {
   TransportSubscriber,
 } from '@mmmq/core';
 import { RabbitMqTransport, RabbitMqTransportOptions } from '../../src';
+import { TcpProxy } from './tcp-proxy';
 
 /** The shared RabbitMQ of the test machine (guest/guest); never restarted by tests. */
 export const RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -74,4 +75,17 @@ export class TestResources {
     await Promise.all(this.closers.splice(0).map((closable) => closable.close()));
     await this.transport.deleteDeclared();
   }
+}
+
+/**
+ * Test resources on a transport that reaches the shared RabbitMQ through a {@link TcpProxy} (the test's way to cut or
+ * refuse its connections), reconnecting fast (20 ms doubling to 100 ms unless `options` say otherwise).
+ */
+export async function proxiedResources(
+  options: Partial<RabbitMqTransportOptions> = {},
+): Promise<{ proxy: TcpProxy; resources: TestResources }> {
+  const proxy = new TcpProxy('127.0.0.1', 5672);
+  const port = await proxy.start();
+  const url = `amqp://guest:guest@127.0.0.1:${port}`;
+  return { proxy, resources: new TestResources(testTransport({ url, reconnect: { initialMs: 20, maxMs: 100 }, ...options })) };
 }
