@@ -41,6 +41,7 @@ export {
   type MmmqConsumerHealth,
 } from './health/mmmq-consumer.health-indicator';
 export type { PendingRegistration } from './registration/registration-status';
+export type { TransportHealth } from './transport/transport-status';
 export {
   MMMQListener,
   type ListenerDecorator,

@@ -24,6 +24,7 @@ import { DispatcherRegistrar } from './registration/dispatcher-registrar';
 import { RegistrationStatus } from './registration/registration-status';
 import { MmmqConsumerHealthIndicator } from './health/mmmq-consumer.health-indicator';
 import { TransportConsumer } from './transport/transport-consumer';
+import { TransportStatus } from './transport/transport-status';
 
 /**
  * Receives messages pushed by the broker: mounts `POST /mmmq/messages` in the application, discovers the
@@ -70,6 +71,15 @@ import { TransportConsumer } from './transport/transport-consumer';
     RegistrationStatus,
     MmmqConsumerHealthIndicator,
     TransportConsumer,
+    {
+      provide: TransportStatus,
+      useFactory: (observer?: ConsumerObserver) => {
+        const status = new TransportStatus();
+        observer?.watchTransport(() => status.snapshot());
+        return status;
+      },
+      inject: [{ token: CONSUMER_OBSERVER, optional: true }],
+    },
     ConsumerApi,
     PullConsumer,
     ConsumerLifecycle,

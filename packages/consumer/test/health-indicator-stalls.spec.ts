@@ -2,11 +2,12 @@ import { InvalidConsumerOptionsError } from '../src';
 import { FrontHandler } from '../src/handling/front-handler';
 import { MmmqConsumerHealthIndicator } from '../src/health/mmmq-consumer.health-indicator';
 import { RegistrationStatus } from '../src/registration/registration-status';
+import { TransportStatus } from '../src/transport/transport-status';
 
 function indicatorWith(stalls: { longestRunningMs: number; queueFullMs: number }): MmmqConsumerHealthIndicator {
   const status = { snapshot: () => ({ started: true, registered: [], pending: [] }) } as unknown as RegistrationStatus;
   const handler = { load: { running: 1, waiting: 4 }, stalls: () => stalls } as unknown as FrontHandler;
-  return new MmmqConsumerHealthIndicator(status, handler);
+  return new MmmqConsumerHealthIndicator(status, handler, new TransportStatus());
 }
 
 describe('the consumer health indicator on stuck handlers', () => {

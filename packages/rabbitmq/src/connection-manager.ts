@@ -45,7 +45,7 @@ export class ConnectionManager {
         this.waiters.delete(waiter);
         reject(
           new RabbitMqConnectionError(
-            `No connection to RabbitMQ (${this.describeUrls()}) within ${timeoutMs} ms: ${describe(this.lastError)}`,
+            `No connection to RabbitMQ (${this.describeUrls()}) within ${timeoutMs} ms: ${describeError(this.lastError)}`,
             {
               cause: this.lastError,
             },
@@ -58,6 +58,16 @@ export class ConnectionManager {
       };
       this.waiters.add(waiter);
     });
+  }
+
+  /** True while a connection is up and set up (the subscriber's listeners attached to it). */
+  get connected(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** Why the connection last dropped or the last attempt failed, in one line (no credentials: URLs are not in it). */
+  get lastErrorMessage(): string {
+    return describeError(this.lastError);
   }
 
   /** Connects in the background (e.g. to resubscribe after a drop) without anyone waiting. */
@@ -87,7 +97,7 @@ export class ConnectionManager {
         failures++;
         // Once per outage: why it does not come back (e.g. a queue declaration RabbitMQ refuses), not every attempt.
         if (failures === 1)
-          this.logger.warn(`Cannot connect to RabbitMQ (${this.describeUrls()}): ${describe(this.lastError)}; retrying with backoff`);
+          this.logger.warn(`Cannot connect to RabbitMQ (${this.describeUrls()}): ${describeError(this.lastError)}; retrying with backoff`);
         await sleep(backoffDelay(failures, this.options.reconnect), this.stopped.signal);
         continue;
       }
@@ -107,7 +117,7 @@ export class ConnectionManager {
       if (this.stopped.signal.aborted) return;
       lostAt = Date.now();
       this.lastError = reason;
-      this.logger.warn(`Connection to RabbitMQ lost (${describe(reason)}); reconnecting with backoff`);
+      this.logger.warn(`Connection to RabbitMQ lost (${describeError(reason)}); reconnecting with backoff`);
     }
   }
 
@@ -164,7 +174,8 @@ function untilAborted(signal: AbortSignal): Promise<unknown> {
   return new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
 }
 
-function describe(error: unknown): string {
+/** An error's message for logs and health reports. */
+export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return error === undefined ? 'no error reported' : String(error);
 }

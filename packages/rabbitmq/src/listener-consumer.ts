@@ -8,6 +8,14 @@ import { SettlementRouter } from './settlement-router';
 import { bounded } from './shutdown-step';
 import { declareListener, listenerNames, type ListenerNames } from './topology';
 
+/** What a listener consumer tells its subscriber. */
+export interface ListenerConsumerEvents {
+  /** No new channel can be opened on the connection: the subscriber reconnects everything. */
+  channelLost(model: ChannelModel): void;
+  /** It started or stopped consuming ({@link ListenerConsumer.consuming}). */
+  consumingChanged(): void;
+}
+
 /**
  * One listener on its quorum queue: a confirm channel per connection (its prefetch), each message handed
  * to the consumer's handler and its answer carried out by the {@link SettlementRouter}. A handler that rejects (the
@@ -17,8 +25,11 @@ export class ListenerConsumer {
   readonly names: ListenerNames;
   private readonly router: SettlementRouter;
   private channel: ConfirmChannel | undefined;
-  private model: ChannelModel | undefined;
   private consumerTag: string | undefined;
+  /** The channel it consumes on; unset from the moment that channel (or its connection) is lost. */
+  private consumingOn: ConfirmChannel | undefined;
+  /** Why its last channel closed, when RabbitMQ said (a channel closed with its connection has none). */
+  private channelError: unknown;
   private receiving = true;
   /** Deliveries the consumer refused in a row, for the backoff of giving them back. */
   private refusals = 0;
@@ -30,19 +41,23 @@ export class ListenerConsumer {
 
   constructor(
     private readonly options: ResolvedRabbitMqOptions,
-    private readonly listener: TransportListener,
+    readonly listener: TransportListener,
     private readonly handle: TransportHandler,
-    /** Called when no new channel can be opened on the connection: the subscriber reconnects everything. */
-    private readonly onChannelLost: (model: ChannelModel) => void,
+    private readonly events: ListenerConsumerEvents,
     private readonly declared: DeclaredTopology,
   ) {
     this.names = listenerNames(options, listener.consumerId);
     this.router = new SettlementRouter(options, listener.consumerId, this.names, declared);
   }
 
-  /** True once consuming on `model`'s connection. */
-  isAttachedTo(model: ChannelModel): boolean {
-    return this.channel !== undefined && this.model === model;
+  /** True while RabbitMQ can hand it messages: its consumer is set up on a channel that is open. */
+  get consuming(): boolean {
+    return this.consumingOn !== undefined;
+  }
+
+  /** Why its last channel closed (RabbitMQ's error), or undefined when it gave none. */
+  get lastChannelError(): unknown {
+    return this.channelError;
   }
 
   /** Declares the listener's topology on a new channel of `model` and starts consuming; closes that channel if it fails. */
@@ -59,8 +74,9 @@ export class ListenerConsumer {
   }
 
   private async consumeOn(model: ChannelModel, channel: ConfirmChannel): Promise<void> {
-    channel.on('error', () => undefined);
+    channel.on('error', (error: unknown) => (this.channelError = error));
     channel.on('close', () => {
+      this.stoppedConsuming(channel);
       if (this.channel !== channel) return;
       this.channel = undefined;
       this.reopen(model);
@@ -75,16 +91,22 @@ export class ListenerConsumer {
     );
     await channel.prefetch(this.options.prefetch ?? Math.max(DEFAULT_PREFETCH, this.listener.concurrency));
     this.channel = channel;
-    this.model = model;
     const { consumerTag } = await channel.consume(this.names.queue, (message) => {
       if (message !== null) return this.receive(channel, message);
       // RabbitMQ cancelled the consumer (its queue was deleted, or its node left): a new channel declares it again.
       if (this.channel !== channel) return;
       this.channel = undefined;
+      this.channelError = new Error('RabbitMQ cancelled the consumer (its queue was deleted, or its node left)');
+      this.stoppedConsuming(channel);
       void channel.close().catch(() => undefined);
       this.reopen(model);
     });
     this.consumerTag = consumerTag;
+    if (this.receiving && this.channel === channel) {
+      this.consumingOn = channel;
+      this.channelError = undefined;
+      this.events.consumingChanged();
+    }
     // stopReceiving() came while this consumer was being set up: it could not cancel it then.
     if (!this.receiving) await bounded(channel.cancel(consumerTag));
   }
@@ -103,7 +125,7 @@ export class ListenerConsumer {
     setTimeout(() => {
       if (!this.receiving) return;
       this.attach(model).catch(() => {
-        if (this.receiving) this.onChannelLost(model);
+        if (this.receiving) this.events.channelLost(model);
       });
     }, delayMs).unref();
   }
@@ -112,6 +134,7 @@ export class ListenerConsumer {
   async stopReceiving(): Promise<void> {
     if (!this.receiving) return;
     this.receiving = false;
+    this.consumingOn = undefined;
     const { channel, consumerTag } = this;
     if (channel !== undefined && consumerTag !== undefined) await bounded(channel.cancel(consumerTag));
   }
@@ -126,6 +149,12 @@ export class ListenerConsumer {
     const channel = this.channel;
     this.channel = undefined;
     if (channel !== undefined) await bounded(channel.close());
+  }
+
+  private stoppedConsuming(channel: ConfirmChannel): void {
+    if (this.consumingOn !== channel) return;
+    this.consumingOn = undefined;
+    this.events.consumingChanged();
   }
 
   private receive(channel: ConfirmChannel, message: ConsumeMessage): void {

@@ -1,3 +1,4 @@
+import type { TransportHealth } from '../transport/transport-status';
 import type { ConsumerReply } from './settlement';
 
 /** How a handler run ended: `ack`, `nack` (the broker retries) or `reject` (NACK without retry: dead-lettered). */
@@ -19,6 +20,8 @@ export interface ConsumerObserver {
   inboxDuplicate(consumerId: string, topic: string): void;
   /** Called once, with what reads the queue of deliveries waiting for a worker and the handlers running. */
   watchQueue(load: () => { running: number; waiting: number }): void;
+  /** Called once, with what reads whether the transport receives (undefined on the MMMQ broker). */
+  watchTransport(status: () => TransportHealth | undefined): void;
 }
 
 /** Injection token of the optional {@link ConsumerObserver}. */

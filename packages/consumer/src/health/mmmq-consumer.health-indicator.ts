@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FrontHandler, FrontHandlerStalls } from '../handling/front-handler';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { PendingRegistration, RegistrationStatus } from '../registration/registration-status';
+import { TransportHealth, TransportStatus } from '../transport/transport-status';
 
 /** The key {@link MmmqConsumerHealthIndicator.isHealthy} reports under unless given another. */
 export const DEFAULT_CONSUMER_HEALTH_KEY = 'mmmq-consumer';
@@ -27,7 +28,10 @@ export interface ConsumerHealthOptions {
 
 /** What the indicator says about the consumer; the shape of a `@nestjs/terminus` indicator's entry. */
 export interface MmmqConsumerHealth {
-  /** `up` once every listener's dispatcher is registered with the broker (or nothing needs registering) and no handler is stuck. */
+  /**
+   * `up` once every listener's dispatcher is registered with the broker (or nothing needs registering), no handler is
+   * stuck, and the transport (if any) receives.
+   */
   status: 'up' | 'down';
   /** Consumer ids whose dispatchers the broker holds. */
   registered: string[];
@@ -35,15 +39,18 @@ export interface MmmqConsumerHealth {
   pending: PendingRegistration[];
   /** The worker pool: handlers running, messages waiting, and how long the oldest ran and the queue was full. */
   handlers: FrontHandlerStalls & { running: number; waiting: number };
+  /** On a transport other than the MMMQ broker (the `transport` option, `MmmqTestingModule`): whether it receives. */
+  transport?: TransportHealth;
   /** Why it is down, in one line. */
   message?: string;
 }
 
 /**
  * Health of the consumer: down until the broker holds every listener's dispatcher (self-registration retries in
- * the background while the broker is down), and down while a handler runs longer than `maxHandlerMs` or the worker
- * queue stays full longer than `maxQueueFullMs`. The result has `@nestjs/terminus`'s shape,
- * `{ [key]: { status, … } }`, so it plugs into a `HealthCheckService.check([...])` as is, without this package
+ * the background while the broker is down), down while a handler runs longer than `maxHandlerMs` or the worker
+ * queue stays full longer than `maxQueueFullMs`, and on another transport down while its subscriber does not receive
+ * (RabbitMQ: from a dropped connection until every listener is subscribed again). The result has `@nestjs/terminus`'s
+ * shape, `{ [key]: { status, … } }`, so it plugs into a `HealthCheckService.check([...])` as is, without this package
  * depending on terminus: `() => this.mmmq.isHealthy('mmmq')`.
  */
 @Injectable()
@@ -51,6 +58,7 @@ export class MmmqConsumerHealthIndicator {
   constructor(
     private readonly status: RegistrationStatus,
     private readonly frontHandler: FrontHandler,
+    private readonly transportStatus: TransportStatus,
   ) {}
 
   /** @throws InvalidConsumerOptionsError when a threshold is not a positive integer */
@@ -67,8 +75,17 @@ export class MmmqConsumerHealthIndicator {
     const maxQueueFullMs = threshold('maxQueueFullMs', options.maxQueueFullMs ?? DEFAULT_MAX_QUEUE_FULL_MS);
     const { started, registered, pending } = this.status.snapshot();
     const handlers = { ...this.frontHandler.load, ...this.frontHandler.stalls() };
-    const health = { registered, pending, handlers };
+    const transport = this.transportStatus.snapshot();
+    const health = { registered, pending, handlers, ...(transport === undefined ? {} : { transport }) };
     if (!started) return { status: 'down', ...health, message: 'the application has not finished bootstrapping' };
+    if (transport !== undefined && !transport.receiving) {
+      const forMs = Math.max(0, Date.now() - Date.parse(transport.since));
+      return {
+        status: 'down',
+        ...health,
+        message: `the ${transport.name} transport has not been receiving since ${transport.since} (${forMs} ms): ${transport.reason}`,
+      };
+    }
     if (handlers.longestRunningMs > maxHandlerMs) {
       return { status: 'down', ...health, message: `a handler has run for ${handlers.longestRunningMs} ms (maxHandlerMs ${maxHandlerMs})` };
     }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConsumerObserver, HandlerOutcome } from '../handling/consumer-observer';
+import type { TransportHealth } from '../transport/transport-status';
 import { MMMQ_CONSUMER_METRICS_REGISTRY } from './mmmq-consumer-metrics.options';
 
 /**
@@ -15,6 +16,7 @@ export class ConsumerMetrics implements ConsumerObserver {
   private readonly duration: Histogram<'consumer_id' | 'topic' | 'outcome'>;
   private readonly duplicates: Counter<'consumer_id' | 'topic'>;
   private load: () => { running: number; waiting: number } = () => ({ running: 0, waiting: 0 });
+  private transport: () => TransportHealth | undefined = () => undefined;
 
   constructor(@Inject(MMMQ_CONSUMER_METRICS_REGISTRY) registry: Registry) {
     const registers = [registry];
@@ -48,6 +50,18 @@ export class ConsumerMetrics implements ConsumerObserver {
         this.set(load().running);
       },
     });
+    const transport = () => this.transport();
+    new Gauge({
+      name: 'mmmq_consumer_transport_receiving',
+      help: 'On a transport other than the MMMQ broker: 1 while its subscriber receives, 0 while it reconnects or has stopped',
+      labelNames: ['transport'],
+      registers,
+      collect() {
+        this.reset();
+        const status = transport();
+        if (status !== undefined) this.set({ transport: status.name }, status.receiving ? 1 : 0);
+      },
+    });
   }
 
   handled(consumerId: string, topic: string, outcome: HandlerOutcome, seconds: number): void {
@@ -60,5 +74,9 @@ export class ConsumerMetrics implements ConsumerObserver {
 
   watchQueue(load: () => { running: number; waiting: number }): void {
     this.load = load;
+  }
+
+  watchTransport(status: () => TransportHealth | undefined): void {
+    this.transport = status;
   }
 }

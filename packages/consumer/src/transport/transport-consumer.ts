@@ -6,6 +6,7 @@ import type { ListenerDefinition } from '../listener/listener-definition';
 import { RegistrationStatus } from '../registration/registration-status';
 import { toTransportListener } from './transport-listener';
 import { transportSettlement } from './transport-settlement';
+import { TransportStatus } from './transport-status';
 
 /**
  * Receives through a transport other than the MMMQ broker (the `transport` option, or the in-memory one of
@@ -20,6 +21,7 @@ export class TransportConsumer {
   constructor(
     private readonly deliveries: DeliveryHandler,
     private readonly status: RegistrationStatus,
+    private readonly transportStatus: TransportStatus,
   ) {}
 
   /**
@@ -31,6 +33,7 @@ export class TransportConsumer {
     this.status.expect(listeners);
     const subscriber = transport.createSubscriber();
     this.subscriber = subscriber;
+    this.transportStatus.watch(transport.name, subscriber);
     for (const listener of listeners) {
       const target = toTransportListener(listener);
       await subscriber.subscribe(target, (delivery) =>

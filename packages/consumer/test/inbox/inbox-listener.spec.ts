@@ -76,7 +76,7 @@ const delivery = (id: string): DeliveryRequest => ({
 describe('a listener with inbox: true', () => {
   let app: INestApplication;
   const inbox = new MemoryInbox();
-  const observer: ConsumerObserver = { handled: jest.fn(), inboxDuplicate: jest.fn(), watchQueue: jest.fn() };
+  const observer: ConsumerObserver = { handled: jest.fn(), inboxDuplicate: jest.fn(), watchQueue: jest.fn(), watchTransport: jest.fn() };
   const invoke = (consumerId: string, id: string) =>
     app.get(ListenerInvoker).invoke(app.get(ListenerRegistry).find(consumerId)!, delivery(id));
 

@@ -65,7 +65,23 @@ export type TransportDelivery = Omit<DeliveryRequest, 'lease'>;
  */
 export type TransportHandler = (delivery: TransportDelivery) => Promise<ConsumerAcknowledgement>;
 
-/** Receives messages for a consumer's listeners. */
+/**
+ * Whether a subscriber receives, as {@link TransportSubscriber.state} reports it: a snapshot, read as often as asked
+ * (a health check, a metrics scrape), so `since` tells how long it has been so.
+ */
+export interface TransportSubscriberState {
+  /** True while every listener subscribed so far can be handed messages (true before the first is subscribed). */
+  receiving: boolean;
+  /** When `receiving` took its value (epoch ms): the subscriber's creation until it first changed. */
+  since: number;
+  /** While not receiving: why, in one line (`disconnected, reconnecting: <the last connection error>`). */
+  reason?: string;
+}
+
+/**
+ * Receives messages for a consumer's listeners. A subscriber whose connection can drop (RabbitMQ) reconnects by
+ * itself and says so in {@link state}: the consumer's health indicator reports `down` while it does not receive.
+ */
 export interface TransportSubscriber {
   /**
    * Declares what the listener needs on the transport (its subscription, bindings, retry and dead-letter routes)
@@ -82,6 +98,13 @@ export interface TransportSubscriber {
    * later) and releases connections. Idempotent.
    */
   close(): Promise<void>;
+  /**
+   * Optional: whether it receives now. A subscriber that can lose its connection implements it: `receiving` false from
+   * the moment a connection or channel its listeners consume on is lost until every listener is consuming again,
+   * with the last error as `reason`; false for good once `stopReceiving()` was called. Without it (the in-memory
+   * subscriber, which cannot be cut off) the subscriber counts as receiving. Cheap and synchronous: no I/O.
+   */
+  state?(): TransportSubscriberState;
 }
 
 /**
