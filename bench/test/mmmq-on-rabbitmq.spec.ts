@@ -52,7 +52,7 @@ describe('the MMMQ API on RabbitMQ quorum rows (issue 18)', () => {
     const { selected, unknown } = selectSystems([API, 'rabbitmq-quorum', 'mmmq-api-rabbit']);
     expect(selected.map((s) => [s.id, s.label, s.kind])).toEqual([
       ['rabbitmq-quorum', 'RabbitMQ quorum', 'durable-peer'],
-      [API, 'MMMQ API on RabbitMQ quorum', 'mmmq-transport'],
+      [API, 'MMMQ API on RabbitMQ quorum, default prefetch (100)', 'mmmq-transport'],
     ]);
     expect(unknown).toEqual(['mmmq-api-rabbit']);
     expect(selectSystems([]).selected.map((s) => s.id)).toEqual(ids);

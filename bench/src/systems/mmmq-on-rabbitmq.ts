@@ -1,5 +1,5 @@
 import { Producer } from '@mmmq/producer';
-import { RabbitMqTransport } from '@mmmq/rabbitmq';
+import { DEFAULT_PREFETCH, RabbitMqTransport } from '@mmmq/rabbitmq';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import amqp from 'amqplib';
@@ -45,10 +45,13 @@ export class MmmqOnRabbitMqSystem implements System {
   /** @param prefetch the transport's `prefetch`; absent: its default (`DEFAULT_PREFETCH`, 100) */
   constructor(private readonly prefetch?: number) {
     this.id = prefetch === undefined ? 'mmmq-api-rabbitmq' : `mmmq-api-rabbitmq-p${prefetch}`;
-    this.label = prefetch === undefined ? 'MMMQ API on RabbitMQ quorum' : `MMMQ API on RabbitMQ quorum, prefetch ${prefetch}`;
+    this.label =
+      prefetch === undefined
+        ? `MMMQ API on RabbitMQ quorum, default prefetch (${DEFAULT_PREFETCH})`
+        : `MMMQ API on RabbitMQ quorum, prefetch ${prefetch}`;
     const consumer =
       prefetch === undefined
-        ? "the transport's default prefetch (the listener's `concurrency`, 1)"
+        ? `the transport's default prefetch (\`DEFAULT_PREFETCH\`, ${DEFAULT_PREFETCH}: the listener's \`concurrency\`, 1, is smaller)`
         : `\`prefetch: ${prefetch}\` (as the RabbitMQ rows' consumers)`;
     this.description =
       "MMMQ's own libraries with `transport: new RabbitMqTransport({ url, exchange, queuePrefix })` (@mmmq/rabbitmq): quorum queues on the same RabbitMQ node as the RabbitMQ rows, a publish resolves on the publisher confirm (fsync'd in the Raft log). " +
