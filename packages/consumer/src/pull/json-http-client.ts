@@ -65,7 +65,8 @@ export class JsonHttpClient {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', fail);
           response.on('end', () => finish(undefined, { status: response.statusCode ?? 0, data: parseBody(chunks) }));
-          response.on('close', () => fail(new Error('the connection closed before the whole answer came')));
+          // Also after 'end': only a close before it is a failure (and an Error's stack is not free).
+          response.on('close', () => settled || fail(new Error('the connection closed before the whole answer came')));
         },
       );
       request.on('error', fail);
