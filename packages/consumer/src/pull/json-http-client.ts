@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { bearerAuthorization, TlsClientOptions } from '@mmmq/core';
 import { BrokerRequestError } from '../errors/broker-request.error';
 
@@ -19,6 +20,8 @@ export class JsonHttpClient {
   private readonly client: typeof http | typeof https;
   private readonly agent: http.Agent;
   private readonly headers: Record<string, string>;
+  /** Where each path goes, parsed once: a listener POSTs to the same few URLs over and over. */
+  private readonly targets = new Map<string, http.RequestOptions>();
 
   constructor(
     private readonly baseUrl: string,
@@ -37,6 +40,7 @@ export class JsonHttpClient {
    */
   post(path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<JsonHttpResponse> {
     const url = `${this.baseUrl}${path}`;
+    const target = this.target(url);
     const payload = Buffer.from(JSON.stringify(body), 'utf8');
     return new Promise<JsonHttpResponse>((resolve, reject) => {
       let settled = false;
@@ -58,8 +62,7 @@ export class JsonHttpClient {
       // A total deadline: a socket timeout would only notice a connection that stays idle.
       const timer = setTimeout(() => finish(unanswered(`no answer within ${timeoutMs} ms`)), timeoutMs);
       const request = this.client.request(
-        url,
-        { method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': payload.length } },
+        { ...target, method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': payload.length } },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -74,6 +77,12 @@ export class JsonHttpClient {
       signal?.addEventListener('abort', onAbort, { once: true });
       request.end(payload);
     });
+  }
+
+  private target(url: string): http.RequestOptions {
+    let target = this.targets.get(url);
+    if (target === undefined) this.targets.set(url, (target = urlToHttpOptions(new URL(url))));
+    return target;
   }
 
   /** Drops idle keep-alive connections. */
