@@ -15,6 +15,11 @@ import { MAX, P50, P99, RATE, type MetricDef, type Workload } from './workload';
 
 /** The writers' own pace: business transactions committed per second; not a performance of the broker. */
 export const WRITE_RATE: MetricDef = { key: 'writeRate', label: 'business commits/s', unit: '/s', better: 'higher', ratio: false };
+/**
+ * CPU time of the bench process (writers, relay and consumer: the system's client code) per message, from
+ * `process.cpuUsage()` over the measured phase; on a machine whose cores PostgreSQL shares, what bounds the rate.
+ */
+export const CLIENT_CPU_PER_MESSAGE: MetricDef = { key: 'clientCpuPerMessage', label: 'client CPU ms/msg', unit: 'ms', better: 'lower' };
 
 /** Business commits per second the round's time limit allows for even on a slow disk (this machine does ~150–250). */
 const SLOWEST_WRITES_PER_SECOND = 20;
@@ -37,8 +42,8 @@ export const outboxInbox: Workload = {
   id: 'outbox-inbox',
   title: () => 'Outbox → relay → broker → consumer with inbox (PostgreSQL)',
   describe: (c) =>
-    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432, ${c.outboxWritersThread ? 'on a worker thread of their own (`--outbox-writers-thread`)' : 'on the bench process’s event loop, beside the relay and the consumer'}. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`) round after round while it finds rows, and otherwise sleeps until the outbox's NOTIFY, which writers send only while a relay sleeps (a NOTIFY per commit would serialise their commits), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` pull listener (\`delivery: 'pull'\`, \`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` ${CONSUMER_CONCURRENCY}: a pushed listener handles one topic's messages one at a time); **RabbitMQ**: the bench's own outbox and inbox tables, shaped like @mmmq/postgres's, and a relay with the same loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers alone got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here.`,
-  metrics: [RATE(), P50, P99, MAX, WRITE_RATE],
+    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432, ${c.outboxWritersThread ? 'on a worker thread of their own (`--outbox-writers-thread`)' : 'on the bench process’s event loop, beside the relay and the consumer'}. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`) round after round while it finds rows, and otherwise sleeps until the outbox's NOTIFY, which writers send only while a relay sleeps (a NOTIFY per commit would serialise their commits), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` pull listener (\`delivery: 'pull'\`, \`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` ${CONSUMER_CONCURRENCY}: a pushed listener handles one topic's messages one at a time); **RabbitMQ**: the bench's own outbox and inbox tables, shaped like @mmmq/postgres's, and a relay with the same loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers alone got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). *client CPU ms/msg* = the bench process's CPU time (\`process.cpuUsage()\`, all its threads) from the first write to the last side effect, per message delivered: the writers, the relay and the consumer, all the system's client code. Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here.`,
+  metrics: [RATE(), P50, P99, MAX, WRITE_RATE, CLIENT_CPU_PER_MESSAGE],
   headline: 'rate',
   // The writers' time comes on top of the usual wait for the deliveries.
   hardLimitSeconds: (c) => c.roundTimeoutSeconds * 3 + Math.ceil(c.outboxMessages / SLOWEST_WRITES_PER_SECOND),
@@ -75,6 +80,7 @@ export const outboxInbox: Workload = {
       pipeline = await system.outboxPipeline!(round);
       await pipeline.start();
       await ctx.startSampling();
+      const cpuAtStart = process.cpuUsage();
       let next = 0;
       const writer = async () => {
         const client = await pool.connect();
@@ -111,6 +117,7 @@ export const outboxInbox: Workload = {
         lastCommitAt = Math.max(...committedAt);
       } else await Promise.all(Array.from({ length: c.outboxWriters }, writer));
       const waited = await tracker.wait(c.roundTimeoutSeconds * 1000);
+      const cpu = process.cpuUsage(cpuAtStart);
       await ctx.stopSampling();
       const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
       const { p50, p99, max } = tracker.latencies.summary();
@@ -125,6 +132,7 @@ export const outboxInbox: Workload = {
           p99,
           max,
           writeRate: n / ((lastCommitAt - firstCommitAt) / 1000),
+          clientCpuPerMessage: (cpu.user + cpu.system) / 1000 / Math.max(1, tracker.delivered),
         },
         note: notes.filter(Boolean).join('; ') || undefined,
       };

@@ -1,10 +1,8 @@
-import http from 'node:http';
-import https from 'node:https';
-import { bearerAuthorization, CONSUMERS_PATH, PublishedMessage, PublishRequest, TlsClientOptions, TRANSACTIONS_PATH } from '@mmmq/core';
-import axios, { AxiosInstance, AxiosResponse } from 'axios';
+import { CONSUMERS_PATH, PublishedMessage, PublishRequest, TlsClientOptions, TRANSACTIONS_PATH } from '@mmmq/core';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ConsumerDelivery } from '../handling/consumer-delivery';
 import { parseDeliveryRequest } from '../http/delivery-request.parser';
+import { JsonHttpClient } from './json-http-client';
 
 /** `POST /mmmq/consumers/{consumerId}/fetch`: what to take from the broker. */
 export interface FetchRequest {
@@ -35,9 +33,7 @@ export type PulledMessage = ConsumerDelivery;
  * Failures are `BrokerRequestError`s, `retriable` when the broker was unreachable, timed out, or answered 5xx or 429.
  */
 export class PullClient {
-  private readonly httpAgent = new http.Agent({ keepAlive: true });
-  private readonly httpsAgent: https.Agent;
-  private readonly http: AxiosInstance;
+  private readonly http: JsonHttpClient;
 
   /** @param timeoutMs time limit of one request; a fetch may take its `waitMs` longer */
   constructor(
@@ -45,16 +41,7 @@ export class PullClient {
     private readonly timeoutMs: number,
     { token, tls }: { token?: string; tls?: TlsClientOptions } = {},
   ) {
-    this.httpsAgent = new https.Agent({ keepAlive: true, ca: tls?.ca });
-    this.http = axios.create({
-      baseURL: brokerUrl,
-      httpAgent: this.httpAgent,
-      httpsAgent: this.httpsAgent,
-      validateStatus: () => true,
-      // The broker never redirects; without redirects axios skips follow-redirects' wrapper of every request.
-      maxRedirects: 0,
-      headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) },
-    });
+    this.http = new JsonHttpClient(brokerUrl, { token, tls });
   }
 
   /** Long-polls for messages; `signal` ends the wait early (the promise then rejects). */
@@ -117,8 +104,7 @@ export class PullClient {
 
   /** Drops idle keep-alive connections. */
   close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.http.close();
   }
 
   private async settle(consumerId: string, action: string, body: object): Promise<SettleResult> {
@@ -133,16 +119,11 @@ export class PullClient {
   }
 
   private async request(url: string, data: object, timeout: number, signal?: AbortSignal): Promise<unknown> {
-    let response: AxiosResponse;
-    try {
-      response = await this.http.request({ method: 'POST', url, data, timeout, signal });
-    } catch (error) {
-      const { message, code } = error as { message?: string; code?: string };
-      const cause = Object.assign(new Error(message || code), { code });
-      throw new BrokerRequestError(`POST ${this.brokerUrl}${url} failed: ${message || code}`, true, { cause });
-    }
+    // No answer (unreachable, reset, timed out, aborted): a retriable BrokerRequestError.
+    const response = await this.http.post(url, data, timeout, signal);
     if (response.status === 200) return response.data;
-    const detail = typeof response.data?.message === 'string' ? `: ${response.data.message}` : '';
+    const message = (response.data as { message?: unknown } | null | undefined)?.message;
+    const detail = typeof message === 'string' ? `: ${message}` : '';
     const roles = url === TRANSACTIONS_PATH ? 'the consume and publish roles' : 'the consume role';
     const hint = response.status === 401 || response.status === 403 ? ` (the consumer option token needs ${roles})` : '';
     const retriable = response.status >= 500 || response.status === 429;

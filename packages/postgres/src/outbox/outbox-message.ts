@@ -57,14 +57,16 @@ export function prepareOutboxMessage(topic: unknown, content: unknown, options: 
   if (typeof options !== 'object' || options === null) {
     throw new InvalidMessageError(`outbox.add() options must be an object, got ${describeValue(options)}`);
   }
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.has(key));
+  const unknown: string[] = [];
+  for (const key in options) if (!KNOWN_OPTIONS.has(key) && Object.hasOwn(options, key)) unknown.push(key);
   if (unknown.length > 0) {
     throw new InvalidMessageError(`Unknown outbox.add() option(s) ${unknown.join(', ')}; the options are ${[...KNOWN_OPTIONS].join(', ')}`);
   }
   const name = new Topic(topic);
   if (name.isReserved) throw new InvalidTopicError(`Topic ${name.name} is reserved for the broker (names starting with "__")`);
   const headers = options.headers === undefined ? {} : { ...assertHeaders(options.headers) };
-  const reserved = Object.keys(headers).filter((header) => RESERVED_HEADERS.has(header.toLowerCase()));
+  const reserved: string[] = [];
+  for (const header in headers) if (RESERVED_HEADERS.has(header.toLowerCase())) reserved.push(header);
   if (reserved.length > 0) {
     throw new InvalidMessageError(
       `Header(s) ${reserved.join(', ')} are reserved for the outbox relay; pass aggregateType, aggregateId, traceparent ` +
@@ -81,17 +83,26 @@ export function prepareOutboxMessage(topic: unknown, content: unknown, options: 
     traceparent: optionalText('traceparent', options.traceparent),
     tracestate: optionalText('tracestate', options.tracestate),
   };
-  // The headers as relayed (the timestamp has a fixed length): refused now if the relay's would be.
-  assertHeaders(relayedHeaders(row, new Date()));
+  // The headers as relayed (the timestamp has a fixed length): refused now if the relay's would be. A bare row's are
+  // only its id, checked above, and the timestamp.
+  if (!isBare(row)) assertHeaders(relayedHeaders(row.id, row, new Date()));
   return row;
 }
 
-/** The headers the relay publishes a row with: its own, then the reserved {@link OUTBOX_HEADERS}. */
+/** Without headers, aggregate or trace context: most messages, whose columns beyond id, topic and content keep their defaults. */
+export function isBare(row: OutboxRowInput): boolean {
+  if (row.aggregateType !== null || row.aggregateId !== null || row.traceparent !== null || row.tracestate !== null) return false;
+  for (const _ in row.headers) return false;
+  return true;
+}
+
+/** The headers the relay publishes message `id` with: the row's own, then the reserved {@link OUTBOX_HEADERS}. */
 export function relayedHeaders(
-  row: Pick<OutboxRowInput, 'id' | 'headers' | 'aggregateType' | 'aggregateId' | 'traceparent' | 'tracestate'>,
+  id: string,
+  row: Pick<OutboxRowInput, 'headers' | 'aggregateType' | 'aggregateId' | 'traceparent' | 'tracestate'>,
   createdAt: Date,
 ): MessageHeaders {
-  const headers: MessageHeaders = { ...row.headers, [OUTBOX_HEADERS.messageId]: row.id };
+  const headers: MessageHeaders = { ...row.headers, [OUTBOX_HEADERS.messageId]: id };
   if (row.aggregateType !== null) headers[OUTBOX_HEADERS.aggregateType] = row.aggregateType;
   if (row.aggregateId !== null) headers[OUTBOX_HEADERS.aggregateId] = row.aggregateId;
   if (row.traceparent !== null) headers[OUTBOX_HEADERS.traceparent] = row.traceparent;

@@ -3,7 +3,7 @@ import { DuplicateOutboxMessageError } from '../errors/duplicate-outbox-message.
 import { InvalidOutboxOptionsError } from '../errors/invalid-outbox-options.error';
 import { DEFAULT_SCHEMA } from '../migrations/migrate';
 import type { SqlAdapter } from '../sql/sql-adapter';
-import { OutboxAddOptions, OutboxMessageInput, OutboxRowInput, prepareOutboxMessage } from './outbox-message';
+import { isBare, OutboxAddOptions, OutboxMessageInput, OutboxRowInput, prepareOutboxMessage } from './outbox-message';
 import { OUTBOX_TABLE, qualifiedOutboxTable } from './outbox-table';
 
 export interface OutboxOptions<Tx> {
@@ -59,8 +59,7 @@ export class Outbox<Tx = unknown> {
   async add(tx: Tx, topic: string, content: unknown, options?: OutboxAddOptions): Promise<string> {
     const row = prepareOutboxMessage(topic, content, options);
     // Most messages have no headers, aggregate or trace context: the defaults of those columns are theirs.
-    const bare =
-      row.aggregateType === null && row.aggregateId === null && row.traceparent === null && row.tracestate === null && isEmpty(row.headers);
+    const bare = isBare(row);
     const values = bare
       ? [row.id, row.topic, row.content]
       : [row.id, row.topic, row.content, JSON.stringify(row.headers), row.aggregateType, row.aggregateId, row.traceparent, row.tracestate];
@@ -109,11 +108,6 @@ export class Outbox<Tx = unknown> {
       throw duplicate === undefined ? error : new DuplicateOutboxMessageError(duplicate, { cause: error });
     }
   }
-}
-
-function isEmpty(headers: object): boolean {
-  for (const _ in headers) return false;
-  return true;
 }
 
 function atIndex<T>(index: number, prepare: () => T): T {

@@ -48,6 +48,8 @@ export class OutboxRelay {
   private readonly queries: RelayQueries;
   private readonly listener: OutboxListener;
   private readonly closing = new AbortController();
+  /** Its statements' names by text: a handful of statements, run thousands of times. */
+  private readonly statementNames = new Map<string, string>();
   private leases = 0;
   private woken = false;
   private wakeUp?: () => void;
@@ -249,7 +251,7 @@ export class OutboxRelay {
           topic: row.topic,
           id: row.messageId,
           content: parseContent(row),
-          headers: relayedHeaders(idOf(row), row.createdAt),
+          headers: relayedHeaders(row.messageId, row, row.createdAt),
           // Never the topic's default: on a nonPersistent topic the ACK would come before the message is durable, so
           // PUBLISHED would not mean the broker keeps it (and there would be no offset).
           deliveryMode: 'persistent',
@@ -289,17 +291,15 @@ export class OutboxRelay {
    * plans the lease and the marks once per connection instead of once per round.
    */
   private query<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<R>> {
-    return this.pool.query<R>({ name: statementName(text), text, values });
+    let name = this.statementNames.get(text);
+    if (name === undefined) this.statementNames.set(text, (name = statementName(text)));
+    return this.pool.query<R>({ name, text, values });
   }
 }
 
 /** A prepared statement's name, the same for the same text on every connection. */
 function statementName(text: string): string {
   return `mmmq_relay_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-}
-
-function idOf(row: OutboxRow) {
-  return { ...row, id: row.messageId };
 }
 
 /** The row's content; text that is not JSON (a row written by hand) is a validation failure, so the row FAILS. */
