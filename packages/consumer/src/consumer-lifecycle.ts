@@ -19,16 +19,18 @@ import { buildListenerDefinitions } from './listener/listener-definitions.builde
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
-import { PullConsumer } from './pull/pull-consumer';
+import { BrokerPushSubscriber } from './http/broker-push-subscriber';
+import { BrokerPullSubscriber } from './pull/broker-pull-subscriber';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
+import { brokerSubscription } from './transport/broker-subscription';
 import { TransportConsumer } from './transport/transport-consumer';
 
 /**
  * Runs the consumer through the application's life: finds and checks the listeners when modules initialise,
- * connects them at bootstrap (subscribed on a transport: the `transport` option, or the in-memory one of
- * `MmmqTestingModule`, which wins; or self-registration with the MMMQ broker, in the background unless
- * `registration.failFast`, each pull listener fetching once its dispatcher is registered), and drains in-flight
- * handlers first thing on shutdown, before other modules close what handlers may still use.
+ * subscribes them at bootstrap (on the in-memory transport of `MmmqTestingModule`, which wins; the `transport`
+ * option; or the MMMQ broker, whose subscriber registers each dispatcher, in the background unless
+ * `registration.failFast`, and takes its pushes or fetches once it is registered), and drains in-flight handlers
+ * first thing on shutdown, before other modules close what handlers may still use.
  */
 @Injectable()
 export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -41,7 +43,8 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     private readonly frontHandler: FrontHandler,
     private readonly registrar: DispatcherRegistrar,
     private readonly transport: TransportConsumer,
-    private readonly pull: PullConsumer,
+    private readonly push: BrokerPushSubscriber,
+    private readonly pull: BrokerPullSubscriber,
     private readonly serverGate: DeliveryServerGate,
     @Optional() private readonly inMemory?: InMemoryTransport,
     @Optional() private readonly inbox?: ListenerInbox,
@@ -75,18 +78,16 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
       return;
     }
     if (this.options.delivery === 'push') this.serverGate.attach();
-    // A pull listener fetches once its dispatcher exists; before, the broker would only answer 404.
-    await this.registrar.registerAll(listeners, (listener) => this.pull.start(listener));
+    const { name, subscriber, ...how } = brokerSubscription(this.options, this.push, this.pull);
+    await this.transport.subscribeAllOn(name, subscriber, listeners, how);
   }
 
   /** Drains first thing on shutdown (see drainConsumer), before other modules close what handlers may still use. */
   async onModuleDestroy(): Promise<void> {
     await drainConsumer({
-      pull: this.pull,
       transport: this.transport,
       frontHandler: this.frontHandler,
       requestsAnswered: (timeoutMs) => this.serverGate.close(timeoutMs),
-      registrar: this.registrar,
       timeoutMs: this.options.shutdownTimeoutMs,
       logger: this.logger,
     });

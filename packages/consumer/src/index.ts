@@ -83,6 +83,7 @@ export { InvalidListenerError } from './errors/invalid-listener.error';
 export { DispatcherRegistrationError } from './errors/dispatcher-registration.error';
 export { BrokerRequestError } from './errors/broker-request.error';
 export { DeliveryRefusedError } from './errors/delivery-refused.error';
+export { ListenerNotSubscribedError } from './errors/listener-not-subscribed.error';
 export { QueueFullError } from './errors/queue-full.error';
 export { ConsumerClosingError } from './errors/consumer-closing.error';
 export { HandlerAbandonedError } from './errors/handler-abandoned.error';

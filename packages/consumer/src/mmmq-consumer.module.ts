@@ -13,13 +13,14 @@ import { DeliveryServerGate } from './http/delivery-server-gate';
 import { DeliverySignatureVerifier } from './http/delivery-signature.verifier';
 import { MessagesController } from './http/messages.controller';
 import { PushReceiver } from './http/push-receiver';
+import { BrokerPushSubscriber } from './http/broker-push-subscriber';
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
 import { MMMQ_CONSUMER_OPTIONS, MMMQ_CONSUMER_OPTIONS_TYPE, MmmqConsumerConfigurableModule } from './mmmq-consumer-module-definition';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, resolveConsumerOptions } from './mmmq-consumer-options.resolver';
 import type { MmmqConsumerOptions } from './mmmq-consumer.options';
 import { ConsumerApi } from './pull/consumer-api';
-import { PullConsumer } from './pull/pull-consumer';
+import { BrokerPullSubscriber } from './pull/broker-pull-subscriber';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
 import { RegistrationStatus } from './registration/registration-status';
 import { MmmqConsumerHealthIndicator } from './health/mmmq-consumer.health-indicator';
@@ -27,10 +28,11 @@ import { TransportConsumer } from './transport/transport-consumer';
 import { TransportStatus } from './transport/transport-status';
 
 /**
- * Receives messages pushed by the broker: mounts `POST /mmmq/messages` in the application, discovers the
- * listeners at bootstrap, and (with `broker` and `advertisedUrl`) registers one dispatcher per listener.
- * With `delivery: 'pull'` it fetches from `broker` instead, registering dispatchers without a host. With
- * `transport`, it subscribes each listener on that transport instead (RabbitMQ, the in-memory broker).
+ * Receives messages for the application's listeners, each subscribed on one transport: by default the MMMQ broker,
+ * which pushes to `POST /mmmq/messages` (mounted in the application) once (with `broker` and `advertisedUrl`) each
+ * listener's dispatcher is registered; with `delivery: 'pull'` it fetches from `broker` instead, registering
+ * dispatchers without a host. With `transport`, each listener subscribes on that transport (RabbitMQ, the in-memory
+ * broker).
  * Import it once, in the root module: `MmmqConsumerModule.forRoot({...})` or `forRootAsync({...})`.
  * `isGlobal: true` makes the options (`MMMQ_CONSUMER_OPTIONS`) injectable everywhere.
  */
@@ -81,7 +83,8 @@ import { TransportStatus } from './transport/transport-status';
       inject: [{ token: CONSUMER_OBSERVER, optional: true }],
     },
     ConsumerApi,
-    PullConsumer,
+    BrokerPushSubscriber,
+    BrokerPullSubscriber,
     ConsumerLifecycle,
   ],
   exports: [MMMQ_CONSUMER_OPTIONS, MmmqConsumerHealthIndicator],

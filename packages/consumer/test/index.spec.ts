@@ -49,6 +49,7 @@ describe('@mmmq/consumer public API', () => {
         'DEFAULT_REGISTRATION_TIMEOUT_MS',
         'DEFAULT_SHUTDOWN_TIMEOUT_MS',
         'DeliveryRefusedError',
+        'ListenerNotSubscribedError',
         'DeliveryTooLargeError',
         'DeliveryUnauthorizedError',
         'PushNotAcceptedError',

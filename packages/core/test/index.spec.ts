@@ -132,6 +132,7 @@ describe('@mmmq/core public API', () => {
         'isObjectKey',
         'isObjectStore',
         'isTransactionalSubscriber',
+        'isLeasingSubscriber',
         'parseClaimCheckReference',
         'sha256Hex',
       ].sort(),

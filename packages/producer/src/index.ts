@@ -9,7 +9,7 @@ export {
 } from './mmmq-producer.options';
 export { RETRY_BACKOFF_MULTIPLIER, RETRY_JITTER } from './retry/retry-policy';
 export { DEFAULT_BATCH_MAX_BYTES, DEFAULT_BATCH_MAX_MESSAGES, DEFAULT_STREAM_MAX_IN_FLIGHT } from './publish-batcher';
-export { HTTP_MAX_SOCKETS } from './gateway/http-broker-gateway';
+export { HTTP_MAX_SOCKETS } from './gateway/http-broker-publisher';
 export { Producer } from './producer';
 export type { ProducerClaimCheckOptions } from './claim-check/claim-check.options';
 // Defined in core, shared with the consumer; re-exported so a producer-only app can configure a claim check.

@@ -3,7 +3,7 @@
  * public API: it may change in any release. Applications use `MmmqProducerModule` and `Producer`.
  */
 import type { InMemoryTransport } from '@mmmq/core/testing';
-import { createBrokerGateway } from './gateway/broker-gateway.provider';
+import { createTransportGateway } from './gateway/transport-gateway.provider';
 import { resolveProducerOptions } from './mmmq-producer-options.resolver';
 import type { MmmqProducerOptions } from './mmmq-producer.options';
 import { Producer } from './producer';
@@ -14,5 +14,5 @@ import { Producer } from './producer';
  */
 export function createProducer(options: MmmqProducerOptions, inMemory?: InMemoryTransport): Producer {
   const resolved = resolveProducerOptions(options, inMemory !== undefined);
-  return new Producer(createBrokerGateway(resolved, inMemory), resolved);
+  return new Producer(createTransportGateway(resolved, inMemory), resolved);
 }

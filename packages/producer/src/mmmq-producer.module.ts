@@ -1,6 +1,6 @@
 import { InMemoryTransport } from '@mmmq/core/testing';
 import { DynamicModule, Module } from '@nestjs/common';
-import { BROKER_GATEWAY_PROVIDER } from './gateway/broker-gateway.provider';
+import { TRANSPORT_GATEWAY_PROVIDER } from './gateway/transport-gateway.provider';
 import { ConfigurableMmmqProducerModule, MMMQ_PRODUCER_OPTIONS, MMMQ_PRODUCER_OPTIONS_TYPE } from './mmmq-producer.module-definition';
 import { RESOLVED_PRODUCER_OPTIONS, resolveProducerOptions } from './mmmq-producer-options.resolver';
 import { MmmqProducerOptions } from './mmmq-producer.options';
@@ -22,7 +22,7 @@ import { Producer } from './producer';
         resolveProducerOptions(options, inMemory !== undefined),
       inject: [MMMQ_PRODUCER_OPTIONS, { token: InMemoryTransport, optional: true }],
     },
-    BROKER_GATEWAY_PROVIDER,
+    TRANSPORT_GATEWAY_PROVIDER,
     Producer,
   ],
   exports: [Producer],

@@ -9,7 +9,7 @@ import { ProduceError, ProduceFailure, Publication, publicationOf, publishing } 
 import { ProducerClosedError } from './errors/producer-closed.error';
 import { PRODUCE_OBSERVER, ProduceObserver } from './produce-observer';
 import { ProduceOptions } from './produce-options';
-import { BrokerGateway } from './gateway/broker-gateway';
+import { TransportGateway } from './gateway/transport-gateway';
 import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-producer-options.resolver';
 import { messageFromArguments, OutgoingMessage, prepareBatch, prepareMessage } from './outgoing-message';
 import { ProducerTransaction, TransactionCollector, TransactionResult } from './producer-transaction';
@@ -38,7 +38,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   private readonly claimCheck?: ClaimCheckOffloader;
 
   constructor(
-    private readonly gateway: BrokerGateway,
+    private readonly gateway: TransportGateway,
     @Inject(RESOLVED_PRODUCER_OPTIONS) options: ResolvedProducerOptions,
     @Optional() @Inject(PRODUCE_OBSERVER) private readonly observer?: ProduceObserver,
   ) {

@@ -51,7 +51,7 @@ export class PublishBatcher {
   constructor(
     private readonly limits: BatchingLimits,
     private readonly send: SendBatch,
-    /** The transport's failure count (see `BrokerGateway.failures`). */
+    /** The transport's failure count (see `TransportPublisher.failures`). */
     private readonly failures: () => number = () => 0,
   ) {}
 

@@ -15,9 +15,11 @@ import { DeliveryUnauthorizedError } from '../errors/delivery-unauthorized.error
 import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 import { PushNotAcceptedError } from '../errors/push-not-accepted.error';
-import { DeliveryHandler } from '../handling/delivery-handler';
+import { ListenerNotSubscribedError } from '../errors/listener-not-subscribed.error';
 import { PushSequencer } from '../handling/push-sequencer';
+import { ListenerRegistry } from '../listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { BrokerPushSubscriber, PushHandlers } from './broker-push-subscriber';
 import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
 import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
@@ -32,7 +34,8 @@ export interface PushAnswer {
 /**
  * Takes a push from the broker, whatever HTTP server it arrived on: checks its signature (with `signingSecrets`),
  * parses it, waits for its turn when it is numbered (`mmmq-push-session` / `mmmq-push-sequence`, see PushSequencer),
- * hands it to the listener its `mmmq-consumer-id` header names, and says what to answer. 503 means "not taken, send
+ * hands it to the handlers BrokerPushSubscriber holds for the listener its `mmmq-consumer-id` header names, and says
+ * what to answer. 503 means "not taken, send
  * it again later": nothing answered with 503 or 4xx was handled (the broker does not count a 503 as a delivery); a
  * handler cut off by the shutdown timeout gets 500. A consumer that pulls (`delivery: 'pull'`) takes no pushes: 404.
  */
@@ -43,7 +46,8 @@ export class PushReceiver {
   constructor(
     private readonly body: DeliveryBodyReader,
     private readonly signatures: DeliverySignatureVerifier,
-    private readonly deliveries: DeliveryHandler,
+    private readonly subscriber: BrokerPushSubscriber,
+    private readonly registry: ListenerRegistry,
     private readonly sequencer: PushSequencer,
     @Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: Pick<ResolvedConsumerOptions, 'delivery'>,
   ) {}
@@ -53,7 +57,10 @@ export class PushReceiver {
     try {
       const { consumerId, order } = this.addressOf(request.headers);
       const delivery = parseDeliveryRequest(await this.readSigned(request));
-      const handle = () => this.deliveries.handle(consumerId, delivery);
+      const handle = () => {
+        const handlers = this.handlersOf(consumerId);
+        return handlers === undefined ? Promise.resolve(this.unknown(consumerId)) : handlers.handle(delivery);
+      };
       const acknowledgement = await this.inOrder(consumerId, delivery.topic, order, handle);
       return { status: HttpStatus.OK, body: acknowledgement, headers: {} };
     } catch (error) {
@@ -66,7 +73,10 @@ export class PushReceiver {
     try {
       const { consumerId, order } = this.addressOf(request.headers);
       const deliveries = parseDeliveryBatch(await this.readSigned(request));
-      const handle = () => this.deliveries.handleBatch(consumerId, deliveries);
+      const handle = () => {
+        const handlers = this.handlersOf(consumerId);
+        return handlers === undefined ? Promise.resolve(deliveries.map(() => this.unknown(consumerId))) : handlers.handleBatch(deliveries);
+      };
       const acknowledgements = await this.inOrder(consumerId, deliveries[0].topic, order, handle);
       return { status: HttpStatus.OK, body: { acknowledgements }, headers: {} };
     } catch (error) {
@@ -80,6 +90,37 @@ export class PushReceiver {
     }
     const order = parsePushOrder(single(headers[PUSH_SESSION_HEADER]), single(headers[PUSH_SEQUENCE_HEADER]));
     return { consumerId: single(headers[CONSUMER_ID_HEADER]), order };
+  }
+
+  /**
+   * The handlers of the listener a push names; undefined when this application has no such listener (it is NACKed).
+   * @throws ListenerNotSubscribedError for one of its listeners not subscribed yet (start-up still runs): 503
+   * @throws ConsumerClosingError once shutdown began: 503
+   */
+  private handlersOf(consumerId: string | undefined): PushHandlers | undefined {
+    const handlers = this.subscriber.handlersOf(consumerId);
+    if (handlers === undefined && consumerId !== undefined && this.registry.find(consumerId) !== undefined) {
+      throw new ListenerNotSubscribedError(
+        `The listener of ${consumerId} is not subscribed yet (start-up is running); the broker will send it again`,
+      );
+    }
+    return handlers;
+  }
+
+  /** The answer to a push for no listener of this application: a NACK, which the broker retries and then dead-letters. */
+  private unknown(consumerId: string | undefined): ConsumerAcknowledgement {
+    return {
+      acknowledgement: Acknowledgement.NACK,
+      message:
+        `No listener of this application has consumer id ${JSON.stringify(consumerId ?? null)} (known: ` +
+        `${
+          this.registry
+            .all()
+            .map((known) => known.consumerId)
+            .join(', ') || 'none'
+        }); the broker will retry ` +
+        `and then dead-letter the message`,
+    };
   }
 
   /** The body, once its signature is checked (when `signingSecrets` are set). */

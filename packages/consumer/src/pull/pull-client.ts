@@ -93,7 +93,7 @@ export class PullClient {
    * the outputs were stored once all of it is durable; a 409 (an input's lease is no longer held: nothing was
    * published) is a BrokerRequestError with `status` 409.
    */
-  async transaction(consumerId: string, leases: string[], messages: PublishRequest[]): Promise<PublishedMessage[]> {
+  async transaction(consumerId: string, leases: string[], messages: readonly PublishRequest[]): Promise<PublishedMessage[]> {
     const body = await this.request(TRANSACTIONS_PATH, { consumerId, settle: leases, messages }, this.timeoutMs);
     const published = (body as { messages?: unknown } | null)?.messages;
     if (!Array.isArray(published) || published.length !== messages.length) {

@@ -1,30 +1,27 @@
-import { Acknowledgement } from '@mmmq/core';
+import { Acknowledgement, ConsumerAcknowledgement, sleep, type TransportHandler, type TransportListener } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
 import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
-import type { FrontHandler } from '../handling/front-handler';
-import type { ListenerInvoker } from '../handling/listener-invoker';
-import type { ConsumerReply, SettlementChannel } from '../handling/settlement';
-import type { ListenerDefinition } from '../listener/listener-definition';
 import { AckBatcher, DUPS_OK_ACK_BATCH, DUPS_OK_ACK_LINGER_MS, MAX_ACKS_PER_REQUEST } from './ack-batcher';
-import { leaseExtender, pulledSettlement, transactionCommitter } from './lease-channel';
+import { lostLease } from './lease-channel';
 import { pullBackoffDelay } from './pull-backoff';
-import { sleep } from '@mmmq/core';
 import type { PulledMessage, PullClient } from './pull-client';
 import type { ResolvedPull } from './pull-options.resolver';
 
 export interface PullLoopDeps {
   client: PullClient;
-  frontHandler: FrontHandler;
-  invoker: ListenerInvoker;
+  /** The consumer's handler of this listener's messages (the worker pool; it waits for room: the prefetch bounds). */
+  handle: TransportHandler;
   settings: ResolvedPull;
   logger: Logger;
 }
 
+const PAST = { ack: 'acknowledged', nack: 'NACKed', terminate: 'terminated' } as const;
+
 /**
  * Feeds one listener by fetching: long-polls the broker for up to what its prefetch leaves free (once at least
- * half is free), runs each message through the worker pool like a push, and settles it by its lease (acks
- * batched, see AckBatcher). Broker errors back off (250 ms doubling to 30 s), with one warning per outage. `stop()` ends fetching at once;
+ * half is free), hands each message to the consumer's handler, and settles it by its lease with the acknowledgement
+ * the handler resolves with (acks batched, see AckBatcher), unless the handler settled it already ({@link settleNow}). Broker errors back off (250 ms doubling to 30 s), with one warning per outage. `stop()` ends fetching at once;
  * `drain()` then waits for the messages already fetched and sends the last acks.
  */
 export class PullLoop {
@@ -33,9 +30,11 @@ export class PullLoop {
   private readonly acks: AckBatcher;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Messages a `manual` handler settled before it returned: its acknowledgement changes nothing then. */
+  private readonly settledByHandler = new WeakSet<PulledMessage>();
 
   constructor(
-    private readonly listener: ListenerDefinition,
+    private readonly listener: TransportListener,
     private readonly deps: PullLoopDeps,
   ) {
     const lazy = listener.ackMode === 'dupsOk';
@@ -117,13 +116,10 @@ export class PullLoop {
   }
 
   private async handle(message: PulledMessage): Promise<void> {
-    const { frontHandler, invoker } = this.deps;
-    const lane = { key: this.listener.consumerId, concurrency: this.listener.concurrency };
     try {
-      // Bounded by the prefetch instead of queueSize: every fetched message waits for its turn.
-      const outcome = await frontHandler.submit(lane, () => invoker.run(this.listener, message, this.channel(message)), { bounded: false });
-      if (outcome.sent || message.lease === undefined || this.listener.ackMode === 'none') return;
-      await this.settle(message, message.lease, outcome.reply);
+      const reply = await this.deps.handle(message);
+      if (message.lease === undefined || this.listener.ackMode === 'none' || this.settledByHandler.has(message)) return;
+      await this.settle(message, message.lease, reply);
     } catch (error) {
       // Shutdown came first, or outlasted the handler: not settled; the broker releases the lease (recover or expiry).
       if (error instanceof ConsumerClosingError || error instanceof HandlerAbandonedError) return;
@@ -133,41 +129,35 @@ export class PullLoop {
     }
   }
 
-  private channel(message: PulledMessage): SettlementChannel {
-    const { client, settings } = this.deps;
-    const { consumerId } = this.listener;
-    if (message.lease === undefined) {
-      const settled = "with ackMode 'none' the broker settled the message when it sent it";
-      return { extendUnavailable: settled, commitUnavailable: settled };
-    }
-    if (this.listener.ackMode === 'manual') {
-      return pulledSettlement(client, consumerId, message.lease, (lease) => this.acks.add(lease), settings.ackTimeoutMs);
-    }
-    return {
-      extend: leaseExtender(client, consumerId, message.lease, settings.ackTimeoutMs),
-      commit: transactionCommitter(client, consumerId, message.lease),
-    };
+  /**
+   * A `manual` handler's decision, sent at once (acks through the batcher): resolves once the broker holds it.
+   * @throws LeaseLostError when the broker no longer held the lease
+   */
+  async settleNow(message: PulledMessage, lease: string, reply: ConsumerAcknowledgement): Promise<void> {
+    this.settledByHandler.add(message);
+    if (await this.send(lease, reply)) return;
+    const kind = reply.acknowledgement === Acknowledgement.ACK ? 'ack' : reply.retry === false ? 'terminate' : 'nack';
+    throw lostLease(this.listener.consumerId, lease, PAST[kind]);
   }
 
-  private async settle(message: PulledMessage, lease: string, reply: ConsumerReply): Promise<void> {
+  private async settle(message: PulledMessage, lease: string, reply: ConsumerAcknowledgement): Promise<void> {
+    if (reply.acknowledgement === Acknowledgement.ACK && this.listener.ackMode === 'dupsOk') {
+      // dupsOk does not wait for its lazy ack: the message leaves the prefetch now, the ack follows in a batch.
+      return void this.acks.add(lease).then(
+        (ok) => this.reportLost(message, ok),
+        (error) => this.reportFailed(message, error),
+      );
+    }
+    this.reportLost(message, await this.send(lease, reply));
+  }
+
+  /** @returns false when the broker no longer held the lease */
+  private async send(lease: string, reply: ConsumerAcknowledgement): Promise<boolean> {
     const { client } = this.deps;
     const { consumerId } = this.listener;
-    let held: boolean;
-    if (reply.acknowledgement === Acknowledgement.ACK) {
-      const acked = this.acks.add(lease);
-      // dupsOk does not wait for its lazy ack: the message leaves the prefetch now, the ack follows in a batch.
-      if (this.listener.ackMode === 'dupsOk')
-        return void acked.then(
-          (ok) => this.reportLost(message, ok),
-          (error) => this.reportFailed(message, error),
-        );
-      held = await acked;
-    } else if (reply.retry === false) {
-      held = !(await client.terminate(consumerId, [lease], reply.message)).lost.includes(lease);
-    } else {
-      held = !(await client.nack(consumerId, [lease], reply.delayMs)).lost.includes(lease);
-    }
-    this.reportLost(message, held);
+    if (reply.acknowledgement === Acknowledgement.ACK) return this.acks.add(lease);
+    if (reply.retry === false) return !(await client.terminate(consumerId, [lease], reply.message)).lost.includes(lease);
+    return !(await client.nack(consumerId, [lease], reply.delayMs)).lost.includes(lease);
   }
 
   private reportLost(message: PulledMessage, held: boolean): void {

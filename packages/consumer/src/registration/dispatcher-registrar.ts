@@ -14,10 +14,12 @@ import { RegistrationStatus } from './registration-status';
 
 /**
  * Makes the broker hold one dispatcher per listener (see ensurePushDispatcher / ensurePullDispatcher), so
- * registering again after a restart changes nothing but telling the broker this host is back. By default in the
- * background, once the application listens: the application starts while the broker is down, and the retries log
- * once per outage (RegistrationStatus, and so the health indicator, tells what is pending and why). With
- * `registration.failFast` at bootstrap, which fails after `attempts` tries.
+ * registering again after a restart changes nothing but telling the broker this host is back. It is how the MMMQ
+ * broker's subscribers (BrokerPushSubscriber, BrokerPullSubscriber) subscribe a listener. Without
+ * `registration.failFast`, one listener after another, retried with backoff until the broker answers, once the
+ * application listens: the application starts while the broker is down, and the retries log once per outage
+ * (RegistrationStatus, and so the health indicator, tells what is pending and why). With `registration.failFast`,
+ * a listener fails after `attempts` tries.
  */
 @Injectable()
 export class DispatcherRegistrar {
@@ -28,7 +30,10 @@ export class DispatcherRegistrar {
   /** Consumer ids this application's host is (or may have become) a push member of. */
   private readonly joined: string[] = [];
   private readonly stopped = new AbortController();
-  private background: Promise<void> | undefined;
+  /** The background registrations, one after another: the last one queued. */
+  private queue: Promise<void> = Promise.resolve();
+  /** The broker's outage the background registrations are in, shared by them: one warning per outage. */
+  private outage: { since: number; failures: number } | undefined;
 
   constructor(
     @Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: ResolvedConsumerOptions,
@@ -37,25 +42,20 @@ export class DispatcherRegistrar {
   ) {}
 
   /**
-   * Registers every listener's dispatcher and calls `onRegistered` for each once the broker holds it (at once for
-   * all when self-registration is off; with `registration.failFast`, for all once every one is registered). Returns
-   * at once unless `registration.failFast` is set.
-   * @throws DispatcherRegistrationError with `failFast`, once a listener could not be registered within the allowed attempts
+   * Resolves once the broker holds `listener`'s dispatcher (at once when self-registration is off). Without
+   * `registration.failFast` it waits for its turn behind the listeners registered before it.
+   * @throws DispatcherRegistrationError with `failFast`, once the listener could not be registered within the allowed
+   *   attempts; without, once an answer says retrying cannot help, or registration stopped (shutdown)
    */
-  async registerAll(listeners: readonly ListenerDefinition[], onRegistered: (listener: ListenerDefinition) => void): Promise<void> {
+  register(listener: ListenerDefinition): Promise<void> {
     const registration = this.options.registration;
-    this.status.expect(registration === undefined ? [] : listeners);
-    if (registration === undefined) return listeners.forEach(onRegistered);
+    if (registration === undefined) return Promise.resolve();
     // Stopping aborts a registration request in flight: a shutdown does not wait for it to time out.
-    this.client ??= this.newClient(registration, this.stopped.signal);
-    if (!registration.failFast) {
-      this.background = this.registerInBackground(this.client, registration, listeners, onRegistered);
-      return;
-    }
-    // All first: a pull loop started before a later listener fails would keep running, as Nest runs no shutdown
-    // hooks after a failed bootstrap.
-    for (const listener of listeners) await this.registerNow(this.client, registration, listener);
-    listeners.forEach(onRegistered);
+    const client = (this.client ??= this.newClient(registration, this.stopped.signal));
+    if (registration.failFast) return this.registerNow(client, registration, listener);
+    const turn = this.queue.then(() => this.registerInBackground(client, registration, listener));
+    this.queue = turn.catch(() => undefined);
+    return turn;
   }
 
   /**
@@ -67,7 +67,7 @@ export class DispatcherRegistrar {
    */
   async leaveAll(): Promise<void> {
     this.stopped.abort();
-    await this.background;
+    await this.queue;
     const registration = this.options.registration;
     const host = registration?.advertisedHost;
     const joined = this.joined.splice(0);
@@ -124,60 +124,54 @@ export class DispatcherRegistrar {
   }
 
   /**
-   * Registers the listeners one after another, each retried with backoff until the broker holds it or answers that
-   * retrying cannot help. One warning when the broker cannot be reached, one line when it can again.
+   * Registers one listener, retried with backoff until the broker holds it or answers that retrying cannot help.
+   * One warning when the broker cannot be reached, one line when it can again.
    */
   private async registerInBackground(
     client: DispatcherApiClient,
     registration: ResolvedRegistration,
-    listeners: readonly ListenerDefinition[],
-    onRegistered: (listener: ListenerDefinition) => void,
+    listener: ListenerDefinition,
   ): Promise<void> {
     const { signal } = this.stopped;
     // The broker pushes as soon as it holds the dispatcher: registering before the port is open would only earn
     // refused connections and a backoff on the broker.
     if (registration.advertisedHost !== undefined) await this.listening(signal);
-    let failures = 0;
-    let outageSince: number | undefined;
-    for (const listener of listeners) {
-      while (!signal.aborted) {
-        try {
-          await this.ensure(client, registration, listener);
-        } catch (error) {
-          if (signal.aborted) return;
-          const retrying = error instanceof BrokerRequestError && error.retriable;
-          this.status.failed(listener, error, retrying);
-          if (!retrying) {
-            this.logger.error(
-              `Could not register the dispatcher ${listener.consumerId} of ${listener.where} with the broker at ` +
-                `${registration.brokerUrl}: ${(error as Error).message}. Retrying cannot help: it stays unregistered ` +
-                `(health: down) until the configuration is fixed and the application restarted`,
-            );
-            break;
-          }
-          if (outageSince === undefined) {
-            outageSince = Date.now();
-            this.logger.warn(
-              `Could not register the dispatcher ${listener.consumerId} with the broker at ${registration.brokerUrl}: ` +
-                `${(error as Error).message}. The application runs on and keeps trying in the background ` +
-                `(MmmqConsumerHealthIndicator: down until every dispatcher is registered)`,
-            );
-          }
-          await sleep(backoffDelay(++failures, registration.backoff), signal);
-          continue;
-        }
-        if (outageSince !== undefined) {
-          this.logger.log(
-            `Reached the broker at ${registration.brokerUrl} again after ${Date.now() - outageSince} ms (${failures} failed tries)`,
+    while (!signal.aborted) {
+      try {
+        await this.ensure(client, registration, listener);
+      } catch (error) {
+        if (signal.aborted) break;
+        const retrying = error instanceof BrokerRequestError && error.retriable;
+        this.status.failed(listener, error, retrying);
+        if (!retrying) {
+          throw new DispatcherRegistrationError(
+            `Could not register the dispatcher ${listener.consumerId} of ${listener.where} with the broker at ` +
+              `${registration.brokerUrl}: ${(error as Error).message}. Retrying cannot help: it stays unregistered ` +
+              `(health: down) until the configuration is fixed and the application restarted`,
+            { cause: error },
           );
-          outageSince = undefined;
-          failures = 0;
         }
-        this.status.succeeded(listener);
-        onRegistered(listener);
-        break;
+        if (this.outage === undefined) {
+          this.outage = { since: Date.now(), failures: 0 };
+          this.logger.warn(
+            `Could not register the dispatcher ${listener.consumerId} with the broker at ${registration.brokerUrl}: ` +
+              `${(error as Error).message}. The application runs on and keeps trying in the background ` +
+              `(MmmqConsumerHealthIndicator: down until every dispatcher is registered)`,
+          );
+        }
+        await sleep(backoffDelay(++this.outage.failures, registration.backoff), signal);
+        continue;
       }
+      if (this.outage !== undefined) {
+        this.logger.log(
+          `Reached the broker at ${registration.brokerUrl} again after ${Date.now() - this.outage.since} ms ` +
+            `(${this.outage.failures} failed tries)`,
+        );
+        this.outage = undefined;
+      }
+      return this.status.succeeded(listener);
     }
+    throw new DispatcherRegistrationError(`Registering the dispatcher ${listener.consumerId} stopped: the application is shutting down`);
   }
 
   private async ensure(client: DispatcherApiClient, registration: ResolvedRegistration, listener: ListenerDefinition): Promise<void> {

@@ -3,13 +3,13 @@ import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { drainConsumer } from '../consumer-drain';
-import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { DeliveryHandler } from '../handling/delivery-handler';
 import { FrontHandler } from '../handling/front-handler';
 import { ClaimCheckResolver } from '../handling/claim-check-resolver';
 import { checkListenerInbox } from '../inbox/listener-inbox.check';
 import { ListenerInvoker } from '../handling/listener-invoker';
 import { PushSequencer } from '../handling/push-sequencer';
+import { BrokerPushSubscriber } from '../http/broker-push-subscriber';
 import { DeliveryBodyReader } from '../http/delivery-body.reader';
 import { DeliverySignatureVerifier } from '../http/delivery-signature.verifier';
 import { PushReceiver } from '../http/push-receiver';
@@ -17,15 +17,19 @@ import type { ListenerDefinition } from '../listener/listener-definition';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { ResolvedConsumerOptions, resolveConsumerOptions } from '../mmmq-consumer-options.resolver';
 import type { MmmqConsumerOptions } from '../mmmq-consumer.options';
+import { BrokerPullSubscriber } from '../pull/broker-pull-subscriber';
 import { ConsumerApi } from '../pull/consumer-api';
-import { PullConsumer } from '../pull/pull-consumer';
 import { DispatcherRegistrar } from '../registration/dispatcher-registrar';
 import { RegistrationStatus } from '../registration/registration-status';
+import { brokerSubscription } from '../transport/broker-subscription';
+import { TransportConsumer } from '../transport/transport-consumer';
+import { TransportStatus } from '../transport/transport-status';
 
 /**
- * The consumer of `MmmqConsumerModule` — options, worker pool, push handling, pull loops, self-registration and
- * shutdown — for a host outside Nest's dependency injection (`@mmmq/microservices`' MmmqServer), which brings its
- * own listeners and, for push, its own HTTP server.
+ * The consumer of `MmmqConsumerModule` — options, worker pool, subscriptions on the MMMQ broker (self-registration,
+ * push or pull) or on the `transport` option, and shutdown — for a host outside Nest's dependency injection
+ * (`@mmmq/microservices`' MmmqServer), which brings its own listeners and, for the MMMQ broker's push, its own HTTP
+ * server. Every transport runs through the one TransportConsumer path, as in the module.
  */
 export class ConsumerRuntime {
   readonly options: ResolvedConsumerOptions;
@@ -33,47 +37,55 @@ export class ConsumerRuntime {
   private readonly registry = new ListenerRegistry();
   private readonly frontHandler: FrontHandler;
   private readonly api: ConsumerApi;
-  private readonly pull: PullConsumer;
   private readonly registrar: DispatcherRegistrar;
+  private readonly push: BrokerPushSubscriber;
+  private readonly pull: BrokerPullSubscriber;
+  private readonly transport: TransportConsumer;
   private readonly receiver: PushReceiver;
   private readonly server = new HttpAdapterHost();
   private closing: Promise<void> | undefined;
 
-  /** @throws InvalidConsumerOptionsError naming the first invalid option, or `transport` (the MMMQ broker only) */
+  /** @throws InvalidConsumerOptionsError naming the first invalid option */
   constructor(
     options: MmmqConsumerOptions,
     private readonly logger = new Logger('MmmqConsumer'),
   ) {
     this.options = resolveConsumerOptions(options);
-    if (this.options.transport !== undefined) {
-      throw new InvalidConsumerOptionsError(
-        `transport is not supported here: this runtime (@mmmq/microservices' MmmqServer) receives from the MMMQ broker ` +
-          `only; receive through the ${this.options.transport.name} transport with MmmqConsumerModule and @MMMQListener`,
-      );
-    }
     this.frontHandler = new FrontHandler({ queueSize: this.options.queueSize, maxWorkers: this.options.workers.max });
     const invoker = new ListenerInvoker(
       undefined,
       new ClaimCheckResolver(this.options.claimCheck?.store, this.options.claimCheck?.maxBytes),
     );
     this.api = new ConsumerApi(this.options);
-    this.pull = new PullConsumer(this.options, this.frontHandler, invoker, this.api);
     this.registrar = new DispatcherRegistrar(this.options, this.status, this.server);
-    const deliveries = new DeliveryHandler(this.registry, this.frontHandler, invoker, this.api);
+    this.push = new BrokerPushSubscriber(this.registry, this.registrar, this.api);
+    this.pull = new BrokerPullSubscriber(this.options, this.registry, this.registrar, this.api);
+    this.transport = new TransportConsumer(new DeliveryHandler(this.frontHandler, invoker), this.status, new TransportStatus());
     const verifier = new DeliverySignatureVerifier(this.options);
-    this.receiver = new PushReceiver(new DeliveryBodyReader(this.options), verifier, deliveries, new PushSequencer(), this.options);
+    this.receiver = new PushReceiver(
+      new DeliveryBodyReader(this.options),
+      verifier,
+      this.push,
+      this.registry,
+      new PushSequencer(),
+      this.options,
+    );
   }
 
   /**
-   * Takes these listeners and registers their dispatchers (in the background unless `registration.failFast`); a pull
-   * listener starts fetching once its dispatcher is registered. With push, registration waits for {@link listening}.
+   * Takes these listeners and subscribes them: on the `transport` option, each in turn, resolving once all receive;
+   * on the MMMQ broker by registering their dispatchers (in the background unless `registration.failFast`), a pull
+   * listener fetching once its dispatcher is registered. With push, registration waits for {@link listening}.
    */
   async start(listeners: readonly ListenerDefinition[]): Promise<void> {
     if (this.closing !== undefined) return;
     // The runtime has no ListenerInbox: an inbox listener fails here, naming itself, not at every delivery.
     checkListenerInbox(listeners, undefined, this.options, this.logger);
     this.registry.replaceAll(listeners);
-    await this.registrar.registerAll(listeners, (listener) => this.pull.start(listener));
+    const transport = this.options.transport;
+    if (transport !== undefined) return this.transport.subscribeAll(transport, listeners);
+    const { name, subscriber, ...how } = brokerSubscription(this.options, this.push, this.pull);
+    await this.transport.subscribeAllOn(name, subscriber, listeners, how);
   }
 
   /** The push endpoint can be reached now: the broker may be told to push to it. */
@@ -119,9 +131,9 @@ export class ConsumerRuntime {
   }
 
   private async shutdown(requestsAnswered: (timeoutMs: number) => Promise<void>): Promise<void> {
-    const { pull, frontHandler, registrar, logger } = this;
+    const { transport, frontHandler, logger } = this;
     try {
-      await drainConsumer({ pull, frontHandler, requestsAnswered, registrar, timeoutMs: this.options.shutdownTimeoutMs, logger });
+      await drainConsumer({ transport, frontHandler, requestsAnswered, timeoutMs: this.options.shutdownTimeoutMs, logger });
     } finally {
       this.registrar.close();
       this.api.onApplicationShutdown();

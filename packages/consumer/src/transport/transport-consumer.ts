@@ -5,18 +5,34 @@ import { DeliveryHandler } from '../handling/delivery-handler';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { RegistrationStatus } from '../registration/registration-status';
 import { toTransportListener } from './transport-listener';
-import { transportSettlement } from './transport-settlement';
+import { settlementChannels } from './transport-settlement';
 import { TransportStatus } from './transport-status';
 
+/** How a consumer subscribes its listeners. */
+export interface SubscribeAllOptions {
+  /**
+   * Subscribe in the background: resolve at once, each listener receiving once its subscription is in place (the
+   * MMMQ broker's self-registration without `registration.failFast`, retried until the broker answers). Otherwise
+   * one after another, resolving once all receive; a failure closes the subscriber and rejects. Default false.
+   */
+  background?: boolean;
+  /** Whether the health indicator waits for the subscriptions (not when nothing registers: `autoRegister: false`). Default true. */
+  reported?: boolean;
+}
+
 /**
- * Receives through a transport other than the MMMQ broker (the `transport` option, or the in-memory one of
- * `MmmqTestingModule`): subscribes every listener on it, hands its deliveries to the usual pipeline, and stops it in
- * two steps on shutdown. A delivery the consumer cannot take (shutting down) rejects, so the transport redelivers it.
+ * Receives through a transport — the MMMQ broker (self-registration, then push or pull), the `transport` option, or
+ * the in-memory one of `MmmqTestingModule` — on one path: subscribes every listener on its subscriber, hands the
+ * deliveries to the worker pool (waiting for room, or refused when the queue is full, as the subscriber's `overflow`
+ * says; leases and transactions as it offers them), and stops it in two steps on shutdown. A delivery the consumer
+ * cannot take (shutting down) rejects, so the transport delivers it again.
  */
 @Injectable()
 export class TransportConsumer {
   private readonly logger = new Logger('MmmqConsumer');
   private subscriber: TransportSubscriber | undefined;
+  private stopping: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly deliveries: DeliveryHandler,
@@ -25,39 +41,74 @@ export class TransportConsumer {
   ) {}
 
   /**
-   * Subscribes each listener, once all were found supported; the health indicator says ready once all are.
+   * Subscribes each listener on a new subscriber of `transport`, once all were found supported.
    * @throws InvalidListenerError naming each listener the transport cannot honour, and why
    */
   async subscribeAll(transport: MmmqTransport, listeners: readonly ListenerDefinition[]): Promise<void> {
     checkSupported(transport, listeners);
-    this.status.expect(listeners);
     const subscriber = transport.createSubscriber();
-    this.subscriber = subscriber;
+    // The MMMQ broker's own subscribers (subscribeAllOn alone) report through the registration status instead.
     this.transportStatus.watch(transport.name, subscriber);
-    for (const listener of listeners) {
-      const target = toTransportListener(listener);
-      await subscriber.subscribe(target, (delivery) =>
-        // The transport bounds what it hands over (its prefetch) until each is settled, so a delivery waits for a
-        // worker rather than being refused and sent straight back; with ackMode 'none' it is settled once the queue
-        // takes it, so the prefetch keeps bounding it.
-        this.deliveries.handle(listener.consumerId, delivery, {
-          bounded: false,
-          channel: transportSettlement(transport, subscriber, target, delivery),
-        }),
-      );
-      this.status.succeeded(listener);
-      this.logger.log(`${listener.where} subscribed on the ${transport.name} transport (consumerId ${listener.consumerId})`);
+    await this.subscribeAllOn(transport.name, subscriber, listeners);
+  }
+
+  /** Subscribes each listener on `subscriber`; the health indicator says ready once all are (see the options). */
+  async subscribeAllOn(
+    name: string,
+    subscriber: TransportSubscriber,
+    listeners: readonly ListenerDefinition[],
+    { background = false, reported = true }: SubscribeAllOptions = {},
+  ): Promise<void> {
+    this.status.expect(reported ? listeners : []);
+    this.subscriber = subscriber;
+    if (background) {
+      // All at once: the subscriber takes their deliveries from now on, and puts their subscriptions in place in turn.
+      for (const listener of listeners) {
+        this.subscribe(name, subscriber, listener).catch((error: unknown) => this.backgroundFailed(error));
+      }
+      return;
+    }
+    try {
+      for (const listener of listeners) await this.subscribe(name, subscriber, listener);
+    } catch (error) {
+      // Nest runs no shutdown hook after a failed bootstrap: the listeners subscribed already must stop here.
+      await this.stopReceiving();
+      await this.close();
+      throw error;
     }
   }
 
-  /** Shutdown, first step: no new delivery reaches a handler. A failure is logged: the handlers still drain. */
-  async stopReceiving(): Promise<void> {
-    await this.subscriber?.stopReceiving().catch((error: unknown) => this.stepFailed('stop receiving', error));
+  /** Shutdown, first step: no new delivery reaches a handler. A failure is logged: the handlers still drain. Idempotent. */
+  stopReceiving(): Promise<void> {
+    this.stopping ??= (this.subscriber?.stopReceiving() ?? Promise.resolve()).catch((error: unknown) =>
+      this.stepFailed('stop receiving', error),
+    );
+    return this.stopping;
   }
 
-  /** Shutdown, last step, once the handlers are done: anything unsettled is delivered again later. */
-  async close(): Promise<void> {
-    await this.subscriber?.close().catch((error: unknown) => this.stepFailed('close', error));
+  /** Shutdown, last step, once the handlers are done: anything unsettled is delivered again later. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (this.subscriber?.close() ?? Promise.resolve()).catch((error: unknown) => this.stepFailed('close', error));
+    return this.closing;
+  }
+
+  private async subscribe(name: string, subscriber: TransportSubscriber, listener: ListenerDefinition): Promise<void> {
+    const target = toTransportListener(listener);
+    const channelOf = settlementChannels(name, subscriber, target);
+    const overflow = subscriber.overflow ?? 'wait';
+    await subscriber.subscribe(
+      target,
+      (delivery) => this.deliveries.handle(listener, delivery, overflow, channelOf(delivery)),
+      (deliveries) => this.deliveries.handleBatch(listener, deliveries, channelOf),
+    );
+    this.status.succeeded(listener);
+    this.logger.log(`${listener.where} subscribed on the ${name} transport (consumerId ${listener.consumerId})`);
+  }
+
+  /** A background subscription that gave up: it said why (the registration's error); shutdown is no failure. */
+  private backgroundFailed(error: unknown): void {
+    if (this.stopping !== undefined) return;
+    this.logger.error(error instanceof Error ? error.message : String(error));
   }
 
   private stepFailed(step: string, error: unknown): void {

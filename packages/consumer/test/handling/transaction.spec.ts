@@ -6,7 +6,7 @@ import type { ConsumerDelivery } from '../../src/handling/consumer-delivery';
 import { ListenerInvoker } from '../../src/handling/listener-invoker';
 import type { SettlementChannel } from '../../src/handling/settlement';
 import type { ListenerDefinition } from '../../src/listener/listener-definition';
-import { transactionCommitter } from '../../src/pull/lease-channel';
+import { commitWithLease } from '../../src/pull/lease-channel';
 import type { PullClient } from '../../src/pull/pull-client';
 
 const delivery: ConsumerDelivery = {
@@ -139,9 +139,9 @@ describe('context.transaction()', () => {
       ({
         transaction: () => Promise.reject(new BrokerRequestError(`answered HTTP ${status}`, status >= 500, { status })),
       }) as unknown as PullClient;
-    const commit409 = transactionCommitter(refusing(409), 'billing.orders', 'order.created:7:1');
-    await expect(commit409([])).rejects.toBeInstanceOf(LeaseLostError);
-    const commit503 = transactionCommitter(refusing(503), 'billing.orders', 'order.created:7:1');
-    await expect(commit503([])).rejects.toMatchObject({ status: 503, retriable: true });
+    const commit409 = commitWithLease(refusing(409), 'billing.orders', 'order.created:7:1', []);
+    await expect(commit409).rejects.toBeInstanceOf(LeaseLostError);
+    const commit503 = commitWithLease(refusing(503), 'billing.orders', 'order.created:7:1', []);
+    await expect(commit503).rejects.toMatchObject({ status: 503, retriable: true });
   });
 });

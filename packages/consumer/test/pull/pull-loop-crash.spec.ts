@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { TopicPattern } from '@mmmq/core';
 import type { AckMode } from '../../src/handling/ack-mode';
+import { DeliveryHandler } from '../../src/handling/delivery-handler';
 import { FrontHandler } from '../../src/handling/front-handler';
 import { ListenerInvoker } from '../../src/handling/listener-invoker';
 import type { ListenerDefinition } from '../../src/listener/listener-definition';
 import { PullClient } from '../../src/pull/pull-client';
 import { PullLoop } from '../../src/pull/pull-loop';
+import { toTransportListener } from '../../src/transport/transport-listener';
 import { FakePullBroker } from '../support/fake-pull-broker';
 import { Gate } from '../support/gate';
 import { waitFor } from '../support/wait-for';
@@ -43,10 +45,11 @@ describe('what a consumer crash redelivers, by ack mode (stand-in broker)', () =
       },
     };
     const settings = { prefetch: 100, waitMs: 50, member: MEMBER, ackTimeoutMs: undefined };
-    return new PullLoop(listener, {
+    const deliveries = new DeliveryHandler(frontHandler, new ListenerInvoker());
+    return new PullLoop(toTransportListener(listener), {
       client,
-      frontHandler,
-      invoker: new ListenerInvoker(),
+      // The consumer's handler, as TransportConsumer gives it: the prefetch bounds, so a message waits for a worker.
+      handle: (delivery) => deliveries.handle(listener, delivery, 'wait', {}),
       settings,
       logger: silent,
     });

@@ -88,34 +88,43 @@ describe('DispatcherRegistrar (stand-in broker)', () => {
     await broker?.close();
   });
 
-  it('with failFast, starts no listener when a later one cannot be registered', async () => {
+  it('with failFast, registers each listener when asked and fails on the one the broker refuses', async () => {
     broker = await new ScriptedBroker(({ method, consumerId, answer }) => {
       if (method === 'GET') return answer(404, { message: 'unknown' });
       if (consumerId === 'billing.second' || method !== 'POST') return answer(400, { message: 'pattern refused' });
       answer(201, {});
     }).start();
     subject = registrar(broker, { delivery: 'pull', registration: { failFast: true } });
-    const started: string[] = [];
 
-    const registering = subject.registerAll([listener('billing.first'), listener('billing.second')], ({ consumerId }) =>
-      started.push(consumerId),
-    );
+    await subject.register(listener('billing.first'));
+    const second = subject.register(listener('billing.second'));
 
-    await expect(registering).rejects.toThrow(DispatcherRegistrationError);
-    expect(broker.requests.map(({ method }) => method)).toEqual(['GET', 'POST', 'GET', 'POST']);
-    expect(started).toEqual([]);
+    await expect(second).rejects.toThrow(DispatcherRegistrationError);
+    await expect(second).rejects.toThrow('Could not register the dispatcher billing.second of Billing.billing.second');
+    expect(broker.requests.map(({ method, consumerId }) => `${method} ${consumerId}`)).toEqual([
+      'GET billing.first',
+      'POST billing.first',
+      'GET billing.second',
+      'POST billing.second',
+    ]);
   });
 
-  it('with failFast, starts every listener once all are registered', async () => {
+  it('in the background, registers the listeners one after another, each resolving once the broker holds it', async () => {
     broker = await new ScriptedBroker(({ method, answer }) =>
       method === 'GET' ? answer(404, { message: 'unknown' }) : answer(201, {}),
     ).start();
-    subject = registrar(broker, { delivery: 'pull', registration: { failFast: true } });
-    const started: string[] = [];
+    subject = registrar(broker, { delivery: 'pull' });
+    const registered: string[] = [];
 
-    await subject.registerAll([listener('billing.first'), listener('billing.second')], ({ consumerId }) => started.push(consumerId));
+    await Promise.all(['billing.first', 'billing.second'].map((id) => subject!.register(listener(id)).then(() => registered.push(id))));
 
-    expect(started).toEqual(['billing.first', 'billing.second']);
+    expect(registered).toEqual(['billing.first', 'billing.second']);
+    expect(broker.requests.map(({ method, consumerId }) => `${method} ${consumerId}`)).toEqual([
+      'GET billing.first',
+      'POST billing.first',
+      'GET billing.second',
+      'POST billing.second',
+    ]);
   });
 
   it('at shutdown, aborts the registration request in flight and takes the host out of every dispatcher at once', async () => {
@@ -133,7 +142,7 @@ describe('DispatcherRegistrar (stand-in broker)', () => {
     }).start();
     subject = registrar(broker, { advertisedUrl: 'http://127.0.0.1:1', registration: { timeoutMs: 8_000 } });
     const requests = broker.requests;
-    await subject.registerAll([listener('billing.first'), listener('billing.second')], () => undefined);
+    const registering = ['billing.first', 'billing.second'].map((id) => subject!.register(listener(id)));
     await waitFor(
       () => requests.some((r) => r.method === 'GET' && r.consumerId === 'billing.second'),
       'the second registration to be in flight',
@@ -143,6 +152,8 @@ describe('DispatcherRegistrar (stand-in broker)', () => {
     await subject.leaveAll();
 
     expect(Date.now() - started).toBeLessThan(5_000);
+    await registering[0];
+    await expect(registering[1]).rejects.toThrow('Registering the dispatcher billing.second stopped: the application is shutting down');
     expect(deletes.map(({ path }) => path).sort()).toEqual([
       '/mmmq/dispatchers/billing.first/hosts/http://127.0.0.1:1',
       '/mmmq/dispatchers/billing.second/hosts/http://127.0.0.1:1',
@@ -154,7 +165,7 @@ describe('DispatcherRegistrar (stand-in broker)', () => {
       method === 'GET' ? answer(404, { message: 'unknown' }) : answer(201, {}),
     ).start();
     subject = registrar(broker, { advertisedUrl: 'http://127.0.0.1:1', registration: { failFast: true, leaveOnShutdown: false } });
-    await subject.registerAll([listener('billing.first')], () => undefined);
+    await subject.register(listener('billing.first'));
 
     await subject.leaveAll();
 

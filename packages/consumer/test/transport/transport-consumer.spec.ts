@@ -31,6 +31,8 @@ class HandTransport extends MmmqTransport {
   private readonly handlers = new Map<string, TransportHandler>();
   /** Set: stopReceiving() fails with it, as on a connection lost at shutdown. */
   stopFailure: Error | undefined;
+  /** Set: subscribing this consumer id fails with it, as a declaration the broker refuses. */
+  subscribeFailure: { consumerId: string; error: Error } | undefined;
 
   constructor(private readonly refuse: (listener: TransportListener) => string[] = () => []) {
     super();
@@ -43,6 +45,7 @@ class HandTransport extends MmmqTransport {
   createSubscriber(): TransportSubscriber {
     return {
       subscribe: async (listener, handle) => {
+        if (this.subscribeFailure?.consumerId === listener.consumerId) throw this.subscribeFailure.error;
         this.subscribed.push(listener);
         this.handlers.set(listener.consumerId, handle);
       },
@@ -191,6 +194,16 @@ describe('a consumer on another transport', () => {
         'RefundListener.onRefund: backlog limits cannot be mapped',
     );
     expect(transport.subscribed).toEqual([]);
+  });
+
+  it('stops and closes its subscriber when a listener cannot be subscribed, before the error fails bootstrap', async () => {
+    const transport = new HandTransport();
+    transport.subscribeFailure = { consumerId: 'billing.refund-listener.on-refund', error: new Error('access refused') };
+
+    await expect(start(transport, [OrderListener, RefundListener])).rejects.toThrow('access refused');
+
+    expect(transport.subscribed.map(({ consumerId }) => consumerId)).toEqual([ORDERS]);
+    expect(transport.events).toEqual(['stopReceiving', 'close']);
   });
 
   it('runs deliveries through the listener pipeline: ACK once handled, NACK when the handler throws, no retry when refused', async () => {

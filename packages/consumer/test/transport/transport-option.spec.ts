@@ -1,4 +1,4 @@
-import { MmmqTransport, TransportPublisher, TransportSubscriber } from '@mmmq/core';
+import { MmmqTransport, TopicPattern } from '@mmmq/core';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import { InvalidConsumerOptionsError, MmmqConsumerOptions } from '../../src';
 import { ConsumerRuntime } from '../../src/internal';
@@ -60,21 +60,28 @@ describe('the consumer transport option', () => {
     await expect(failure).rejects.toThrow('token is an option of the MMMQ broker');
   });
 
-  it('is refused by the ConsumerRuntime of @mmmq/microservices, which receives from the MMMQ broker only', () => {
-    class OtherTransport extends MmmqTransport {
-      readonly name = 'other';
-      createPublisher(): TransportPublisher {
-        throw new Error('unused');
-      }
-      createSubscriber(): TransportSubscriber {
-        throw new Error('unused');
-      }
-      unsupported(): string[] {
-        return [];
-      }
-    }
-    expect(() => new ConsumerRuntime({ transport: new OtherTransport() })).toThrow(
-      /^transport is not supported here: this runtime \(@mmmq\/microservices' MmmqServer\) receives from the MMMQ broker only/,
-    );
+  it('is taken by the ConsumerRuntime of @mmmq/microservices, which subscribes its listeners there', async () => {
+    const transport = new InMemoryTransport();
+    const runtime = new ConsumerRuntime({ transport });
+    const handled: unknown[] = [];
+    const listener = {
+      name: 'orders',
+      where: '@EventPattern("order.*")',
+      consumerId: 'shop.orders',
+      pattern: TopicPattern.of('order.*'),
+      concurrency: 1,
+      startFrom: undefined,
+      ackMode: 'auto' as const,
+      contentType: { kind: 'any' as const },
+      handle: (content: unknown) => void handled.push(content),
+    };
+
+    await runtime.start([listener]);
+    transport.broker.publish({ topic: 'order.placed', content: { n: 1 } });
+    await transport.broker.drain();
+    await runtime.close();
+
+    expect(handled).toEqual([{ n: 1 }]);
+    expect(runtime.status.snapshot()).toMatchObject({ registered: ['shop.orders'], pending: [] });
   });
 });

@@ -32,6 +32,13 @@ export interface TransportPublisher {
   publishBatch(messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]>;
   /** Releases connections once nothing is in flight. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Failed attempts so far, counted before the caller hears of the failure; only for a publisher that keeps several
+   * requests of a topic in flight (the MMMQ broker's publish stream): a change tells the producer that requests
+   * sent after the failed one may fail too, so it sends no more of that topic until the failed ones are resent in
+   * order. Absent: 0.
+   */
+  readonly failures?: number;
 }
 
 /** What a subscriber is told of one listener. */
@@ -66,6 +73,20 @@ export type TransportDelivery = Omit<DeliveryRequest, 'lease'>;
 export type TransportHandler = (delivery: TransportDelivery) => Promise<ConsumerAcknowledgement>;
 
 /**
+ * Handles deliveries of one listener handed over together (the MMMQ broker's batched pushes) as one unit: taken or
+ * refused whole, handled in their order; one acknowledgement per delivery, in that order. Rejects, as
+ * {@link TransportHandler} does, only when the consumer could not take them: none was handled.
+ */
+export type TransportBatchHandler = (deliveries: TransportDelivery[]) => Promise<ConsumerAcknowledgement[]>;
+
+/**
+ * What the consumer does with a delivery while its worker queue is full: `wait` for room (a transport that bounds
+ * what it hands over, by a prefetch, until each is settled), or `refuse` it, its handler rejecting at once, for a
+ * transport that sends without such a bound and sends a refused delivery again later (the MMMQ broker's push).
+ */
+export type TransportOverflow = 'wait' | 'refuse';
+
+/**
  * Whether a subscriber receives, as {@link TransportSubscriber.state} reports it: a snapshot, read as often as asked
  * (a health check, a metrics scrape), so `since` tells how long it has been so.
  */
@@ -85,9 +106,12 @@ export interface TransportSubscriberState {
 export interface TransportSubscriber {
   /**
    * Declares what the listener needs on the transport (its subscription, bindings, retry and dead-letter routes)
-   * and starts handing its messages to `handle`. Resolves once it receives.
+   * and starts handing its messages to `handle` (or, for messages it hands over together, to `handleBatch`, which the
+   * consumer always gives). Resolves once it receives.
    */
-  subscribe(listener: TransportListener, handle: TransportHandler): Promise<void>;
+  subscribe(listener: TransportListener, handle: TransportHandler, handleBatch?: TransportBatchHandler): Promise<void>;
+  /** See {@link TransportOverflow}. Absent: `wait`. */
+  readonly overflow?: TransportOverflow;
   /**
    * Shutdown, first step: no new message is handed to a handler from now on; those handed already still settle
    * through their `handle` promise. Idempotent.

@@ -10,6 +10,9 @@ import type { Server as HttpServer } from 'node:http';
  * - With push (the default), pushes arrive on `httpServer` when it is given (the application's own server:
  *   `app.getHttpServer()`), otherwise on a server of the transport's own, listening on `port` (default: the port of
  *   `advertisedUrl`) at `host`.
+ * - With `transport` (e.g. `new RabbitMqTransport({ url })` of `@mmmq/rabbitmq`), each pattern's listener subscribes
+ *   on that transport instead: nothing is pushed, so `httpServer`, `port` and `host` are refused beside it, as are the
+ *   MMMQ broker's own options (`broker`, `advertisedUrl`, `delivery`…).
  */
 export interface MmmqServerOptions extends Omit<MmmqConsumerOptions, 'listeners'> {
   /** Per-handler settings by event pattern; they override the `@EventPattern` extras. Default none. */

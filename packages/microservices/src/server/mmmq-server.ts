@@ -10,16 +10,17 @@ import { eventListeners } from './event-listeners';
 import { handlerFailure } from './handler-failure';
 import type { MmmqServerOptions } from './mmmq-server.options';
 import { OwnPushServer, PushEndpoint, SharedPushServer } from './push-endpoint';
-import { PushPlace, resolvePushPlace, splitServerOptions } from './server-options.resolver';
+import { PushPlace, resolvePushPlaceOf, splitServerOptions } from './server-options.resolver';
 
 /** What `status` reports. */
 export type MmmqServerStatus = 'connecting' | 'connected' | 'disconnected';
 
 /**
  * MMMQ as a Nest microservices transport: each `@EventPattern(pattern)` becomes an MMMQ listener with its own
- * dispatcher on the broker (push or pull), run through Nest's pipes, guards, interceptors and exception filters.
- * A handler that completes ACKs its message; one that fails NACKs it (the broker retries, then dead-letters it); a
- * `MmmqNonRetriableException` or a validation failure dead-letters it at once.
+ * dispatcher on the MMMQ broker (push or pull) or, with the `transport` option (`new RabbitMqTransport({ url })`,
+ * `InMemoryTransport`), its own subscription there, run through Nest's pipes, guards, interceptors and exception
+ * filters. A handler that completes ACKs its message; one that fails NACKs it (the transport retries, then
+ * dead-letters it); a `MmmqNonRetriableException` or a validation failure dead-letters it at once.
  *
  * `NestFactory.createMicroservice(AppModule, { strategy: new MmmqServer({...}) })`, or in a hybrid application
  * `app.connectMicroservice({ strategy: new MmmqServer({ ..., httpServer: app.getHttpServer() }) })`.
@@ -38,7 +39,7 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
     super();
     const split = splitServerOptions(options);
     this.runtime = new ConsumerRuntime(split.consumer, new Logger('MmmqServer'));
-    this.push = resolvePushPlace(this.runtime.options.delivery, split.push);
+    this.push = resolvePushPlaceOf(this.runtime.options, split.push);
     this.customDeserializer = split.deserializer;
   }
 

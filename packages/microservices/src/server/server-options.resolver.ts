@@ -1,4 +1,5 @@
 import type { DeliveryMode, MmmqConsumerOptions } from '@mmmq/consumer';
+import { explainInvalidTransportOption, type MmmqTransport } from '@mmmq/core';
 import type { Deserializer } from '@nestjs/microservices';
 import type { Server as HttpServer } from 'node:http';
 import { Server as NetServer } from 'node:net';
@@ -26,6 +27,24 @@ export function splitServerOptions(options: MmmqServerOptions): ServerOptionsSpl
     throw new InvalidServerOptionsError('deserializer must have a deserialize(value, options) method');
   }
   return { consumer, push: { httpServer, port, host, advertisedUrl: options.advertisedUrl }, deserializer };
+}
+
+/** The options of the MMMQ broker's push server: refused beside `transport`, which receives without one. */
+const PUSH_SERVER_OPTIONS = ['httpServer', 'port', 'host'] as const;
+
+/**
+ * Where pushes arrive: nowhere with a `transport` (already checked), which receives on its own connections, and then
+ * none of the push server's options may be set; else as {@link resolvePushPlace} says.
+ * @throws InvalidServerOptionsError naming the option
+ */
+export function resolvePushPlaceOf(
+  { transport, delivery }: { transport: MmmqTransport | undefined; delivery: DeliveryMode },
+  push: ServerOptionsSplit['push'],
+): PushPlace {
+  if (transport === undefined) return resolvePushPlace(delivery, push);
+  const problem = explainInvalidTransportOption({ ...push, transport }, PUSH_SERVER_OPTIONS);
+  if (problem !== undefined) throw new InvalidServerOptionsError(problem);
+  return { kind: 'none' };
 }
 
 /**

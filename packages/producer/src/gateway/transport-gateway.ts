@@ -11,34 +11,55 @@ import { HttpStatus } from '@nestjs/common';
 import { BrokerResponseError } from '../errors/broker-response.error';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
-import { BrokerGateway } from './broker-gateway';
+
+/** How a gateway bounds one attempt. */
+export type AttemptDeadline =
+  /** The publisher was built with the producer's `timeoutMs` and ends every attempt at it itself (the MMMQ broker's). */
+  | { kind: 'publisher' }
+  /** The gateway ends the attempt at `timeoutMs`, aborting its signal (a transport's publisher). */
+  | { kind: 'gateway'; timeoutMs: number };
 
 /**
- * Publishes through a transport's publisher (the `transport` option, or the `InMemoryTransport` of
- * `MmmqTestingModule`), reporting its outcome as the producer's retry policy reads a broker's: a message the
- * transport refuses (`MmmqValidationError`) or its other side refused for good (`TransportRejectedError`) as a
- * 400, a closed publisher (`TransportClosedError`) as a 410, neither retried; anything else, and no answer within
- * `timeoutMs`, as unreachable, retried with the same id. At `timeoutMs` the attempt's signal aborts, so the transport
- * does not send later what the producer already reported as not sent (and retries).
+ * The producer's one way out, whatever the transport: every publish goes through a `TransportPublisher` (the MMMQ
+ * broker's HTTP or stream publisher, the `transport` option's, or the `InMemoryTransport` of `MmmqTestingModule`'s),
+ * and its outcome reaches the retry policy as a broker's answer. The MMMQ broker's publishers report in those terms
+ * already (`BrokerResponseError` with status and Retry-After, `BrokerUnreachableError`), so theirs pass as they are.
+ * Otherwise a message the transport refuses (`MmmqValidationError`) or its other side refused for good
+ * (`TransportRejectedError`) is a 400, a closed publisher (`TransportClosedError`) a 410, neither retried; anything
+ * else, and no answer within `timeoutMs`, is unreachable, retried with the same id. At `timeoutMs` the attempt's
+ * signal aborts, so the transport does not send later what the producer already reported as not sent (and retries).
  */
-export class TransportGateway extends BrokerGateway {
-  private readonly publisher: TransportPublisher;
+export class TransportGateway {
   private closed?: Promise<void>;
 
+  /**
+   * @param name the transport's, for error messages
+   */
   constructor(
-    private readonly transport: MmmqTransport,
-    private readonly timeoutMs: number,
-  ) {
-    super();
-    this.publisher = transport.createPublisher();
+    private readonly publisher: TransportPublisher,
+    private readonly name: string,
+    private readonly deadline: AttemptDeadline,
+  ) {}
+
+  /** The gateway of a transport's new publisher; each attempt ends at `timeoutMs`. */
+  static of(transport: MmmqTransport, timeoutMs: number): TransportGateway {
+    return new TransportGateway(transport.createPublisher(), transport.name, { kind: 'gateway', timeoutMs });
+  }
+
+  /** The publisher's failure count (see `TransportPublisher.failures`). */
+  get failures(): number {
+    return this.publisher.failures ?? 0;
   }
 
   publish(message: OutgoingMessage): Promise<PublishedMessage> {
-    return this.attempt((options) => this.publisher.publish(message, options));
+    // The hot path of the MMMQ broker: its publisher bounds and reports the attempt itself, so nothing is wrapped.
+    if (this.deadline.kind === 'publisher') return this.publisher.publish(message);
+    return this.attempt(this.deadline.timeoutMs, (options) => this.publisher.publish(message, options));
   }
 
   publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
-    return this.attempt((options) => this.publisher.publishBatch(messages, options));
+    if (this.deadline.kind === 'publisher') return this.publisher.publishBatch(messages);
+    return this.attempt(this.deadline.timeoutMs, (options) => this.publisher.publishBatch(messages, options));
   }
 
   close(): Promise<void> {
@@ -46,15 +67,15 @@ export class TransportGateway extends BrokerGateway {
     return this.closed;
   }
 
-  private async attempt<T>(send: (options: TransportPublishOptions) => Promise<T>): Promise<T> {
+  private async attempt<T>(timeoutMs: number, send: (options: TransportPublishOptions) => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const abandoned = new AbortController();
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
-        const error = new BrokerUnreachableError(`The ${this.transport.name} transport did not answer within ${this.timeoutMs} ms`);
+        const error = new BrokerUnreachableError(`The ${this.name} transport did not answer within ${timeoutMs} ms`);
         abandoned.abort(error);
         reject(error);
-      }, this.timeoutMs);
+      }, timeoutMs);
     });
     try {
       return await Promise.race([send({ signal: abandoned.signal }), deadline]);
@@ -66,8 +87,8 @@ export class TransportGateway extends BrokerGateway {
   }
 
   private failure(error: unknown): Error {
-    const name = this.transport.name;
-    if (error instanceof BrokerUnreachableError) return error;
+    const name = this.name;
+    if (error instanceof BrokerUnreachableError || error instanceof BrokerResponseError) return error;
     if (error instanceof MmmqValidationError || error instanceof TransportRejectedError) {
       const refusal =
         error instanceof MmmqValidationError

@@ -1,25 +1,23 @@
-import type { PublishedMessage } from '@mmmq/core';
+import type { PublishedMessage, TransportPublisher } from '@mmmq/core';
 import { Test } from '@nestjs/testing';
 import { MmmqProducerModule, MmmqProducerOptions, Producer } from '../../src';
-import { BrokerGateway } from '../../src/gateway/broker-gateway';
+import { TransportGateway } from '../../src/gateway/transport-gateway';
 import type { OutgoingMessage } from '../../src/outgoing-message';
 import { ProducerApp, RecordingLogger } from './producer-app';
 
-/** What the recording gateway does with one request: acknowledge it, or fail the attempt with `error`. */
+/** What the recording publisher does with one request: acknowledge it, or fail the attempt with `error`. */
 export type GatewayReply = 'ack' | Error;
 
 /**
- * A broker gateway in memory that records every request (one entry per attempt, the messages it carried) and
+ * A publisher in memory that records every request (one entry per attempt, the messages it carried) and
  * answers it as scripted: the n-th request gets `replies[n]`, every request after the last gets the last again.
  * Acknowledged messages get consecutive offsets per topic, as on the broker.
  */
-export class RecordingGateway extends BrokerGateway {
+export class RecordingGateway implements TransportPublisher {
   readonly requests: OutgoingMessage[][] = [];
   private readonly offsets = new Map<string, number>();
 
-  constructor(private readonly replies: GatewayReply[] = ['ack']) {
-    super();
-  }
+  constructor(private readonly replies: GatewayReply[] = ['ack']) {}
 
   async publish(message: OutgoingMessage): Promise<PublishedMessage> {
     const [published] = await this.publishBatch([message]);
@@ -40,14 +38,15 @@ export class RecordingGateway extends BrokerGateway {
   async close(): Promise<void> {}
 }
 
-/** A producer module whose gateway is `gateway`, logging into a {@link RecordingLogger}. */
-export async function startProducerWith(gateway: BrokerGateway, options: MmmqProducerOptions = {}): Promise<ProducerApp> {
+/** A producer module that publishes through `publisher`, logging into a {@link RecordingLogger}. */
+export async function startProducerWith(publisher: TransportPublisher, options: MmmqProducerOptions = {}): Promise<ProducerApp> {
   const logger = new RecordingLogger();
   const module = await Test.createTestingModule({
     imports: [MmmqProducerModule.forRoot({ broker: 'http://127.0.0.1:1', retryDelayMs: 1, ...options })],
   })
-    .overrideProvider(BrokerGateway)
-    .useValue(gateway)
+    .overrideProvider(TransportGateway)
+    // As the MMMQ broker's publishers: its errors reach the retry policy as they are.
+    .useValue(new TransportGateway(publisher, 'recording', { kind: 'publisher' }))
     .setLogger(logger)
     .compile();
   await module.init();

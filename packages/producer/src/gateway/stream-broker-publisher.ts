@@ -8,10 +8,11 @@ import {
   STREAM_PREAMBLE,
   StreamFrameReader,
   StreamRequestKind,
+  TransportPublisher,
 } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
-import { BrokerAccess, BrokerGateway } from './broker-gateway';
+import type { BrokerAccess } from './broker-access';
 import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
 import { publishBatchBody, publishBody } from './publish-body';
 
@@ -29,7 +30,7 @@ interface PendingRequest {
 }
 
 /**
- * Publishes over the broker's publish stream (`mmmq://host:port`, docs/stream-protocol.md): one TCP connection,
+ * The MMMQ broker's publisher over its publish stream (`mmmq://host:port`, docs/stream-protocol.md): one TCP connection,
  * requests written back to back without waiting for answers. The broker stores them in the order they were
  * written, so several batches of a topic can be in flight and still land in call order.
  *
@@ -39,7 +40,7 @@ interface PendingRequest {
  * resent in order. After a 5xx or 429 answer the broker refuses everything else on that connection (it is fenced), so
  * later requests go on a new one; the old one closes once its last request is answered.
  */
-export class StreamBrokerGateway extends BrokerGateway {
+export class StreamBrokerPublisher implements TransportPublisher {
   private readonly host: string;
   private readonly port: number;
   private readonly secure: boolean;
@@ -62,7 +63,6 @@ export class StreamBrokerGateway extends BrokerGateway {
     private readonly timeoutMs: number,
     private readonly access: BrokerAccess = {},
   ) {
-    super();
     const url = new URL(broker);
     this.secure = url.protocol === SECURE_STREAM_URL_PROTOCOL;
     this.host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -70,7 +70,7 @@ export class StreamBrokerGateway extends BrokerGateway {
   }
 
   /** Failures seen so far; a change tells the producer that requests after the failed one may fail too. */
-  override get failures(): number {
+  get failures(): number {
     return this.failureCount;
   }
 

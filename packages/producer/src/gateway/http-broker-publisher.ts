@@ -1,9 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
-import { BATCH_MESSAGES_PATH, bearerAuthorization, MESSAGES_PATH, PublishedMessage } from '@mmmq/core';
+import { BATCH_MESSAGES_PATH, bearerAuthorization, MESSAGES_PATH, PublishedMessage, TransportPublisher } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
-import { BrokerAccess, BrokerGateway } from './broker-gateway';
+import type { BrokerAccess } from './broker-access';
 import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
 import { publishBatchBody, publishBody } from './publish-body';
 
@@ -17,11 +17,14 @@ const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 export const HTTP_MAX_SOCKETS = 64;
 
 /**
- * Publishes over HTTP with `node:http`, reusing keep-alive connections across publishes. Every publish is on the
- * hot path, so the body goes out as the string it was built as: no client library re-validating or re-encoding it.
- * Redirects are never followed: a redirected POST may be replayed as a GET, losing the message.
+ * The MMMQ broker's publisher over HTTP (`POST /mmmq/messages`, `/mmmq/messages/batch`), with `node:http`, reusing
+ * keep-alive connections across publishes. Every publish is on the hot path, so the body goes out as the string it
+ * was built as: no client library re-validating or re-encoding it. Redirects are never followed: a redirected POST
+ * may be replayed as a GET, losing the message. Each attempt ends at `timeoutMs`. It reports the broker's answers as
+ * the producer's retry policy reads them: a `BrokerResponseError` (status, reason, Retry-After) or a
+ * `BrokerUnreachableError`.
  */
-export class HttpBrokerGateway extends BrokerGateway {
+export class HttpBrokerPublisher implements TransportPublisher {
   private readonly client: typeof http | typeof https;
   private readonly agent: http.Agent;
   private readonly headers: Record<string, string>;
@@ -37,7 +40,6 @@ export class HttpBrokerGateway extends BrokerGateway {
     private readonly timeoutMs: number,
     { token, tls }: BrokerAccess = {},
   ) {
-    super();
     const secure = broker.startsWith('https:');
     this.client = secure ? https : http;
     const agentOptions = { keepAlive: true, maxSockets: HTTP_MAX_SOCKETS };
