@@ -153,7 +153,11 @@ export async function runBench(
           runs.push(record);
           const shown = workload.metrics
             .map((m) => `${m.label} ${format(record.metrics[m.key], m.unit)}`)
-            .concat(`broker CPU ${format(record.metrics.brokerCpu, '%')}`, `RSS ${format(record.metrics.brokerRss, 'MiB')}`);
+            .concat(
+              `broker CPU ${format(record.metrics.brokerCpu, '%')} (${format(record.metrics.brokerCpuSeconds, 's')} s)`,
+              `client CPU ${format(record.metrics.clientCpuSeconds, 's')} s`,
+              `RSS ${format(record.metrics.brokerRss, 'MiB')}`,
+            );
           log(
             `  round ${round} ${system.label}: ${shown.join(', ')}${record.note ? ` (${record.note})` : ''}${record.error ? ` FAILED: ${record.error}` : ''}`,
           );
@@ -222,6 +226,9 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
     record.metrics.brokerCpu = usage.broker.cpuPct;
     record.metrics.brokerRss = usage.broker.rssPeakMiB;
     record.metrics.clientCpu = usage.clientCpuPct;
+    // CPU seconds over the measured phase: divided by the round's messages, the CPU each message cost.
+    record.metrics.brokerCpuSeconds = usage.broker.cpuSeconds;
+    record.metrics.clientCpuSeconds = usage.clientCpuSeconds;
   }
   if (fsyncs && !record.error) {
     const { metrics, unmeasured } = fsyncs.result();
@@ -237,5 +244,6 @@ export function format(value: number | undefined, unit: string): string {
   if (unit === '%') return `${value.toFixed(0)} %`;
   if (unit === 'MiB') return `${value.toFixed(0)} MiB`;
   if (unit === 'MiB/s') return value.toFixed(1);
+  if (unit === 's') return value.toFixed(2);
   return Math.round(value).toLocaleString('en');
 }

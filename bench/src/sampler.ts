@@ -7,6 +7,8 @@ const INTERVAL_MS = 100;
 export interface ProcessUsage {
   /** Average CPU over the sampled period; 100 = one full core. */
   cpuPct: number;
+  /** CPU time over the sampled period, seconds (user + system). */
+  cpuSeconds: number;
   /** Highest resident set size seen, MiB (summed over the sampled processes). */
   rssPeakMiB: number;
   /** Resident set size at the end, MiB. */
@@ -65,7 +67,7 @@ export class ProcessSampler {
     this.timer.unref();
   }
 
-  stop(): { broker: ProcessUsage; clientCpuPct: number } {
+  stop(): { broker: ProcessUsage; clientCpuPct: number; clientCpuSeconds: number } {
     this.sample();
     clearInterval(this.timer);
     const seconds = (performance.now() - this.startedAt) / 1000;
@@ -76,10 +78,12 @@ export class ProcessSampler {
     return {
       broker: {
         cpuPct: seconds > 0 ? (100 * ticks) / CLK_TCK / seconds : NaN,
+        cpuSeconds: ticks / CLK_TCK,
         rssPeakMiB: this.rssPeakKiB / 1024,
         rssEndMiB: this.rssLastKiB / 1024,
       },
       clientCpuPct: seconds > 0 ? (client.user + client.system) / 1e4 / seconds : NaN,
+      clientCpuSeconds: (client.user + client.system) / 1e6,
     };
   }
 

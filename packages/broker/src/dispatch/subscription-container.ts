@@ -59,6 +59,8 @@ export interface SubscriptionView {
 export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(SubscriptionContainer.name);
   private readonly topics = new Map<string, AttachedTopic>();
+  /** Each consumer's subscriptions by topic name: a fetch finds its own without walking every topic of the broker. */
+  private readonly byConsumer = new Map<string, Map<string, Subscription>>();
   private readonly context: DeliveryContext;
   private readonly sender: PushSender;
   private readonly announce: DispatcherAnnouncer;
@@ -189,10 +191,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   /** The consumer's subscriptions, one per topic it reads (for fetches). */
   subscriptionsOf(consumerId: string): Subscription[] {
-    return [...this.topics.values()].flatMap((topic) => {
-      const subscription = topic.subscriptions.get(consumerId);
-      return subscription ? [subscription] : [];
-    });
+    const subscriptions = this.byConsumer.get(consumerId);
+    return subscriptions ? [...subscriptions.values()] : [];
   }
 
   /** Resolves when a subscription starts, after `ms`, or when `signal` aborts. */
@@ -293,6 +293,9 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
     const subscription = new Subscription(topic.queue, definition, checkpoint, this.context);
     topic.subscriptions.set(definition.consumerId, subscription);
+    let ofConsumer = this.byConsumer.get(definition.consumerId);
+    if (!ofConsumer) this.byConsumer.set(definition.consumerId, (ofConsumer = new Map()));
+    ofConsumer.set(topic.queue.topic.name, subscription);
     subscription.signal();
     this.subscribed.notify();
   }
@@ -306,6 +309,9 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     if (subscription) {
       await subscription.stop();
       topic.subscriptions.delete(consumerId);
+      const ofConsumer = this.byConsumer.get(consumerId);
+      ofConsumer?.delete(topic.queue.topic.name);
+      if (ofConsumer?.size === 0) this.byConsumer.delete(consumerId);
     }
     if (!subscription && !retry) return false;
     if (deleteCheckpoint) await topic.queue.checkpoints.delete(consumerId);

@@ -22,6 +22,9 @@ export interface SettleResult {
 
 type Leased = { subscription: Subscription; slot: Slot };
 
+/** Why a fetch's wait ends once it was answered: only its own listeners see it. */
+const WOKEN = 'fetch woken';
+
 /**
  * The pull side of the subscription model: fetches lease messages of all a consumer's subscriptions to a member
  * (long polling: waits for a change, never polls), and ack / nack / extend / terminate / recover settle them through
@@ -52,11 +55,16 @@ export class PullService implements BeforeApplicationShutdown {
     const cancelled = anySignal([clientGone, this.closing.signal]);
     try {
       for (;;) {
+        // Looking first, without listening: a fetch that finds messages (most, under load) sets up no waiting.
+        const found = await this.take(consumerId, this.subscriptions.subscriptionsOf(consumerId), member, request, leaseMs);
+        if (found.length > 0 || deadline - performance.now() <= 0 || cancelled.signal.aborted) {
+          return await this.answer(found, request.autoAck);
+        }
         const wake = new AbortController();
         const woken = anySignal([wake.signal, cancelled.signal]);
         try {
           const subscriptions = this.subscriptions.subscriptionsOf(consumerId);
-          // Listening before looking: a change between the two must not be missed.
+          // Listening before looking again: a change between the two must not be missed.
           const remaining = Math.max(0, deadline - performance.now());
           const changed = Promise.race([
             this.subscriptions.whenSubscribed(remaining, woken.signal),
@@ -64,12 +72,13 @@ export class PullService implements BeforeApplicationShutdown {
           ]);
           const leased = await this.take(consumerId, subscriptions, member, request, leaseMs);
           if (leased.length > 0 || remaining <= 0 || cancelled.signal.aborted) {
-            wake.abort();
+            wake.abort(WOKEN);
             return await this.answer(leased, request.autoAck);
           }
           await changed;
         } finally {
-          wake.abort();
+          // A reason of our own: `abort()` without one builds a DOMException, with its stack, every time.
+          wake.abort(WOKEN);
           woken.dispose();
         }
       }

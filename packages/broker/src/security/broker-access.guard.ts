@@ -40,7 +40,9 @@ export class BrokerAccessGuard implements CanActivate {
     const message = incomingMessageOf(request);
     assertUnambiguousHead(message);
     this.hosts.check(message.headers.host);
-    this.origins.check(message.method, message.headers, ownOrigin(message, this.allowedHosts));
+    // The own origin matters only against an `Origin` header (browsers); other clients send none, and skip the URL parse.
+    const own = message.headers.origin === undefined ? undefined : ownOrigin(message, this.allowedHosts);
+    this.origins.check(message.method, message.headers, own);
     const token = bearerToken(message.headers.authorization);
     const principal = this.authenticator.authenticate(token, message.socket?.remoteAddress, HOW_TO_SEND_A_TOKEN);
     const role = this.reflector.getAllAndOverride(RequiresRole, [context.getHandler(), context.getClass()]);
