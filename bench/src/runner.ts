@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { BenchConfig } from './config';
 import { FsyncMeter } from './fsync-meter';
-import { ProcessSampler } from './sampler';
+import { ProcessSampler, type SampledUsage } from './sampler';
 import { commandOutput, ensureNats, ensureRabbitMq, log, removeTempRoot, sleep, stopAll } from './services';
 import type { System, SystemKind } from './systems/system';
 import { appliesTo, type MetricDef, type RoundContext, type Workload } from './workloads/workload';
@@ -178,7 +178,7 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
   const sampler = new ProcessSampler(() => system.brokerPids());
   const fsyncs = workload.countsFsyncs ? new FsyncMeter(system) : undefined;
   let sampling: 'before' | 'running' | 'done' = 'before';
-  let usage: ReturnType<ProcessSampler['stop']> | undefined;
+  let usage: SampledUsage | undefined;
   const ctx: RoundContext = {
     config,
     round,
@@ -197,10 +197,11 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
       sampler.start();
     },
     stopSampling: async () => {
-      if (sampling !== 'running') return;
+      if (sampling !== 'running') return undefined;
       sampling = 'done';
       usage = sampler.stop();
       await fsyncs?.stop();
+      return usage;
     },
   };
   const record: RunRecord = { workload: workload.id, system: system.id, round, metrics: {} };

@@ -37,6 +37,15 @@ export function readRssKiB(pid: number): number | undefined {
   }
 }
 
+/** What a {@link ProcessSampler} measured: the broker's processes and the bench process itself (the client). */
+export interface SampledUsage {
+  broker: ProcessUsage;
+  /** The bench process's CPU over the sampled period; 100 = one full core. */
+  clientCpuPct: number;
+  /** The bench process's CPU time over the sampled period, seconds (user + system, all its threads). */
+  clientCpuSeconds: number;
+}
+
 /**
  * Samples the broker's CPU time and RSS from /proc while a measurement runs. The set of pids is asked for
  * at every tick, so a broker restarted during the measurement is followed to its new process.
@@ -67,7 +76,7 @@ export class ProcessSampler {
     this.timer.unref();
   }
 
-  stop(): { broker: ProcessUsage; clientCpuPct: number; clientCpuSeconds: number } {
+  stop(): SampledUsage {
     this.sample();
     clearInterval(this.timer);
     const seconds = (performance.now() - this.startedAt) / 1000;

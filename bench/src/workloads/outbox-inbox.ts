@@ -16,8 +16,8 @@ import { MAX, P50, P99, RATE, type MetricDef, type Workload } from './workload';
 /** The writers' own pace: business transactions committed per second; not a performance of the broker. */
 export const WRITE_RATE: MetricDef = { key: 'writeRate', label: 'business commits/s', unit: '/s', better: 'higher', ratio: false };
 /**
- * CPU time of the bench process (writers, relay and consumer: the system's client code) per message, from
- * `process.cpuUsage()` over the measured phase; on a machine whose cores PostgreSQL shares, what bounds the rate.
+ * CPU time of the bench process (writers, relay and consumer: the system's client code) per message, the runner's
+ * sampled `process.cpuUsage()` over the measured phase; on a machine whose cores PostgreSQL shares, what bounds the rate.
  */
 export const CLIENT_CPU_PER_MESSAGE: MetricDef = { key: 'clientCpuPerMessage', label: 'client CPU ms/msg', unit: 'ms', better: 'lower' };
 
@@ -80,7 +80,6 @@ export const outboxInbox: Workload = {
       pipeline = await system.outboxPipeline!(round);
       await pipeline.start();
       await ctx.startSampling();
-      const cpuAtStart = process.cpuUsage();
       let next = 0;
       const writer = async () => {
         const client = await pool.connect();
@@ -117,8 +116,7 @@ export const outboxInbox: Workload = {
         lastCommitAt = Math.max(...committedAt);
       } else await Promise.all(Array.from({ length: c.outboxWriters }, writer));
       const waited = await tracker.wait(c.roundTimeoutSeconds * 1000);
-      const cpu = process.cpuUsage(cpuAtStart);
-      await ctx.stopSampling();
+      const usage = await ctx.stopSampling();
       const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
       const { p50, p99, max } = tracker.latencies.summary();
       const unpublished = tracker.delivered === tracker.expected ? 0 : await pipeline.unpublished();
@@ -132,7 +130,7 @@ export const outboxInbox: Workload = {
           p99,
           max,
           writeRate: n / ((lastCommitAt - firstCommitAt) / 1000),
-          clientCpuPerMessage: (cpu.user + cpu.system) / 1000 / Math.max(1, tracker.delivered),
+          clientCpuPerMessage: usage ? (usage.clientCpuSeconds * 1000) / Math.max(1, tracker.delivered) : NaN,
         },
         note: notes.filter(Boolean).join('; ') || undefined,
       };

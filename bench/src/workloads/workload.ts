@@ -1,4 +1,5 @@
 import type { BenchConfig } from '../config';
+import type { SampledUsage } from '../sampler';
 import type { System, TopicPlan } from '../systems/system';
 
 export interface MetricDef {
@@ -18,9 +19,10 @@ export interface RoundContext {
   /**
    * Start and stop broker sampling around the measured phase (the runner samples the whole run otherwise).
    * Await both: for a workload that counts fsyncs they read the broker's counters (one HTTP request each).
+   * `stopSampling` resolves to what was measured (undefined when sampling had not started or had stopped already).
    */
   startSampling(): Promise<void>;
-  stopSampling(): Promise<void>;
+  stopSampling(): Promise<SampledUsage | undefined>;
 }
 
 export interface RoundOutcome {
