@@ -15,6 +15,7 @@ const COLORS = {
   'mmmq-transport': '#ffa94d',
   'durable-peer': '#1c7ed6',
   peer: '#adb5bd',
+  reference: '#868e96',
 } as const;
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -31,7 +32,7 @@ export function renderChart(results: BenchResults): string {
   for (const workload of results.workloads) {
     const metric = workload.metrics.find((m) => m.key === workload.headline)!;
     const rows = results.systems
-      .filter((s) => !s.unavailable)
+      .filter((s) => !s.unavailable && !(s.kind === 'reference' && workload.notApplicable[s.id]))
       .map((s) => ({ system: s, agg: aggregate(results, workload.id, s.id, metric.key), na: workload.notApplicable[s.id] }));
     const scale = Math.max(...rows.map((r) => (Number.isFinite(r.agg.max) ? r.agg.max : 0)), 1e-9);
     const direction = metric.better === 'higher' ? 'higher is better' : 'lower is better';
@@ -66,19 +67,22 @@ export function renderChart(results: BenchResults): string {
     ['MMMQ API on RabbitMQ', COLORS['mmmq-transport']],
     ['durable peer (ACK after fsync)', COLORS['durable-peer']],
     ['ACK before fsync (not durable)', COLORS.peer],
-  ]
-    .map(
-      ([label, color], i) =>
-        `<rect x="${i * 235}" y="30" width="12" height="12" fill="${color}"/><text x="${i * 235 + 18}" y="41" class="label">${esc(label)}</text>`,
-    )
-    .join('');
+    ['no broker (outbox ceiling)', COLORS.reference],
+  ];
+  // Each entry as wide as its label (12 px text: about 6.5 px a character), so five fit in the chart's width.
+  let legendX = 0;
+  const legendEntries = legend.map(([label, color]) => {
+    const entry = `<rect x="${legendX}" y="30" width="12" height="12" fill="${color}"/><text x="${legendX + 18}" y="41" class="label">${esc(label)}</text>`;
+    legendX += 18 + Math.ceil(label.length * 6.5) + 16;
+    return entry;
+  });
   const quick = results.config.quick ? ' — QUICK MODE, small samples, noisy' : '';
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${y}" viewBox="0 0 ${WIDTH} ${y}" font-family="Helvetica, Arial, sans-serif">`,
     '<style>.title{font-size:14px;font-weight:bold}.unit{font-size:11px;fill:#555}.label{font-size:12px}.value{font-size:12px}.na{font-size:11px;fill:#888;font-style:italic}.whisker{stroke:#222;stroke-width:1}</style>',
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="0" y="16" class="title">MMMQ vs peers, median of ${results.config.rounds} round${results.config.rounds === 1 ? '' : 's'} (whiskers: min–max)${esc(quick)}</text>`,
-    legend,
+    legendEntries.join(''),
     ...parts,
     '</svg>',
     '',

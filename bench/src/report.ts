@@ -35,6 +35,7 @@ function workloadSection(results: BenchResults, w: WorkloadInfo): string {
   const available = results.systems.filter((s) => !s.unavailable);
   for (const s of available) {
     const na = w.notApplicable[s.id];
+    if (na && s.kind === 'reference') continue; // a reference is a row only where it has a figure
     const name =
       s.kind === 'mmmq' || s.kind === 'mmmq-mode' || s.kind === 'mmmq-transport'
         ? `**${s.label}**`
@@ -140,7 +141,9 @@ export function renderReport(results: BenchResults, chartFile: string): string {
           ? ' ⚠︎ not durable'
           : s.kind === 'mmmq-transport'
             ? ' (not a peer)'
-            : '';
+            : s.kind === 'reference'
+              ? ' (reference, not a broker)'
+              : '';
     out.push(
       `| ${s.label}${kind} | ${s.version} | ${s.description}${s.unavailable ? ` — **unavailable in this run**: ${s.unavailable}` : ''} | ${s.restart} |`,
     );

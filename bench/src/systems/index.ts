@@ -1,13 +1,14 @@
 import { MmmqSystem } from './mmmq';
 import { MmmqOnRabbitMqSystem, RAW_RABBITMQ_PREFETCH } from './mmmq-on-rabbitmq';
 import { NatsJetStreamSystem } from './nats-jetstream';
+import { NoBrokerSystem } from './no-broker';
 import { RabbitMqSystem } from './rabbitmq';
 import { RedisStreamsSystem } from './redis-streams';
 import type { System } from './system';
 
 /**
- * MMMQ first, then the durable peers (MMMQ's API on RabbitMQ quorum beside raw RabbitMQ quorum), then the others;
- * the report keeps this order.
+ * MMMQ first, then the durable peers (MMMQ's API on RabbitMQ quorum beside raw RabbitMQ quorum), then the others,
+ * then the outbox workload's no-broker reference; the report keeps this order.
  */
 export function createSystems(): System[] {
   return [
@@ -20,6 +21,7 @@ export function createSystems(): System[] {
     new RedisStreamsSystem('always'),
     new RedisStreamsSystem('everysec'),
     new NatsJetStreamSystem(),
+    new NoBrokerSystem(),
   ];
 }
 

@@ -65,8 +65,9 @@ export interface FsyncCounters {
  * `mmmq-transport`: MMMQ's own libraries (Producer, listeners) on another broker through the `transport` option
  * (issue 18: "MMMQ API on RabbitMQ quorum"), shown as a row beside the others; neither MMMQ nor a peer, so it never
  * counts in the ratios and targets, which compare the MMMQ broker with the peers.
+ * `reference`: not a broker (the outbox-inbox workload's no-broker ceiling), shown as a row, never in ratios and targets.
  */
-export type SystemKind = 'mmmq' | 'mmmq-mode' | 'mmmq-transport' | 'durable-peer' | 'peer';
+export type SystemKind = 'mmmq' | 'mmmq-mode' | 'mmmq-transport' | 'durable-peer' | 'peer' | 'reference';
 
 export interface System {
   readonly id: string;
@@ -82,6 +83,8 @@ export interface System {
   readonly publishOnly?: string;
   /** Workload id → why this system does not run it (a workload it could run but whose figure would mean nothing). */
   readonly skips?: Readonly<Record<string, string>>;
+  /** The only workloads this system runs, and why (a reference that is not a broker); absent: every one that applies. */
+  readonly onlyWorkloads?: { readonly ids: readonly string[]; readonly why: string };
 
   /** Connects clients (and starts what the bench runs itself). */
   start(): Promise<void>;

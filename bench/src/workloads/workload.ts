@@ -58,6 +58,7 @@ export interface Workload {
 export function appliesTo(workload: Workload, system: System): true | string {
   const skipped = system.skips?.[workload.id];
   if (skipped !== undefined) return skipped;
+  if (system.onlyWorkloads && !system.onlyWorkloads.ids.includes(workload.id)) return system.onlyWorkloads.why;
   if (system.publishOnly !== undefined && !workload.measuresPublishing) return system.publishOnly;
   return workload.applies(system);
 }
