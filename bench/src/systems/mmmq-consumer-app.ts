@@ -1,5 +1,5 @@
 import { MmmqConsumerHealthIndicator } from '@mmmq/consumer';
-import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import type { DynamicModule, INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { BenchConsumerModule, type BenchListener } from './mmmq-nest-modules';
@@ -30,16 +30,17 @@ export async function startConsumerApp(
 }
 
 /**
- * A pull consumer (`delivery: 'pull'`, no HTTP server) with the module options `more`; resolves once its listeners'
- * dispatchers are registered, so fetching has begun.
+ * A pull consumer (`delivery: 'pull'`, no HTTP server) with the module options `more` and the modules `imports`
+ * beside it; resolves once its listeners' dispatchers are registered, so fetching has begun.
  */
 export async function startPullConsumerApp(
   broker: string,
   listeners: BenchListener[],
   more: NonNullable<Parameters<typeof BenchConsumerModule.register>[0]['more']>,
+  imports: DynamicModule[] = [],
 ): Promise<INestApplicationContext> {
   const app = await NestFactory.createApplicationContext(
-    BenchConsumerModule.register({ broker, autoRegister: true, listeners, more: { ...more, delivery: 'pull' } }),
+    BenchConsumerModule.register({ broker, autoRegister: true, listeners, more: { ...more, delivery: 'pull' }, imports }),
     { logger: NEST_LOGGER, abortOnError: false },
   );
   await registered(app);

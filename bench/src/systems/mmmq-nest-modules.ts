@@ -38,6 +38,8 @@ export class BenchConsumerModule {
     autoRegister: boolean;
     listeners: BenchListener[];
     more?: Omit<MmmqConsumerOptions, 'app' | 'broker' | 'advertisedUrl' | 'autoRegister'>;
+    /** Modules beside the consumer's (an inbox). */
+    imports?: DynamicModule[];
   }): DynamicModule {
     return {
       module: BenchConsumerModule,
@@ -49,6 +51,7 @@ export class BenchConsumerModule {
           autoRegister: options.autoRegister,
           ...options.more,
         }),
+        ...(options.imports ?? []),
       ],
       providers: providersOf(options.listeners),
     };

@@ -6,10 +6,19 @@ import { Pool, type ClientBase, type PoolClient } from 'pg';
 import type { BenchContent } from '../payload';
 import { log } from '../services';
 import { NEST_LOGGER, startPullConsumerApp } from './mmmq-consumer-app';
-import { Inbox, migrate, Outbox, OutboxRelay, OUTBOX_TABLE, pgAdapter } from '@mmmq/postgres';
+import {
+  migrate,
+  MmmqInboxModule,
+  Outbox,
+  OutboxRelay,
+  OUTBOX_TABLE,
+  pgAdapter,
+  pgTransaction,
+  type InboxGroupCommitOptions,
+  type TransactionRunner,
+} from '@mmmq/postgres';
 import { BenchProducerModule, type BenchListener } from './mmmq-nest-modules';
 import {
-  CONSUMER_CONCURRENCY,
   CONSUMER_PREFETCH,
   PG_CONNECTION,
   RELAY_BATCH,
@@ -19,18 +28,26 @@ import {
   type OutboxRound,
 } from './outbox-pipeline';
 
+/** The inbox's group commit: deliveries a transaction, transactions at once (= the consumer's pool). */
+export const MMMQ_INBOX_GROUP_COMMIT = { maxMessages: 100, maxTransactions: 4 } satisfies InboxGroupCommitOptions;
+/**
+ * Deliveries the MMMQ listener handles at once (`concurrency`, `workers.max`): enough to fill every open group, since
+ * a delivery waiting for its group holds its slot.
+ */
+export const MMMQ_INBOX_CONCURRENCY = 400;
+
 /**
  * The exactly-once-effect pattern with MMMQ's own parts: @mmmq/postgres's `Outbox` (the row in the writer's
  * transaction), its `OutboxRelay` publishing through a `Producer` of its own over the publish stream (one atomic
- * `produceBatch` per leased batch, ids = the outbox ids), and a consumer Nest app (`MmmqConsumerModule`) whose
- * listener (concurrency {@link CONSUMER_CONCURRENCY}) runs `Inbox.process` and the side effect in one PostgreSQL
- * transaction per message; the library acknowledges when the handler returns, after the commit.
+ * `produceBatch` per leased batch, ids = the outbox ids), and a consumer Nest app (`MmmqConsumerModule` with
+ * `MmmqInboxModule`, `groupCommit` {@link MMMQ_INBOX_GROUP_COMMIT}) whose `inbox: true` listener writes the side effect
+ * in the inbox's transaction; the library acknowledges after the commit. A redelivery the inbox suppresses is
+ * acknowledged without running the handler, so this pipeline never reports one (the exactly-one-row check still holds).
  */
 export class MmmqOutboxPipeline implements OutboxPipeline {
   readonly writerKind = 'mmmq';
-  private readonly pool = new Pool({ ...PG_CONNECTION, max: CONSUMER_CONCURRENCY });
+  private readonly pool = new Pool({ ...PG_CONNECTION, max: MMMQ_INBOX_GROUP_COMMIT.maxTransactions });
   private readonly outbox: Outbox<ClientBase>;
-  private readonly inbox: Inbox<ClientBase>;
   private app?: INestApplicationContext;
   private producerContext?: INestApplicationContext;
   private relay?: OutboxRelay;
@@ -41,7 +58,6 @@ export class MmmqOutboxPipeline implements OutboxPipeline {
     private readonly endpoints: { broker: string; stream: string },
   ) {
     this.outbox = new Outbox({ adapter: pgAdapter, schema: round.schema });
-    this.inbox = new Inbox({ adapter: pgAdapter, schema: round.schema });
     this.pool.on('error', (error) => log(`MMMQ outbox consumer pool: ${error.message}`));
   }
 
@@ -62,10 +78,20 @@ export class MmmqOutboxPipeline implements OutboxPipeline {
   }
 
   async start(): Promise<void> {
-    this.app = await startPullConsumerApp(this.endpoints.broker, [this.listener()], {
-      pull: { prefetch: CONSUMER_PREFETCH },
-      workers: { max: CONSUMER_CONCURRENCY },
+    const transaction = afterCommit(pgTransaction(this.pool));
+    const inbox = MmmqInboxModule.forRoot({
+      adapter: pgAdapter,
+      transaction: transaction.run,
+      schema: this.round.schema,
+      groupCommit: MMMQ_INBOX_GROUP_COMMIT,
+      retention: { intervalMs: 0 },
     });
+    this.app = await startPullConsumerApp(
+      this.endpoints.broker,
+      [this.listener(transaction.then)],
+      { pull: { prefetch: CONSUMER_PREFETCH }, workers: { max: MMMQ_INBOX_CONCURRENCY } },
+      [inbox],
+    );
     this.producerContext = await NestFactory.createApplicationContext(BenchProducerModule.register(this.endpoints.stream), {
       logger: NEST_LOGGER,
     });
@@ -80,24 +106,19 @@ export class MmmqOutboxPipeline implements OutboxPipeline {
   }
 
   /** A listener instance of its own class: its topic and consumer id are the round's. */
-  private listener(): BenchListener {
-    const { round, pool, inbox } = this;
-    @MMMQListener(round.topic, { name: 'bench-outbox-inbox', consumerId: round.consumerId, concurrency: CONSUMER_CONCURRENCY })
+  private listener(then: AfterCommit['then']): BenchListener {
+    const { round } = this;
+    @MMMQListener(round.topic, {
+      name: 'bench-outbox-inbox',
+      consumerId: round.consumerId,
+      concurrency: MMMQ_INBOX_CONCURRENCY,
+      inbox: true,
+    })
     class OutboxInboxListener implements MMMQListener<BenchContent> {
       async handle(content: BenchContent, context: MessageContext): Promise<void> {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
-          const outcome = await inbox.process(client, context.id, round.consumerId, (tx) => round.sideEffect(tx, context.id, content));
-          await client.query('COMMIT');
-          if (outcome.status === 'duplicate') round.onDuplicate();
-          else round.onCommitted(content);
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        } finally {
-          client.release();
-        }
+        const tx = context.inboxTransaction<PoolClient>();
+        await round.sideEffect(tx, context.id, content);
+        then(tx, () => round.onCommitted(content));
       }
     }
     return new OutboxInboxListener();
@@ -118,4 +139,29 @@ export class MmmqOutboxPipeline implements OutboxPipeline {
     await this.app?.close().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
+}
+
+interface AfterCommit {
+  run: TransactionRunner<PoolClient>;
+  /** Runs `task` once `tx` committed (never, when it rolls back). */
+  then(tx: PoolClient, task: () => void): void;
+}
+
+/** `transaction`, and tasks to run after its commits: the round counts a side effect once it committed. */
+function afterCommit(transaction: TransactionRunner<PoolClient>): AfterCommit {
+  const pending = new WeakMap<PoolClient, (() => void)[]>();
+  return {
+    async run(work) {
+      const tasks: (() => void)[] = [];
+      const result = await transaction((tx) => {
+        pending.set(tx, tasks);
+        return work(tx).finally(() => pending.delete(tx));
+      });
+      for (const task of tasks) task();
+      return result;
+    },
+    then(tx, task) {
+      pending.get(tx)?.push(task);
+    },
+  };
 }

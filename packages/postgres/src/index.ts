@@ -9,6 +9,12 @@ export {
   DEFAULT_INBOX_RETENTION_INTERVAL_MS,
   DEFAULT_INBOX_RETENTION_BATCH_SIZE,
 } from './inbox/inbox-retention';
+export {
+  InboxGroupCommit,
+  DEFAULT_INBOX_GROUP_MAX_MESSAGES,
+  DEFAULT_INBOX_GROUP_MAX_TRANSACTIONS,
+  type InboxGroupCommitOptions,
+} from './inbox/inbox-group-commit';
 export { InvalidInboxOptionsError } from './inbox/invalid-inbox-options.error';
 export type { MmmqInboxOptions, InboxRetentionOptions } from './inbox/mmmq-inbox.options';
 export { MMMQ_INBOX_OPTIONS } from './inbox/mmmq-inbox-module-definition';

@@ -1,5 +1,6 @@
 import type { SqlAdapter } from '../sql/sql-adapter';
 import type { TransactionRunner } from '../sql/pg-transaction';
+import type { InboxGroupCommitOptions } from './inbox-group-commit';
 
 /** When old inbox rows are deleted. */
 export interface InboxRetentionOptions {
@@ -29,4 +30,10 @@ export interface MmmqInboxOptions<Tx = unknown> {
   /** The schema `migrate()` created the tables in. Default `public`. */
   schema?: string;
   retention?: InboxRetentionOptions;
+  /**
+   * Deliveries that arrive together share one transaction (`true`, or limits): far fewer commits, at the price that
+   * a handler may run again when its group rolls back (only what it writes in the transaction counts). Default
+   * `false`: one transaction per delivery. See docs/exactly-once.md, "Group commit".
+   */
+  groupCommit?: boolean | InboxGroupCommitOptions;
 }

@@ -1,6 +1,7 @@
 import { InboxKey, InboxOutcome, ListenerInbox } from '@mmmq/consumer';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Inbox } from './inbox';
+import { InboxGroupCommit } from './inbox-group-commit';
 import { InboxRetention } from './inbox-retention';
 import { MMMQ_INBOX_RESOLVED_OPTIONS, ResolvedInboxOptions } from './mmmq-inbox-options.resolver';
 
@@ -13,6 +14,7 @@ export class PostgresListenerInbox extends ListenerInbox implements OnApplicatio
   readonly retentionMs: number;
   readonly inbox: Inbox<unknown>;
   readonly retention: InboxRetention<unknown>;
+  private readonly groupCommit: InboxGroupCommit<unknown> | undefined;
 
   constructor(@Inject(MMMQ_INBOX_RESOLVED_OPTIONS) private readonly options: ResolvedInboxOptions) {
     super();
@@ -24,17 +26,20 @@ export class PostgresListenerInbox extends ListenerInbox implements OnApplicatio
       intervalMs: options.retention.intervalMs,
       batchSize: options.retention.batchSize,
     });
+    if (options.groupCommit) this.groupCommit = new InboxGroupCommit(this.inbox, options.transaction, options.groupCommit);
   }
 
-  process<T>({ messageId, consumerId }: InboxKey, handler: (transaction: unknown) => Promise<T>): Promise<InboxOutcome<T>> {
-    return this.options.transaction((tx) => this.inbox.process(tx, messageId, consumerId, handler));
+  process<T>(key: InboxKey, handler: (transaction: unknown) => Promise<T>): Promise<InboxOutcome<T>> {
+    if (this.groupCommit) return this.groupCommit.process(key, handler);
+    return this.options.transaction((tx) => this.inbox.process(tx, key.messageId, key.consumerId, handler));
   }
 
   onApplicationBootstrap(): void {
     this.retention.start();
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.retention.close();
+  async onApplicationShutdown(): Promise<void> {
+    await this.groupCommit?.close();
+    await this.retention.close();
   }
 }

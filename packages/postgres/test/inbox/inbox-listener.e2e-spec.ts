@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { MmmqInboxModule } from '../../src/inbox/mmmq-inbox.module';
+import type { MmmqInboxOptions } from '../../src/inbox/mmmq-inbox.options';
 import { pgAdapter } from '../../src/sql/pg-adapter';
 import { pgTransaction, TransactionRunner } from '../../src/sql/pg-transaction';
 import { typeOrmAdapter } from '../../src/sql/typeorm-adapter';
@@ -35,6 +36,15 @@ class BillingListener {
 }
 
 @Injectable()
+class ConcurrentBillingListener {
+  @MMMQListener('order.*', { consumerId: 'billing.grouped', inbox: true, concurrency: 20 })
+  async onOrder(order: { orderId: string }, context: MessageContext): Promise<void> {
+    attempts.push(context.deliveryCount);
+    await library.charge(context.inboxTransaction(), order.orderId);
+  }
+}
+
+@Injectable()
 class UnguardedBillingListener {
   private readonly transaction = failingAfterFirstCommit(library.transaction);
 
@@ -45,10 +55,14 @@ class UnguardedBillingListener {
   }
 }
 
+/** Transactions the inbox opened. */
+let transactions = 0;
+
 /** Commits, then fails the first time, as when the connection is lost while COMMIT's answer is on its way. */
 function failingAfterFirstCommit(transaction: TransactionRunner<any>): TransactionRunner<any> {
   let failures = 1;
   return async (work) => {
+    transactions++;
     const result = await transaction(work);
     if (failures-- > 0) throw new Error('connection lost after COMMIT');
     return result;
@@ -80,7 +94,7 @@ describe.each(Object.keys(libraries))('@MMMQListener({ inbox: true }) with a rea
   let app: INestApplicationContext | undefined;
   const charges = async () => (await db.pool.query<{ order_id: string }>(`SELECT order_id FROM "${db.schema}".charges`)).rows;
 
-  async function startConsumer(listener: Type): Promise<INestApplicationContext> {
+  async function startConsumer(listener: Type, inbox: Pick<MmmqInboxOptions, 'groupCommit'> = {}): Promise<INestApplicationContext> {
     @Module({
       imports: [
         MmmqConsumerModule.forRoot({
@@ -89,8 +103,14 @@ describe.each(Object.keys(libraries))('@MMMQListener({ inbox: true }) with a rea
           delivery: 'pull',
           registration: { backoffMs: 50 },
           pull: { waitMs: 500 },
+          workers: { max: 20 },
         }),
-        MmmqInboxModule.forRoot({ adapter: library.adapter, transaction: failingAfterFirstCommit(library.transaction), schema: db.schema }),
+        MmmqInboxModule.forRoot({
+          adapter: library.adapter,
+          transaction: failingAfterFirstCommit(library.transaction),
+          schema: db.schema,
+          ...inbox,
+        }),
       ],
       providers: [listener],
     })
@@ -112,6 +132,7 @@ describe.each(Object.keys(libraries))('@MMMQListener({ inbox: true }) with a rea
   });
   beforeEach(async () => {
     attempts.length = 0;
+    transactions = 0;
     await db.pool.query(`TRUNCATE "${db.schema}".charges, "${db.schema}".mmmq_inbox`);
     broker = await startBroker({ delivery: FAST_BACKOFF });
   });
@@ -131,6 +152,18 @@ describe.each(Object.keys(libraries))('@MMMQListener({ inbox: true }) with a rea
     const subscription = await broker.subscription('billing.orders', 'order.created');
     expect(subscription.stats.redelivered).toBeGreaterThanOrEqual(1);
     expect(await broker.deadLetters('billing.orders')).toEqual([]);
+  });
+
+  it('with groupCommit, deliveries share transactions and each order is charged once, even when a group loses its COMMIT answer', async () => {
+    const orders = Array.from({ length: 40 }, (_, i) => ({ orderId: `o-${String(i).padStart(2, '0')}` }));
+    await broker.publishAll('order.created', orders);
+    await startConsumer(ConcurrentBillingListener, { groupCommit: true });
+    await broker.caughtUp('billing.grouped', 'order.created');
+    // The first group committed but failed after COMMIT: its deliveries ran again alone, found their rows, were acked.
+    expect(attempts.every((deliveryCount) => deliveryCount === 1)).toBe(true);
+    expect((await charges()).map((row) => row.order_id).sort()).toEqual(orders.map((order) => order.orderId));
+    expect(transactions).toBeLessThan(orders.length);
+    expect(await broker.deadLetters('billing.grouped')).toEqual([]);
   });
 
   it('without the inbox the same double delivery charges twice (why the inbox exists)', async () => {

@@ -21,6 +21,19 @@ describe('MmmqInboxModule options', () => {
     });
   });
 
+  it('groupCommit: off by default; true means 100 deliveries a transaction, 4 transactions at once; limits can be set', () => {
+    expect(resolveInboxOptions({ adapter: pgAdapter, transaction }).groupCommit).toBeUndefined();
+    expect(resolveInboxOptions({ adapter: pgAdapter, transaction, groupCommit: false }).groupCommit).toBeUndefined();
+    expect(resolveInboxOptions({ adapter: pgAdapter, transaction, groupCommit: true }).groupCommit).toEqual({
+      maxMessages: 100,
+      maxTransactions: 4,
+    });
+    expect(resolveInboxOptions({ adapter: pgAdapter, transaction, groupCommit: { maxTransactions: 2 } }).groupCommit).toEqual({
+      maxMessages: 100,
+      maxTransactions: 2,
+    });
+  });
+
   it.each([
     [{ adapter: pgAdapter, transaction, table: 'inbox' }, 'inbox options has unknown'],
     [{ adapter: pgAdapter }, 'transaction must be a function'],
@@ -29,6 +42,10 @@ describe('MmmqInboxModule options', () => {
     [{ adapter: pgAdapter, transaction, retention: { maxAgeMs: 0 } }, 'retention.maxAgeMs must be a positive integer'],
     [{ adapter: pgAdapter, transaction, retention: { maxAge: 1 } }, 'retention has unknown'],
     [{ adapter: pgAdapter, transaction, retention: { intervalMs: -1 } }, 'retention.intervalMs'],
+    [{ adapter: pgAdapter, transaction, groupCommit: 'yes' }, 'groupCommit must be'],
+    [{ adapter: pgAdapter, transaction, groupCommit: { maxMessages: 0 } }, 'groupCommit.maxMessages must be a positive integer'],
+    [{ adapter: pgAdapter, transaction, groupCommit: { maxTransactions: 1001 } }, 'groupCommit.maxTransactions'],
+    [{ adapter: pgAdapter, transaction, groupCommit: { maxBatch: 10 } }, 'groupCommit has unknown'],
   ])('refuses %j, naming the option', (options, message) => {
     expect(() => resolveInboxOptions(options as MmmqInboxOptions)).toThrow(InvalidInboxOptionsError);
     expect(() => resolveInboxOptions(options as MmmqInboxOptions)).toThrow(message);
