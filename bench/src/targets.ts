@@ -74,21 +74,26 @@ export function targets(results: BenchResults): TargetRow[] {
   versus('fanout-3', 'rate', 1.5, 'fan-out to 3 consumers ≥ 1.5× the best durable peer (issue 5; issue 11 keeps it)');
   versus('competing-3', 'rate', 1.5, 'competing consumers, 3 sharing one queue ≥ 1.5× the best durable peer (issue 12)');
   versus('pull-100', 'rate', 1.5, 'pull, fetch 100 / acknowledge the batch ≥ 1.5× the best durable peer (issue 12)');
-  const outbox = workload('outbox-inbox');
-  if (outbox) {
-    versus(
-      'outbox-inbox',
-      'rate',
-      1.5,
-      'outbox → relay → broker → consumer with inbox ≥ 1.5× the same pattern on RabbitMQ (issue 17)',
-      isRabbitMq,
-    );
-    const rabbit = best(results, outbox.id, metric(outbox, 'rate'), isRabbitMq);
-    const p99 = mine(outbox, 'p99');
-    if (Number.isFinite(p99) && rabbit) {
-      const theirs = aggregate(results, outbox.id, rabbit.system.id, 'p99').median;
-      rows[rows.length - 1].measured += `; p99 MMMQ ${withUnit(p99, 'ms')}, ${rabbit.system.label} ${withUnit(theirs, 'ms')}`;
-    }
+  // Throughput is the drained backlog's: with the writers alongside, both systems' rates are at most the writers'.
+  versus(
+    'outbox-inbox-backlog',
+    'rate',
+    1.5,
+    'outbox → relay → broker → consumer with inbox, a backlog drained ≥ 1.5× the same pattern on RabbitMQ (issue 17)',
+    isRabbitMq,
+  );
+  const live = workload('outbox-inbox');
+  const rabbit = live && best(results, live.id, metric(live, 'rate'), isRabbitMq);
+  if (live && rabbit) {
+    // Not a target: a pipeline that keeps up runs at its writers' pace, so this ratio is the writers'.
+    const theirs = (key: string) => aggregate(results, live.id, rabbit.system.id, key).median;
+    rows.push({
+      target: 'the same with the writers alongside (not a target: each rate is at most its writers’ commits/s)',
+      measured:
+        `MMMQ ${withUnit(mine(live, 'rate'), '/s')} (writers ${withUnit(mine(live, 'writeRate'), '/s')}, p99 ${withUnit(mine(live, 'p99'), 'ms')}) ` +
+        `vs ${rabbit.system.label} ${withUnit(rabbit.value, '/s')} (writers ${withUnit(theirs('writeRate'), '/s')}, p99 ${withUnit(theirs('p99'), 'ms')})`,
+      met: undefined,
+    });
   }
   for (const id of ['plain-consumer', 'plain-consumer-3']) {
     const w = workload(id);

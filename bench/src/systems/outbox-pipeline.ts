@@ -10,8 +10,8 @@ export const RELAY_LEASE_MS = 30_000;
 /** Connections of each relay's own pool, which leases and marks one batch at a time; its LISTEN connection is apart. */
 export const RELAY_POOL_SIZE = 1;
 /**
- * Messages the consumer handles at once, each in its own PostgreSQL transaction, and the connections of its pool:
- * the same on both sides (MMMQ: listener `concurrency` and `workers.max`; RabbitMQ: the pool bounds its handlers).
+ * Messages the RabbitMQ and no-broker consumers handle at once, each in its own PostgreSQL transaction, and the
+ * connections of their pool. MMMQ's inbox groups deliveries instead (`MMMQ_INBOX_GROUP_COMMIT`).
  */
 export const CONSUMER_CONCURRENCY = 16;
 /** Messages the consumer holds unacknowledged at most (RabbitMQ's `prefetch`, MMMQ's `pull.prefetch`), on both sides. */

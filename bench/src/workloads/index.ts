@@ -28,6 +28,7 @@ export const WORKLOADS: Workload[] = [
   manyTopics(100),
   manyTopics(1000),
   largeMessages,
-  outboxInbox,
+  outboxInbox('live'),
+  outboxInbox('backlog'),
   backlogRestart,
 ];

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { content, type BenchContent } from '../payload';
+import type { BenchConfig } from '../config';
+import { MMMQ_INBOX_CONCURRENCY, MMMQ_INBOX_GROUP_COMMIT } from '../systems/mmmq-outbox';
 import {
   CONSUMER_CONCURRENCY,
   CONSUMER_PREFETCH,
@@ -33,16 +35,25 @@ export function roundSchema(prefix: string): string {
 }
 
 /**
- * Issue 17's exactly-once effect, end to end on PostgreSQL: business transactions each write a business row and an
- * outbox row; the system's relay publishes the outbox; its consumer, in one transaction per message, reserves the
- * message in an inbox table and writes the side-effect row, then acknowledges. MMMQ (@mmmq/postgres's outbox, relay
- * and inbox) against the same pattern built on RabbitMQ; see bench/README.md, *Drivers*.
+ * `live`: the writers commit while the pipeline runs, so the rate is at most theirs (on a machine PostgreSQL shares,
+ * it often is theirs); `backlog`: the writers commit every row first and the pipeline then drains them, which measures
+ * the pipeline's own throughput.
  */
-export const outboxInbox: Workload = {
-  id: 'outbox-inbox',
-  title: () => 'Outbox → relay → broker → consumer with inbox (PostgreSQL)',
-  describe: (c) =>
-    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432, ${c.outboxWritersThread ? 'on a worker thread of their own (`--outbox-writers-thread`)' : 'on the bench process’s event loop, beside the relay and the consumer'}. The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`) round after round while it finds rows, and otherwise sleeps until the outbox's NOTIFY, which writers send only while a relay sleeps (a NOTIFY per commit would serialise their commits), publishes them confirmed with the outbox id as message id and marks them published; the consumer handles ${CONSUMER_CONCURRENCY} messages at once, each in one transaction that reserves it in the inbox table and inserts a side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`Inbox\` in a \`MmmqConsumerModule\` pull listener (\`delivery: 'pull'\`, \`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` ${CONSUMER_CONCURRENCY}: a pushed listener handles one topic's messages one at a time); **RabbitMQ**: the bench's own outbox and inbox tables, shaped like @mmmq/postgres's, and a relay with the same loop, persistent messages with publisher confirms to one durable queue of the system's type, a consumer with prefetch 1,000 and \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table. msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers alone got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). *client CPU ms/msg* = the bench process's CPU time (\`process.cpuUsage()\`, all its threads) from the first write to the last side effect, per message delivered: the writers, the relay and the consumer, all the system's client code. Afterwards every message must have exactly one side-effect row; redeliveries the inbox suppressed, and any message missing or with two side effects, are told in the note. Only MMMQ and RabbitMQ build the pattern here. **No broker** is a reference, not a system: RabbitMQ's tables and relay loop handing the rows to the same consumer code in memory, nothing durable between them; on a machine whose cores PostgreSQL shares, its rate is what PostgreSQL and the writers alone allow, the ceiling of every broker's figure.`,
+export type OutboxInboxMode = 'live' | 'backlog';
+
+/**
+ * Issue 17's exactly-once effect, end to end on PostgreSQL: business transactions each write a business row and an
+ * outbox row; the system's relay publishes the outbox; its consumer reserves each message in an inbox table in the
+ * transaction of its side-effect row, then acknowledges. MMMQ (@mmmq/postgres's outbox, relay and inbox) against the
+ * same pattern built on RabbitMQ; see bench/README.md, *Drivers*.
+ */
+export const outboxInbox = (mode: OutboxInboxMode): Workload => ({
+  id: mode === 'live' ? 'outbox-inbox' : 'outbox-inbox-backlog',
+  title: () =>
+    mode === 'live'
+      ? 'Outbox → relay → broker → consumer with inbox (PostgreSQL), writers alongside'
+      : 'Outbox backlog → relay → broker → consumer with inbox (PostgreSQL), drained',
+  describe: (c) => describe(c, mode),
   metrics: [RATE(), P50, P99, MAX, WRITE_RATE, CLIENT_CPU_PER_MESSAGE],
   headline: 'rate',
   // The writers' time comes on top of the usual wait for the deliveries.
@@ -78,8 +89,10 @@ export const outboxInbox: Workload = {
         CREATE TABLE "${schema}".orders (seq integer PRIMARY KEY, amount integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
         CREATE TABLE "${schema}".effects (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, seq integer NOT NULL, message_id text NOT NULL)`);
       pipeline = await system.outboxPipeline!(round);
-      await pipeline.start();
-      await ctx.startSampling();
+      if (mode === 'live') {
+        await pipeline.start();
+        await ctx.startSampling();
+      }
       let next = 0;
       const writer = async () => {
         const client = await pool.connect();
@@ -115,6 +128,15 @@ export const outboxInbox: Workload = {
         firstCommitAt = Math.min(...committedAt);
         lastCommitAt = Math.max(...committedAt);
       } else await Promise.all(Array.from({ length: c.outboxWriters }, writer));
+      const writeRate = n / ((lastCommitAt - firstCommitAt) / 1000);
+      let startAt = firstCommitAt;
+      if (mode === 'backlog') {
+        await ctx.startSampling();
+        await pipeline.start();
+        // The drain's clock starts once the consumer listens and the relay runs: latency and rate are the drain's.
+        startAt = performance.now();
+        committedAt.fill(startAt);
+      }
       const waited = await tracker.wait(c.roundTimeoutSeconds * 1000);
       const usage = await ctx.stopSampling();
       const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
@@ -125,11 +147,11 @@ export const outboxInbox: Workload = {
       if (suppressed) notes.push(`${suppressed} redeliveries suppressed by the inbox`);
       return {
         metrics: {
-          rate: tracker.delivered / ((end - firstCommitAt) / 1000),
+          rate: tracker.delivered / ((end - startAt) / 1000),
           p50,
           p99,
           max,
-          writeRate: n / ((lastCommitAt - firstCommitAt) / 1000),
+          writeRate,
           clientCpuPerMessage: usage ? (usage.clientCpuSeconds * 1000) / Math.max(1, tracker.delivered) : NaN,
         },
         note: notes.filter(Boolean).join('; ') || undefined,
@@ -141,7 +163,22 @@ export const outboxInbox: Workload = {
       await pool.end();
     }
   },
-};
+});
+
+function describe(c: BenchConfig, mode: OutboxInboxMode): string {
+  const writers =
+    `${c.outboxMessages.toLocaleString('en')} business transactions, ${c.outboxWriters} at once (\`--outbox-writers\`), each inserting a business row and an outbox row (${c.size / 1024} KiB of JSON) in one PostgreSQL transaction, into a fresh schema per round on 127.0.0.1:5432, ` +
+    (mode === 'backlog'
+      ? 'all committed before the pipeline starts; the pipeline then drains the backlog.'
+      : c.outboxWritersThread
+        ? 'on a worker thread of their own (`--outbox-writers-thread`), while the pipeline runs.'
+        : 'on the bench process’s event loop, beside the relay and the consumer, while the pipeline runs.');
+  const measures =
+    mode === 'backlog'
+      ? 'msgs/s = messages / (last side-effect commit − the moment the pipeline had started: consumer subscribed, relay running): its own throughput; latency from that moment to each side-effect commit (a drain: the last message waits for all before it); *business commits/s* = what the writers got alone, before. *client CPU ms/msg* = the bench process’s CPU time (`process.cpuUsage()`, all its threads) during the drain, per message: the relay and the consumer.'
+      : 'msgs/s = messages / (last side-effect commit − first business commit); latency from each business commit to its side-effect commit; *business commits/s* = messages / (last − first business commit), what the writers got through PostgreSQL while the pipeline ran (the end-to-end rate cannot exceed it). *client CPU ms/msg* = the bench process’s CPU time (`process.cpuUsage()`, all its threads) from the first write to the last side effect, per message delivered: the writers, the relay and the consumer.';
+  return `${writers} The system's relay leases ${RELAY_BATCH} rows at a time (\`FOR UPDATE SKIP LOCKED\`) round after round while it finds rows, and otherwise sleeps until the outbox's NOTIFY, which writers send only while a relay sleeps (a NOTIFY per commit would serialise their commits), publishes them confirmed with the outbox id as message id and marks them published; the consumer reserves each message in the inbox table in the transaction that inserts its side-effect row, and acknowledges after the commit. **MMMQ**: @mmmq/postgres's \`Outbox\`, \`OutboxRelay\` (a \`Producer\` over the publish stream, one atomic batch per lease) and \`MmmqInboxModule\` with \`groupCommit\` (up to ${MMMQ_INBOX_GROUP_COMMIT.maxMessages} deliveries a transaction, ${MMMQ_INBOX_GROUP_COMMIT.maxTransactions} transactions at once on a pool of ${MMMQ_INBOX_GROUP_COMMIT.maxTransactions}) behind an \`inbox: true\` \`MmmqConsumerModule\` pull listener (\`pull.prefetch\` ${CONSUMER_PREFETCH.toLocaleString('en')}, \`concurrency\` and \`workers.max\` ${MMMQ_INBOX_CONCURRENCY}); **RabbitMQ**: the bench's own outbox and inbox tables, shaped like @mmmq/postgres's, a relay with the same loop, persistent messages with publisher confirms to one durable queue of the system's type, and a consumer (prefetch ${CONSUMER_PREFETCH.toLocaleString('en')}) that commits each message in a transaction of its own, ${CONSUMER_CONCURRENCY} at once, with \`INSERT … ON CONFLICT DO NOTHING\` into its inbox table — the consumer one writes by hand; a hand-built batching consumer would commit less often too, and is not measured. ${measures} Afterwards every message must have exactly one side-effect row; any message missing or with two side effects, and the redeliveries RabbitMQ's inbox suppressed, are told in the note. Only MMMQ and RabbitMQ build the pattern here. **No broker** is a reference, not a system: RabbitMQ's tables, relay loop and per-message consumer with the rows handed over in memory, nothing durable between them: what PostgreSQL allows that consumer.`;
+}
 
 /** Exactly one side-effect row per message: what is not so, for the note. */
 async function check(pool: Pool, schema: string, messages: number): Promise<string[]> {
