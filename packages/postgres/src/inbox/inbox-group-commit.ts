@@ -29,7 +29,7 @@ interface Member {
  * Processes the deliveries that arrive together in one transaction: one reservation statement for the group, the
  * handlers one after another in that transaction, one COMMIT — instead of BEGIN, INSERT, COMMIT per delivery. A
  * delivery resolves only after its group committed. When anything in a group fails (a handler, a deadlock, COMMIT),
- * the whole group rolled back and each of its deliveries runs again alone, so only the failing one rejects.
+ * the whole group rolls back and each of its deliveries runs again alone, so only the failing one rejects.
  */
 export class InboxGroupCommit<Tx> {
   private readonly maxMessages: number;
@@ -66,7 +66,7 @@ export class InboxGroupCommit<Tx> {
     });
   }
 
-  /** Resolves once every delivery handed over so far has settled. Idempotent. */
+  /** Resolves once no delivery is waiting or in an open group, every one handed over settled. Idempotent. */
   close(): Promise<void> {
     if (this.waiting.length === 0 && this.open === 0) return Promise.resolve();
     return new Promise((resolve) => {
