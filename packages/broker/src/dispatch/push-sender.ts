@@ -10,6 +10,7 @@ import {
   MmmqError,
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
+  readBoundedReply,
   SigningSecret,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
@@ -158,15 +159,8 @@ export class PushSender {
           headers,
         },
         (response) => {
-          const chunks: Buffer[] = [];
-          let length = 0;
-          response.on('data', (chunk: Buffer) => {
-            length += chunk.length;
-            if (length > MAX_REPLY_BYTES) request.destroy(new Error(`reply longer than ${MAX_REPLY_BYTES} bytes`));
-            else chunks.push(chunk);
-          });
           response.on('error', (error) => fail(timedOut ? `no reply within ${this.timeoutMs} ms` : error.message, error));
-          response.on('end', () => {
+          readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) => {
             const status = response.statusCode ?? 0;
             if (status === HTTP_UNAUTHORIZED) {
               return reject(new PushUnauthorizedError(this.describe(dispatcher, path, `HTTP 401${refusalOf(chunks)}`)));

@@ -1,8 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import { bearerAuthorization, TlsClientOptions } from '@mmmq/core';
+import { bearerAuthorization, readBoundedReply, TlsClientOptions } from '@mmmq/core';
 import { BrokerRequestError } from '../errors/broker-request.error';
+
+/**
+ * A fetch answers at most its `maxBytes` (1 MiB unless asked) plus one message, an acknowledgement a little JSON:
+ * anything this long is not an answer of the broker.
+ */
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 
 /** The broker's answer: its status and its body, parsed as JSON when it is JSON (else the text, or undefined when empty). */
 export interface JsonHttpResponse {
@@ -64,10 +70,10 @@ export class JsonHttpClient {
       const request = this.client.request(
         { ...target, method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': payload.length } },
         (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', fail);
-          response.on('end', () => finish(undefined, { status: response.statusCode ?? 0, data: parseBody(chunks) }));
+          readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) =>
+            finish(undefined, { status: response.statusCode ?? 0, data: parseBody(chunks) }),
+          );
           // Also after 'end': only a close before it is a failure (and an Error's stack is not free).
           response.on('close', () => settled || fail(new Error('the connection closed before the whole answer came')));
         },

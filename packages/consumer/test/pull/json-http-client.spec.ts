@@ -55,6 +55,23 @@ describe('JsonHttpClient', () => {
     expect(sockets.size).toBe(1);
   });
 
+  it('refuses an answer longer than any the broker sends (16 MiB), as a retriable failure', async () => {
+    handle = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, ' ');
+      const write = (left: number): void => {
+        if (left === 0 || response.destroyed) return void response.end();
+        if (response.write(chunk)) write(left - 1);
+        else response.once('drain', () => write(left - 1));
+      };
+      response.on('error', () => undefined); // the client hangs up mid-answer; expected
+      write(17);
+    };
+    const failure = client.post('/x', {}, 10_000);
+    await expect(failure).rejects.toThrow(BrokerRequestError);
+    await expect(failure).rejects.toThrow('reply longer than 16777216 bytes');
+  });
+
   it('gives an answer that is not JSON as its text', async () => {
     handle = (_request, response) => response.writeHead(502).end('Bad Gateway');
     expect(await client.post('/x', {}, 2_000)).toEqual({ status: 502, data: 'Bad Gateway' });

@@ -1,6 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import { BATCH_MESSAGES_PATH, bearerAuthorization, MESSAGES_PATH, PublishedMessage, TransportPublisher } from '@mmmq/core';
+import {
+  BATCH_MESSAGES_PATH,
+  bearerAuthorization,
+  MESSAGES_PATH,
+  PublishedMessage,
+  readBoundedReply,
+  TransportPublisher,
+} from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import type { BrokerAccess } from './broker-access';
@@ -79,15 +86,8 @@ export class HttpBrokerPublisher implements TransportPublisher {
           headers: { ...this.headers, 'content-length': byteLength(body) },
         },
         (response) => {
-          const chunks: Buffer[] = [];
-          let length = 0;
-          response.on('data', (chunk: Buffer) => {
-            length += chunk.length;
-            if (length > MAX_REPLY_BYTES) request.destroy(new Error(`reply longer than ${MAX_REPLY_BYTES} bytes`));
-            else chunks.push(chunk);
-          });
           response.on('error', fail);
-          response.on('end', () => {
+          readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) => {
             const retryAfter = response.headers['retry-after'];
             resolve({
               url,
