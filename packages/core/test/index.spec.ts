@@ -35,6 +35,7 @@ describe('@mmmq/core public API', () => {
         'InvalidTopicError',
         'InvalidSelectorError',
         'parseSelector',
+        'readBoundedReply',
         'MAX_SELECTOR_LENGTH',
         'MAX_SELECTOR_DEPTH',
         'BACKLOG_OVERFLOWS',
