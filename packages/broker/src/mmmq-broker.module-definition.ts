@@ -10,6 +10,11 @@ import type { MmmqBrokerOptions } from './mmmq-broker.options';
  * default here: only the keys listed are taken out of the options the broker validates.
  */
 interface MmmqBrokerModuleExtras {
+  /**
+   * Kept for applications written before the module was always global; it changes nothing. The broker is one per
+   * application and its exports — `Dispatcher`, `TopicRegistry`, and the in-process transport that
+   * `MmmqConsumerModule` and `MmmqProducerModule` use in its application — are injectable everywhere.
+   */
   isGlobal: boolean;
   /** The `/health/live` and `/health/ready` probes (docs/operations.md#health). Default on at `health`. */
   health: HealthOptions;
@@ -26,6 +31,6 @@ export const {
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMmmqBrokerOptions')
   .setExtras<MmmqBrokerModuleExtras>({ isGlobal: false, health: {}, metrics: {} }, (definition, extras) =>
-    withMetrics(withHealth({ ...definition, global: extras.isGlobal }, extras.health), extras.metrics),
+    withMetrics(withHealth({ ...definition, global: true }, extras.health), extras.metrics),
   )
   .build();

@@ -3,6 +3,7 @@ import { ConsoleController } from './console/console.controller';
 import { MMMQ_CONSOLE_OPTIONS } from './console/console.options';
 import { ConsumersController } from './http/consumers.controller';
 import { PullService } from './pull/pull-service';
+import { InProcessBrokerTransport } from '@mmmq/core';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DeadLetterService } from './dispatch/dead-letter-service';
 import { MMMQ_DISPATCH_OPTIONS } from './dispatch/dispatch.options';
@@ -17,6 +18,7 @@ import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { DispatchersController } from './http/dispatchers.controller';
 import { HttpServerLimits } from './http/http-server-limits';
+import { RawBodyRoutes } from './http/raw-body-routes';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { StorageController } from './http/storage.controller';
@@ -38,6 +40,7 @@ import {
   MmmqBrokerOptions,
   ResolvedPersistenceOptions,
 } from './mmmq-broker.options';
+import { InProcessTransport } from './in-process/in-process-transport';
 import { FrontDispatcher } from './publish/front-dispatcher';
 import { Deduplicator } from './deduplication/deduplicator';
 import { PublishRequestParser } from './publish/publish-request.parser';
@@ -63,11 +66,12 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
  * publish stream when `stream` is set, push delivery to the dispatchers of `dispatchers.json`, and the
  * dispatcher, dead-letter and subscription APIs, and the admin web console at `/mmmq/console`.
  *
- * The host application must not let a body parser consume these routes' bodies: create it with
- * `{ bodyParser: false }`, or with `{ rawBody: true }` if other routes need parsed bodies.
+ * The broker's routes read their own request bodies whatever the host application's body-parser settings
+ * (RawBodyRoutes), on express and fastify alike. The application's `MmmqConsumerModule` listeners and
+ * `MmmqProducerModule` producer reach it in process ({@link InProcessTransport}).
  *
  * Options are validated when the application is created; an invalid or unknown one fails it, naming the option.
- * Injectable: {@link Dispatcher} and {@link TopicRegistry}. Lifecycle events go to the host's `EventEmitter2` when it
+ * The module is global. Injectable: {@link Dispatcher}, {@link TopicRegistry} and `InProcessBrokerTransport`. Lifecycle events go to the host's `EventEmitter2` when it
  * imports `EventEmitterModule` (docs/broker.md).
  */
 @Module({
@@ -141,15 +145,18 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     PublishStreamServer,
     Authenticator,
     HttpServerLimits,
+    RawBodyRoutes,
     ConsoleAccess,
+    InProcessTransport,
+    { provide: InProcessBrokerTransport, useExisting: InProcessTransport },
   ],
-  exports: [Dispatcher, TopicRegistry, TopicPolicies, PublishStreamServer, TlsCertificates],
+  exports: [Dispatcher, TopicRegistry, TopicPolicies, PublishStreamServer, TlsCertificates, InProcessBrokerTransport],
 })
 export class MmmqBrokerModule extends ConfigurableMmmqBrokerModule {
   /**
    * `forRoot(options)`, or `forRootAsync({ imports, inject, useFactory })` (also `useClass` / `useExisting` with a
-   * class implementing `createMmmqBrokerOptions()`) to read them from `@nestjs/config`. `isGlobal` (default false)
-   * makes `Dispatcher` and `TopicRegistry` injectable everywhere. Every option is optional.
+   * class implementing `createMmmqBrokerOptions()`) to read them from `@nestjs/config`. The module is global: one
+   * broker per application, its exports injectable everywhere. Every option is optional.
    */
   static override forRoot(options: typeof MMMQ_BROKER_OPTIONS_TYPE = {}): DynamicModule {
     return super.forRoot(options);

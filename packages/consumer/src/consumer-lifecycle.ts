@@ -1,3 +1,4 @@
+import { InProcessBrokerTransport } from '@mmmq/core';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import {
   Inject,
@@ -12,6 +13,7 @@ import {
 import { drainConsumer } from './consumer-drain';
 import { FrontHandler } from './handling/front-handler';
 import { DeliveryServerGate } from './http/delivery-server-gate';
+import { PushRoute } from './http/push-route';
 import { ListenerInbox } from './inbox/listener-inbox';
 import { checkListenerInbox } from './inbox/listener-inbox.check';
 import { describeContentType } from './listener/content-type';
@@ -28,7 +30,8 @@ import { TransportConsumer } from './transport/transport-consumer';
 /**
  * Runs the consumer through the application's life: finds and checks the listeners when modules initialise,
  * subscribes them at bootstrap (on the in-memory transport of `MmmqTestingModule`, which wins; the `transport`
- * option; or the MMMQ broker, whose subscriber registers each dispatcher, in the background unless
+ * option; the broker of this very application, in process, when it imports `MmmqBrokerModule` and `broker` is not
+ * set; or the MMMQ broker at `broker`, whose subscriber registers each dispatcher, in the background unless
  * `registration.failFast`, and takes its pushes or fetches once it is registered), and drains in-flight handlers
  * first thing on shutdown, before other modules close what handlers may still use.
  */
@@ -46,7 +49,9 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     private readonly push: BrokerPushSubscriber,
     private readonly pull: BrokerPullSubscriber,
     private readonly serverGate: DeliveryServerGate,
+    private readonly pushRoute: PushRoute,
     @Optional() private readonly inMemory?: InMemoryTransport,
+    @Optional() private readonly inProcess?: InProcessBrokerTransport,
     @Optional() private readonly inbox?: ListenerInbox,
   ) {}
 
@@ -77,7 +82,15 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
       await this.transport.subscribeAll(this.options.transport, listeners);
       return;
     }
-    if (this.options.delivery === 'push') this.serverGate.attach();
+    if (this.inProcess !== undefined && this.options.broker === undefined) {
+      await this.transport.subscribeAll(this.inProcess, listeners);
+      this.logger.log(`${listeners.length} listener(s) receive in process from this application's broker`);
+      return;
+    }
+    if (this.options.delivery === 'push') {
+      this.serverGate.attach();
+      this.pushRoute.attach();
+    }
     const { name, subscriber, ...how } = brokerSubscription(this.options, this.push, this.pull);
     await this.transport.subscribeAllOn(name, subscriber, listeners, how);
   }

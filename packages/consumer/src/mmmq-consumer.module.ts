@@ -11,8 +11,9 @@ import { ListenerInvoker } from './handling/listener-invoker';
 import { DeliveryBodyReader } from './http/delivery-body.reader';
 import { DeliveryServerGate } from './http/delivery-server-gate';
 import { DeliverySignatureVerifier } from './http/delivery-signature.verifier';
-import { MessagesController } from './http/messages.controller';
 import { PushReceiver } from './http/push-receiver';
+import { PushRequestHandler } from './http/push-request-handler';
+import { PushRoute } from './http/push-route';
 import { BrokerPushSubscriber } from './http/broker-push-subscriber';
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
@@ -38,7 +39,6 @@ import { TransportStatus } from './transport/transport-status';
  */
 @Module({
   imports: [DiscoveryModule],
-  controllers: [MessagesController],
   providers: [
     {
       provide: MMMQ_CONSUMER_RESOLVED_OPTIONS,
@@ -68,6 +68,8 @@ import { TransportStatus } from './transport/transport-status';
     DeliveryBodyReader,
     DeliverySignatureVerifier,
     PushReceiver,
+    PushRequestHandler,
+    PushRoute,
     DeliveryServerGate,
     DispatcherRegistrar,
     RegistrationStatus,

@@ -67,10 +67,11 @@ const { nonNegativeInteger, positiveInteger } = optionChecks(InvalidProducerOpti
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
  * on the first publish. Unknown keys are refused too: a misspelt `maxRetries` would otherwise be ignored.
  *
- * @param inMemory whether an in-memory broker replaces HTTP (and any `transport`), which makes `broker` optional
+ * @param brokerAtHand whether a broker is at hand without a URL — the in-memory one of tests (which replaces HTTP and any
+ *   `transport`) or this application's own `MmmqBrokerModule` — which makes `broker` optional
  * @throws InvalidProducerOptionsError
  */
-export function resolveProducerOptions(options: unknown, inMemory: boolean): ResolvedProducerOptions {
+export function resolveProducerOptions(options: unknown, brokerAtHand: boolean): ResolvedProducerOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidProducerOptionsError(`Producer options must be an object, got ${describe(options)}`);
   }
@@ -82,9 +83,9 @@ export function resolveProducerOptions(options: unknown, inMemory: boolean): Res
   }
   const given = options as MmmqProducerOptions;
   const transport = transportOption(given);
-  if (given.broker === undefined && transport === undefined && !inMemory) {
+  if (given.broker === undefined && transport === undefined && !brokerAtHand) {
     throw new InvalidProducerOptionsError(
-      `broker is required: give the broker's URL, like ${BROKER_EXAMPLE}, or import MmmqTestingModule in tests; or set transport to publish through another one`,
+      `broker is required: give the broker's URL, like ${BROKER_EXAMPLE}, import MmmqBrokerModule in this application, or MmmqTestingModule in tests; or set transport to publish through another one`,
     );
   }
   const broker = given.broker === undefined ? undefined : brokerUrl(given.broker);

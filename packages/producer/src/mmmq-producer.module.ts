@@ -1,3 +1,4 @@
+import { InProcessBrokerTransport } from '@mmmq/core';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import { DynamicModule, Module } from '@nestjs/common';
 import { TRANSPORT_GATEWAY_PROVIDER } from './gateway/transport-gateway.provider';
@@ -8,8 +9,10 @@ import { Producer } from './producer';
 
 /**
  * Provides an injectable {@link Producer}. Options are validated when the application starts, and an invalid
- * one fails it, naming the option. It publishes to the MMMQ broker at `broker`, or through `transport`; with
- * `MmmqTestingModule` imported, to its `InMemoryBroker` whatever the options say, and `broker` may be left out.
+ * one fails it, naming the option. It publishes to the MMMQ broker at `broker`, or through `transport`; in an
+ * application that imports `MmmqBrokerModule`, without `broker` or `transport`, to that broker in process (no
+ * HTTP); with `MmmqTestingModule` imported, to its `InMemoryBroker` whatever the options say, and `broker` may be
+ * left out.
  *
  * `forRoot({ broker, …, isGlobal? })`, or `forRootAsync({ imports, inject, useFactory, isGlobal? })` to read
  * the options from `@nestjs/config`.
@@ -18,9 +21,13 @@ import { Producer } from './producer';
   providers: [
     {
       provide: RESOLVED_PRODUCER_OPTIONS,
-      useFactory: (options: MmmqProducerOptions, inMemory: InMemoryTransport | undefined) =>
-        resolveProducerOptions(options, inMemory !== undefined),
-      inject: [MMMQ_PRODUCER_OPTIONS, { token: InMemoryTransport, optional: true }],
+      useFactory: (options: MmmqProducerOptions, inMemory?: InMemoryTransport, inProcess?: InProcessBrokerTransport) =>
+        resolveProducerOptions(options, inMemory !== undefined || inProcess !== undefined),
+      inject: [
+        MMMQ_PRODUCER_OPTIONS,
+        { token: InMemoryTransport, optional: true },
+        { token: InProcessBrokerTransport, optional: true },
+      ],
     },
     TRANSPORT_GATEWAY_PROVIDER,
     Producer,
@@ -28,7 +35,7 @@ import { Producer } from './producer';
   exports: [Producer],
 })
 export class MmmqProducerModule extends ConfigurableMmmqProducerModule {
-  /** The options may be left out only in tests that import `MmmqTestingModule`. */
+  /** The options may be left out in the broker's own application, and in tests that import `MmmqTestingModule`. */
   static override forRoot(options: typeof MMMQ_PRODUCER_OPTIONS_TYPE = {}): DynamicModule {
     return super.forRoot(options);
   }

@@ -1,5 +1,5 @@
 import { InvalidMessageError, InvalidTopicError } from '@mmmq/core';
-import { publishBody } from '../src/gateway/publish-body';
+import { publishBody } from '@mmmq/core';
 import { messageFromArguments, prepareBatch, prepareBatchMessage, prepareMessage } from '../src/outgoing-message';
 
 describe('prepareMessage', () => {

@@ -255,8 +255,13 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     return encodeDelivery(slot.envelope!, slot.offset, {
       deliveryCount: slot.deliveries,
       lease: leaseToken(topic, slot.offset, slot.deliveries),
-      lastAttempt: this.ledger.isLastAttempt(slot),
+      lastAttempt: this.isLastAttempt(slot),
     });
+  }
+
+  /** Whether a NACK of the slot's current delivery dead-letters it (see DeliveryLedger.isLastAttempt). */
+  isLastAttempt(slot: Slot): boolean {
+    return this.ledger.isLastAttempt(slot);
   }
 
   /** The leased message at `offset` (of delivery `delivery`, when fenced). */

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { assertJsonRequest } from '../http/json-request';
+import { restoreBodyHeaders } from '../http/raw-body-routes';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
 import {
   IncompleteRequestBodyError,
@@ -21,9 +22,14 @@ export interface RequestWithRawBody {
   body?: unknown;
 }
 
-/** The Node request underneath, whichever HTTP platform the application runs on. */
+/**
+ * The Node request underneath, whichever HTTP platform the application runs on, with the body headers RawBodyRoutes
+ * kept from the application's body parsers put back.
+ */
 export function incomingMessageOf(request: RequestWithRawBody): IncomingMessage {
-  return request.raw ?? (request as unknown as IncomingMessage);
+  const message = request.raw ?? (request as unknown as IncomingMessage);
+  restoreBodyHeaders(message);
+  return message;
 }
 
 const IDENTITY_ENCODING = 'identity';

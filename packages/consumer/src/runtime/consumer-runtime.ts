@@ -1,4 +1,3 @@
-import { BATCH_MESSAGES_PATH, CONSUMER_ID_HEADER, MESSAGES_PATH, writeJson } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,6 +12,7 @@ import { BrokerPushSubscriber } from '../http/broker-push-subscriber';
 import { DeliveryBodyReader } from '../http/delivery-body.reader';
 import { DeliverySignatureVerifier } from '../http/delivery-signature.verifier';
 import { PushReceiver } from '../http/push-receiver';
+import { PushRequestHandler } from '../http/push-request-handler';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { ResolvedConsumerOptions, resolveConsumerOptions } from '../mmmq-consumer-options.resolver';
@@ -41,7 +41,7 @@ export class ConsumerRuntime {
   private readonly push: BrokerPushSubscriber;
   private readonly pull: BrokerPullSubscriber;
   private readonly transport: TransportConsumer;
-  private readonly receiver: PushReceiver;
+  private readonly pushes: PushRequestHandler;
   private readonly server = new HttpAdapterHost();
   private closing: Promise<void> | undefined;
 
@@ -62,14 +62,8 @@ export class ConsumerRuntime {
     this.pull = new BrokerPullSubscriber(this.options, this.registry, this.registrar, this.api);
     this.transport = new TransportConsumer(new DeliveryHandler(this.frontHandler, invoker), this.status, new TransportStatus());
     const verifier = new DeliverySignatureVerifier(this.options);
-    this.receiver = new PushReceiver(
-      new DeliveryBodyReader(this.options),
-      verifier,
-      this.push,
-      this.registry,
-      new PushSequencer(),
-      this.options,
-    );
+    const receiver = new PushReceiver(new DeliveryBodyReader(this.options), verifier, this.push, this.registry, new PushSequencer(), this.options);
+    this.pushes = new PushRequestHandler(receiver, this.registry);
   }
 
   /**
@@ -95,29 +89,17 @@ export class ConsumerRuntime {
 
   /** True for a push: `POST /mmmq/messages` or `/mmmq/messages/batch`. */
   isPush(request: IncomingMessage): boolean {
-    const path = request.url?.split('?', 1)[0];
-    return request.method === 'POST' && (path === MESSAGES_PATH || path === BATCH_MESSAGES_PATH);
+    return this.pushes.isPush(request);
   }
 
   /** True when the push is for one of this runtime's listeners (its `mmmq-consumer-id` header names one). */
   knows(request: IncomingMessage): boolean {
-    const consumerId = request.headers[CONSUMER_ID_HEADER];
-    return typeof consumerId === 'string' && this.registry.find(consumerId) !== undefined;
+    return this.pushes.knows(request);
   }
 
-  /**
-   * Handles a push (see {@link isPush}) and answers it.
-   * @param hangUp asked when the answer is ready: true closes the connection after it (the server is closing)
-   */
-  receive(request: IncomingMessage, response: ServerResponse, hangUp: () => boolean = () => false): void {
-    const path = request.url?.split('?', 1)[0];
-    const answered = path === BATCH_MESSAGES_PATH ? this.receiver.receiveBatch(request) : this.receiver.receive(request);
-    void answered.then((answer) => {
-      // Shutdown answered it already (503, HttpShutdownGate); what failed since is the body it cut short.
-      if (response.headersSent) return;
-      if (hangUp()) response.shouldKeepAlive = false;
-      writeJson(response, answer.status, answer.body, answer.headers);
-    });
+  /** Handles a push (see {@link isPush}) and answers it; `hangUp` true closes the connection after it. */
+  receive(request: IncomingMessage, response: ServerResponse, hangUp?: () => boolean): void {
+    this.pushes.receive(request, response, hangUp);
   }
 
   /**

@@ -5,3 +5,5 @@ export * from './transport-closed.error';
 export * from './transactional-subscriber';
 export * from './leasing-subscriber';
 export * from './transport-option';
+export * from './in-process-broker-transport';
+export * from './publish-body';

@@ -1,5 +1,5 @@
 import type { ConsumerRuntime } from '@mmmq/consumer/internal';
-import { Acknowledgement, HttpShutdownGate, RETRY_AFTER_SECONDS, writeJson } from '@mmmq/core';
+import { Acknowledgement, HttpShutdownGate, RequestTap, RETRY_AFTER_SECONDS, writeJson } from '@mmmq/core';
 import { createServer, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
 
@@ -64,7 +64,7 @@ export class OwnPushServer implements PushEndpoint {
 
 /**
  * The application's own HTTP server (hybrid application): pushes for this transport's listeners are taken before the
- * application's request listeners see them, as socket.io shares the port of a Nest WebSocket gateway; every other
+ * application's request listeners see them (RequestTap); every other
  * request (pushes for an `MmmqConsumerModule` in the same application included) goes on to the application. The
  * application closes its server, before Nest closes the transports: from then on, pushes are answered 503 with
  * `Connection: close` (not taken, not counted), so that the broker's kept-alive connections cannot hold the close open.
@@ -76,19 +76,12 @@ export class SharedPushServer implements PushEndpoint {
   ) {}
 
   async open(): Promise<void> {
-    const others = this.server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
-    this.server.removeAllListeners('request');
-    this.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      if (!this.runtime.isPush(request) || !this.runtime.knows(request)) {
-        for (const listener of others) listener.call(this.server, request, response);
-      } else if (!this.server.listening) {
-        refuseClosing(request, response);
-      } else {
-        // A shutdown gate attached before (a consumer or broker module here) is among `others`: it must see pushes too.
-        HttpShutdownGate.attached(this.server)?.track(request, response);
-        // Answered after the application began to close its server: the broker must not reuse the connection.
-        this.runtime.receive(request, response, () => !this.server.listening);
-      }
+    RequestTap.of(this.server).add((request, response) => {
+      if (!this.runtime.isPush(request) || !this.runtime.knows(request)) return false;
+      if (!this.server.listening) refuseClosing(request, response);
+      // Answered after the application began to close its server: the broker must not reuse the connection.
+      else this.runtime.receive(request, response, () => !this.server.listening);
+      return true;
     });
     // The application listens after its microservices started (`startAllMicroservices()`, then `listen()`).
     if (this.server.listening) this.runtime.listening();

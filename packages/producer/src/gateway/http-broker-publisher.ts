@@ -5,6 +5,8 @@ import {
   bearerAuthorization,
   MESSAGES_PATH,
   PublishedMessage,
+  publishBatchBody,
+  publishBody,
   readBoundedReply,
   TransportPublisher,
 } from '@mmmq/core';
@@ -12,7 +14,6 @@ import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import type { BrokerAccess } from './broker-access';
 import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
-import { publishBatchBody, publishBody } from './publish-body';
 
 /** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;

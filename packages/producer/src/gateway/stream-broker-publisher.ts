@@ -4,6 +4,8 @@ import {
   decodeStreamReply,
   encodeStreamRequest,
   PublishedMessage,
+  publishBatchBody,
+  publishBody,
   SECURE_STREAM_URL_PROTOCOL,
   STREAM_PREAMBLE,
   StreamFrameReader,
@@ -14,7 +16,6 @@ import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import type { BrokerAccess } from './broker-access';
 import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
-import { publishBatchBody, publishBody } from './publish-body';
 
 /** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;

@@ -1,10 +1,10 @@
-import type { OutgoingMessage } from '../outgoing-message';
+import type { TransportMessage } from './transport-message';
 
 /**
  * The JSON body of `POST /mmmq/messages`. The content's JSON text is spliced in as it is, since it was
  * serialised once before the first attempt; the broker stores exactly these bytes.
  */
-export function publishBody(message: OutgoingMessage): string {
+export function publishBody(message: TransportMessage): string {
   const headers = message.headers === undefined ? '' : `,"headers":${JSON.stringify(message.headers)}`;
   const properties =
     (message.ttlMs === undefined ? '' : `,"ttlMs":${message.ttlMs}`) +
@@ -20,7 +20,7 @@ export function publishBody(message: OutgoingMessage): string {
  * of KiB, and joining it into one string first costs more than the writes: V8 allocates strings over 128 KiB
  * in its large-object space, which measured ~3 ms per MiB here.
  */
-export function publishBatchBody(messages: readonly OutgoingMessage[]): string[] {
+export function publishBatchBody(messages: readonly TransportMessage[]): string[] {
   const parts = ['{"messages":['];
   messages.forEach((message, i) => parts.push(i === 0 ? publishBody(message) : `,${publishBody(message)}`));
   parts.push(']}');

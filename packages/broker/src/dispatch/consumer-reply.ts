@@ -1,0 +1,32 @@
+import { Acknowledgement, type ConsumerAcknowledgement } from '@mmmq/core';
+import type { Slot } from './ledger/slot';
+import type { Subscription } from './subscription';
+
+/** The longest `delayMs` a NACK may ask for: an hour. */
+const MAX_NACK_DELAY_MS = 3_600_000;
+
+/**
+ * Applies a consumer's reply to delivery number `delivery` of a leased message, whatever member it came through (a
+ * push, an in-process listener): an ACK settles it; a NACK with `retry: false` dead-letters it at once (reason
+ * `REJECTED`); another NACK gives it back, counted, after its `delayMs` when that is sensible. A reply to an older
+ * delivery changes nothing.
+ * @returns for a dead letter, its promise: resolves once it is durable
+ */
+export function applyConsumerReply(
+  subscription: Subscription,
+  slot: Slot,
+  delivery: number,
+  reply: ConsumerAcknowledgement,
+): Promise<boolean> | undefined {
+  if (reply.acknowledgement === Acknowledgement.ACK) subscription.ack(slot, delivery);
+  else if (slot.deliveries !== delivery) return undefined;
+  else if (reply.retry === false) return subscription.terminate(slot, 'REJECTED', reply.message ?? 'NACK without a message');
+  else subscription.release(slot, { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) }, delivery);
+  return undefined;
+}
+
+/** A NACK's `delayMs`, when it is a sensible one (at most an hour). */
+function delayOf(reply: ConsumerAcknowledgement): number | undefined {
+  const { delayMs } = reply;
+  return typeof delayMs === 'number' && delayMs > 0 && delayMs <= MAX_NACK_DELAY_MS ? delayMs : undefined;
+}

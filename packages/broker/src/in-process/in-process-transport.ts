@@ -1,0 +1,44 @@
+import { IN_PROCESS_TRANSPORT_NAME, InProcessBrokerTransport, type TransportPublisher, type TransportSubscriber } from '@mmmq/core';
+import { Injectable } from '@nestjs/common';
+import { Dispatcher } from '../dispatch/dispatcher';
+import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
+import { SubscriptionContainer } from '../dispatch/subscription-container';
+import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PublishRequestParser } from '../publish/publish-request.parser';
+import { TransactionService } from '../transactions/transaction.service';
+import { InProcessPublisher } from './in-process-publisher';
+import { InProcessSubscriber } from './in-process-subscriber';
+
+/**
+ * The broker as a transport for its own application (see `InProcessBrokerTransport`): the producer and the listeners
+ * of the application that imports `MmmqBrokerModule` reach it without HTTP, with the guarantees of the remote paths.
+ */
+@Injectable()
+export class InProcessTransport extends InProcessBrokerTransport {
+  readonly name = IN_PROCESS_TRANSPORT_NAME;
+
+  constructor(
+    private readonly parser: PublishRequestParser,
+    private readonly intake: FrontDispatcher,
+    private readonly dispatcher: Dispatcher,
+    private readonly registry: DispatcherRegistry,
+    private readonly subscriptions: SubscriptionContainer,
+    private readonly transactions: TransactionService,
+  ) {
+    super();
+  }
+
+  createPublisher(): TransportPublisher {
+    return new InProcessPublisher(this.parser, this.intake);
+  }
+
+  createSubscriber(): TransportSubscriber {
+    const { dispatcher, registry, subscriptions, transactions, parser } = this;
+    return new InProcessSubscriber({ dispatcher, registry, subscriptions, transactions, parser });
+  }
+
+  /** The broker honours every listener setting. */
+  unsupported(): string[] {
+    return [];
+  }
+}

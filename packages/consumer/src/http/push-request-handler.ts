@@ -1,0 +1,46 @@
+import { BATCH_MESSAGES_PATH, CONSUMER_ID_HEADER, MESSAGES_PATH, writeJson } from '@mmmq/core';
+import { Injectable } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ListenerRegistry } from '../listener/listener-registry';
+import { PushReceiver } from './push-receiver';
+
+/**
+ * The broker's pushes at the level of Node's HTTP server — `POST /mmmq/messages` (one message) and
+ * `/mmmq/messages/batch`, with the listener's consumer id in `mmmq-consumer-id` — on whatever server they arrive:
+ * the application's (PushRoute), or a microservice's own (`@mmmq/microservices`). The body is read here with the
+ * consumer's `maxBodyBytes`, whatever the application's body parsers; PushReceiver decides the answer.
+ */
+@Injectable()
+export class PushRequestHandler {
+  constructor(
+    private readonly receiver: PushReceiver,
+    private readonly registry: ListenerRegistry,
+  ) {}
+
+  /** True for a push: `POST /mmmq/messages` or `/mmmq/messages/batch`. */
+  isPush(request: IncomingMessage): boolean {
+    const path = request.url?.split('?', 1)[0];
+    return request.method === 'POST' && (path === MESSAGES_PATH || path === BATCH_MESSAGES_PATH);
+  }
+
+  /** True when the push is for one of these listeners (its `mmmq-consumer-id` header names one). */
+  knows(request: IncomingMessage): boolean {
+    const consumerId = request.headers[CONSUMER_ID_HEADER];
+    return typeof consumerId === 'string' && this.registry.find(consumerId) !== undefined;
+  }
+
+  /**
+   * Handles a push (see {@link isPush}) and answers it.
+   * @param hangUp asked when the answer is ready: true closes the connection after it (the server is closing)
+   */
+  receive(request: IncomingMessage, response: ServerResponse, hangUp: () => boolean = () => false): void {
+    const path = request.url?.split('?', 1)[0];
+    const answered = path === BATCH_MESSAGES_PATH ? this.receiver.receiveBatch(request) : this.receiver.receive(request);
+    void answered.then((answer) => {
+      // Shutdown answered it already (503, HttpShutdownGate); what failed since is the body it cut short.
+      if (response.headersSent) return;
+      if (hangUp()) response.shouldKeepAlive = false;
+      writeJson(response, answer.status, answer.body, answer.headers);
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { HttpShutdownGate } from './http-shutdown-gate';
+
+/** Looks at a request before the application's framework does: true when it took the request (and answers it). */
+export type RequestTaker = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** One tap per server: a broker and a consumer in one application share it. */
+const taps = new WeakMap<Server, RequestTap>();
+
+/**
+ * The requests of an application's HTTP server, seen before its framework (express, fastify) sees them — as
+ * socket.io shares the port of a Nest application. MMMQ's routes read their own bodies, with their own limits,
+ * whatever body parsers, global prefix or global guards the application has: a consumer takes the broker's pushes
+ * for its listeners here, and the broker keeps its request bodies from the application's parsers. Attached once
+ * per server, before it listens: it wraps the request listeners present then (the framework's); a request a taker
+ * took is tracked by the server's shutdown gate, which must see every request.
+ */
+export class RequestTap {
+  private readonly takers: RequestTaker[] = [];
+
+  private constructor(server: Server) {
+    const framework = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      for (const take of this.takers) {
+        if (!take(request, response)) continue;
+        HttpShutdownGate.attached(server)?.track(request, response);
+        return;
+      }
+      for (const listener of framework) listener.call(server, request, response);
+    });
+  }
+
+  /** The tap of `server`, attached on first use. */
+  static of(server: Server): RequestTap {
+    let tap = taps.get(server);
+    if (tap === undefined) {
+      tap = new RequestTap(server);
+      taps.set(server, tap);
+    }
+    return tap;
+  }
+
+  /** Takers are asked in the order they were added; the first that takes a request ends the round. */
+  add(taker: RequestTaker): void {
+    this.takers.push(taker);
+  }
+}
