@@ -5,7 +5,7 @@ import type { ExternalExceptionsHandler } from '@nestjs/core/exceptions/external
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { NestContainer } from '@nestjs/core/injector/container';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { LISTENER_PARAMS_METADATA, usePositionalParams } from '../listener/listener-params';
+import { LISTENER_PARAMS_METADATA, useImplicitParams } from '../listener/listener-params';
 import { MmmqParamsFactory } from './mmmq-params.factory';
 
 /** What `host.getType()` and `ExecutionContext.getType()` say inside a listener's pipes, guards, interceptors and filters. */
@@ -37,7 +37,7 @@ export class ListenerContextCreator {
 
   create(instance: object, method: Function, methodName: string): ListenerCall {
     const classRef = instance.constructor;
-    usePositionalParams(Object.getPrototypeOf(instance) as object, methodName);
+    useImplicitParams(Object.getPrototypeOf(instance) as object, methodName);
     const run = this.creator.create(
       instance,
       method as (...args: unknown[]) => unknown,

@@ -1,16 +1,15 @@
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ContentType, contentTypeOf } from './content-type';
-import { getListenerParams, ListenerParams, MmmqParamtype, paramtypeOf } from './listener-params';
+import { getListenerParams, ListenerParams, MmmqParamtype, paramtypeOf, recordedParamTypes, withImplicitContext } from './listener-params';
 import { MessageContext } from './message-context';
 
 /** A handler receives the content and, optionally, the `MessageContext`; nothing else can be supplied. */
 export const HANDLER_MAX_PARAMETERS = 2;
 
-const PARAMTYPES = 'design:paramtypes';
-
 /**
  * Checks a handler's parameters and returns what its content must be: positional `(content, context)`, or
- * every parameter decorated (`@Payload()`, `@Ctx()`, or a custom parameter decorator).
+ * every parameter decorated (`@Payload()`, `@Ctx()`, or a custom parameter decorator) except those declared
+ * `MessageContext`, which receive the context.
  *
  * TypeScript records parameter types only for decorated methods (a method decorator, or a parameter decorator
  * such as `@Payload()`), so for undecorated ones only the parameter count (`Function.length`) can be checked,
@@ -18,9 +17,12 @@ const PARAMTYPES = 'design:paramtypes';
  * @throws InvalidListenerError naming `where` (`Class.method`)
  */
 export function inspectHandler(prototype: object, methodName: string, method: Function, where: string, explicit?: unknown): ContentType {
-  const recorded = Reflect.getMetadata(PARAMTYPES, prototype, methodName) as unknown[] | undefined;
+  const recorded = recordedParamTypes(prototype, methodName);
   const params = getListenerParams(prototype, methodName);
-  const declared = params === undefined ? inspectPositional(recorded, method, where) : inspectDecorated(params, recorded, method, where);
+  const declared =
+    params === undefined
+      ? inspectPositional(recorded, method, where)
+      : inspectDecorated(withImplicitContext(params, recorded), recorded, method, where);
   if (explicit !== undefined && typeof explicit !== 'function') {
     throw new InvalidListenerError(`${where}: contentType must be a class, got ${typeof explicit}`);
   }
@@ -55,13 +57,15 @@ function inspectDecorated(params: ListenerParams, recorded: unknown[] | undefine
   const byIndex = new Map(Object.entries(params).map(([key, param]) => [param.index, paramtypeOf(key)]));
   const count = Math.max(recorded?.length ?? 0, method.length);
   for (let index = 0; index < count; index++) {
+    const type = recorded?.[index];
     if (!byIndex.has(index)) {
+      const declaredAs = type === undefined ? '' : ` (${nameOf(type)})`;
       throw new InvalidListenerError(
-        `${where}: parameter ${index + 1} has no parameter decorator; once one parameter uses @Payload() or @Ctx(), ` +
-          `every parameter needs one (it would receive undefined)`,
+        `${where}: parameter ${index + 1}${declaredAs} has no parameter decorator, so it would receive undefined; once one ` +
+          `parameter uses @Payload() or @Ctx(), every parameter needs one: decorate it with @Payload() for the content ` +
+          `or @Ctx() for the MessageContext (a parameter declared MessageContext needs none)`,
       );
     }
-    const type = recorded?.[index];
     if (byIndex.get(index) === MmmqParamtype.CONTEXT && type !== undefined && type !== MessageContext && type !== Object) {
       throw new InvalidListenerError(`${where}: the @Ctx() parameter ${index + 1} must be typed MessageContext, not ${nameOf(type)}`);
     }

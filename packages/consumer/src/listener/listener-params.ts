@@ -1,5 +1,6 @@
 import type { PipeTransform, Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { MessageContext } from './message-context';
 
 /**
  * What `@Payload()` and `@Ctx()` bind a parameter to. The numbers are those of `@nestjs/microservices`
@@ -26,6 +27,8 @@ export const LISTENER_PARAMS_METADATA = ROUTE_ARGS_METADATA;
 
 export type ListenerParams = Record<string, ListenerParam>;
 
+const PARAMTYPES_METADATA = 'design:paramtypes';
+
 /** A handler without parameter decorators reads as `(@Payload() content, @Ctx() context)`, so pipes reach its content. */
 const POSITIONAL_PARAMS: ListenerParams = {
   [`${MmmqParamtype.PAYLOAD}:0`]: { index: 0, pipes: [] },
@@ -39,12 +42,32 @@ export function getListenerParams(prototype: object, methodName: string): Listen
 }
 
 /**
- * Gives a positional handler the metadata Nest's context creator reads parameters from. It is stored on the
- * class because that is the only place Nest reads it; {@link getListenerParams} still reports it as undecorated.
+ * Gives a handler the metadata Nest's context creator reads parameters from: the positional reading of an
+ * undecorated one, or the implicit `@Ctx()` of a decorated one. It is stored on the class because that is the only
+ * place Nest reads it; {@link getListenerParams} still reports a positional handler as undecorated.
  */
-export function usePositionalParams(prototype: object, methodName: string): void {
-  if (getListenerParams(prototype, methodName) !== undefined) return;
-  Reflect.defineMetadata(LISTENER_PARAMS_METADATA, POSITIONAL_PARAMS, prototype.constructor, methodName);
+export function useImplicitParams(prototype: object, methodName: string): void {
+  const params = getListenerParams(prototype, methodName);
+  const all = params === undefined ? POSITIONAL_PARAMS : withImplicitContext(params, recordedParamTypes(prototype, methodName));
+  if (all !== params) Reflect.defineMetadata(LISTENER_PARAMS_METADATA, all, prototype.constructor, methodName);
+}
+
+/**
+ * `params` plus an `@Ctx()` for each undecorated parameter declared `MessageContext`: its type says what it wants,
+ * so `handle(@Payload() order: Order, context: MessageContext)` works as written.
+ */
+export function withImplicitContext(params: ListenerParams, recorded: readonly unknown[] | undefined): ListenerParams {
+  const decorated = new Set(Object.values(params).map((param) => param.index));
+  const implicit: ListenerParams = {};
+  recorded?.forEach((type, index) => {
+    if (type === MessageContext && !decorated.has(index)) implicit[`${MmmqParamtype.CONTEXT}:${index}`] = { index, pipes: [] };
+  });
+  return Object.keys(implicit).length === 0 ? params : { ...params, ...implicit };
+}
+
+/** The parameter types TypeScript recorded (`emitDecoratorMetadata`, only for methods with a decorator). */
+export function recordedParamTypes(prototype: object, methodName: string): unknown[] | undefined {
+  return Reflect.getMetadata(PARAMTYPES_METADATA, prototype, methodName) as unknown[] | undefined;
 }
 
 /** Records one parameter decorator; the key format is the one Nest's context creators read. */

@@ -38,8 +38,9 @@ export type TypedListenerDecoratorFactory<E extends EventMap> = <K extends Event
 /**
  * Makes a method, or a class with a `handle()` method, a listener of the topics matching `pattern` (default
  * `**`). The handler receives the content, converted to and validated against its declared class, and the
- * `MessageContext`, positionally `(content, context)` or through `@Payload()` and `@Ctx()`; Nest's pipes,
- * guards, interceptors and exception filters apply. The compiler refuses other signatures.
+ * `MessageContext`, positionally `(content, context)` or through `@Payload()` and `@Ctx()` (a parameter declared
+ * `MessageContext` needs no `@Ctx()`); Nest's pipes, guards, interceptors and exception filters apply. The compiler
+ * refuses other signatures. On a class it is optional (a class with `listens()` is a listener too) and carries options.
  *
  * @example `@MMMQListener('order.*') onOrder(order: OrderDto, context: MessageContext) {}`
  * @example `@MMMQListener('order.created', { consumerId: 'billing.orders' }) class OrderListener implements MMMQListener<Order> {…}`
@@ -87,7 +88,12 @@ MMMQListener.for = function typedBy<E extends EventMap>(): TypedListenerDecorato
   return (topic, options) => MMMQListener(topic, options);
 };
 
-// The same name for the decorator and the class-style contract, so that users import one symbol for both:
-// `@MMMQListener('order.*') class OrderListener implements MMMQListener<Order>`.
+// The same name for the decorator and the class-style contract, so that users import one symbol for both.
+/**
+ * A class-style listener: a provider whose `handle()` receives the messages of the topics `listens()` returns,
+ * found at bootstrap; `@MMMQListener(...)` on the class is optional, for options (or the pattern instead of `listens()`).
+ * @example `@Injectable() class RefundListener implements MMMQListener<Refund> { listens() { return 'refund.*'; } handle(@Payload() refund: Refund, context: MessageContext) {} }`
+ * @see MmmqListenerContract
+ */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an alias that merges with the function
 export interface MMMQListener<T = unknown> extends MmmqListenerContract<T> {}

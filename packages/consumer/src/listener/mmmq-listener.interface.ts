@@ -3,14 +3,15 @@ import type { Type } from '@nestjs/common';
 import type { MessageContext } from './message-context';
 
 /**
- * The class style of a listener, exported as `MMMQListener<T>`: a class decorated with `@MMMQListener(pattern)`
- * whose `handle()` receives each message. The decorator is what makes it a listener; a provider that merely has
- * `listens()` and `handle()` methods is not one.
+ * The class style of a listener, exported as `MMMQListener<T>`: a provider or controller whose `handle()` receives
+ * each message of the topics its `listens()` returns, discovered at bootstrap. The `@MMMQListener` class decorator
+ * is optional: it carries options (`consumerId`, `concurrency`, `ackMode`, …) and may name the pattern instead of
+ * `listens()`. A provider with a `handle()` method but neither `listens()` nor the decorator is not a listener.
  */
 export interface MmmqListenerContract<T = unknown> {
   /**
-   * The topics to receive, read once at bootstrap. Optional: the decorator's pattern is enough. When both are
-   * given they must agree, or bootstrap fails.
+   * The topics to receive (`'order.*'`), read once at bootstrap. Optional with the class decorator, whose pattern is
+   * then enough; when both name one they must agree, or bootstrap fails.
    */
   listens?(): TopicPattern | string;
   /**
