@@ -87,10 +87,9 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
       this.logger.log(`${listeners.length} listener(s) receive in process from this application's broker`);
       return;
     }
-    if (this.options.delivery === 'push') {
-      this.serverGate.attach();
-      this.pushRoute.attach();
-    }
+    if (this.options.delivery === 'push') this.serverGate.attach();
+    // A pulling consumer answers pushes too: 404, saying it pulls.
+    this.pushRoute.attach();
     const { name, subscriber, ...how } = brokerSubscription(this.options, this.push, this.pull);
     await this.transport.subscribeAllOn(name, subscriber, listeners, how);
   }

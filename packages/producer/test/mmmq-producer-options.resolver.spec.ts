@@ -69,7 +69,7 @@ describe('resolveProducerOptions', () => {
     [undefined, /^Producer options must be an object, got undefined/],
     [
       {},
-      /^broker is required: give the broker's URL, like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", or import MmmqTestingModule/,
+      /^broker is required: give the broker's URL, like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", import MmmqBrokerModule in this application, or MmmqTestingModule in tests/,
     ],
     [{ broker: 8080 }, /^broker must be a URL string like "http:\/\/localhost:8080" or "mmmq:\/\/localhost:8081", got 8080/],
     [{ broker: 'not a url' }, /^broker must be a URL like .*, got "not a url"/],

@@ -7,7 +7,7 @@ import {
   RETRY_AFTER_SECONDS,
 } from '@mmmq/core';
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
 import { DeliveryRefusedError } from '../errors/delivery-refused.error';
 import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
@@ -20,7 +20,7 @@ import { PushSequencer } from '../handling/push-sequencer';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
 import { BrokerPushSubscriber, PushHandlers } from './broker-push-subscriber';
-import { DeliveryBodyReader, RequestWithBody } from './delivery-body.reader';
+import { DeliveryBodyReader, parseJson } from './delivery-body.reader';
 import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
 
@@ -53,7 +53,7 @@ export class PushReceiver {
   ) {}
 
   /** `POST /mmmq/messages`: one message. Never throws. */
-  async receive(request: RequestWithBody): Promise<PushAnswer> {
+  async receive(request: IncomingMessage): Promise<PushAnswer> {
     try {
       const { consumerId, order } = this.addressOf(request.headers);
       const delivery = parseDeliveryRequest(await this.readSigned(request));
@@ -69,7 +69,7 @@ export class PushReceiver {
   }
 
   /** `POST /mmmq/messages/batch`: `{"messages":[…]}` in, one acknowledgement per message out. Never throws. */
-  async receiveBatch(request: RequestWithBody): Promise<PushAnswer> {
+  async receiveBatch(request: IncomingMessage): Promise<PushAnswer> {
     try {
       const { consumerId, order } = this.addressOf(request.headers);
       const deliveries = parseDeliveryBatch(await this.readSigned(request));
@@ -124,10 +124,10 @@ export class PushReceiver {
   }
 
   /** The body, once its signature is checked (when `signingSecrets` are set). */
-  private async readSigned(request: RequestWithBody): Promise<unknown> {
-    const body = await this.body.receive(request);
+  private async readSigned(request: IncomingMessage): Promise<unknown> {
+    const body = await this.body.read(request);
     this.signatures.verify(request.headers, body);
-    return this.body.parse(body);
+    return parseJson(body);
   }
 
   /** A numbered push waits for its turn among the pushes of its subscription; others run at once. */

@@ -1,6 +1,6 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { RequestTap } from '@mmmq/core';
+import { InProcessBrokerTransport, RequestTap } from '@mmmq/core';
 import { Injectable, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { PushRequestHandler } from './push-request-handler';
@@ -9,7 +9,9 @@ import { PushRequestHandler } from './push-request-handler';
  * The push endpoint in the application's HTTP server: pushes for this application's listeners are taken before the
  * framework sees them (RequestTap), so a broker in the same application keeps its own `POST /mmmq/messages`, and
  * the application's body parser, global prefix or global guards never stand between the broker and the listeners.
- * Pushes for a consumer id of no listener here go on to the application.
+ * A push for a consumer id of no listener here (or without one) goes on to another taker (a microservice's) or, in
+ * an application without a broker, is answered by the consumer (404, naming the known consumer ids); with a broker
+ * it goes on to the broker's routes.
  */
 @Injectable()
 export class PushRoute {
@@ -18,6 +20,7 @@ export class PushRoute {
   constructor(
     private readonly pushes: PushRequestHandler,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
+    @Optional() private readonly broker?: InProcessBrokerTransport,
   ) {}
 
   /** At bootstrap, before the server listens. An application context without HTTP takes no pushes. Idempotent. */
@@ -25,10 +28,14 @@ export class PushRoute {
     const server: unknown = this.adapterHost?.httpAdapter?.getHttpServer();
     if (this.attached || !(server instanceof NetServer)) return;
     this.attached = true;
-    RequestTap.of(server as Server).add((request, response) => {
-      if (!this.pushes.isPush(request) || !this.pushes.knows(request)) return false;
-      this.pushes.receive(request, response);
-      return true;
-    });
+    const tap = RequestTap.of(server as Server);
+    tap.add((request, response) => this.pushes.isPush(request) && this.pushes.knows(request) && this.receive(request, response));
+    if (this.broker !== undefined) return;
+    tap.addFallback((request, response) => this.pushes.isPush(request) && this.receive(request, response));
+  }
+
+  private receive(request: IncomingMessage, response: ServerResponse): true {
+    this.pushes.receive(request, response);
+    return true;
   }
 }

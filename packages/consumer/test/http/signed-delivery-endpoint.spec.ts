@@ -58,6 +58,7 @@ const BODY = JSON.stringify(delivery(validOrder('o-1')), null, 1);
 
 describe('POST /mmmq/messages with signingSecrets', () => {
   describe.each([
+    ['with the default body parser', {}],
     ['with rawBody: true', { rawBody: true }],
     ['without a body parser', { bodyParser: false }],
   ])('%s', (_name, options: ConsumerAppOptions) => {
@@ -119,22 +120,6 @@ describe('POST /mmmq/messages with signingSecrets', () => {
       expect(app.get(OrderListener).received).toHaveLength(1);
     } finally {
       await app.close();
-    }
-  });
-
-  it('says how to fix it, once in the log, when a body parser left no bytes to verify', async () => {
-    const logger = new CapturedLogger();
-    const consumer = await start({ logger });
-    try {
-      for (let i = 0; i < 2; i++) {
-        const response = await push(consumer, BODY);
-        expect(response.status).toBe(400);
-        expect(response.body.message).toContain('create the application with { rawBody: true }');
-      }
-      expect(logger.lines.filter((line) => line.includes('signingSecrets is set, but a body parser consumed'))).toHaveLength(1);
-      expect(consumer.app.get(OrderListener).received).toEqual([]);
-    } finally {
-      await consumer.close();
     }
   });
 

@@ -19,12 +19,13 @@ const taps = new WeakMap<Server, RequestTap>();
  */
 export class RequestTap {
   private readonly takers: RequestTaker[] = [];
+  private readonly fallbacks: RequestTaker[] = [];
 
   private constructor(server: Server) {
     const framework = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      for (const take of this.takers) {
+      for (const take of this.takers.length === 0 ? this.fallbacks : [...this.takers, ...this.fallbacks]) {
         if (!take(request, response)) continue;
         HttpShutdownGate.attached(server)?.track(request, response);
         return;
@@ -46,5 +47,10 @@ export class RequestTap {
   /** Takers are asked in the order they were added; the first that takes a request ends the round. */
   add(taker: RequestTaker): void {
     this.takers.push(taker);
+  }
+
+  /** Asked after every taker, whenever it was added: for what no more specific taker wants. */
+  addFallback(taker: RequestTaker): void {
+    this.fallbacks.push(taker);
   }
 }
