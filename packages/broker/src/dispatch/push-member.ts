@@ -8,7 +8,8 @@ import { DispatcherDefinition } from './dispatcher-definition';
 import { PUSH_BATCH_MAX_BYTES } from './ledger/entry-decoder';
 import { Slot } from './ledger/slot';
 import { pushIdOf } from './push-id';
-import { DeliveryFailedError, PushOrder, PushTarget, PushUnauthorizedError } from './push-sender';
+import { DeliveryFailedError, PushOrder, PushTarget, PushTooLargeError, PushUnauthorizedError } from './push-sender';
+import { PushSizeLimit } from './push-size-limit';
 import type { DeliveryContext, Subscription } from './subscription';
 import { StallWatch } from '../events/stall-watch';
 
@@ -31,6 +32,8 @@ export interface PushMemberView {
   /** Why its last push failed, and when (kept after it recovers). */
   lastError?: string;
   lastErrorAt?: string;
+  /** While the consumer's 413 answers keep its pushes below `batchSize`: the most messages a push carries. */
+  batchLimit?: number;
 }
 
 /** A push on its way: the messages it carries and, once back, the consumer's replies or why there are none. */
@@ -45,7 +48,9 @@ interface SentPush {
  * One push host of a subscription: takes windows of messages from the subscription (one message, or up to
  * `batchSize`), with up to `maxInFlight` pushes on their way, and settles the replies in the order the pushes were
  * sent. A NACKed message goes back to the subscription (the next window takes it first, lowest offset first); a
- * failed push gives back its messages and those of the pushes behind it (cut off), and the member backs off.
+ * failed push gives back its messages and those of the pushes behind it (cut off), and the member backs off. A push
+ * refused as too large (413) is cut off the same way, but is no delivery and costs no backoff: its messages are sent
+ * again at once in smaller pushes ({@link PushSizeLimit}), or dead-lettered (`TOO_LARGE`) if it held one.
  * Signals while it drains are remembered: it looks for work again before it stops.
  */
 export class PushMember {
@@ -62,6 +67,7 @@ export class PushMember {
   /** Epoch ms the backoff under way ends at; undefined while not backing off. */
   private backingOffUntil?: number;
   private lastError?: { message: string; at: string };
+  private readonly sizeLimit = new PushSizeLimit();
   private readonly stall: StallWatch;
   readonly id: string;
 
@@ -83,6 +89,8 @@ export class PushMember {
     const view: PushMemberView = { host: this.id, state: this.currentState, failedPushes: this.failedPushes };
     if (this.backingOffUntil !== undefined) view.backingOffUntil = new Date(this.backingOffUntil).toISOString();
     if (this.lastError) Object.assign(view, { lastError: this.lastError.message, lastErrorAt: this.lastError.at });
+    const batchLimit = this.sizeLimit.limitBelow(this.definition.batchSize);
+    if (batchLimit !== undefined) view.batchLimit = batchLimit;
     return view;
   }
 
@@ -110,7 +118,9 @@ export class PushMember {
       while (this.wanted && !this.stopping) {
         this.wanted = false;
         const failure = await this.pushAll();
-        if (failure && !this.stopping) {
+        // Split or dead-lettered: sent again at once.
+        if (failure instanceof PushTooLargeError) this.wanted = true;
+        else if (failure && !this.stopping) {
           this.wanted = true;
           this.subscription.failing(this.id);
           if (failure instanceof PushUnauthorizedError) this.refusedByConsumer(failure);
@@ -128,7 +138,8 @@ export class PushMember {
   /**
    * Pushes windows, up to `maxInFlight` at once, and settles their replies in the order they were sent, until
    * nothing is left to take or the member stops (undefined), or a push fails: then the pushes behind it are cut
-   * off, all their messages go back, and the failure is returned for the caller to back off.
+   * off, all their messages go back, and the failure is returned for the caller to back off (or, for a 413, to
+   * go on at once).
    */
   private async pushAll(): Promise<Error | undefined> {
     const { maxInFlight, batchSize } = this.definition;
@@ -142,7 +153,7 @@ export class PushMember {
     try {
       for (;;) {
         while (inFlight.length < maxInFlight && !this.stopping) {
-          const slots = await this.subscription.acquire(this.id, batchSize, PUSH_BATCH_MAX_BYTES, Infinity);
+          const slots = await this.subscription.acquire(this.id, this.sizeLimit.next(batchSize), PUSH_BATCH_MAX_BYTES, Infinity);
           if (slots.length === 0) break;
           const order = session && { session: session.id, sequence: session.next++ };
           const deliveries = slots.map((slot) => slot.deliveries);
@@ -153,7 +164,8 @@ export class PushMember {
         const replies = await sent.reply;
         if (replies instanceof Error) {
           cutOff.abort();
-          this.giveBack(sent, replies);
+          if (replies instanceof PushTooLargeError) this.refusedAsTooLarge(sent, replies);
+          else this.giveBack(sent, replies);
           for (const behind of inFlight) {
             const reply = await behind.reply;
             this.giveBack(behind, reply instanceof Error ? reply : undefined);
@@ -161,6 +173,7 @@ export class PushMember {
           return this.abortSends.signal.aborted ? undefined : replies;
         }
         this.answered();
+        this.sizeLimit.accepted(sent.slots.length);
         this.applyReplies(sent, replies);
       }
     } finally {
@@ -173,6 +186,22 @@ export class PushMember {
     const counted = !(error instanceof DeliveryFailedError) || error.reachedConsumer;
     const outcome = error ? shortOutcome(error) : 'cut off behind a failed push';
     slots.forEach((slot, i) => this.subscription.release(slot, { outcome, counted }, deliveries[i]));
+  }
+
+  /**
+   * A 413 is no delivery. Several messages go back (the lowest offsets are taken first again, so order holds) and
+   * the next pushes are smaller; a single message cannot be pushed smaller: it is dead-lettered (`TOO_LARGE`).
+   */
+  private refusedAsTooLarge({ slots, deliveries }: SentPush, error: PushTooLargeError): void {
+    const outcome = shortOutcome(error);
+    if (slots.length === 1) {
+      this.sizeLimit.messageTooLarge();
+      if (slots[0].deliveries === deliveries[0]) void this.subscription.terminate(slots[0], 'TOO_LARGE', outcome, false);
+      return;
+    }
+    const size = this.sizeLimit.tooLarge(slots.length);
+    this.logger.warn(`${this.label()}: a push of ${slots.length} messages was refused as too large (${outcome}); pushing ${size} at most`);
+    slots.forEach((slot, i) => this.subscription.release(slot, { outcome, counted: false }, deliveries[i]));
   }
 
   /** ACKs settle; a NACK that says retrying cannot help is dead-lettered at once; other NACKs go back. */

@@ -29,6 +29,7 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
  */
 export const PUSH_IDLE_SOCKET_TIMEOUT_MS = 4_000;
 const HTTP_SERVICE_UNAVAILABLE = 503;
+const HTTP_PAYLOAD_TOO_LARGE = 413;
 /** A consumer's reply is small JSON (one acknowledgement per message); anything longer is not one. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 /** How much of a consumer's refusal message a failure quotes. */
@@ -66,9 +67,17 @@ export class DeliveryFailedError extends MmmqError {
   /**
    * False when no handler can have seen it, so it does not count as a delivery: the request never left whole (a
    * refused connection, a refused target, DNS), or the consumer answered 503 (it did not take it: starting, shutting
-   * down, full).
+   * down, full) or 413 (it did not take it: too large).
    */
   reachedConsumer = true;
+}
+
+/**
+ * The consumer answered 413: the push is larger than it takes. No handler saw it, so it is not a delivery; the
+ * push member sends its messages again in smaller pushes, and dead-letters a single message refused (`TOO_LARGE`).
+ */
+export class PushTooLargeError extends DeliveryFailedError {
+  override reachedConsumer = false;
 }
 
 /**
@@ -167,6 +176,9 @@ export class PushSender {
             }
             // 503 is the consumer's "not taken, send it again later" (docs/http-api.md): nothing was handled.
             if (status === HTTP_SERVICE_UNAVAILABLE) return fail(`HTTP ${status}${refusalOf(chunks)}`, undefined, false);
+            if (status === HTTP_PAYLOAD_TOO_LARGE) {
+              return reject(new PushTooLargeError(this.describe(dispatcher, path, `HTTP 413${refusalOf(chunks)}`)));
+            }
             if (status >= 400) return fail(`HTTP ${status}`);
             try {
               resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));

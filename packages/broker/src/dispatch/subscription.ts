@@ -311,11 +311,14 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.signal();
   }
 
-  /** Dead-letters a leased message now; resolves once that is durable (false: stopped first, or a transaction settled it). */
-  terminate(slot: Slot, reason: 'REJECTED' | 'TERMINATED', message: string): Promise<boolean> {
+  /**
+   * Dead-letters a leased message now; resolves once that is durable (false: stopped first, or a transaction settled
+   * it). `counted` false: its current delivery never reached a handler (a push refused as too large).
+   */
+  terminate(slot: Slot, reason: 'REJECTED' | 'TERMINATED' | 'TOO_LARGE', message: string, counted = true): Promise<boolean> {
     return new Promise((resolve) =>
       this.transactions.whenUnpinned(slot, (settled) => {
-        if (settled || !this.ledger.terminate(slot, reason)) return resolve(false);
+        if (settled || !this.ledger.terminate(slot, reason, counted)) return resolve(false);
         resolve(this.deadLetter(slot, reason, message));
       }),
     );

@@ -6,7 +6,10 @@ export interface MessageDeadLetteredEvent {
   offset: number;
   /** The producer's id (or the one the broker assigned); null for entries written by the original Java broker. */
   id: string | null;
-  /** `NACK` (retries used up), `MAX_DELIVERIES`, `REJECTED` (a NACK with `retry: false`) or `TERMINATED` (pull). */
+  /**
+   * `NACK` (retries used up), `MAX_DELIVERIES`, `REJECTED` (a NACK with `retry: false`), `TERMINATED` (pull),
+   * `TOO_LARGE` (a push of it alone answered 413), `EXPIRED` or `BACKLOG_LIMIT`.
+   */
   reason: string;
   /** Deliveries that may have reached a handler. */
   attempts: number;

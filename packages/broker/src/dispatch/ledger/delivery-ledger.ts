@@ -271,10 +271,17 @@ export class DeliveryLedger {
     return true;
   }
 
-  /** A leased message is to be dead-lettered now (the consumer said retrying cannot help): settle it after. */
-  terminate(slot: Slot, outcome: string): boolean {
+  /**
+   * A leased message is to be dead-lettered now (the consumer said retrying cannot help, or refused it as too large):
+   * settle it after. `counted` false: the delivery never reached a handler and is taken back.
+   */
+  terminate(slot: Slot, outcome: string, counted = true): boolean {
     if (slot.state !== SlotState.LEASED) return false;
     this.leasedCount--;
+    if (!counted) {
+      slot.deliveries--;
+      this.version++;
+    }
     recordAttempt(slot, outcome);
     slot.member = undefined;
     slot.state = SlotState.DEAD_LETTERING;
