@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { Acknowledgement, ConsumerAcknowledgement } from '@mmmq/core';
+import type { ConsumerAcknowledgement } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { backoffDelay, maxBackoffDelay, sleep } from '@mmmq/core';
+import { applyConsumerReply } from './consumer-reply';
 import { encodeDeliveryBatch } from './delivery-body';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { PUSH_BATCH_MAX_BYTES } from './ledger/entry-decoder';
@@ -204,21 +205,9 @@ export class PushMember {
     slots.forEach((slot, i) => this.subscription.release(slot, { outcome, counted: false }, deliveries[i]));
   }
 
-  /** ACKs settle; a NACK that says retrying cannot help is dead-lettered at once; other NACKs go back. */
+  /** Each reply applied to its message (see applyConsumerReply). */
   private applyReplies({ slots, deliveries }: SentPush, replies: ConsumerAcknowledgement[]): void {
-    slots.forEach((slot, i) => {
-      const reply = replies[i];
-      const delivery = deliveries[i];
-      if (reply.acknowledgement === Acknowledgement.ACK) this.subscription.ack(slot, delivery);
-      else if (slot.deliveries !== delivery) return;
-      else if (reply.retry === false) void this.subscription.terminate(slot, 'REJECTED', reply.message ?? 'NACK without a message');
-      else
-        this.subscription.release(
-          slot,
-          { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) },
-          delivery,
-        );
-    });
+    slots.forEach((slot, i) => void applyConsumerReply(this.subscription, slot, deliveries[i], replies[i]));
   }
 
   private push(slots: Slot[], signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement[]> {
@@ -311,12 +300,6 @@ export class PushMember {
   private label(): string {
     return `${this.subscription.label()} (${this.id})`;
   }
-}
-
-/** A NACK's `delayMs`, when it is a sensible one (at most an hour). */
-function delayOf(reply: ConsumerAcknowledgement): number | undefined {
-  const { delayMs } = reply;
-  return typeof delayMs === 'number' && delayMs > 0 && delayMs <= 3_600_000 ? delayMs : undefined;
 }
 
 /** What a failed delivery's history says: the reason after the consumer's URL. */
