@@ -11,9 +11,9 @@ import {
 } from './publish.errors';
 
 /**
- * The request as a controller sees it. On express it is Node's IncomingMessage, with `rawBody` when the app was
- * created with `rawBody: true`; on fastify it is fastify's request, whose IncomingMessage is `raw` (and whose body
- * `registerRawBodyParser` leaves unread for the broker's routes).
+ * The request as a controller sees it. On express it is Node's IncomingMessage; on fastify it is fastify's request,
+ * whose IncomingMessage is `raw`. RawBodyRoutes keeps the application's body parsers off it; `rawBody` and `body`
+ * are read when something else buffered the bytes anyway.
  */
 export interface RequestWithRawBody {
   headers: IncomingHttpHeaders;
@@ -66,9 +66,8 @@ export class RawBodyReader {
     }
     if (message.readableEnded) {
       throw new RequestBodyConsumedError(
-        'The request body was already read by a body parser, so its exact bytes are lost. Create the Nest ' +
-          'application with NestFactory.create(AppModule, { bodyParser: false }) or { rawBody: true } on ' +
-          'express, or call registerRawBodyParser(app) on fastify.',
+        'The request body was already read before the broker (a middleware of the application that reads ' +
+          "bodies of the broker's /mmmq/ routes), so its exact bytes are lost; leave /mmmq/ routes to the broker",
       );
     }
     const declared = Number(message.headers['content-length']);

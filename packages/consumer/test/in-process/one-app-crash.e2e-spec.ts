@@ -27,7 +27,8 @@ describe('broker, listener and producer in one process, killed with SIGKILL mid-
       HANDLED_FILE: join(dir, 'handled.txt'),
       PUBLISH: String(publish),
     });
-  const handled = () => new Set(existsSync(join(dir, 'handled.txt')) ? readFileSync(join(dir, 'handled.txt'), 'utf8').split('\n').filter(Boolean) : []);
+  const handled = () =>
+    new Set(existsSync(join(dir, 'handled.txt')) ? readFileSync(join(dir, 'handled.txt'), 'utf8').split('\n').filter(Boolean) : []);
 
   it('loses nothing acknowledged: after a restart every ACKed message is handled', async () => {
     running = start(PUBLISH);
@@ -41,7 +42,11 @@ describe('broker, listener and producer in one process, killed with SIGKILL mid-
     running = start(0);
     await running.waitFor(/READY/, 'READY after the restart');
     await waitFor(() => acked.every((id) => handled().has(id)), {
-      message: () => `every one of ${acked.length} ACKed messages handled, missing ${acked.filter((id) => !handled().has(id)).slice(0, 5).join(', ')}…`,
+      message: () =>
+        `every one of ${acked.length} ACKed messages handled, missing ${acked
+          .filter((id) => !handled().has(id))
+          .slice(0, 5)
+          .join(', ')}…`,
     });
   });
 });
