@@ -36,6 +36,15 @@ export default tseslint.config(
     },
   },
   {
+    // Plain CommonJS fixtures that tests run with node against the built packages (a process to SIGKILL).
+    files: ['**/test/**/fixtures/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', process: 'readonly', console: 'readonly', Reflect: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests send hostile and malformed values on purpose, and reach into internals to stage faults.
     files: ['**/test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.fault-spec.ts', 'packages/test-support/**/*.ts'],
     rules: {

@@ -4,7 +4,6 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { CONSUMER_ID_HEADER, MESSAGES_PATH, SigningSecret } from '@mmmq/core';
 import { MMMQListener, MmmqConsumerModule, MmmqConsumerOptions } from '../../src';
-import { CapturedLogger } from '../support/captured-logger';
 import { ConsumerApp, ConsumerAppOptions, delivery, startConsumer } from '../support/consumer-app';
 import { OrderCreated, validOrder } from '../support/order-created.dto';
 

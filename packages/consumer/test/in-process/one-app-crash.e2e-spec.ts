@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { makeTempDir, removeTempDir, spawnApp, type AppProcess } from '@mmmq/test-support';
 import { waitFor } from '../support/wait-for';
 
-const FIXTURE = join(__dirname, 'fixtures/one-app-process.js');
+const FIXTURE = join(__dirname, 'fixtures/one-app-process.cjs');
 const PUBLISH = 3_000;
 /** Killed once this many publishes were ACKed: mid-run, with publishes and deliveries in flight. */
 const KILL_AFTER = 1_000;
