@@ -124,6 +124,7 @@ export { MAX_TIMER_MS, optionChecks, type OptionChecks, type OptionErrorClass } 
 export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-value';
 export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';
 export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-gate';
+export { ExitAfterSignalShutdown, STOP_SIGNALS } from './lifecycle/exit-after-signal-shutdown';
 export { writeJson } from './http/write-json';
 export { readBoundedReply } from './http/read-bounded-reply';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
