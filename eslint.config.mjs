@@ -45,6 +45,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The repository's Node scripts, run before anything is built (scripts/).
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     // Tests send hostile and malformed values on purpose, and reach into internals to stage faults.
     files: ['**/test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.fault-spec.ts', 'packages/test-support/**/*.ts'],
     rules: {

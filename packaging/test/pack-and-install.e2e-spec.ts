@@ -167,6 +167,9 @@ describe('the packed packages in a fresh Nest application', () => {
       /refused message .* from order\.created; the broker dead-letters it: .*property coupon should not exist/,
       START_TIMEOUT_MS,
     );
+    // Ctrl-C: the page's `app.enableShutdownHooks()`, with no options, ends it with code 0 once it shut down.
+    app.signal('SIGINT');
+    await expect(app.exitCode(START_TIMEOUT_MS)).resolves.toBe(0);
   });
 
   it("delivers an event MmmqClient emits to an @EventPattern handler on MmmqServer (hybrid, on the app's HTTP server)", async () => {

@@ -3,7 +3,7 @@ import { ConsoleController } from './console/console.controller';
 import { MMMQ_CONSOLE_OPTIONS } from './console/console.options';
 import { ConsumersController } from './http/consumers.controller';
 import { PullService } from './pull/pull-service';
-import { InProcessBrokerTransport } from '@mmmq/core';
+import { ExitAfterSignalShutdown, InProcessBrokerTransport } from '@mmmq/core';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DeadLetterService } from './dispatch/dead-letter-service';
 import { MMMQ_DISPATCH_OPTIONS } from './dispatch/dispatch.options';
@@ -87,6 +87,8 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     ConsoleController,
   ],
   providers: [
+    // Ctrl-C and `kill` end the process with code 0 once it shut down cleanly, as with `useProcessExit`.
+    ExitAfterSignalShutdown,
     {
       provide: RESOLVED_BROKER_OPTIONS,
       useFactory: (options: MmmqBrokerOptions) => resolveBrokerOptions(options),

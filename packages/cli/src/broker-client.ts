@@ -1,8 +1,7 @@
 import { BrokerRequestError } from './cli.errors';
 
-/** Where `mmmq` finds the broker when neither `--broker` nor `MMMQ_BROKER_URL` says: the standalone server's default. */
+/** Where `mmmq` finds the broker when neither `--broker` nor `MMMQ_BROKER` says: the standalone server's default. */
 export const DEFAULT_BROKER_URL = 'http://127.0.0.1:8080';
-export const BROKER_URL_VARIABLE = 'MMMQ_BROKER_URL';
 export const TOKEN_VARIABLE = 'MMMQ_TOKEN';
 
 /** A JSON client of the broker's HTTP API; every failure is a {@link BrokerRequestError}. */

@@ -6,3 +6,4 @@ export { BrokerClient, DEFAULT_BROKER_URL } from './broker-client';
 export { startStandaloneBroker } from './broker/start-standalone-broker';
 export { readBrokerConfig, type BrokerConfig, DEFAULT_HOST, DEFAULT_PORT } from './broker/broker-config';
 export { applyLogFormat, readLogFormat, type LogFormat } from './broker/log-format';
+export { readLogLevel, type BrokerLogLevel } from './broker/log-level';

@@ -1,6 +1,7 @@
 import { MmmqError } from '@mmmq/core';
 import { Command, CommanderError } from 'commander';
-import { BROKER_URL_VARIABLE, DEFAULT_BROKER_URL, TOKEN_VARIABLE } from './broker-client';
+import { DEFAULT_BROKER_URL, TOKEN_VARIABLE } from './broker-client';
+import { BROKER_URL_VARIABLE, brokerUrlFromEnv } from './broker-url-variable';
 import { CliError } from './cli.errors';
 import { CliIo, processIo } from './cli-io';
 import { CommandContext } from './command-context';
@@ -47,7 +48,7 @@ function buildProgram(io: CliIo): Command {
   const program = new Command('mmmq')
     .description('Run, inspect and exercise an MMMQ broker')
     .version(version(), '-V, --version')
-    .option('--broker <url>', `broker URL (env ${BROKER_URL_VARIABLE})`, io.env[BROKER_URL_VARIABLE] ?? DEFAULT_BROKER_URL)
+    .option('--broker <url>', `broker URL (env ${BROKER_URL_VARIABLE})`, brokerUrlFromEnv(io.env, io.stderr) ?? DEFAULT_BROKER_URL)
     .option('--token <token>', `bearer token (env ${TOKEN_VARIABLE})`, io.env[TOKEN_VARIABLE])
     .option('--json', 'print JSON for scripts instead of tables')
     .exitOverride()

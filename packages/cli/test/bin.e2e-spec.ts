@@ -25,9 +25,9 @@ describe('the built mmmq bin', () => {
   });
   afterAll(() => broker.close());
 
-  it('publishes and lists topics as a child process, finding the broker through MMMQ_BROKER_URL, and exits 0', async () => {
-    const published = await bin(['--json', 'publish', 'bin.topic', '{"via":"bin"}'], { MMMQ_BROKER_URL: broker.url });
-    const topics = await bin(['topics'], { MMMQ_BROKER_URL: broker.url });
+  it('publishes and lists topics as a child process, finding the broker through MMMQ_BROKER, and exits 0', async () => {
+    const published = await bin(['--json', 'publish', 'bin.topic', '{"via":"bin"}'], { MMMQ_BROKER: broker.url });
+    const topics = await bin(['topics'], { MMMQ_BROKER: broker.url });
 
     expect(published.code).toBe(ExitCode.OK);
     expect(JSON.parse(published.stdout)).toMatchObject({ acknowledgement: 'ACK', topic: 'bin.topic', offset: 0 });

@@ -17,11 +17,11 @@ export class CapturedOutput {
   }
 }
 
-/** Runs `mmmq …argv` in-process against `broker` (its URL, as `MMMQ_BROKER_URL` would give it). */
+/** Runs `mmmq …argv` in-process against `broker` (its URL, as `MMMQ_BROKER` would give it). */
 export async function mmmq(broker: string | undefined, argv: string[], io: Partial<CliIo> = {}): Promise<CliRun> {
   const stdout = new CapturedOutput();
   const stderr = new CapturedOutput();
-  const env = broker === undefined ? {} : { MMMQ_BROKER_URL: broker };
+  const env = broker === undefined ? {} : { MMMQ_BROKER: broker };
   const code = await run(argv, { stdout, stderr, env, ...io });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }

@@ -239,7 +239,7 @@ describe('mmmq against a broker that requires tokens', () => {
   afterAll(() => broker.close());
 
   it('sends the token of MMMQ_TOKEN or --token, and exits with the broker-error code without one', async () => {
-    const fromEnv = await mmmq(broker.url, ['publish', 'secured', '1'], { env: { MMMQ_BROKER_URL: broker.url, MMMQ_TOKEN: token } });
+    const fromEnv = await mmmq(broker.url, ['publish', 'secured', '1'], { env: { MMMQ_BROKER: broker.url, MMMQ_TOKEN: token } });
     const fromOption = await mmmq(broker.url, ['topics', '--token', token]);
     const without = await mmmq(broker.url, ['topics']);
 

@@ -1,3 +1,4 @@
+import { ExitAfterSignalShutdown } from '@mmmq/core';
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConsumerLifecycle } from './consumer-lifecycle';
@@ -88,6 +89,7 @@ import { TransportStatus } from './transport/transport-status';
     BrokerPushSubscriber,
     BrokerPullSubscriber,
     ConsumerLifecycle,
+    ExitAfterSignalShutdown,
   ],
   exports: [MMMQ_CONSUMER_OPTIONS, MmmqConsumerHealthIndicator],
 })

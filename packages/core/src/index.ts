@@ -125,6 +125,7 @@ export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-val
 export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';
 export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-gate';
 export { RequestTap, type RequestTaker } from './http/request-tap';
+export { ExitAfterSignalShutdown, STOP_SIGNALS } from './lifecycle/exit-after-signal-shutdown';
 export { writeJson } from './http/write-json';
 export { readBoundedReply } from './http/read-bounded-reply';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';

@@ -36,6 +36,8 @@ describe('@mmmq/core public API', () => {
         'InvalidSelectorError',
         'parseSelector',
         'readBoundedReply',
+        'ExitAfterSignalShutdown',
+        'STOP_SIGNALS',
         'MAX_SELECTOR_LENGTH',
         'MAX_SELECTOR_DEPTH',
         'BACKLOG_OVERFLOWS',

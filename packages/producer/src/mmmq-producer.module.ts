@@ -1,4 +1,4 @@
-import { InProcessBrokerTransport } from '@mmmq/core';
+import { ExitAfterSignalShutdown, InProcessBrokerTransport } from '@mmmq/core';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import { DynamicModule, Module } from '@nestjs/common';
 import { TRANSPORT_GATEWAY_PROVIDER } from './gateway/transport-gateway.provider';
@@ -27,6 +27,8 @@ import { Producer } from './producer';
     },
     TRANSPORT_GATEWAY_PROVIDER,
     Producer,
+    // Ctrl-C and `kill` end the process with code 0 once it shut down cleanly, as with `useProcessExit`.
+    ExitAfterSignalShutdown,
   ],
   exports: [Producer],
 })

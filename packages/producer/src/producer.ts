@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { AnyEvents, EventMap, EventMessage, EventTopic, PublishedMessage } from '@mmmq/core';
+import { AcceptedMessage, AnyEvents, EventMap, EventMessage, EventTopic, PublishedMessage, StoredMessage } from '@mmmq/core';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { BrokerResponseError } from './errors/broker-response.error';
@@ -59,11 +59,32 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   /**
    * Publishes `content` to `topic` and resolves with the broker's ACK: where it stored the message (persistent), or
    * that it received it (nonPersistent: no offset).
+   *
+   * Typed by `options.deliveryMode`: `'nonPersistent'` resolves with an {@link AcceptedMessage} (no offset);
+   * `'persistent'` or none, the default, with a {@link StoredMessage} whose `offset` is a number; a
+   * `DeliveryMode` known only at run time with either. Leaving it out assumes the topic's mode on the broker is the
+   * default, persistent: on a topic the broker's `topics` option makes nonPersistent, give
+   * `deliveryMode: 'nonPersistent'` to have the ACK typed as it will be.
    * @throws MmmqValidationError (rejected, nothing sent) for an invalid topic, id, headers or content
    * @throws ProduceError when the broker did not acknowledge the message
    */
+  produce<K extends EventTopic<E>>(
+    topic: K,
+    content: E[K],
+    options: ProduceOptions & { deliveryMode: 'nonPersistent' },
+  ): Promise<AcceptedMessage>;
+  produce<K extends EventTopic<E>>(
+    topic: K,
+    content: E[K],
+    options?: ProduceOptions & { deliveryMode?: 'persistent' },
+  ): Promise<StoredMessage>;
   produce<K extends EventTopic<E>>(topic: K, content: E[K], options?: ProduceOptions): Promise<PublishedMessage>;
-  /** Publishes a message given as `{ topic, content, id?, headers?, deliveryMode? }`, the shape of the original producer. */
+  /**
+   * Publishes a message given as `{ topic, content, id?, headers?, deliveryMode? }`, the shape of the original
+   * producer; its ACK is typed by `deliveryMode` as above.
+   */
+  produce(message: EventMessage<E> & { deliveryMode: 'nonPersistent' }): Promise<AcceptedMessage>;
+  produce(message: EventMessage<E> & { deliveryMode?: 'persistent' }): Promise<StoredMessage>;
   produce(message: EventMessage<E>): Promise<PublishedMessage>;
   async produce(topicOrMessage: unknown, content?: unknown, options?: ProduceOptions): Promise<PublishedMessage> {
     const prepared = prepareMessage(messageFromArguments(topicOrMessage, content, options));
@@ -90,10 +111,21 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
    * An empty batch resolves to `[]` without a request. Split batches larger than the broker's
    * `http.maxBatchMessages` (default 1000) yourself; the producer never splits one, which would break atomicity.
    * A retry resends the whole batch with the same ids.
+   *
+   * Typed as {@link produce}: a batch with no message marked `deliveryMode: 'nonPersistent'` is persistent (on
+   * topics of the default mode) and resolves with {@link StoredMessage}s, offsets included; one with every message
+   * marked so with {@link AcceptedMessage}s; any other with either.
    * @throws MmmqValidationError for an invalid message, prefixed `messages[i]:` (nothing is sent)
    * @throws ProduceError when the broker did not acknowledge the batch (none of it was stored, or, after an
    *   ambiguous failure such as a timeout, possibly all of it: publish it again with the same ids)
    */
+  produceBatch<K extends EventTopic<E>>(
+    messages: readonly (EventMessage<E, K> & { deliveryMode: 'nonPersistent' })[],
+  ): Promise<AcceptedMessage[]>;
+  produceBatch<K extends EventTopic<E>>(
+    messages: readonly (EventMessage<E, K> & { deliveryMode?: 'persistent' })[],
+  ): Promise<StoredMessage[]>;
+  produceBatch<K extends EventTopic<E>>(messages: readonly EventMessage<E, K>[]): Promise<PublishedMessage[]>;
   async produceBatch<K extends EventTopic<E>>(messages: readonly EventMessage<E, K>[]): Promise<PublishedMessage[]> {
     const outgoing = prepareBatch(messages);
     if (outgoing.length === 0) return [];

@@ -35,13 +35,13 @@ class OrdersModule {}
 function appModule(brokerUrl: string) {
   @Module({
     imports: [
-      ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ MMMQ_BROKER_URL: brokerUrl })] }),
+      ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ MMMQ_BROKER: brokerUrl })] }),
       MmmqProducerModule.forRootAsync({
         isGlobal: true,
         imports: [ConfigModule],
         inject: [ConfigService],
         useFactory: (config: ConfigService) => ({
-          broker: config.getOrThrow<string>('MMMQ_BROKER_URL'),
+          broker: config.getOrThrow<string>('MMMQ_BROKER'),
           maxRetryCount: 1,
         }),
       }),

@@ -15,14 +15,21 @@ export interface AppProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+export interface SpawnAppOptions {
+  /** Where it runs; the repository root unless given. */
+  cwd?: string;
+  /** Node's options before `main`, such as `['-r', 'ts-node/register/transpile-only']`. */
+  nodeArgs?: string[];
+}
+
 /**
  * Runs `node <main>` from the repository root as a README does, configured by `env`, and keeps what it logs.
  * `name` names it in failures ("The example").
  */
-export function spawnApp(name: string, main: string, env: Record<string, string>): AppProcess {
+export function spawnApp(name: string, main: string, env: Record<string, string>, options: SpawnAppOptions = {}): AppProcess {
   if (!existsSync(main)) throw new Error(`${main} is missing; build first with npx tsc -b tsconfig.build.json`);
-  const child = spawn(process.execPath, [main], {
-    cwd: REPOSITORY_ROOT,
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), main], {
+    cwd: options.cwd ?? REPOSITORY_ROOT,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

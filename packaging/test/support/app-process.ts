@@ -47,6 +47,11 @@ export class AppProcess {
     }
   }
 
+  /** Sends `signal`, as Ctrl-C (SIGINT) or `kill` (SIGTERM) would. */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
   log(): string {
     return this.output;
   }

@@ -1,5 +1,7 @@
 import { InvalidBrokerOptionsError } from '@mmmq/broker';
 import { ConsoleLogger, Logger } from '@nestjs/common';
+import { BrokerConsoleLogger } from './broker-console-logger';
+import { BrokerLogLevel, DEFAULT_LOG_LEVEL, nestLogLevels, readLogLevel } from './log-level';
 
 /** `text` (Nest's console lines) or `json` (one JSON object a line, for log collectors). */
 export const LOG_FORMAT_VARIABLE = 'MMMQ_LOG_FORMAT';
@@ -17,17 +19,20 @@ export function readLogFormat(env: NodeJS.ProcessEnv): LogFormat {
 }
 
 /**
- * Nest's console logger in the chosen format: with `json`, each record is one line
- * `{"level","pid","timestamp","message","context"?,"stack"?}` (Nest's own JSON mode, compact, no colours).
+ * Nest's console logger in the chosen format, showing `level` and what is more severe: with `json`, each record is
+ * one line `{"level","pid","timestamp","message","context"?,"stack"?}` (Nest's own JSON mode, compact, no colours).
  */
-export function brokerLogger(format: LogFormat): ConsoleLogger {
-  return new ConsoleLogger(format === 'json' ? { json: true } : {});
+export function brokerLogger(format: LogFormat, level: BrokerLogLevel = DEFAULT_LOG_LEVEL): ConsoleLogger {
+  return new BrokerConsoleLogger({ ...(format === 'json' ? { json: true } : {}), logLevels: nestLogLevels(level) });
 }
 
 /**
- * Reads `MMMQ_LOG_FORMAT` and makes every logger of the process (`new Logger(context)`, the application's) use it.
- * Called first, so that even a configuration error is logged in the chosen format.
+ * Reads `MMMQ_LOG_FORMAT` and `MMMQ_LOG_LEVEL` and makes every logger of the process (`new Logger(context)`, the
+ * application's) use them. Called first, so that even a configuration error is logged in the chosen format; an
+ * invalid level is logged at the default one.
  */
 export function applyLogFormat(env: NodeJS.ProcessEnv): void {
-  Logger.overrideLogger(brokerLogger(readLogFormat(env)));
+  const format = readLogFormat(env);
+  Logger.overrideLogger(brokerLogger(format));
+  Logger.overrideLogger(brokerLogger(format, readLogLevel(env)));
 }

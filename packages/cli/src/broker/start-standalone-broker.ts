@@ -12,6 +12,7 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';
 import { createBrokerApp } from './create-broker-app';
+import { PortUnavailableError, portUnavailable } from './port-unavailable.error';
 import { applyLogFormat } from './log-format';
 
 const logger = new Logger('MmmqBroker');
@@ -30,9 +31,10 @@ export async function startStandaloneBroker(env: NodeJS.ProcessEnv = process.env
   let started: INestApplication | undefined;
   try {
     return await bootstrap(env, (app) => (started = app));
-  } catch (error) {
+  } catch (thrown) {
+    const error = portUnavailable(thrown) ?? thrown;
     // A configuration mistake is fully explained by its message; anything else needs the stack.
-    if (error instanceof InvalidBrokerOptionsError || error instanceof TlsCertificateError)
+    if (error instanceof InvalidBrokerOptionsError || error instanceof TlsCertificateError || error instanceof PortUnavailableError)
       logger.error(`Broker failed to start: ${error.message}`);
     else logger.error('Broker failed to start', error instanceof Error ? error.stack : String(error));
     // A port already in use fails `listen` after the publish stream and the topics are open: close them, then exit
