@@ -5,7 +5,8 @@ import { describeRefund, Ledger } from './ledger';
 import { OrderEventListener } from './order-event-listener';
 
 /**
- * Class style: the class decorator makes it a listener, and `handle()` receives each message. `@Payload()` makes
+ * Class style: implementing `MMMQListener<T>` (`listens()` or the class decorator, which also carries options) makes
+ * it a listener, and `handle()` receives each message. `@Payload()` makes
  * TypeScript record the parameter's type, so the content is converted to and validated as an `OrderCancelled`.
  */
 @Injectable()
