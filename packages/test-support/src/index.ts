@@ -11,3 +11,4 @@ export * from './temp-dir';
 export * from './test-consumer';
 export * from './wait-for';
 export { Gate } from './gate';
+export * from './type-errors';

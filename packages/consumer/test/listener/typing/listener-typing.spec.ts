@@ -1,23 +1,8 @@
 import { join } from 'node:path';
-import * as ts from 'typescript';
+import { typeErrorsOf } from '@mmmq/test-support';
 
-const ROOT = join(__dirname, '../../../../..');
-const CASES = join(__dirname, 'listener-typing.cases.ts');
-
-/**
- * Jest transpiles without type checking, so the compile-time rules of `@MMMQListener` are checked here with the
- * compiler itself: the cases file must compile cleanly, its `@ts-expect-error` lines included (an expected error
- * that no longer occurs is reported as "Unused '@ts-expect-error' directive").
- */
 describe('listener typing', () => {
   it('compiles the positive cases and refuses every case marked @ts-expect-error', () => {
-    const configPath = join(ROOT, 'tsconfig.json');
-    const { config } = ts.readConfigFile(configPath, (path) => ts.sys.readFile(path));
-    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
-    const program = ts.createProgram([CASES], { ...options, noEmit: true });
-    const diagnostics = ts
-      .getPreEmitDiagnostics(program)
-      .map((diagnostic) => `${diagnostic.file?.fileName ?? ''}:${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
-    expect(diagnostics).toEqual([]);
+    expect(typeErrorsOf(join(__dirname, 'listener-typing.cases.ts'))).toEqual([]);
   }, 60_000);
 });
