@@ -51,6 +51,11 @@ export class AppProcess {
     return this.output;
   }
 
+  /** Sends SIGINT, as Ctrl-C in a terminal does. */
+  interrupt(): void {
+    this.child.kill('SIGINT');
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     await this.exited;
