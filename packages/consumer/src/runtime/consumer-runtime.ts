@@ -62,7 +62,14 @@ export class ConsumerRuntime {
     this.pull = new BrokerPullSubscriber(this.options, this.registry, this.registrar, this.api);
     this.transport = new TransportConsumer(new DeliveryHandler(this.frontHandler, invoker), this.status, new TransportStatus());
     const verifier = new DeliverySignatureVerifier(this.options);
-    const receiver = new PushReceiver(new DeliveryBodyReader(this.options), verifier, this.push, this.registry, new PushSequencer(), this.options);
+    const receiver = new PushReceiver(
+      new DeliveryBodyReader(this.options),
+      verifier,
+      this.push,
+      this.registry,
+      new PushSequencer(),
+      this.options,
+    );
     this.pushes = new PushRequestHandler(receiver, this.registry);
   }
 
