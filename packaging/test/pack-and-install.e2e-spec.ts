@@ -28,7 +28,8 @@ const START_TIMEOUT_MS = 60_000;
 /**
  * What a user gets from the registry: the eight packages packed as `pnpm publish` would pack them, installed with npm
  * into a fresh Nest application outside the monorepo (so nothing resolves to the workspace), compiled with the
- * application's own TypeScript, and run as docs/getting-started.md runs it; plus a hybrid application on the
+ * application's own TypeScript, and run as docs/getting-started.md runs it (one application, then a broker and an
+ * application in two processes); plus a hybrid application on the
  * Nest microservices transport of @mmmq/microservices (src/microservices, not on that page).
  */
 describe('the packed packages in a fresh Nest application', () => {
@@ -134,6 +135,35 @@ describe('the packed packages in a fresh Nest application', () => {
     expect(check.log()).toContain('in memory: [Billing] Invoice for order 42: 9.50 (delivery 1)');
   });
 
+  it('runs the one-application form: broker, listener and producer in one default Nest application, stopped by SIGINT', async () => {
+    // Its own working directory, so that its ./mmmq is not the two-process broker's.
+    const cwd = join(workDir, 'one-app');
+    mkdirSync(cwd);
+    const port = await freePort();
+    const app = track(new AppProcess('one-app', join(appDir, 'dist/main.js'), cwd, { PORT: String(port) }));
+
+    await app.waitFor(/Order 42 placed: order\.created @0/, START_TIMEOUT_MS);
+    await app.waitFor(/\[Billing\] Invoice for order 42: 9\.50 \(delivery 1\)/, START_TIMEOUT_MS);
+    expect(app.log()).toContain("1 listener(s) receive in process from this application's broker");
+    // The page's curl, to the broker's route of the same application: its default body parser leaves the body alone.
+    const published = await fetch(`http://127.0.0.1:${port}/mmmq/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: 'order.created', content: { orderId: '43', amount: 5, coupon: 'FREE' } }),
+    });
+    expect(await published.json()).toMatchObject({ acknowledgement: 'ACK', topic: 'order.created', offset: 1 });
+    await app.waitFor(
+      /refused message .* from order\.created; the broker dead-letters it: .*property coupon should not exist/,
+      START_TIMEOUT_MS,
+    );
+    await app.waitFor(/offset 1 REJECTED after 1 deliveries; dead-lettered/, START_TIMEOUT_MS);
+
+    // Ctrl-C: the page's `app.enableShutdownHooks()`, with no options, ends it with code 0 once it shut down.
+    app.signal('SIGINT');
+    await expect(app.exitCode(START_TIMEOUT_MS)).resolves.toBe(0);
+    expect(app.log()).toContain('All topic queues closed');
+  });
+
   it('installs the mmmq bin: it publishes to the running broker and verifies a data directory', async () => {
     const mmmq = join(appDir, 'node_modules/.bin/mmmq');
     const url = await startedBroker();
@@ -148,9 +178,11 @@ describe('the packed packages in a fresh Nest application', () => {
     expect(verified).toContain('no problems');
   });
 
-  it('delivers a produced message through the broker to the listener', async () => {
+  it('runs the two-process form: delivers a produced message through the broker to the listener', async () => {
     const brokerUrl = await startedBroker();
-    const app = track(new AppProcess('app', 'dist/main.js', appDir, { MMMQ_BROKER: brokerUrl, PORT: String(await freePort()) }));
+    const app = track(
+      new AppProcess('app', 'dist/two-process/main.js', appDir, { MMMQ_BROKER: brokerUrl, PORT: String(await freePort()) }),
+    );
 
     await app.waitFor(/Order 42 placed: order\.created @0/, START_TIMEOUT_MS);
     await app.waitFor(/\[Billing\] Invoice for order 42: 9\.50 \(delivery 1\)/, START_TIMEOUT_MS);
@@ -250,7 +282,7 @@ describe('the packed packages in a fresh Nest application', () => {
   /** One broker for the tests that need one: two on the fixture's `./mmmq` folder would share its files. */
   function startedBroker(): Promise<string> {
     brokerUrl ??= (async () => {
-      const broker = track(new AppProcess('broker', 'dist/broker.js', appDir, { PORT: '0' }));
+      const broker = track(new AppProcess('broker', 'dist/two-process/broker.js', appDir, { PORT: '0' }));
       const [, url] = await broker.waitFor(/Broker listening on (http:\/\/\S+)/, START_TIMEOUT_MS);
       return url;
     })();
@@ -276,12 +308,14 @@ describe('docs/getting-started.md', () => {
 
     expect(shown.map(({ name }) => name).sort()).toEqual([
       'app.module.ts',
-      'broker.ts',
       'invoice.listener.ts',
       'main.ts',
       'order-events.ts',
       'orders.service.ts',
       'timing.interceptor.ts',
+      'two-process/app.module.ts',
+      'two-process/broker.ts',
+      'two-process/main.ts',
     ]);
     for (const { name, body } of shown) expect({ name, body }).toEqual({ name, body: readFileSync(join(FIXTURE, 'src', name), 'utf8') });
   });

@@ -43,11 +43,11 @@ describe("getting-started's broker and application on Ctrl-C", () => {
 
   it('exit 0 after a clean shutdown, the application once it has handled its order', async () => {
     const brokerPort = await freePort();
-    const broker = start('The broker', 'broker.ts', { PORT: String(brokerPort) }, dir());
+    const broker = start('The broker', 'two-process/broker.ts', { PORT: String(brokerPort) }, dir());
     await broker.waitFor(/Broker listening on /, 'that it listens');
     const app = start(
       'The application',
-      'main.ts',
+      'two-process/main.ts',
       { MMMQ_BROKER: `http://127.0.0.1:${brokerPort}`, PORT: String(await freePort()) },
       dir(),
     );
