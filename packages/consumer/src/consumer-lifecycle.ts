@@ -17,6 +17,7 @@ import { PushRoute } from './http/push-route';
 import { ListenerInbox } from './inbox/listener-inbox';
 import { checkListenerInbox } from './inbox/listener-inbox.check';
 import { describeContentType } from './listener/content-type';
+import { checkListenerDelivery, takesPushes } from './listener/listener-delivery';
 import { buildListenerDefinitions } from './listener/listener-definitions.builder';
 import { ListenerExplorer } from './listener/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
@@ -58,6 +59,8 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
   onModuleInit(): void {
     const listeners = buildListenerDefinitions(this.explorer.explore(), this.options);
     checkListenerInbox(listeners, this.inbox, this.options, this.logger);
+    const route = this.route();
+    if (route === 'broker' || route === 'in-process') checkListenerDelivery(listeners, this.options, route === 'in-process');
     this.registry.replaceAll(listeners);
     for (const listener of listeners) {
       this.logger.log(
@@ -73,25 +76,36 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
 
   async onApplicationBootstrap(): Promise<void> {
     const listeners = this.registry.all();
-    if (this.inMemory !== undefined) {
-      await this.transport.subscribeAll(this.inMemory, listeners);
-      this.logger.log(`${listeners.length} listener(s) subscribed to the in-memory broker; self-registration is skipped`);
-      return;
+    switch (this.route()) {
+      case 'in-memory':
+        await this.transport.subscribeAll(this.inMemory!, listeners);
+        this.logger.log(`${listeners.length} listener(s) subscribed to the in-memory broker; self-registration is skipped`);
+        return;
+      case 'transport':
+        return this.transport.subscribeAll(this.options.transport!, listeners);
+      case 'in-process':
+        await this.transport.subscribeAll(this.inProcess!, listeners);
+        this.logger.log(`${listeners.length} listener(s) receive in process from this application's broker`);
+        return;
+      case 'broker': {
+        if (takesPushes(listeners, this.options)) this.serverGate.attach();
+        // A listener that pulls answers pushes too: 404, saying it pulls.
+        this.pushRoute.attach();
+        const { name, subscriberOf, ...how } = brokerSubscription(this.options, listeners, this.push, this.pull);
+        await this.transport.subscribeAllOn(name, subscriberOf, listeners, how);
+      }
     }
-    if (this.options.transport !== undefined) {
-      await this.transport.subscribeAll(this.options.transport, listeners);
-      return;
-    }
-    if (this.inProcess !== undefined && this.options.broker === undefined) {
-      await this.transport.subscribeAll(this.inProcess, listeners);
-      this.logger.log(`${listeners.length} listener(s) receive in process from this application's broker`);
-      return;
-    }
-    if (this.options.delivery === 'push') this.serverGate.attach();
-    // A pulling consumer answers pushes too: 404, saying it pulls.
-    this.pushRoute.attach();
-    const { name, subscriber, ...how } = brokerSubscription(this.options, this.push, this.pull);
-    await this.transport.subscribeAllOn(name, subscriber, listeners, how);
+  }
+
+  /**
+   * Where the listeners receive from: the in-memory transport of `MmmqTestingModule` (which wins), the `transport`
+   * option, this application's own broker in process (it imports `MmmqBrokerModule` and `broker` is not set), or the
+   * MMMQ broker at `broker` over HTTP.
+   */
+  private route(): 'in-memory' | 'transport' | 'in-process' | 'broker' {
+    if (this.inMemory !== undefined) return 'in-memory';
+    if (this.options.transport !== undefined) return 'transport';
+    return this.inProcess !== undefined && this.options.broker === undefined ? 'in-process' : 'broker';
   }
 
   /** Drains first thing on shutdown (see drainConsumer), before other modules close what handlers may still use. */

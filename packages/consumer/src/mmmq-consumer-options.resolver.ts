@@ -57,15 +57,22 @@ export interface ResolvedConsumerOptions {
   workers: { min: number; max: number };
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
-  registration: ResolvedRegistration | undefined;
+  /**
+   * How each delivery mode's dispatchers are registered; absent where nothing registers them (`autoRegister: false`,
+   * or what the mode needs is not set: `advertisedUrl` for push, `broker` and `app` for pull).
+   */
+  registrations: Readonly<Record<DeliveryMode, ResolvedRegistration | undefined>>;
   signing: ResolvedSigning | undefined;
   listeners: ReadonlyMap<string, ListenerConfig>;
   /** The module's default; listeners may override it. */
   ackMode: AckMode;
+  /** The module's default; listeners may override it. */
   delivery: DeliveryMode;
   broker: ResolvedBrokerAccess | undefined;
-  /** Present with `delivery: 'pull'`. */
-  pull: ResolvedPull | undefined;
+  /** The settings of listeners that pull (defaults when `pull` is not set). */
+  pull: ResolvedPull;
+  /** Options whose use depends on the listeners' delivery, as given: checked once the listeners are known. */
+  given: Pick<MmmqConsumerOptions, 'pull' | 'advertisedUrl' | 'autoRegister'>;
   /** Absent when claim checks are not resolved (they are dead-lettered). */
   claimCheck: Required<ConsumerClaimCheckOptions> | undefined;
   /** Present when listeners receive through another transport than the MMMQ broker. */
@@ -118,8 +125,8 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
   const transport = resolveTransport(options);
   const app = options.app === undefined ? undefined : validId('app', options.app);
   const delivery = oneOf('delivery', options.delivery ?? DEFAULT_DELIVERY_MODE, DELIVERY_MODES);
-  if (delivery === 'push' && options.pull !== undefined) {
-    throw new InvalidConsumerOptionsError(`pull is set but delivery is "push"; set delivery: 'pull' to use it`);
+  if (delivery === 'pull' && options.broker === undefined) {
+    throw new InvalidConsumerOptionsError(`delivery is "pull" but broker is not set; set broker to the URL the messages are fetched from`);
   }
   // Checked even when nothing registers, so that a broken token fails at bootstrap whatever else is set.
   const token = bearerToken(options.token);
@@ -135,15 +142,34 @@ export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): Resol
     workers: { min, max },
     shutdownTimeoutMs: nonNegativeInteger('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS, MAX_TIMER_MS),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
-    registration: delivery === 'pull' ? resolvePullRegistration(options, app, token) : resolveRegistration(options, app, token),
+    registrations: resolveRegistrations(options, delivery, app, token),
     signing: resolveSigning(options),
     listeners: resolveListenerConfigs(options.listeners ?? {}),
     ackMode: oneOf('ackMode', options.ackMode ?? DEFAULT_ACK_MODE, ACK_MODES),
     delivery,
     broker: resolveBrokerAccess(options, token),
-    pull: delivery === 'pull' ? resolvePull(options.pull, app) : undefined,
+    pull: resolvePull(options.pull, app),
+    given: { pull: options.pull, advertisedUrl: options.advertisedUrl, autoRegister: options.autoRegister },
     claimCheck: resolveClaimCheck(options.claimCheck),
     transport,
+  };
+}
+
+/**
+ * The module's default mode is resolved as given (its errors name what is missing); the other mode only where what it
+ * needs is there, for the listeners that choose it (checkListenerDelivery names what they lack).
+ */
+function resolveRegistrations(
+  options: MmmqConsumerOptions,
+  delivery: DeliveryMode,
+  app: string | undefined,
+  token: string | undefined,
+): ResolvedConsumerOptions['registrations'] {
+  const push = delivery === 'push' || options.advertisedUrl !== undefined;
+  const pull = delivery === 'pull' || (options.broker !== undefined && app !== undefined);
+  return {
+    push: push ? resolveRegistration(options, app, token) : undefined,
+    pull: pull ? resolvePullRegistration(options, app, token) : undefined,
   };
 }
 
@@ -216,6 +242,7 @@ export function resolveListenerConfig(where: string, config: unknown): ListenerC
           ),
     ...checkedBacklogFields(where, record.maxBacklog, record.backlogOverflow),
     ...(record.inbox === undefined ? {} : { inbox: booleanField(`${where}.inbox`, record.inbox) }),
+    ...(record.delivery === undefined ? {} : { delivery: oneOf(`${where}.delivery`, record.delivery, DELIVERY_MODES) }),
   };
 }
 

@@ -133,6 +133,8 @@ export interface ListenerConfig {
   backlogOverflow?: BacklogOverflow;
   /** Runs the listener through the application's inbox (see `@MMMQListener({ inbox })`). Default: the decorator's, else false. */
   inbox?: boolean;
+  /** `push` or `pull` for this listener (see `@MMMQListener({ delivery })`). Default: the decorator's, else the module's `delivery`. */
+  delivery?: DeliveryMode;
 }
 
 export interface RegistrationOptions {

@@ -3,6 +3,8 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
   DEFAULT_MIN_WORKERS,
+  DEFAULT_PULL_PREFETCH,
+  DEFAULT_PULL_WAIT_MS,
   DEFAULT_QUEUE_SIZE,
   DEFAULT_REGISTRATION_ATTEMPTS,
   DEFAULT_REGISTRATION_BACKOFF_MS,
@@ -13,6 +15,7 @@ import {
   MmmqConsumerOptions,
 } from '../src';
 import { resolveConsumerOptions } from '../src/mmmq-consumer-options.resolver';
+import { defaultPullMember } from '../src/pull/pull-member';
 
 describe('resolveConsumerOptions', () => {
   it('applies the documented defaults, without self-registration', () => {
@@ -22,13 +25,19 @@ describe('resolveConsumerOptions', () => {
       workers: { min: DEFAULT_MIN_WORKERS, max: DEFAULT_MAX_WORKERS },
       shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      registration: undefined,
+      registrations: { push: undefined, pull: undefined },
       signing: undefined,
       listeners: new Map(),
       ackMode: 'auto',
       delivery: 'push',
       broker: undefined,
-      pull: undefined,
+      pull: {
+        prefetch: DEFAULT_PULL_PREFETCH,
+        waitMs: DEFAULT_PULL_WAIT_MS,
+        member: defaultPullMember(undefined),
+        ackTimeoutMs: undefined,
+      },
+      given: {},
     });
   });
 
@@ -57,7 +66,7 @@ describe('resolveConsumerOptions', () => {
 
   it('turns self-registration on when broker and advertisedUrl are both set', () => {
     const resolved = resolveConsumerOptions({ app: 'billing', broker: 'http://broker:8080/', advertisedUrl: 'http://billing:3000' });
-    expect(resolved.registration).toEqual({
+    expect(resolved.registrations.push).toEqual({
       brokerUrl: 'http://broker:8080',
       advertisedHost: Host.parse('http://billing:3000'),
       failFast: false,
@@ -74,9 +83,9 @@ describe('resolveConsumerOptions', () => {
 
   it('registers in the background unless registration.failFast, and never waits less than backoffMs between tries', () => {
     const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
-    expect(resolveConsumerOptions({ ...base, registration: { failFast: true } }).registration?.failFast).toBe(true);
-    expect(resolveConsumerOptions({ ...base, delivery: 'pull', advertisedUrl: undefined }).registration?.failFast).toBe(false);
-    expect(resolveConsumerOptions({ ...base, registration: { backoffMs: 20_000 } }).registration?.backoff).toMatchObject({
+    expect(resolveConsumerOptions({ ...base, registration: { failFast: true } }).registrations.push?.failFast).toBe(true);
+    expect(resolveConsumerOptions({ ...base, delivery: 'pull', advertisedUrl: undefined }).registrations.pull?.failFast).toBe(false);
+    expect(resolveConsumerOptions({ ...base, registration: { backoffMs: 20_000 } }).registrations.push?.backoff).toMatchObject({
       initialMs: 20_000,
       maxMs: 20_000,
     });
@@ -84,13 +93,15 @@ describe('resolveConsumerOptions', () => {
 
   it('takes the host out on shutdown unless registration.leaveOnShutdown is false', () => {
     const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
-    expect(resolveConsumerOptions({ ...base, registration: { leaveOnShutdown: false } }).registration?.leaveOnShutdown).toBe(false);
-    expect(resolveConsumerOptions({ ...base, delivery: 'pull', advertisedUrl: undefined }).registration?.leaveOnShutdown).toBe(true);
+    expect(resolveConsumerOptions({ ...base, registration: { leaveOnShutdown: false } }).registrations.push?.leaveOnShutdown).toBe(false);
+    expect(resolveConsumerOptions({ ...base, delivery: 'pull', advertisedUrl: undefined }).registrations.pull?.leaveOnShutdown).toBe(true);
   });
 
   it('sends a token on registration, and refuses one that cannot travel in a header without quoting it', () => {
     const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
-    expect(resolveConsumerOptions({ ...base, token: 'billing-token-0123456789' }).registration?.token).toBe('billing-token-0123456789');
+    expect(resolveConsumerOptions({ ...base, token: 'billing-token-0123456789' }).registrations.push?.token).toBe(
+      'billing-token-0123456789',
+    );
     for (const token of ['', 'billing token', 'line\nbreak']) {
       expect(() => resolveConsumerOptions({ ...base, token })).toThrow(
         /^token must be a non-empty string of printable ASCII characters without spaces$/,
@@ -100,21 +111,21 @@ describe('resolveConsumerOptions', () => {
 
   it('asks the broker for the configured pushes in flight, at most 16', () => {
     const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
-    expect(resolveConsumerOptions({ ...base, deliveryMaxInFlight: 1 }).registration?.maxInFlight).toBe(1);
+    expect(resolveConsumerOptions({ ...base, deliveryMaxInFlight: 1 }).registrations.push?.maxInFlight).toBe(1);
     expect(() => resolveConsumerOptions({ ...base, deliveryMaxInFlight: 17 })).toThrow('deliveryMaxInFlight must be at most 16, got 17');
     expect(() => resolveConsumerOptions({ ...base, deliveryMaxInFlight: 0 })).toThrow(/deliveryMaxInFlight/);
   });
 
   it('asks the broker for the configured batch size, at most 1000', () => {
     const base = { app: 'billing', broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000' };
-    expect(resolveConsumerOptions({ ...base, deliveryBatchSize: 1 }).registration?.batchSize).toBe(1);
+    expect(resolveConsumerOptions({ ...base, deliveryBatchSize: 1 }).registrations.push?.batchSize).toBe(1);
     expect(() => resolveConsumerOptions({ ...base, deliveryBatchSize: 1001 })).toThrow(/deliveryBatchSize must be at most 1000/);
     expect(() => resolveConsumerOptions({ ...base, deliveryBatchSize: 0 })).toThrow(/deliveryBatchSize/);
   });
 
   it('keeps self-registration off with autoRegister: false', () => {
     const options = { broker: 'http://broker:8080', advertisedUrl: 'http://billing:3000', autoRegister: false };
-    expect(resolveConsumerOptions(options).registration).toBeUndefined();
+    expect(resolveConsumerOptions(options).registrations.push).toBeUndefined();
   });
 
   it('derives the worker bound that was not given from the one that was', () => {

@@ -124,7 +124,8 @@ export { MAX_TIMER_MS, optionChecks, type OptionChecks, type OptionErrorClass } 
 export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-value';
 export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';
 export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-gate';
-export { RequestTap, type RequestTaker } from './http/request-tap';
+export { RequestTap, type RequestTaker, type PushClaims } from './http/request-tap';
+export { PushRouteConflictError } from './errors/push-route-conflict-error';
 export { ExitAfterSignalShutdown, STOP_SIGNALS } from './lifecycle/exit-after-signal-shutdown';
 export { writeJson } from './http/write-json';
 export { readBoundedReply } from './http/read-bounded-reply';

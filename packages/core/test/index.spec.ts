@@ -119,6 +119,7 @@ describe('@mmmq/core public API', () => {
         'DESCRIBED_VALUE_MAX_LENGTH',
         'HttpShutdownGate',
         'RequestTap',
+        'PushRouteConflictError',
         'InProcessBrokerTransport',
         'IN_PROCESS_TRANSPORT_NAME',
         'publishBody',

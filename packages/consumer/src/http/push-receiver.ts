@@ -17,6 +17,7 @@ import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 import { PushNotAcceptedError } from '../errors/push-not-accepted.error';
 import { ListenerNotSubscribedError } from '../errors/listener-not-subscribed.error';
 import { PushSequencer } from '../handling/push-sequencer';
+import { deliveryOf, takesPushes } from '../listener/listener-delivery';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
 import { BrokerPushSubscriber, PushHandlers } from './broker-push-subscriber';
@@ -37,7 +38,7 @@ export interface PushAnswer {
  * hands it to the handlers BrokerPushSubscriber holds for the listener its `mmmq-consumer-id` header names, and says
  * what to answer. 503 means "not taken, send
  * it again later": nothing answered with 503 or 4xx was handled (the broker does not count a 503 as a delivery); a
- * handler cut off by the shutdown timeout gets 500. A consumer that pulls (`delivery: 'pull'`) takes no pushes: 404.
+ * handler cut off by the shutdown timeout gets 500. A listener that pulls (`delivery: 'pull'`) takes no pushes: 404.
  */
 @Injectable()
 export class PushReceiver {
@@ -85,11 +86,21 @@ export class PushReceiver {
   }
 
   private addressOf(headers: IncomingHttpHeaders): { consumerId: string | undefined; order: ReturnType<typeof parsePushOrder> } {
-    if (this.options.delivery === 'pull') {
-      throw new PushNotAcceptedError("This consumer pulls its messages (delivery: 'pull'); it takes no pushed deliveries");
+    const consumerId = single(headers[CONSUMER_ID_HEADER]);
+    if (this.pulls(consumerId)) {
+      throw new PushNotAcceptedError(
+        `The listener of ${consumerId ?? 'this push'} pulls its messages (delivery: 'pull'); it takes no pushed deliveries`,
+      );
     }
     const order = parsePushOrder(single(headers[PUSH_SESSION_HEADER]), single(headers[PUSH_SEQUENCE_HEADER]));
-    return { consumerId: single(headers[CONSUMER_ID_HEADER]), order };
+    return { consumerId, order };
+  }
+
+  /** The push names a listener that pulls, or names none that pushes while every listener pulls. */
+  private pulls(consumerId: string | undefined): boolean {
+    const listener = consumerId === undefined ? undefined : this.registry.find(consumerId);
+    if (listener !== undefined) return deliveryOf(listener, this.options) === 'pull';
+    return !takesPushes(this.registry.all(), this.options);
   }
 
   /**

@@ -3,6 +3,7 @@ import { Server as NetServer } from 'node:net';
 import { InProcessBrokerTransport, RequestTap } from '@mmmq/core';
 import { Injectable, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { ListenerRegistry } from '../listener/listener-registry';
 import { PushRequestHandler } from './push-request-handler';
 
 /**
@@ -19,17 +20,22 @@ export class PushRoute {
 
   constructor(
     private readonly pushes: PushRequestHandler,
+    private readonly registry: ListenerRegistry,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
     @Optional() private readonly broker?: InProcessBrokerTransport,
   ) {}
 
-  /** At bootstrap, before the server listens. An application context without HTTP takes no pushes. Idempotent. */
+  /**
+   * At bootstrap, before the server listens. An application context without HTTP takes no pushes. Idempotent.
+   * @throws PushRouteConflictError when another module takes the pushes of one of these listeners' consumer ids
+   */
   attach(): void {
     const server: unknown = this.adapterHost?.httpAdapter?.getHttpServer();
     if (this.attached || !(server instanceof NetServer)) return;
     this.attached = true;
     const tap = RequestTap.of(server as Server);
-    tap.add((request, response) => this.pushes.isPush(request) && this.pushes.knows(request) && this.receive(request, response));
+    const claims = new Map(this.registry.all().map((listener) => [listener.consumerId, `MmmqConsumerModule (${listener.where})`]));
+    tap.add((request, response) => this.pushes.isPush(request) && this.pushes.knows(request) && this.receive(request, response), claims);
     if (this.broker !== undefined) return;
     tap.addFallback((request, response) => this.pushes.isPush(request) && this.receive(request, response));
   }

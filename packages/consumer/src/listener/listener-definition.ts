@@ -1,6 +1,6 @@
 import type { BacklogLimit, TopicPattern } from '@mmmq/core';
 import type { AckMode } from '../handling/ack-mode';
-import type { StartFrom } from '../mmmq-consumer.options';
+import type { DeliveryMode, StartFrom } from '../mmmq-consumer.options';
 import type { ContentType } from './content-type';
 import type { MessageContext } from './message-context';
 
@@ -23,6 +23,8 @@ export interface ListenerDefinition {
   ackMode: AckMode;
   /** True: the handler runs through the `ListenerInbox` (absent: false, for definitions built outside the module). */
   inbox?: boolean;
+  /** Push or pull from a broker over HTTP, as declared (decorator or `listeners` entry); absent: the module's `delivery`. */
+  delivery?: DeliveryMode;
   contentType: ContentType;
   /** The handler behind its Nest enhancers; called with the converted content. */
   handle(content: unknown, context: MessageContext): unknown;

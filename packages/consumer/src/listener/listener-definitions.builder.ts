@@ -3,7 +3,7 @@ import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ACK_MODES, AckMode, isAckMode } from '../handling/ack-mode';
 import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
-import { DEFAULT_LISTENER_CONCURRENCY, StartFrom } from '../mmmq-consumer.options';
+import { DEFAULT_LISTENER_CONCURRENCY, DeliveryMode, StartFrom } from '../mmmq-consumer.options';
 import { assertListenerConsumerId, defaultConsumerId } from './consumer-id.naming';
 import type { DiscoveredListener } from './discovered-listener';
 import type { ListenerDefinition } from './listener-definition';
@@ -11,6 +11,7 @@ import { checkListenerSelector } from './listener-selector';
 import { LISTENER_OPTION_KEYS } from './mmmq-listener.options';
 
 const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
+const DELIVERY_MODES: ReadonlySet<unknown> = new Set<DeliveryMode>(['push', 'pull']);
 
 /**
  * Names each discovered listener, applies its entry of the `listeners` option over what its decorator says,
@@ -54,6 +55,10 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
     throw new InvalidListenerError(`${where}: startFrom must be "earliest" or "latest", got ${JSON.stringify(startFrom)}`);
   }
   const ackMode = ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode);
+  const delivery = config.delivery ?? listener.options.delivery;
+  if (delivery !== undefined && !DELIVERY_MODES.has(delivery)) {
+    throw new InvalidListenerError(`${where}: delivery must be "push" or "pull", got ${JSON.stringify(delivery)}`);
+  }
   return {
     name,
     where,
@@ -69,6 +74,7 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
       config.maxBacklog ?? listener.options.maxBacklog,
       config.backlogOverflow ?? listener.options.backlogOverflow,
     ),
+    ...(delivery === undefined ? {} : { delivery }),
     contentType: listener.contentType,
     handle: listener.handle,
   };

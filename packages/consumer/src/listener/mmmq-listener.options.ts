@@ -1,6 +1,6 @@
 import type { BacklogOverflow } from '@mmmq/core';
 import type { AckMode } from '../handling/ack-mode';
-import type { StartFrom } from '../mmmq-consumer.options';
+import type { DeliveryMode, StartFrom } from '../mmmq-consumer.options';
 
 /** What `@MMMQListener({...})` accepts; `listeners[name]` in the module options overrides all but `pattern`. */
 export interface MmmqListenerOptions {
@@ -44,6 +44,12 @@ export interface MmmqListenerOptions {
    * `@mmmq/postgres`); not with `ackMode: 'manual'`. Default `false`.
    */
   inbox?: boolean;
+  /**
+   * How this listener's messages reach it from a broker over HTTP: `push` (to `advertisedUrl`) or `pull` (fetched from
+   * `broker`), so one module mixes them. Default: the module's `delivery`. In the broker's own application (no `broker`
+   * option) listeners receive in process and this is not set.
+   */
+  delivery?: DeliveryMode;
 }
 
 /** Every field of {@link MmmqListenerOptions}: anything else in a decorator's options fails bootstrap. */
@@ -58,4 +64,5 @@ export const LISTENER_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MmmqListe
   'maxBacklog',
   'backlogOverflow',
   'inbox',
+  'delivery',
 ]);

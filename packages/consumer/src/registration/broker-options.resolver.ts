@@ -71,22 +71,17 @@ function registrationTimeout(options: MmmqConsumerOptions): number {
   return positiveInteger('registration.timeoutMs', options.registration?.timeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS, MAX_TIMER_MS);
 }
 
-/** Pull: the broker is required, nothing reaches this application, and its dispatchers are registered without a host. */
+/**
+ * Pull: the dispatchers are registered without a host (nothing reaches this application). Present when `broker` is
+ * set and `autoRegister` is not false; whether a listener that pulls has a broker is checked with the listeners.
+ */
 export function resolvePullRegistration(
   options: MmmqConsumerOptions,
   app: string | undefined,
   token: string | undefined,
 ): ResolvedRegistration | undefined {
-  if (options.broker === undefined) {
-    throw new InvalidConsumerOptionsError(`delivery is "pull" but broker is not set; set broker to the URL the messages are fetched from`);
-  }
-  if (options.advertisedUrl !== undefined) {
-    throw new InvalidConsumerOptionsError(
-      `advertisedUrl is set but delivery is "pull": the broker never connects to this application; remove advertisedUrl`,
-    );
-  }
   checkAutoRegister(options.autoRegister);
-  if (options.autoRegister === false) return undefined;
+  if (options.broker === undefined || options.autoRegister === false) return undefined;
   requireApp(app);
   const registration = options.registration ?? {};
   return {

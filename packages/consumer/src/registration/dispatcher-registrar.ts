@@ -1,10 +1,11 @@
-import { backoffDelay, sleep } from '@mmmq/core';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { backoffDelay, InProcessBrokerTransport, sleep } from '@mmmq/core';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { firstValueFrom } from 'rxjs';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import { DispatcherRegistrationError } from '../errors/dispatcher-registration.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
+import { deliveryOf } from '../listener/listener-delivery';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, ResolvedRegistration } from '../mmmq-consumer-options.resolver';
 import { backlogFieldsOf } from './backlog-fields';
 import { DispatcherApiClient } from './dispatcher-api.client';
@@ -39,6 +40,8 @@ export class DispatcherRegistrar {
     @Inject(MMMQ_CONSUMER_RESOLVED_OPTIONS) private readonly options: ResolvedConsumerOptions,
     private readonly status: RegistrationStatus,
     private readonly adapterHost: HttpAdapterHost,
+    /** Present when this application runs the broker too: it answers only once the application listens. */
+    @Optional() private readonly brokerHere?: InProcessBrokerTransport,
   ) {}
 
   /**
@@ -48,7 +51,7 @@ export class DispatcherRegistrar {
    *   attempts; without, once an answer says retrying cannot help, or registration stopped (shutdown)
    */
   register(listener: ListenerDefinition): Promise<void> {
-    const registration = this.options.registration;
+    const registration = this.options.registrations[deliveryOf(listener, this.options)];
     if (registration === undefined) return Promise.resolve();
     // Stopping aborts a registration request in flight: a shutdown does not wait for it to time out.
     const client = (this.client ??= this.newClient(registration, this.stopped.signal));
@@ -68,7 +71,7 @@ export class DispatcherRegistrar {
   async leaveAll(): Promise<void> {
     this.stopped.abort();
     await this.queue;
-    const registration = this.options.registration;
+    const registration = this.options.registrations.push;
     const host = registration?.advertisedHost;
     const joined = this.joined.splice(0);
     // Replicas sharing one advertisedUrl: the host stays for the others (registration.leaveOnShutdown: false).
@@ -134,8 +137,8 @@ export class DispatcherRegistrar {
   ): Promise<void> {
     const { signal } = this.stopped;
     // The broker pushes as soon as it holds the dispatcher: registering before the port is open would only earn
-    // refused connections and a backoff on the broker.
-    if (registration.advertisedHost !== undefined) await this.listening(signal);
+    // refused connections and a backoff on the broker. A broker in this application cannot answer before then either.
+    if (registration.advertisedHost !== undefined || this.brokerHere !== undefined) await this.listening(signal);
     while (!signal.aborted) {
       try {
         await this.ensure(client, registration, listener);

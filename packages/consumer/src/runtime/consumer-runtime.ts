@@ -14,6 +14,7 @@ import { DeliverySignatureVerifier } from '../http/delivery-signature.verifier';
 import { PushReceiver } from '../http/push-receiver';
 import { PushRequestHandler } from '../http/push-request-handler';
 import type { ListenerDefinition } from '../listener/listener-definition';
+import { checkListenerDelivery } from '../listener/listener-delivery';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { ResolvedConsumerOptions, resolveConsumerOptions } from '../mmmq-consumer-options.resolver';
 import type { MmmqConsumerOptions } from '../mmmq-consumer.options';
@@ -85,8 +86,9 @@ export class ConsumerRuntime {
     this.registry.replaceAll(listeners);
     const transport = this.options.transport;
     if (transport !== undefined) return this.transport.subscribeAll(transport, listeners);
-    const { name, subscriber, ...how } = brokerSubscription(this.options, this.push, this.pull);
-    await this.transport.subscribeAllOn(name, subscriber, listeners, how);
+    checkListenerDelivery(listeners, this.options, false);
+    const { name, subscriberOf, ...how } = brokerSubscription(this.options, listeners, this.push, this.pull);
+    await this.transport.subscribeAllOn(name, subscriberOf, listeners, how);
   }
 
   /** The push endpoint can be reached now: the broker may be told to push to it. */

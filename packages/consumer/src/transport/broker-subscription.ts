@@ -1,5 +1,7 @@
 import type { TransportSubscriber } from '@mmmq/core';
 import type { BrokerPushSubscriber } from '../http/broker-push-subscriber';
+import type { ListenerDefinition } from '../listener/listener-definition';
+import { deliveryOf } from '../listener/listener-delivery';
 import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
 import type { BrokerPullSubscriber } from '../pull/broker-pull-subscriber';
 import type { SubscribeAllOptions } from './transport-consumer';
@@ -8,20 +10,22 @@ import type { SubscribeAllOptions } from './transport-consumer';
 export const MMMQ_TRANSPORT_NAME = 'mmmq';
 
 /**
- * How the listeners subscribe on the MMMQ broker when no `transport` is set: its push or pull subscriber as `delivery`
- * says; in the background unless `registration.failFast` (the application starts while the broker is down); reported
- * to the health indicator unless nothing registers (`autoRegister: false`).
+ * How the listeners subscribe on the MMMQ broker when no `transport` is set: each on the push or pull subscriber as
+ * its `delivery` (else the module's) says; in the background unless `registration.failFast` (the application starts
+ * while the broker is down); reported to the health indicator unless nothing registers them (`autoRegister: false`).
  */
 export function brokerSubscription(
-  options: Pick<ResolvedConsumerOptions, 'delivery' | 'registration'>,
+  options: Pick<ResolvedConsumerOptions, 'delivery' | 'registrations'>,
+  listeners: readonly ListenerDefinition[],
   push: BrokerPushSubscriber,
   pull: BrokerPullSubscriber,
-): { name: string; subscriber: TransportSubscriber } & SubscribeAllOptions {
-  const { registration } = options;
+): { name: string; subscriberOf: (listener: ListenerDefinition) => TransportSubscriber } & SubscribeAllOptions {
+  const modes = new Set(listeners.map((listener) => deliveryOf(listener, options)));
+  const registrations = [...modes].flatMap((mode) => options.registrations[mode] ?? []);
   return {
     name: MMMQ_TRANSPORT_NAME,
-    subscriber: options.delivery === 'pull' ? pull : push,
-    background: registration !== undefined && !registration.failFast,
-    reported: registration !== undefined,
+    subscriberOf: (listener) => (deliveryOf(listener, options) === 'pull' ? pull : push),
+    background: registrations.some((registration) => !registration.failFast),
+    reported: registrations.length > 0,
   };
 }

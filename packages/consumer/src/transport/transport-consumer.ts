@@ -20,6 +20,9 @@ export interface SubscribeAllOptions {
   reported?: boolean;
 }
 
+/** The subscriber of every listener, or each listener's own (the MMMQ broker's push or pull, as the listener says). */
+export type SubscriberOf = TransportSubscriber | ((listener: ListenerDefinition) => TransportSubscriber);
+
 /**
  * Receives through a transport — the MMMQ broker (self-registration, then push or pull), the `transport` option, or
  * the in-memory one of `MmmqTestingModule` — on one path: subscribes every listener on its subscriber, hands the
@@ -30,7 +33,8 @@ export interface SubscribeAllOptions {
 @Injectable()
 export class TransportConsumer {
   private readonly logger = new Logger('MmmqConsumer');
-  private subscriber: TransportSubscriber | undefined;
+  /** Every subscriber a listener was subscribed on: shutdown stops each. */
+  private readonly subscribers = new Set<TransportSubscriber>();
   private stopping: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
@@ -52,24 +56,26 @@ export class TransportConsumer {
     await this.subscribeAllOn(transport.name, subscriber, listeners);
   }
 
-  /** Subscribes each listener on `subscriber`; the health indicator says ready once all are (see the options). */
+  /** Subscribes each listener on its subscriber; the health indicator says ready once all are (see the options). */
   async subscribeAllOn(
     name: string,
-    subscriber: TransportSubscriber,
+    subscriberOf: SubscriberOf,
     listeners: readonly ListenerDefinition[],
     { background = false, reported = true }: SubscribeAllOptions = {},
   ): Promise<void> {
     this.status.expect(reported ? listeners : []);
-    this.subscriber = subscriber;
+    const pick = typeof subscriberOf === 'function' ? subscriberOf : () => subscriberOf;
+    const subscribers = listeners.map((listener) => pick(listener));
+    subscribers.forEach((subscriber) => this.subscribers.add(subscriber));
     if (background) {
       // All at once: the subscriber takes their deliveries from now on, and puts their subscriptions in place in turn.
-      for (const listener of listeners) {
-        this.subscribe(name, subscriber, listener).catch((error: unknown) => this.backgroundFailed(error));
-      }
+      listeners.forEach((listener, i) => {
+        this.subscribe(name, subscribers[i], listener).catch((error: unknown) => this.backgroundFailed(error));
+      });
       return;
     }
     try {
-      for (const listener of listeners) await this.subscribe(name, subscriber, listener);
+      for (const [i, listener] of listeners.entries()) await this.subscribe(name, subscribers[i], listener);
     } catch (error) {
       // Nest runs no shutdown hook after a failed bootstrap: the listeners subscribed already must stop here.
       await this.stopReceiving();
@@ -80,16 +86,18 @@ export class TransportConsumer {
 
   /** Shutdown, first step: no new delivery reaches a handler. A failure is logged: the handlers still drain. Idempotent. */
   stopReceiving(): Promise<void> {
-    this.stopping ??= (this.subscriber?.stopReceiving() ?? Promise.resolve()).catch((error: unknown) =>
-      this.stepFailed('stop receiving', error),
-    );
+    this.stopping ??= this.eachSubscriber('stop receiving', (subscriber) => subscriber.stopReceiving());
     return this.stopping;
   }
 
   /** Shutdown, last step, once the handlers are done: anything unsettled is delivered again later. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= (this.subscriber?.close() ?? Promise.resolve()).catch((error: unknown) => this.stepFailed('close', error));
+    this.closing ??= this.eachSubscriber('close', (subscriber) => subscriber.close());
     return this.closing;
+  }
+
+  private async eachSubscriber(step: string, run: (subscriber: TransportSubscriber) => Promise<void>): Promise<void> {
+    await Promise.all([...this.subscribers].map((subscriber) => run(subscriber).catch((error: unknown) => this.stepFailed(step, error))));
   }
 
   private async subscribe(name: string, subscriber: TransportSubscriber, listener: ListenerDefinition): Promise<void> {

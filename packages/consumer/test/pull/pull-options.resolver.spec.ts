@@ -16,8 +16,9 @@ describe('pull and acknowledge-mode options', () => {
       ackTimeoutMs: undefined,
     });
     expect(resolved.broker?.url).toBe('http://broker:8080');
-    expect(resolved.registration?.brokerUrl).toBe('http://broker:8080');
-    expect(resolved.registration?.advertisedHost).toBeUndefined();
+    expect(resolved.registrations.pull?.brokerUrl).toBe('http://broker:8080');
+    expect(resolved.registrations.pull?.advertisedHost).toBeUndefined();
+    expect(resolved.registrations.push).toBeUndefined();
   });
 
   it('takes the pull settings and ack modes given', () => {
@@ -34,7 +35,7 @@ describe('pull and acknowledge-mode options', () => {
 
   it('does not register in pull mode with autoRegister: false, but still pulls', () => {
     const resolved = resolveConsumerOptions({ ...pull, autoRegister: false });
-    expect(resolved.registration).toBeUndefined();
+    expect(resolved.registrations).toEqual({ push: undefined, pull: undefined });
     expect(resolved.pull).toBeDefined();
   });
 
@@ -44,9 +45,7 @@ describe('pull and acknowledge-mode options', () => {
     ['ackMode', { ackMode: 'client' as never }, 'ackMode must be one of "auto", "manual", "dupsOk", "none", got "client"'],
     ['listener ackMode', { listeners: { x: { ackMode: 'auto-ack' as never } } }, 'listeners["x"].ackMode must be one of'],
     ['delivery', { delivery: 'poll' as never }, 'delivery must be one of "push", "pull", got "poll"'],
-    ['pull without delivery pull', { pull: { prefetch: 5 } }, `pull is set but delivery is "push"`],
     ['pull without broker', { app: 'a', delivery: 'pull' }, 'delivery is "pull" but broker is not set'],
-    ['pull with advertisedUrl', { ...pull, advertisedUrl: 'http://billing:3000' }, 'advertisedUrl is set but delivery is "pull"'],
     ['pull registration without app', { broker: 'http://b:1', delivery: 'pull' }, 'app is required when autoRegister is on'],
     ['unknown pull field', { ...pull, pull: { prefetchCount: 5 } as never }, 'pull has unknown field(s) prefetchCount'],
     ['pull.prefetch', { ...pull, pull: { prefetch: 1001 } }, 'pull.prefetch must be an integer from 1 to 1000, got 1001'],

@@ -27,7 +27,8 @@ describe('the consumer transport option', () => {
   it('is resolved as given, with the options every transport shares', () => {
     const transport = new InMemoryTransport();
     const resolved = resolveConsumerOptions({ app: 'billing', transport, queueSize: 5, ackMode: 'manual', shutdownTimeoutMs: 100 });
-    expect(resolved).toMatchObject({ transport, queueSize: 5, ackMode: 'manual', shutdownTimeoutMs: 100, registration: undefined });
+    expect(resolved).toMatchObject({ transport, queueSize: 5, ackMode: 'manual', shutdownTimeoutMs: 100 });
+    expect(resolved.registrations).toEqual({ push: undefined, pull: undefined });
     expect(resolveConsumerOptions({}).transport).toBeUndefined();
   });
 

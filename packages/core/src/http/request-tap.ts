@@ -1,10 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { PushRouteConflictError } from '../errors/push-route-conflict-error';
 import { HttpShutdownGate } from './http-shutdown-gate';
 
 /** Looks at a request before the application's framework does: true when it took the request (and answers it). */
 export type RequestTaker = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** The consumer ids whose pushes a taker takes, each with who serves it (`MmmqConsumerModule: Billing.onOrder`). */
+export type PushClaims = ReadonlyMap<string, string>;
 
 /** One tap per server: a broker and a consumer in one application share it. */
 const taps = new WeakMap<Server, RequestTap>();
@@ -20,6 +24,8 @@ const taps = new WeakMap<Server, RequestTap>();
 export class RequestTap {
   private readonly takers: RequestTaker[] = [];
   private readonly fallbacks: RequestTaker[] = [];
+  /** Consumer id → who takes its pushes, over every taker. */
+  private readonly claimed = new Map<string, string>();
 
   private constructor(server: Server) {
     const framework = server.listeners('request') as RequestListener[];
@@ -44,8 +50,22 @@ export class RequestTap {
     return tap;
   }
 
-  /** Takers are asked in the order they were added; the first that takes a request ends the round. */
-  add(taker: RequestTaker): void {
+  /**
+   * Takers are asked in the order they were added; the first that takes a request ends the round. A taker of pushes
+   * names the consumer ids it takes: one already taken by another fails, since only the first would ever receive.
+   * @throws PushRouteConflictError naming both and the fix (nothing is added then)
+   */
+  add(taker: RequestTaker, claims: PushClaims = new Map()): void {
+    for (const [consumerId, by] of claims) {
+      const first = this.claimed.get(consumerId);
+      if (first === undefined) continue;
+      throw new PushRouteConflictError(
+        `Two modules of this application take the pushes of consumer id "${consumerId}": ${first} and ${by}; only the ` +
+          'first would ever receive them. Give one of them another consumerId, keep the handler in one module, or import ' +
+          'MmmqConsumerModule.forRoot() once (a second import discovers the same listeners)',
+      );
+    }
+    for (const [consumerId, by] of claims) this.claimed.set(consumerId, by);
     this.takers.push(taker);
   }
 
