@@ -15,7 +15,8 @@ const config: Config = {
     '^@mmmq/([^/]+)$': '<rootDir>/packages/$1/src',
     '^@mmmq/([^/]+)/(testing|internal|metrics|typeorm|kysely)$': '<rootDir>/packages/$1/src/$2',
   },
-  testTimeout: 30_000,
+  // Beside other work (a loaded CI machine) an e2e test may take 10× its idle time; its waits have their own deadlines.
+  testTimeout: 60_000,
 };
 
 export default config;
