@@ -59,7 +59,9 @@ describe('a broker killed with SIGKILL as a pull terminate is answered', () => {
     let killed = false;
     await Promise.all(
       leased.map(async ({ offset, lease }) => {
-        const response = await post(first, `/mmmq/consumers/${CONSUMER}/terminate`, { leases: [lease], reason: 'poison' }).catch(() => undefined);
+        const response = await post(first, `/mmmq/consumers/${CONSUMER}/terminate`, { leases: [lease], reason: 'poison' }).catch(
+          () => undefined,
+        );
         if (response?.status !== 200 || killed) return;
         answered.add(offset);
         // At once, on the answer's headers: whatever the broker still does in the background must not matter.

@@ -25,7 +25,11 @@ export function applyConsumerReply(
   }
   if (slot.deliveries !== delivery) return undefined;
   if (reply.retry === false) return subscription.terminate(slot, 'REJECTED', reply.message ?? 'NACK without a message');
-  return subscription.release(slot, { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) }, delivery);
+  return subscription.release(
+    slot,
+    { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) },
+    delivery,
+  );
 }
 
 /** A NACK's `delayMs`, when it is a sensible one (at most an hour). */

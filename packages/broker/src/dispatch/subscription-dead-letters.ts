@@ -22,8 +22,10 @@ export interface DeadLetterBatch {
   letters: PendingDeadLetter[];
   /** Their offsets: settled in the record's snapshot. */
   offsets: Set<number>;
-  /** One part per dead-letter topic, in the order of `letters`. */
+  /** One part per dead-letter topic. */
   parts: CommitPart[];
+  /** The topic of each of `parts`. */
+  topics: TopicQueue[];
 }
 
 /**
@@ -49,7 +51,7 @@ export class SubscriptionDeadLetters {
 
   /** Takes the waiting dead letters, oldest first, up to {@link DEAD_LETTERS_PER_RECORD_MAX_BYTES}. */
   take(): DeadLetterBatch {
-    const batch: DeadLetterBatch = { letters: [], offsets: new Set(), parts: [] };
+    const batch: DeadLetterBatch = { letters: [], offsets: new Set(), parts: [], topics: [] };
     const byTopic = new Map<TopicQueue, Buffer[]>();
     let bytes = 0;
     while (this.queue.length > 0) {
@@ -63,14 +65,16 @@ export class SubscriptionDeadLetters {
       payloads.push(next.letter.payload);
       byTopic.set(next.letter.queue, payloads);
     }
-    for (const [topic, payloads] of byTopic) batch.parts.push({ topic, payloads });
+    for (const [topic, payloads] of byTopic) {
+      batch.parts.push({ topic, payloads });
+      batch.topics.push(topic);
+    }
     return batch;
   }
 
   /** The batch's record is applied: each letter learns its offset (`firstOffsets`: of each of the batch's parts). */
   committed(batch: DeadLetterBatch, firstOffsets: ReadonlyArray<number | undefined>): void {
-    const next = new Map<TopicQueue, number>();
-    batch.parts.forEach((part, i) => 'topic' in part && next.set(part.topic as TopicQueue, firstOffsets[i] as number));
+    const next = new Map(batch.topics.map((topic, i) => [topic, firstOffsets[i] as number]));
     for (const pending of batch.letters) {
       const at = next.get(pending.letter.queue)!;
       next.set(pending.letter.queue, at + 1);

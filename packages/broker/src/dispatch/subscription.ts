@@ -307,7 +307,9 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
    */
   release(slot: Slot, how: Unsettled, delivery?: number): Promise<boolean> {
     if (slot.state !== SlotState.LEASED || (delivery !== undefined && slot.deliveries !== delivery)) return Promise.resolve(false);
-    return new Promise((resolve) => this.transactions.whenUnpinned(slot, (settled) => resolve(settled ? false : this.releaseNow(slot, how))));
+    return new Promise((resolve) =>
+      this.transactions.whenUnpinned(slot, (settled) => resolve(settled ? false : this.releaseNow(slot, how))),
+    );
   }
 
   private releaseNow(slot: Slot, how: Unsettled): boolean | Promise<boolean> {

@@ -1,6 +1,7 @@
-import { DEFAULT_BACKOFF, TopicPattern } from '@mmmq/core';
+import { DEFAULT_BACKOFF, Host, TopicPattern } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { waitFor } from '@mmmq/test-support';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { TestConsumer, waitFor } from '@mmmq/test-support';
 import { DeadLetterWriter } from '../../src/dispatch/dead-letter-writer';
 import { DEFAULT_DELIVERY_OPTIONS } from '../../src/dispatch/delivery.options';
 import { DEFAULT_ACK_TIMEOUT_MS, DispatcherDefinition, UNLIMITED_DELIVERIES } from '../../src/dispatch/dispatcher-definition';
@@ -8,6 +9,8 @@ import type { Slot } from '../../src/dispatch/ledger/slot';
 import { PushSender } from '../../src/dispatch/push-sender';
 import { Subscription } from '../../src/dispatch/subscription';
 import { BrokerEvents } from '../../src/events/broker-events';
+import { MmmqBrokerEvent } from '../../src/events/mmmq-broker-event';
+import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { encodeEnvelope } from '../../src/publish/message-envelope';
 import { CheckpointFile } from '../../src/storage/checkpoint-file';
 import type { CommitPart } from '../../src/storage/journal/journal-commit';
@@ -24,9 +27,10 @@ Logger.overrideLogger(false);
 
 const DLQ = '__dlq.billing';
 
-/** What one journal commit carried: the topics it appended to, and the offsets its subscription state settles. */
+/** What one journal commit carried: the topics it appended to, its dead letters' original offsets, what it settles. */
 interface Commit {
   topics: string[];
+  deadLettered: number[];
   settles: (offset: number) => boolean;
 }
 
@@ -44,6 +48,7 @@ describe('a settlement that dead-letters', () => {
   let subscription: Subscription;
   let sender: PushSender;
   let commits: Commit[];
+  let emitter: EventEmitter2;
 
   const subscribe = async (settings: Partial<DispatcherDefinition> = {}) => {
     const definition: DispatcherDefinition = {
@@ -61,7 +66,7 @@ describe('a settlement that dead-letters', () => {
     checkpoint = await queue.checkpoints.open('billing', 0, queue.tailOffset);
     subscription = new Subscription(queue, definition, checkpoint, {
       sender,
-      deadLetters: new DeadLetterWriter(container),
+      deadLetters: new DeadLetterWriter(container, new BrokerEvents(emitter)),
       options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 10, maxMs: 20 } },
       events: new BrokerEvents(),
     });
@@ -73,6 +78,7 @@ describe('a settlement that dead-letters', () => {
     queue = await topicQueue(container, 'order.created');
     await publish(queue, { n: 0 }, { n: 1 });
     sender = new PushSender();
+    emitter = new EventEmitter2();
     commits = [];
     const commit = container.journal.commit.bind(container.journal);
     jest.spyOn(container.journal, 'commit').mockImplementation((parts, early) => {
@@ -92,11 +98,11 @@ describe('a settlement that dead-letters', () => {
     return slot;
   };
   const deadLetters = () => container.get(DLQ)?.tailOffset ?? 0;
-  /** Every commit that appended a dead letter also settled `offset` in the subscription state it carried. */
+  /** The one commit that appended the dead letter of `offset` also settled it in the subscription state it carried. */
   const expectOneRecord = (offset: number) => {
-    const withLetters = commits.filter((commit) => commit.topics.includes(DLQ));
-    expect(withLetters.length).toBeGreaterThan(0);
-    for (const commit of withLetters) expect(commit.settles(offset)).toBe(true);
+    const holding = commits.filter((commit) => commit.deadLettered.includes(offset));
+    expect(holding).toHaveLength(1);
+    expect(holding[0].settles(offset)).toBe(true);
   };
 
   it('terminate resolves once the dead letter and the state that passes the message are durable, in one record', async () => {
@@ -186,20 +192,61 @@ describe('a settlement that dead-letters', () => {
     await waitFor(() => settledOnDisk(checkpoint, 0), { message: 'the move on disk' });
     expectOneRecord(0);
   });
+
+  describe('through a push member', () => {
+    const consumer = new TestConsumer();
+    beforeAll(() => consumer.start());
+    afterAll(() => consumer.stop());
+    const pushTo = () => subscribe({ hosts: [Host.parse(consumer.url)] });
+
+    it.each([
+      ['a NACK with "retry": false (REJECTED)', () => 'REJECT' as const],
+      ['a 413 for the message alone (TOO_LARGE)', () => ({ status: 413 })],
+    ])('%s dead-letters with the move in one record', async (_, reply) => {
+      consumer.reply = (delivery) => (delivery.body.offset === 0 ? reply() : 'ACK');
+      await pushTo();
+      await waitFor(() => deadLetters() === 1 && settledOnDisk(checkpoint, 1), { message: 'offset 0 dead-lettered, 1 acknowledged' });
+      await waitFor(() => settledOnDisk(checkpoint, 0), { message: 'the move past offset 0 on disk' });
+      expectOneRecord(0);
+    });
+  });
+
+  it('dead letters sharing a record each learn their own offset in the dead-letter topic', async () => {
+    await publish(queue, ...Array.from({ length: 8 }, (_, n) => ({ n: n + 2 })));
+    const told = new Map<number, number>();
+    emitter.on(MmmqBrokerEvent.MESSAGE_DEAD_LETTERED, (event: { offset: number; deadLetterOffset: number }) =>
+      told.set(event.offset, event.deadLetterOffset),
+    );
+    await subscribe({ backlogLimit: { maxBacklog: 1, overflow: 'deadLetter' } });
+    subscription.signal();
+    await waitFor(() => told.size === 9, { message: 'nine dead letters for the backlog limit' });
+    expect(commits.filter((commit) => commit.topics.includes(DLQ)).length).toBeLessThan(9);
+    const dlq = container.get(DLQ)!;
+    for (const [offset, at] of told) {
+      const letter = decodeEnvelope((await dlq.peek(at))!);
+      expect(letter.headers['mmmq-dlq-original-offset']).toBe(offset);
+    }
+    await waitFor(() => settledOnDisk(checkpoint, 8), { message: 'the moves on disk' });
+    for (let offset = 0; offset < 9; offset++) expectOneRecord(offset);
+  });
 });
 
 function describeCommit(parts: readonly CommitPart[]): Commit {
   const topics: string[] = [];
+  const deadLettered: number[] = [];
   const snapshots: Array<{ cursor: number; settled: Array<[number, number]> }> = [];
   for (const part of parts) {
-    if ('topic' in part) topics.push(part.topic.name);
-    else if (part.op.kind === JournalOpKind.CHECKPOINT) snapshots.push({ cursor: part.op.offset, settled: [] });
+    if ('topic' in part) {
+      topics.push(part.topic.name);
+      if (part.topic.name !== DLQ) continue;
+      for (const payload of part.payloads) deadLettered.push(decodeEnvelope(payload).headers['mmmq-dlq-original-offset'] as number);
+    } else if (part.op.kind === JournalOpKind.CHECKPOINT) snapshots.push({ cursor: part.op.offset, settled: [] });
     else if (part.op.kind === JournalOpKind.CHECKPOINT_STATE) {
       const snapshot = decodeSnapshot(part.op.state);
       if (typeof snapshot !== 'string') snapshots.push(snapshot);
     }
   }
-  return { topics, settles: (offset) => snapshots.some((snapshot) => covers(snapshot, offset)) };
+  return { topics, deadLettered, settles: (offset) => snapshots.some((snapshot) => covers(snapshot, offset)) };
 }
 
 function covers({ cursor, settled }: { cursor: number; settled: ReadonlyArray<readonly [number, number]> }, offset: number): boolean {
