@@ -8,9 +8,10 @@ const MAX_NACK_DELAY_MS = 3_600_000;
 /**
  * Applies a consumer's reply to delivery number `delivery` of a leased message, whatever member it came through (a
  * push, an in-process listener): an ACK settles it; a NACK with `retry: false` dead-letters it at once (reason
- * `REJECTED`); another NACK gives it back, counted, after its `delayMs` when that is sensible. A reply to an older
- * delivery changes nothing.
- * @returns for a dead letter, its promise: resolves once it is durable
+ * `REJECTED`); another NACK gives it back, counted, after its `delayMs` when that is sensible — or dead-letters it,
+ * when it was the last attempt. A reply to an older delivery changes nothing.
+ * @returns for a NACK, what the release resolves with: once applied, and once durable when it dead-letters (the dead
+ * letter and the move past the message in one record); false when it changed nothing
  */
 export function applyConsumerReply(
   subscription: Subscription,
@@ -18,11 +19,17 @@ export function applyConsumerReply(
   delivery: number,
   reply: ConsumerAcknowledgement,
 ): Promise<boolean> | undefined {
-  if (reply.acknowledgement === Acknowledgement.ACK) subscription.ack(slot, delivery);
-  else if (slot.deliveries !== delivery) return undefined;
-  else if (reply.retry === false) return subscription.terminate(slot, 'REJECTED', reply.message ?? 'NACK without a message');
-  else subscription.release(slot, { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) }, delivery);
-  return undefined;
+  if (reply.acknowledgement === Acknowledgement.ACK) {
+    subscription.ack(slot, delivery);
+    return undefined;
+  }
+  if (slot.deliveries !== delivery) return undefined;
+  if (reply.retry === false) return subscription.terminate(slot, 'REJECTED', reply.message ?? 'NACK without a message');
+  return subscription.release(
+    slot,
+    { outcome: 'NACK', counted: true, nack: { message: reply.message }, delayMs: delayOf(reply) },
+    delivery,
+  );
 }
 
 /** A NACK's `delayMs`, when it is a sensible one (at most an hour). */

@@ -2,6 +2,7 @@ import { DeadLetterHeaders, MessageHeaders, Topic } from '@mmmq/core';
 import { BrokerEvents } from '../events/broker-events';
 import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
 import { DecodedEnvelope, encodeEnvelope } from '../publish/message-envelope';
+import type { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import type { DeliveryAttempt } from './ledger/slot';
 import { deadLetterTopicOf } from './reserved-topics';
@@ -21,9 +22,18 @@ export interface DeadLetter {
 /** The longest last-error text kept in a dead letter's headers. */
 const LAST_ERROR_MAX_LENGTH = 1000;
 
+/** A dead letter ready to be journaled: its topic and stored bytes; `written` once the record holding it is applied. */
+export interface PreparedDeadLetter {
+  queue: TopicQueue;
+  payload: Buffer;
+  /** The record holding it is durable and applied, at `at` in the dead-letter topic: tells the listeners. */
+  written(at: number): void;
+}
+
 /**
- * Appends undeliverable messages to `__dlq.{consumerId}`; it resolves only once the dead letter is durable, and then
- * emits `mmmq.message.dead-lettered` (when someone listens).
+ * Turns undeliverable messages into entries of `__dlq.{consumerId}`. It does not append them itself: the
+ * subscription journals each with the state that passes the message, in one record (see SubscriptionDeadLetters),
+ * then calls `written`, which emits `mmmq.message.dead-lettered` (when someone listens).
  */
 export class DeadLetterWriter {
   constructor(
@@ -31,7 +41,8 @@ export class DeadLetterWriter {
     private readonly events = new BrokerEvents(),
   ) {}
 
-  async write(letter: DeadLetter): Promise<number> {
+  /** Encodes the dead letter and opens its topic, refusing (StorageUnavailableError) while that topic refuses writes. */
+  async prepare(letter: DeadLetter): Promise<PreparedDeadLetter> {
     const { envelope } = letter;
     const id = envelope.id ?? `${envelope.topic}@${letter.offset}`;
     const headers: MessageHeaders = {
@@ -48,28 +59,28 @@ export class DeadLetterWriter {
     };
     const deadLetterTopic = deadLetterTopicOf(letter.consumerId);
     const queue = await this.queues.getOrCreate(Topic.of(deadLetterTopic));
-    const at = await queue.offer(
-      encodeEnvelope({
-        id,
-        topic: envelope.topic,
-        publishedAt: envelope.publishedAt ?? Date.now(),
-        headers,
-        // Kept, so a redrive keeps the precedence; `expiresAt` is not: a dead letter (and its redrive) never expires.
-        ...(envelope.priority === undefined ? {} : { priority: envelope.priority }),
-        content: envelope.content,
-      }),
-    );
-    this.events.emit(MmmqBrokerEvent.MESSAGE_DEAD_LETTERED, () => ({
-      consumerId: letter.consumerId,
+    if (!queue.writable) await queue.assertWritable();
+    const payload = encodeEnvelope({
+      id,
       topic: envelope.topic,
-      offset: letter.offset,
-      id: envelope.id,
-      reason: letter.reason,
-      attempts: letter.attempts,
-      lastError: letter.lastError,
-      deadLetterTopic,
-      deadLetterOffset: at,
-    }));
-    return at;
+      publishedAt: envelope.publishedAt ?? Date.now(),
+      headers,
+      // Kept, so a redrive keeps the precedence; `expiresAt` is not: a dead letter (and its redrive) never expires.
+      ...(envelope.priority === undefined ? {} : { priority: envelope.priority }),
+      content: envelope.content,
+    });
+    const written = (at: number) =>
+      this.events.emit(MmmqBrokerEvent.MESSAGE_DEAD_LETTERED, () => ({
+        consumerId: letter.consumerId,
+        topic: envelope.topic,
+        offset: letter.offset,
+        id: envelope.id,
+        reason: letter.reason,
+        attempts: letter.attempts,
+        lastError: letter.lastError,
+        deadLetterTopic,
+        deadLetterOffset: at,
+      }));
+    return { queue, payload, written };
   }
 }

@@ -22,6 +22,7 @@ import { MemberRoster } from './member-roster';
 import { PushMember, PushMemberState, PushMemberView } from './push-member';
 import { PushSender } from './push-sender';
 import { redriveTopicOf } from './reserved-topics';
+import { DeadLetterBatch, SubscriptionDeadLetters } from './subscription-dead-letters';
 import { SubscriptionStateWriter } from './subscription-state-writer';
 import { SubscriptionStats } from './subscription-stats';
 import type { TopicPolicies } from '../topics/topic-policies';
@@ -61,7 +62,8 @@ export type SubscriptionState = PushMemberState;
  * background. Members take messages highest priority first, then lowest offset (an exclusive dispatcher: lowest
  * offset only), so a single push member with one push in flight gets them in that order. An expired message is
  * never handed out: it is dead-lettered (`EXPIRED`) or dropped, per its topic's `expiry.whenExpired`. Every delivery that may have reached a handler counts; past `maxDeliveries` (or the NACK retries, or
- * on `terminate`) a message is dead-lettered with its history, and the cursor passes it only once that is durable.
+ * on `terminate`) a message is dead-lettered with its history, in the same journal record as the state that passes it
+ * (see {@link SubscriptionDeadLetters}): a crash leaves both or neither, never a dead letter and a redelivery.
  */
 export class Subscription implements LogReaderHost, RejectingSubscription {
   private readonly logger = new Logger(Subscription.name);
@@ -76,6 +78,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   private readonly deadLettering = new Set<Promise<unknown>>();
   private readonly timer = new DueTimer(() => this.onDue());
   private readonly transactions = new SubscriptionTransactions();
+  /** Dead letters waiting for the next state write: each is journaled with the move past its message. */
+  private readonly deadLetters = new SubscriptionDeadLetters();
   private stopRequested?: Promise<void>;
   /** For `dropOldest` and `deadLetter` backlog limits. */
   private readonly trimmer?: BacklogTrimmer;
@@ -101,7 +105,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       this.ledger,
       checkpoint,
       (file, ledger) => this.writeState(file, ledger),
-      () => this.transactions.waiting,
+      () => this.transactions.waiting || this.deadLetters.waiting,
     );
     this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
@@ -295,25 +299,35 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.signal();
   }
 
-  /** A delivery ended without an ACK: available again, or dead-lettered when it had enough. */
-  release(slot: Slot, how: Unsettled, delivery?: number): void {
-    if (slot.state !== SlotState.LEASED || (delivery !== undefined && slot.deliveries !== delivery)) return;
-    this.transactions.whenUnpinned(slot, (settled) => settled || this.releaseNow(slot, how));
+  /**
+   * A delivery ended without an ACK: available again, or dead-lettered when it had enough. Resolves once that is
+   * applied — when it dead-letters, once the dead letter and the move past the message are durable (the delivery
+   * count of a message made available again is durable with {@link durable}). False: it changed nothing (no longer
+   * leased as `delivery`, settled by a transaction), or the subscription stopped before the dead letter was durable.
+   */
+  release(slot: Slot, how: Unsettled, delivery?: number): Promise<boolean> {
+    if (slot.state !== SlotState.LEASED || (delivery !== undefined && slot.deliveries !== delivery)) return Promise.resolve(false);
+    return new Promise((resolve) =>
+      this.transactions.whenUnpinned(slot, (settled) => resolve(settled ? false : this.releaseNow(slot, how))),
+    );
   }
 
-  private releaseNow(slot: Slot, how: Unsettled): void {
-    if (slot.state !== SlotState.LEASED) return;
+  private releaseNow(slot: Slot, how: Unsettled): boolean | Promise<boolean> {
+    if (slot.state !== SlotState.LEASED) return false;
     if (how.nack) this.stats.nacked++;
     const verdict = this.ledger.release(slot, how, performance.now());
-    if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
-    else this.trimmer?.released();
+    const released = verdict ? this.deadLetter(slot, verdict.reason, verdict.lastError) : true;
+    if (!verdict) this.trimmer?.released();
     this.armTimer();
     this.signal();
+    return released;
   }
 
   /**
-   * Dead-letters a leased message now; resolves once that is durable (false: stopped first, or a transaction settled
-   * it). `counted` false: its current delivery never reached a handler (a push refused as too large).
+   * Dead-letters a leased message now; resolves once the dead letter and the move past the message are durable (one
+   * journal record). False: it changed nothing — not leased any more (settled, dead-lettered already, expired: a
+   * repeated terminate makes no second dead letter), settled by a transaction — or the subscription stopped before it
+   * was durable. `counted` false: its current delivery never reached a handler (a push refused as too large).
    */
   terminate(slot: Slot, reason: 'REJECTED' | 'TERMINATED' | 'TOO_LARGE', message: string, counted = true): Promise<boolean> {
     return new Promise((resolve) =>
@@ -416,7 +430,13 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     if (drop) this.signal();
   }
 
-  /** `quiet`: logged by the caller (a backlog limit's drops are logged per interval, not per message). */
+  /**
+   * Dead-letters a DEAD_LETTERING slot: the dead letter goes into the next state write's journal record, whose
+   * snapshot settles the message, and the ledger settles it in the turn that record is applied. Resolves true then;
+   * false if the subscription stopped first (the message stays unsettled on disk: delivered again after a restart,
+   * with no dead letter). A failed record is retried with backoff. `quiet`: logged by the caller (a backlog limit's
+   * drops are logged per interval, not per message).
+   */
   private deadLetter(slot: Slot, reason: string, lastError: string, quiet = false): Promise<boolean> {
     const work = (async () => {
       const letter = {
@@ -430,11 +450,13 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       };
       for (let failures = 1; ; failures++) {
         try {
-          const at = await this.context.deadLetters.write(letter);
-          this.stats.deadLettered++;
+          const prepared = await this.context.deadLetters.prepare(letter);
+          const written = this.deadLetters.add(slot, prepared);
+          // Someone usually waits (a terminate's answer, the next message of a strictly ordered consumer): not delayed.
+          this.writer.writeNow();
+          const at = await written;
+          prepared.written(at);
           if (!quiet) this.logDeadLettered(slot, reason, at);
-          this.ledger.settle(slot);
-          this.writer.settled();
           this.signal();
           return true;
         } catch (error) {
@@ -456,22 +478,28 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
 
   /**
    * Writes the ledger's state (journaled), with the outputs of the transactions waiting and their inputs settled in
-   * the same record. A failure refuses those transactions and is retried with a fresh snapshot, never skipped (an
-   * old snapshot written after a transaction's record would un-settle its inputs). Resolves with the ledger version
-   * the state on disk matches; false: stopped first.
+   * the same record, and the dead letters waiting with their messages settled. A failure refuses those transactions
+   * and dead letters (a dead letter is retried by its own loop) and is retried with a fresh snapshot, never skipped
+   * (an old snapshot written after a transaction's record would un-settle its inputs). Resolves with the ledger
+   * version the state on disk matches; false: stopped first.
    */
   private async writeState(file: CheckpointFile, ledger: DeliveryLedger): Promise<number | false> {
     for (let failures = 1; ; failures++) {
       const batch = this.transactions.take();
+      const letters = this.deadLetters.take();
       const version = ledger.version;
-      const snapshot = ledger.snapshot(batch.offsets);
+      const snapshot = ledger.snapshot(union(batch.offsets, letters.offsets));
       let written = version;
       try {
+        const parts = [...batch.parts, ...letters.parts];
         const along =
-          batch.transactions.length === 0 ? undefined : { parts: batch.parts, applied: () => (written = this.settleBatch(batch, version)) };
+          batch.transactions.length === 0 && letters.letters.length === 0
+            ? undefined
+            : { parts, applied: () => (written = this.applied(batch, letters, version)) };
         const firstOffsets = await file.write(snapshot, along);
         if (along) {
-          this.transactions.committed(batch, firstOffsets);
+          this.transactions.committed(batch, firstOffsets.slice(0, batch.parts.length));
+          this.deadLetters.committed(letters, firstOffsets.slice(batch.parts.length, parts.length));
           this.signal();
         }
         return written;
@@ -479,20 +507,26 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
         // The journal's own error (a StorageUnavailableError with its Retry-After) says more than the checkpoint's.
         const cause = (error as Error).cause;
         this.transactions.failed(batch, cause instanceof Error ? cause : (error as Error));
-        if (this.stopping) return false;
-        // A record refused for a transaction's outputs (an output topic's write failed) must not hold back the
-        // subscription's own state (pull ACKs wait for it): retried at once, without them; the backoff is for the rest.
-        if (batch.transactions.length > 0) continue;
+        this.deadLetters.failed(letters, cause instanceof Error ? cause : (error as Error));
+        if (this.stopping) {
+          // Nothing writes after this: dead letters waiting would wait for good (stop() waits for them).
+          this.deadLetters.close(stoppedError(this.label()));
+          return false;
+        }
+        // A record refused for a transaction's outputs or a dead letter (its topic's write failed) must not hold back
+        // the subscription's own state (pull ACKs wait for it): retried at once, without them; the backoff is for the rest.
+        if (batch.transactions.length > 0 || letters.letters.length > 0) continue;
         await this.backoff(failures, `writing the checkpoint ${snapshot.cursor} failed`, error);
       }
     }
   }
 
   /**
-   * A transaction record is applied: its inputs are settled here too, in the same turn. Returns the ledger version
-   * the state on disk now matches: this one, if nothing else changed since the snapshot.
+   * A record is applied: the inputs of its transactions and the messages of its dead letters are settled here too, in
+   * the same turn. Returns the ledger version the state on disk now matches: this one, if nothing else changed since
+   * the snapshot.
    */
-  private settleBatch(batch: TransactionBatch, snapshotVersion: number): number {
+  private applied(batch: TransactionBatch, letters: DeadLetterBatch, snapshotVersion: number): number {
     const unchanged = this.ledger.version === snapshotVersion;
     for (const transaction of batch.transactions) {
       for (const { slot } of transaction.inputs) {
@@ -501,6 +535,10 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
         this.stats.delivered++;
         this.stats.transacted++;
       }
+    }
+    for (const { slot } of letters.letters) {
+      this.ledger.settle(slot);
+      this.stats.deadLettered++;
     }
     return unchanged ? this.ledger.version : snapshotVersion;
   }
@@ -551,6 +589,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       await Promise.allSettled([...this.deadLettering]);
       await this.writer.durable();
       this.transactions.close(stoppedError(this.label()));
+      this.deadLetters.close(stoppedError(this.label()));
     })();
     return this.stopRequested;
   }
@@ -568,4 +607,11 @@ function stoppedError(label: string): StorageUnavailableError {
   return new StorageUnavailableError(
     `The subscription ${label} stopped (shutdown, or its dispatcher changed); nothing of the transaction was written, retry`,
   );
+}
+
+/** Offsets a record settles besides what the ledger settled already. */
+function union(a: ReadonlySet<number>, b: ReadonlySet<number>): ReadonlySet<number> {
+  if (b.size === 0) return a;
+  if (a.size === 0) return b;
+  return new Set([...a, ...b]);
 }

@@ -97,8 +97,9 @@ export class InProcessMember {
     const held = this.held.get(delivery);
     if (held === undefined) throw new InProcessLeaseLostError(`${delivery.topic}@${delivery.offset} is not held by this listener`);
     this.held.delete(delivery);
-    const deadLetter = applyConsumerReply(held.subscription, held.slot, held.delivery, reply);
-    await (deadLetter ?? held.subscription.durable());
+    // A dead letter (terminate, the last NACK) is durable with the move past its message; the rest with the state.
+    await applyConsumerReply(held.subscription, held.slot, held.delivery, reply);
+    await held.subscription.durable();
   }
 
   private async run(): Promise<void> {

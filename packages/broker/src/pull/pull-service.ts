@@ -97,20 +97,20 @@ export class PullService implements BeforeApplicationShutdown {
     return this.settle(consumerId, request, ({ subscription, slot }) => subscription.ack(slot, slot.deliveries));
   }
 
+  /** The NACK past `maxNackRetries` is answered once its dead letter and the move past the message are durable. */
   async nack(consumerId: string, request: SettleRequest): Promise<SettleResult> {
     return this.settle(consumerId, request, ({ subscription, slot }) =>
       subscription.release(slot, { outcome: 'NACK', counted: true, nack: {}, delayMs: request.delayMs }, slot.deliveries),
     );
   }
 
+  /**
+   * Answered once each dead letter and the move past its message are durable (one journal record). A message
+   * terminated already (or being terminated by another request) is `lost`: no second dead letter is made.
+   */
   async terminate(consumerId: string, request: SettleRequest): Promise<SettleResult> {
     const reason = request.reason ?? 'terminated by the consumer';
-    const terminations: Array<Promise<boolean>> = [];
-    const result = await this.settle(consumerId, request, ({ subscription, slot }) => {
-      terminations.push(subscription.terminate(slot, 'TERMINATED', reason));
-    });
-    await Promise.all(terminations);
-    return result;
+    return this.settle(consumerId, request, ({ subscription, slot }) => subscription.terminate(slot, 'TERMINATED', reason));
   }
 
   /** Moves the leases' deadlines to now + `ackTimeoutMs` (default the dispatcher's): the work is in progress. */
@@ -166,22 +166,32 @@ export class PullService implements BeforeApplicationShutdown {
     return encodeDeliveryBatch(bodies);
   }
 
-  private async settle(consumerId: string, request: SettleRequest, apply: (leased: Leased) => void): Promise<SettleResult> {
+  /**
+   * Applies `apply` to each item's lease and answers once what it changed is durable: the subscriptions' state, and
+   * whatever `apply` resolves (a dead letter with the move past its message). An item naming no lease, or whose
+   * `apply` resolves false (it changed nothing, or the broker stopped before it was durable), is `lost`.
+   */
+  private async settle(
+    consumerId: string,
+    request: SettleRequest,
+    apply: (leased: Leased) => void | Promise<boolean>,
+  ): Promise<SettleResult> {
     this.registry.get(consumerId);
-    const lost: unknown[] = [];
+    const outcomes: Array<boolean | Promise<boolean>> = [];
     const touched = new Set<Subscription>();
     for (const item of request.items) {
       const leased = this.find(consumerId, item);
       if (!leased) {
-        lost.push(itemJson(item));
+        outcomes.push(false);
         continue;
       }
       const member = leased.slot.member;
-      apply(leased);
+      outcomes.push(apply(leased) ?? true);
       if (member) leased.subscription.seen(member);
       touched.add(leased.subscription);
     }
-    await Promise.all([...touched].map((subscription) => subscription.durable()));
+    const [settled] = await Promise.all([Promise.all(outcomes), ...[...touched].map((subscription) => subscription.durable())]);
+    const lost = request.items.filter((_, i) => !settled[i]).map(itemJson);
     return { settled: request.items.length - lost.length, lost };
   }
 
