@@ -13,10 +13,13 @@ export async function deadLettersPage(main, consumerId) {
   let selected = new Set();
   const redrive = async (ids) => {
     const what = ids === undefined ? 'all dead letters' : `${ids.length} dead letter${ids.length === 1 ? '' : 's'}`;
-    if (ids === undefined && !confirm(`Redrive all dead letters of ${consumerId}?`)) return;
+    const moving = `Redrive all dead letters of ${consumerId}? They are moved: each is handed back once and leaves this list; those that fail again come back as new dead letters.`;
+    if (ids === undefined && !confirm(moving)) return;
     try {
       const { redriven } = await api('POST', `/mmmq/dead-letters/${segment(consumerId)}/redrive`, ids === undefined ? {} : { ids });
-      status.say(`Redrove ${what}: ${redriven} queued for redelivery to ${consumerId}.`);
+      if (ids !== undefined) return status.say(`Redrove ${what}: ${redriven} queued for redelivery to ${consumerId}.`);
+      status.say(`Redrove ${what}: ${redriven} moved for redelivery to ${consumerId}; they left the list.`);
+      await load(0);
     } catch (error) {
       status.say(`Redriving ${what} failed: ${error.message}`, true);
     }
@@ -101,8 +104,10 @@ export async function deadLettersPage(main, consumerId) {
     h(
       'p',
       { class: 'hint' },
-      'The mmmq-dlq-* headers say why each failed. Redrive hands copies back to the consumer (through __redrive.' +
-        `${consumerId}); the dead letters stay listed. Purge deletes them for good, after asking.`,
+      'The mmmq-dlq-* headers say why each failed. Redrive selected hands copies back to the consumer (through ' +
+        `__redrive.${consumerId}); those dead letters stay listed. Redrive all moves every dead letter listed: each is ` +
+        'handed back once and leaves the list, and those that fail again come back as new dead letters, so redriving ' +
+        'again never hands one back twice. Purge deletes them for good, after asking.',
     ),
     status.element,
     results,

@@ -131,6 +131,14 @@ describe('readBrokerConfig', () => {
     }
   });
 
+  it('reads the consumer ids a consume token is limited to, and refuses them on an admin token naming the entry', () => {
+    const scoped = { token: SECRET, roles: ['consume'], consumers: ['billing.*'], name: 'billing' };
+    expect(readBrokerConfig({ MMMQ_AUTH_TOKENS: JSON.stringify([scoped]) }).broker.auth?.tokens).toEqual([scoped]);
+    expect(() => readBrokerConfig({ MMMQ_AUTH_TOKENS: JSON.stringify([{ ...scoped, roles: ['admin'] }]) })).toThrow(
+      /^MMMQ_AUTH_TOKENS\[0\]\.consumers limits the consumer ids a token acts for, but the token has the admin role/,
+    );
+  });
+
   it.each(['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]'])('binds the loopback host %s without tokens', (host) => {
     expect(readBrokerConfig({ MMMQ_HOST: host }).host).toBe(host);
   });

@@ -33,11 +33,14 @@ export interface DeadLetterPurge {
 }
 
 /**
- * Lists a consumer's dead letters, hands them back to it through its `__redrive.{consumerId}` topic, and purges
- * them (moves the dead-letter topic's durable start past them).
+ * Lists a consumer's dead letters, hands them back to it through its `__redrive.{consumerId}` topic (all of them
+ * moved, or some copied), and purges them (moves the dead-letter topic's durable start past them).
  */
 @Injectable()
 export class DeadLetterService {
+  /** The redrive in progress per consumer id, which the next one waits for. */
+  private readonly redriving = new Map<string, Promise<number>>();
+
   constructor(
     private readonly queues: TopicQueueContainer,
     private readonly registry: DispatcherRegistry,
@@ -68,21 +71,43 @@ export class DeadLetterService {
     return { consumerId, purged: Math.max(0, startOffset - start), startOffset };
   }
 
-  /** Queues the dead letters (all, or those with the given ids) for redelivery to the consumer; returns how many. */
+  /**
+   * Queues dead letters for redelivery to the consumer; returns how many. Without `ids` it *moves* every dead
+   * letter kept now: they are appended to `__redrive.{consumerId}`, then purged from `__dlq.{consumerId}`, so a
+   * consumer that fails them again gets them back once each, not once per redrive (those failing again come back
+   * as new dead letters). With `ids` it copies those and leaves them listed. Redrives of one consumer run one at
+   * a time, so two "redrive all" at once cannot both hand the same letters back.
+   */
   async redrive(consumerId: string, ids?: readonly string[]): Promise<number> {
     this.registry.get(consumerId);
+    const previous = this.redriving.get(consumerId) ?? Promise.resolve(0);
+    const next = previous.catch(() => 0).then(() => this.redriveNow(consumerId, ids));
+    this.redriving.set(consumerId, next);
+    const forget = () => {
+      if (this.redriving.get(consumerId) === next) this.redriving.delete(consumerId);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+
+  private async redriveNow(consumerId: string, ids: readonly string[] | undefined): Promise<number> {
     const queue = this.queues.get(deadLetterTopicOf(consumerId));
     if (!queue) return 0;
     const wanted = ids ? new Set(ids) : undefined;
+    // Dead letters written while this one runs stay where they are: only what was kept when it began is moved.
+    const end = queue.tailOffset;
     const payloads: Buffer[] = [];
-    for (let offset = queue.startOffset; offset < queue.tailOffset; offset++) {
+    for (let offset = queue.startOffset; offset < end; offset++) {
       const payload = await queue.peek(offset).catch(skipCorrupt);
       if (payload && (!wanted || wanted.has(decodeEnvelope(payload).id ?? ''))) payloads.push(payload);
     }
-    if (payloads.length === 0) return 0;
-    this.diskGuard?.assertMayPublish();
-    const redrive = await this.queues.getOrCreate(Topic.of(redriveTopicOf(consumerId)));
-    await redrive.offerAll(payloads);
+    if (payloads.length > 0) {
+      this.diskGuard?.assertMayPublish();
+      const redrive = await this.queues.getOrCreate(Topic.of(redriveTopicOf(consumerId)));
+      await redrive.offerAll(payloads);
+    }
+    // Durable once the copies are: a crash in between hands them back twice at worst (at-least-once), never loses one.
+    if (!wanted) await queue.purgeTo(end);
     return payloads.length;
   }
 }

@@ -4,7 +4,10 @@ import { Dispatcher, DispatcherInput, DispatcherUpdate } from '../dispatch/dispa
 import { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
 import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { Caller } from '../security/caller.decorator';
+import { Principal } from '../security/principal';
 import { RequiresRole } from '../security/requires-role.decorator';
+import { assertMayRegister } from './dispatcher-access';
 import { JsonBodyReader } from './json-body.reader';
 import { NackExceptionFilter } from './nack-exception.filter';
 import { ReadsRawBody } from './reads-raw-body.decorator';
@@ -17,6 +20,7 @@ interface StatusSetter {
 /**
  * Runtime management of consumers over HTTP: the {@link Dispatcher} service's rules, its typed errors mapped to
  * 400 / 404 / 409. The bodies are validated there (they are `unknown` JSON here, whatever the parameter types say).
+ * A token limited to some consumer ids sees and manages only those (the guard checks the path's, here the body's).
  */
 @Controller(DISPATCHERS_PATH)
 @UseFilters(NackExceptionFilter)
@@ -28,9 +32,10 @@ export class DispatchersController {
     private readonly body: JsonBodyReader,
   ) {}
 
+  /** The dispatchers the token may act for: every one for a token without `consumers`. */
   @Get()
-  list(): DispatcherDefinitionJson[] {
-    return this.dispatcher.list();
+  list(@Caller() caller: Principal): DispatcherDefinitionJson[] {
+    return this.dispatcher.list().filter((dispatcher) => caller.mayActFor(dispatcher.consumerId));
   }
 
   @Get(':consumerId')
@@ -45,8 +50,14 @@ export class DispatchersController {
   @Post()
   @HttpCode(HttpStatus.CREATED)
   @ReadsRawBody()
-  async create(@Req() request: RequestWithRawBody, @Res({ passthrough: true }) response: StatusSetter): Promise<DispatcherDefinitionJson> {
-    const { dispatcher, joined } = await this.dispatcher.add((await this.body.read(request)) as DispatcherInput);
+  async create(
+    @Req() request: RequestWithRawBody,
+    @Res({ passthrough: true }) response: StatusSetter,
+    @Caller() caller: Principal,
+  ): Promise<DispatcherDefinitionJson> {
+    const body = await this.body.read(request);
+    assertMayRegister(caller, body);
+    const { dispatcher, joined } = await this.dispatcher.add(body as DispatcherInput);
     if (joined) response.status(HttpStatus.OK);
     return dispatcher;
   }
@@ -61,8 +72,14 @@ export class DispatchersController {
   /** The body holds `host` and `pattern` (and optionally `startFrom`); a `consumerId` in it must match the path. */
   @Put(':consumerId')
   @ReadsRawBody()
-  async replace(@Param('consumerId') consumerId: string, @Req() request: RequestWithRawBody): Promise<DispatcherDefinitionJson> {
-    return this.dispatcher.update(consumerId, (await this.body.read(request)) as DispatcherUpdate);
+  async replace(
+    @Param('consumerId') consumerId: string,
+    @Req() request: RequestWithRawBody,
+    @Caller() caller: Principal,
+  ): Promise<DispatcherDefinitionJson> {
+    const body = await this.body.read(request);
+    assertMayRegister(caller, body, consumerId);
+    return this.dispatcher.update(consumerId, body as DispatcherUpdate);
   }
 
   @Delete(':consumerId')

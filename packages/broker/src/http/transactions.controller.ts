@@ -13,7 +13,8 @@ import { ReadsRawBody } from './reads-raw-body.decorator';
 
 /**
  * `POST /mmmq/transactions` (docs/http-api.md): settles a consumer's inputs and publishes its outputs in one commit.
- * It consumes and publishes, so the token needs both roles (and may publish to every output topic).
+ * It consumes and publishes, so the token needs both roles, may act for the consumer whose leases it settles, and
+ * may publish to every output topic.
  */
 @Controller(TRANSACTIONS_PATH)
 @UseFilters(NackExceptionFilter)
@@ -32,6 +33,7 @@ export class TransactionsController {
   async commit(@Req() request: RequestWithRawBody, @Caller() caller: Principal): Promise<TransactionResponse> {
     const { fields, messages } = this.parser.parseEnvelope(await this.reader.read(request), 'A transaction', 0);
     const transaction = parseTransactionRequest(fields, messages);
+    caller.assertMayActFor(transaction.consumerId);
     caller.assertMayPublish(messages.map((message) => message.topic));
     const { messages: published, settled } = await this.transactions.commit(transaction);
     return { acknowledgement: Acknowledgement.ACK, messages: published, settled };

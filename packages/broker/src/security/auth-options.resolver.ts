@@ -1,7 +1,8 @@
 import { isBearerTokenText, MmmqError, optionChecks, TopicPattern } from '@mmmq/core';
 import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
 import { AuthTokenOptions, MAX_TOKEN_LENGTH, MIN_TOKEN_LENGTH } from './auth.options';
-import { BROKER_ROLES, BrokerRole, isBrokerRole } from './broker-role';
+import { ADMIN_ROLE, BROKER_ROLES, BrokerRole, isBrokerRole } from './broker-role';
+import { ConsumerScope } from './consumer-scope';
 import { tokenDigest } from './token-digest';
 
 const { refuseUnknownFields } = optionChecks(InvalidBrokerOptionsError);
@@ -13,6 +14,8 @@ export interface ResolvedAuthToken {
   roles: readonly BrokerRole[];
   /** Undefined: any topic. */
   topics: readonly TopicPattern[] | undefined;
+  /** The consumer ids it may act for; undefined: any. */
+  consumers: ConsumerScope | undefined;
 }
 
 /** Authentication settings after validation; no tokens means authentication is off (loopback clients only). */
@@ -23,7 +26,8 @@ export interface ResolvedAuthOptions {
 export const MMMQ_AUTH_OPTIONS = Symbol('MMMQ_AUTH_OPTIONS');
 
 const AUTH_FIELDS: ReadonlySet<string> = new Set(['tokens']);
-const TOKEN_FIELDS: ReadonlySet<string> = new Set<keyof AuthTokenOptions>(['token', 'roles', 'topics', 'name']);
+const TOKEN_FIELDS: ReadonlySet<string> = new Set<keyof AuthTokenOptions>(['token', 'roles', 'topics', 'consumers', 'name']);
+const TOKEN_SHAPE = '{ token, roles, topics?, consumers?, name? }';
 
 /**
  * Checks the `auth` option, naming the offending entry without ever quoting a token.
@@ -40,7 +44,7 @@ export function resolveAuthOptions(auth: unknown = {}): ResolvedAuthOptions {
  * @throws InvalidBrokerOptionsError
  */
 export function resolveAuthTokens(tokens: unknown, option: string): ResolvedAuthToken[] {
-  if (!Array.isArray(tokens)) throw new InvalidBrokerOptionsError(`${option} must be an array of { token, roles, topics?, name? }`);
+  if (!Array.isArray(tokens)) throw new InvalidBrokerOptionsError(`${option} must be an array of ${TOKEN_SHAPE}`);
   const resolved = tokens.map((entry, index) => resolveToken(entry, `${option}[${index}]`));
   resolved.forEach((token, index) => {
     const first = resolved.findIndex((other) => other.digest.equals(token.digest));
@@ -50,9 +54,9 @@ export function resolveAuthTokens(tokens: unknown, option: string): ResolvedAuth
 }
 
 function resolveToken(entry: unknown, where: string): ResolvedAuthToken {
-  if (!isRecord(entry)) throw new InvalidBrokerOptionsError(`${where} must be an object { token, roles, topics?, name? }`);
+  if (!isRecord(entry)) throw new InvalidBrokerOptionsError(`${where} must be an object ${TOKEN_SHAPE}`);
   refuseUnknownFields(where, entry, TOKEN_FIELDS);
-  const { token, roles, topics, name } = entry;
+  const { token, roles, topics, consumers, name } = entry;
   if (!isBearerTokenText(token)) {
     throw new InvalidBrokerOptionsError(`${where}.token must be a string of printable ASCII characters without spaces`);
   }
@@ -70,6 +74,7 @@ function resolveToken(entry: unknown, where: string): ResolvedAuthToken {
     digest: tokenDigest(token),
     roles: resolvedRoles,
     topics: topics === undefined ? undefined : resolveTopics(topics, `${where}.topics`, resolvedRoles),
+    consumers: consumers === undefined ? undefined : resolveConsumers(consumers, `${where}.consumers`, resolvedRoles),
   };
 }
 
@@ -99,6 +104,30 @@ function resolveTopics(topics: unknown, where: string, roles: readonly BrokerRol
       throw new InvalidBrokerOptionsError(`${where}[${index}]: ${error.message}`, { cause: error });
     }
   });
+}
+
+function resolveConsumers(consumers: unknown, where: string, roles: readonly BrokerRole[]): ConsumerScope {
+  if (roles.includes(ADMIN_ROLE)) {
+    throw new InvalidBrokerOptionsError(
+      `${where} limits the consumer ids a token acts for, but the token has the admin role, which reads every ` +
+        "consumer's dead letters and every topic: give a limited token the consume role, and no admin",
+    );
+  }
+  if (!roles.includes('consume')) {
+    throw new InvalidBrokerOptionsError(`${where} limits the consumer ids a token acts for, but the token lacks the consume role`);
+  }
+  if (!Array.isArray(consumers) || consumers.length === 0) {
+    throw new InvalidBrokerOptionsError(`${where} must be a non-empty array of consumer-id patterns (omit it to allow every consumer id)`);
+  }
+  const patterns = consumers.map((pattern, index) => {
+    try {
+      return ConsumerScope.checkPattern(pattern);
+    } catch (error) {
+      if (!(error instanceof MmmqError)) throw error;
+      throw new InvalidBrokerOptionsError(`${where}[${index}]: ${error.message}`, { cause: error });
+    }
+  });
+  return ConsumerScope.of(patterns);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -16,6 +16,14 @@ export interface AuthTokenOptions {
    * Applies however the token got the right to publish, `admin` included.
    */
   topics?: string[];
+  /**
+   * Consumer-id patterns (the same syntax: `billing`, `billing.*`, `billing.**`) this token may act for: the
+   * dispatchers it may list, register, change and delete, the pull consumers it may fetch and settle for, the
+   * consumer ids its transactions may settle. Any consumer id when absent (what a consume token always meant).
+   * Only with the `consume` role, and never with `admin`: an admin token reads every consumer's dead letters and
+   * every topic, so a limit on it would not hold.
+   */
+  consumers?: string[];
   /** How the broker names this token in errors; never the token itself. Default `auth.tokens[i]`. */
   name?: string;
 }

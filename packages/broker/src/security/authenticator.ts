@@ -23,7 +23,7 @@ export class Authenticator {
   constructor(@Inject(MMMQ_AUTH_OPTIONS) options: ResolvedAuthOptions) {
     this.known = options.tokens.map((token) => ({
       digest: token.digest,
-      principal: new Principal(token.name, token.roles, token.topics),
+      principal: new Principal(token.name, token.roles, token.topics, token.consumers),
     }));
   }
 

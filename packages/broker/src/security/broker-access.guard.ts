@@ -11,13 +11,18 @@ import { OriginPolicy } from './origin-policy';
 import { ownOrigin } from './own-origin';
 import { RequiresRole } from './requires-role.decorator';
 
+/** The path parameter by which every consumer-scoped route names its consumer. */
+export const CONSUMER_ID_PARAM = 'consumerId';
+
 const HOW_TO_SEND_A_TOKEN = 'send "Authorization: Bearer <token>"';
 
 /**
  * Admits a request to a broker route, in this order: its head reads one way only (400, 431), its `Host` is one
  * the broker serves (421), it is not a state-changing request from a web page of another origin than the broker's
- * own (403; the console's pages are the broker's own), its client is authenticated (401), and its
- * token has the route's role (403). Topic limits of publish tokens are checked once the body is read.
+ * own (403; the console's pages are the broker's own), its client is authenticated (401), its token has the
+ * route's role (403), and, on a route whose path names a consumer (`:consumerId`), the token may act for that
+ * consumer (403, `auth.tokens[].consumers`). Topic limits of publish tokens, and consumer ids or topic patterns
+ * given in a body, are checked once the body is read.
  */
 @Injectable()
 export class BrokerAccessGuard implements CanActivate {
@@ -50,6 +55,8 @@ export class BrokerAccessGuard implements CanActivate {
       throw new Error(`${context.getClass().name}.${context.getHandler().name} has no @RequiresRole; it stays closed`);
     }
     principal.assertHas(role);
+    const consumerId = (request as { params?: Record<string, unknown> }).params?.[CONSUMER_ID_PARAM];
+    if (typeof consumerId === 'string') principal.assertMayActFor(consumerId);
     rememberCaller(request, principal);
     return true;
   }

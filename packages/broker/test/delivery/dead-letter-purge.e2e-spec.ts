@@ -83,13 +83,18 @@ describe('purging dead letters', () => {
     // 30 rejected, the 31st rejected, then only that one again: nothing purged came back.
     await consumer.waitFor(() => consumer.received.length === 32);
     expect(consumer.received[31].body).toMatchObject({ topic: 'order.created', content: { n: 30 } });
+    // Redriving all moved it out of the list.
+    expect(await offsets()).toEqual([]);
   });
 
-  it('starts a subscription to the dead-letter topic past the purged ones', async () => {
+  it('starts a subscription to the dead-letter topic past the purged ones (and the ones a redrive moved)', async () => {
+    consumer.reply = () => 'REJECT';
+    await broker.publish('order.created', { n: 31 });
+    await waitFor(async () => (await offsets()).length === 1, { message: 'the next dead letter' });
     const watcher = new PullClient(broker, 'dlq-watcher');
     await watcher.register({ pattern: DLQ });
     const fetched = await watcher.fetch({ max: 10, waitMs: 5000 });
-    expect(fetched.map((message) => message.offset)).toEqual([30]);
+    expect(fetched.map((message) => message.offset)).toEqual([31]);
   });
 
   it('refuses a bad body and an unknown consumer', async () => {

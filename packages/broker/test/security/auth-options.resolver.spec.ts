@@ -25,6 +25,22 @@ describe('resolveAuthOptions', () => {
     expect(JSON.stringify(tokens)).not.toContain(TOKEN);
   });
 
+  it('keeps the consumer ids a consume token may act for; none given means any', () => {
+    const { tokens } = resolveAuthOptions({
+      tokens: [
+        { token: TOKEN, roles: ['consume', 'publish'], consumers: ['billing.*', 'audit'], name: 'billing' },
+        { token: `${TOKEN}-2`, roles: ['consume'] },
+      ],
+    });
+    const [scoped, unscoped] = tokens;
+    expect(String(scoped.consumers)).toBe('billing.*, audit');
+    expect(['billing.invoices', 'audit', 'billing', 'billing.a.b', 'shipping'].filter((id) => scoped.consumers!.covers(id))).toEqual([
+      'billing.invoices',
+      'audit',
+    ]);
+    expect(unscoped.consumers).toBeUndefined();
+  });
+
   it.each<[unknown, RegExp]>([
     ['tokens', /^auth must be an object \{ tokens \}$/],
     [{ token: TOKEN }, /^auth has unknown field\(s\) token; allowed are tokens$/],
@@ -42,6 +58,21 @@ describe('resolveAuthOptions', () => {
     ],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: [] }] }, /^auth\.tokens\[0\]\.topics must be a non-empty array/],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], topics: ['a..b'] }] }, /^auth\.tokens\[0\]\.topics\[0\]: Topic pattern/],
+    [
+      { tokens: [{ token: TOKEN, roles: ['publish'], consumers: ['a'] }] },
+      /^auth\.tokens\[0\]\.consumers limits the consumer ids a token acts for, but the token lacks the consume role$/,
+    ],
+    [
+      { tokens: [{ token: TOKEN, roles: ['consume', 'admin'], consumers: ['a'] }] },
+      /^auth\.tokens\[0\]\.consumers limits the consumer ids a token acts for, but the token has the admin role/,
+    ],
+    [{ tokens: [{ token: TOKEN, roles: ['consume'], consumers: [] }] }, /^auth\.tokens\[0\]\.consumers must be a non-empty array/],
+    [{ tokens: [{ token: TOKEN, roles: ['consume'], consumers: 'a' }] }, /^auth\.tokens\[0\]\.consumers must be a non-empty array/],
+    [{ tokens: [{ token: TOKEN, roles: ['consume'], consumers: ['a', 'b..c'] }] }, /^auth\.tokens\[0\]\.consumers\[1\]: Topic pattern/],
+    [
+      { tokens: [{ token: TOKEN, roles: ['consume'], consumers: ['a'.repeat(248)] }] },
+      /^auth\.tokens\[0\]\.consumers\[0\]: Consumer-id pattern "a+" is too long; the maximum is 247 characters$/,
+    ],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], name: ' ' }] }, /^auth\.tokens\[0\]\.name must be a non-blank string$/],
     [{ tokens: [{ token: TOKEN, roles: ['publish'], secret: 1 }] }, /^auth\.tokens\[0\] has unknown field\(s\) secret/],
     [

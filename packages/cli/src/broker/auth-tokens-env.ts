@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AuthTokenOptions, InvalidBrokerOptionsError, resolveAuthTokens } from '@mmmq/broker';
 
-/** Inline JSON array of `{ token, roles, topics?, name? }`. */
+/** Inline JSON array of `{ token, roles, topics?, consumers?, name? }`. */
 export const AUTH_TOKENS_VARIABLE = 'MMMQ_AUTH_TOKENS';
 /** Path of a file holding that JSON array; a file keeps the tokens out of the process environment. */
 export const AUTH_TOKENS_FILE_VARIABLE = 'MMMQ_AUTH_TOKENS_FILE';
@@ -42,7 +42,7 @@ function parse(text: string, source: string): AuthTokenOptions[] {
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
     throw new InvalidBrokerOptionsError(
       `${source} is not valid JSON${position === undefined ? '' : ` (at position ${position})`}; expected an array of ` +
-        '{ "token", "roles", "topics"?, "name"? }',
+        '{ "token", "roles", "topics"?, "consumers"?, "name"? }',
     );
   }
   resolveAuthTokens(tokens, source);

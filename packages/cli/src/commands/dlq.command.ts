@@ -65,7 +65,7 @@ export function registerDlqCommand(program: Command, context: CommandContext): v
 
   dlq
     .command('redrive')
-    .description('hand dead letters back to the consumer: all of them, or those named by --id')
+    .description('hand dead letters back to the consumer: all of them (moved: they leave the list), or those named by --id (copied)')
     .argument('<consumerId>', 'the consumer id')
     .option('--id <id>', 'a dead letter to redrive (repeatable); default: all', collect, [])
     .action(async (consumerId: string, options: { id: string[] }, command: Command) => {
@@ -74,7 +74,8 @@ export function registerDlqCommand(program: Command, context: CommandContext): v
         .client(command)
         .post<{ redriven: number }>(`/mmmq/dead-letters/${encodeURIComponent(consumerId)}/redrive`, body);
       if (context.globals(command).json) return printJson(context.io, result);
-      context.io.stdout.write(`Redrove ${result.redriven} dead letter(s) of ${consumerId}\n`);
+      const how = options.id.length > 0 ? 'copied; they stay listed' : 'moved; they left the list';
+      context.io.stdout.write(`Redrove ${result.redriven} dead letter(s) of ${consumerId} (${how})\n`);
     });
 
   dlq
