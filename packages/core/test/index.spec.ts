@@ -121,6 +121,8 @@ describe('@mmmq/core public API', () => {
         'RequestTap',
         'InProcessBrokerTransport',
         'IN_PROCESS_TRANSPORT_NAME',
+        'IN_PROCESS_BROKER_CLIENT',
+        'inProcessBrokerHooksOf',
         'publishBody',
         'publishBatchBody',
         'SHUTDOWN_BODY_GRACE_MS',
