@@ -31,31 +31,35 @@ describe('a push consumer created with a plain NestFactory.create() (Express, de
   });
   afterAll(() => broker?.close());
 
-  it(`drains a backlog of ${BACKLOG.toLocaleString('en')} 1 KiB messages in order, with no push refused as too large`, async () => {
-    for (let from = 0; from < BACKLOG; from += 500) {
-      await broker.publishAll(
-        'work.todo',
-        Array.from({ length: 500 }, (_, i) => ({ n: from + i, padding: PADDING })),
-      );
-    }
-    const port = await freePort();
-    @Module({
-      imports: [MmmqConsumerModule.forRoot({ app: 'ops', broker: broker.url, advertisedUrl: `http://127.0.0.1:${port}` })],
-      providers: [Worker],
-    })
-    class WorkerModule {}
-    const app = await NestFactory.create(WorkerModule, { logger: false });
-    await app.listen(port, '127.0.0.1');
-    try {
-      const worker = app.get(Worker);
-      await waitFor(() => worker.offsets.length >= BACKLOG, `${BACKLOG} handled`, DRAIN_DEADLINE_MS);
-      expect(worker.offsets).toEqual(Array.from({ length: BACKLOG }, (_, i) => i));
-      expect(worker.redelivered).toBe(0);
-      const subscription = await broker.subscription('worker', 'work.todo');
-      // A 413 would have lowered the member's push size below the dispatcher's batchSize (batchLimit).
-      expect(subscription.members.map((member: { batchLimit?: number }) => member.batchLimit)).toEqual([undefined]);
-    } finally {
-      await app.close();
-    }
-  }, DRAIN_DEADLINE_MS + 30_000);
+  it(
+    `drains a backlog of ${BACKLOG.toLocaleString('en')} 1 KiB messages in order, with no push refused as too large`,
+    async () => {
+      for (let from = 0; from < BACKLOG; from += 500) {
+        await broker.publishAll(
+          'work.todo',
+          Array.from({ length: 500 }, (_, i) => ({ n: from + i, padding: PADDING })),
+        );
+      }
+      const port = await freePort();
+      @Module({
+        imports: [MmmqConsumerModule.forRoot({ app: 'ops', broker: broker.url, advertisedUrl: `http://127.0.0.1:${port}` })],
+        providers: [Worker],
+      })
+      class WorkerModule {}
+      const app = await NestFactory.create(WorkerModule, { logger: false });
+      await app.listen(port, '127.0.0.1');
+      try {
+        const worker = app.get(Worker);
+        await waitFor(() => worker.offsets.length >= BACKLOG, `${BACKLOG} handled`, DRAIN_DEADLINE_MS);
+        expect(worker.offsets).toEqual(Array.from({ length: BACKLOG }, (_, i) => i));
+        expect(worker.redelivered).toBe(0);
+        const subscription = await broker.subscription('worker', 'work.todo');
+        // A 413 would have lowered the member's push size below the dispatcher's batchSize (batchLimit).
+        expect(subscription.members.map((member: { batchLimit?: number }) => member.batchLimit)).toEqual([undefined]);
+      } finally {
+        await app.close();
+      }
+    },
+    DRAIN_DEADLINE_MS + 30_000,
+  );
 });
