@@ -40,6 +40,7 @@ import {
   MmmqBrokerOptions,
   ResolvedPersistenceOptions,
 } from './mmmq-broker.options';
+import { InProcessRpcClients } from './in-process/in-process-rpc-clients';
 import { InProcessTransport } from './in-process/in-process-transport';
 import { FrontDispatcher } from './publish/front-dispatcher';
 import { Deduplicator } from './deduplication/deduplicator';
@@ -151,6 +152,8 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     ConsoleAccess,
     InProcessTransport,
     { provide: InProcessBrokerTransport, useExisting: InProcessTransport },
+    // MmmqServer strategies of this application receive in process too (Nest gives them no container of their own).
+    InProcessRpcClients,
   ],
   exports: [Dispatcher, TopicRegistry, TopicPolicies, PublishStreamServer, TlsCertificates, InProcessBrokerTransport],
 })

@@ -122,6 +122,8 @@ describe('@mmmq/core public API', () => {
         'PushRouteConflictError',
         'InProcessBrokerTransport',
         'IN_PROCESS_TRANSPORT_NAME',
+        'IN_PROCESS_BROKER_CLIENT',
+        'inProcessBrokerHooksOf',
         'publishBody',
         'publishBatchBody',
         'SHUTDOWN_BODY_GRACE_MS',

@@ -5,6 +5,7 @@ export { MMMQ_TRANSPORT } from './mmmq-transport';
 export { MmmqContext } from './context/mmmq-context';
 export { MmmqNonRetriableException } from './errors/mmmq-non-retriable.exception';
 export { InvalidServerOptionsError } from './errors/invalid-server-options.error';
+export { NoBrokerError } from './errors/no-broker.error';
 export { HandlerFailedError } from './errors/handler-failed.error';
 export { ServerEventsNotSupportedError } from './errors/server-events-not-supported.error';
 export { MmmqClient } from './client/mmmq-client';

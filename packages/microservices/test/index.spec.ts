@@ -8,6 +8,7 @@ describe('@mmmq/microservices public API', () => {
         'DEFAULT_PUSH_HOST',
         'HandlerFailedError',
         'InvalidServerOptionsError',
+        'NoBrokerError',
         'MMMQ_TRANSPORT',
         'MmmqClient',
         'MmmqContext',

@@ -1,3 +1,4 @@
+import type { MmmqTransport } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -78,14 +79,15 @@ export class ConsumerRuntime {
    * Takes these listeners and subscribes them: on the `transport` option, each in turn, resolving once all receive;
    * on the MMMQ broker by registering their dispatchers (in the background unless `registration.failFast`), a pull
    * listener fetching once its dispatcher is registered. With push, registration waits for {@link listening}.
+   * `on` subscribes them on that transport instead of either: the host's own application's broker, in process
+   * (`InProcessBrokerTransport`), when neither `broker` nor `transport` is set.
    */
-  async start(listeners: readonly ListenerDefinition[]): Promise<void> {
+  async start(listeners: readonly ListenerDefinition[], on: MmmqTransport | undefined = this.options.transport): Promise<void> {
     if (this.closing !== undefined) return;
     // The runtime has no ListenerInbox: an inbox listener fails here, naming itself, not at every delivery.
     checkListenerInbox(listeners, undefined, this.options, this.logger);
     this.registry.replaceAll(listeners);
-    const transport = this.options.transport;
-    if (transport !== undefined) return this.transport.subscribeAll(transport, listeners);
+    if (on !== undefined) return this.transport.subscribeAll(on, listeners);
     checkListenerDelivery(listeners, this.options, false);
     const { name, subscriberOf, ...how } = brokerSubscription(this.options, listeners, this.push, this.pull);
     await this.transport.subscribeAllOn(name, subscriberOf, listeners, how);

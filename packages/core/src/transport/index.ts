@@ -6,4 +6,5 @@ export * from './transactional-subscriber';
 export * from './leasing-subscriber';
 export * from './transport-option';
 export * from './in-process-broker-transport';
+export * from './in-process-broker-client';
 export * from './publish-body';

@@ -1,5 +1,6 @@
 import { ConsumerRuntime, ListenerDefinition } from '@mmmq/consumer/internal';
 import type { MessageContext } from '@mmmq/consumer';
+import { IN_PROCESS_BROKER_CLIENT, type InProcessBrokerClient, type InProcessBrokerTransport } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Deserializer, MessageHandler, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
@@ -8,16 +9,18 @@ import { ServerEventsNotSupportedError } from '../errors/server-events-not-suppo
 import { MMMQ_TRANSPORT } from '../mmmq-transport';
 import { eventListeners } from './event-listeners';
 import { handlerFailure } from './handler-failure';
+import { InProcessLink } from './in-process-link';
 import type { MmmqServerOptions } from './mmmq-server.options';
 import { OwnPushServer, PushEndpoint, SharedPushServer } from './push-endpoint';
-import { PushPlace, resolvePushPlaceOf, splitServerOptions } from './server-options.resolver';
+import { inProcessBrokerOf, PushPlace, resolvePushPlaceOf, ServerOptionsSplit, splitServerOptions } from './server-options.resolver';
 
 /** What `status` reports. */
 export type MmmqServerStatus = 'connecting' | 'connected' | 'disconnected';
 
 /**
  * MMMQ as a Nest microservices transport: each `@EventPattern(pattern)` becomes an MMMQ listener with its own
- * dispatcher on the MMMQ broker (push or pull) or, with the `transport` option (`new RabbitMqTransport({ url })`,
+ * dispatcher on the MMMQ broker: in process when the application imports `MmmqBrokerModule` and `broker` is not set,
+ * else pushed or pulled over HTTP; or, with the `transport` option (`new RabbitMqTransport({ url })`,
  * `InMemoryTransport`), its own subscription there, run through Nest's pipes, guards, interceptors and exception
  * filters. A handler that completes ACKs its message; one that fails NACKs it (the transport retries, then
  * dead-letters it); a `MmmqNonRetriableException` or a validation failure dead-letters it at once.
@@ -25,11 +28,17 @@ export type MmmqServerStatus = 'connecting' | 'connected' | 'disconnected';
  * `NestFactory.createMicroservice(AppModule, { strategy: new MmmqServer({...}) })`, or in a hybrid application
  * `app.connectMicroservice({ strategy: new MmmqServer({ ..., httpServer: app.getHttpServer() }) })`.
  */
-export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatus> implements CustomTransportStrategy {
+export class MmmqServer
+  extends Server<Record<string, Function>, MmmqServerStatus>
+  implements CustomTransportStrategy, InProcessBrokerClient
+{
   override readonly transportId = MMMQ_TRANSPORT;
+  /** Told by the application's `MmmqBrokerModule` that it exists, has started and stops (see InProcessLink). */
+  readonly [IN_PROCESS_BROKER_CLIENT] = new InProcessLink(() => (this.push.kind === 'in-process' ? this.close() : Promise.resolve()));
   protected override readonly logger = new Logger('MmmqServer');
   private readonly runtime: ConsumerRuntime;
   private readonly push: PushPlace;
+  private readonly pushOptions: ServerOptionsSplit['push'];
   private readonly customDeserializer: Deserializer | undefined;
   private endpoint: PushEndpoint | undefined;
   private closing: Promise<void> | undefined;
@@ -40,10 +49,15 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
     const split = splitServerOptions(options);
     this.runtime = new ConsumerRuntime(split.consumer, new Logger('MmmqServer'));
     this.push = resolvePushPlaceOf(this.runtime.options, split.push);
+    this.pushOptions = split.push;
     this.customDeserializer = split.deserializer;
   }
 
-  /** Starts taking messages for every `@EventPattern`; registration goes on in the background unless `registration.failFast`. */
+  /**
+   * Starts taking messages for every `@EventPattern`; registration goes on in the background unless
+   * `registration.failFast`. In process, once the application's broker has started: at once after `app.init()`,
+   * else at the application's bootstrap (`app.listen()`), which fails if a subscription does.
+   */
   listen(callback: (error?: unknown) => void): void {
     this._status$.next('connecting');
     this.start().then(
@@ -80,11 +94,13 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
    */
   private async start(): Promise<void> {
     const listeners = eventListeners(this.messageHandlers, this.runtime.options, (pattern, handler) => this.runner(pattern, handler));
+    const broker = inProcessBrokerOf(this.push, this.runtime.options, this.pushOptions, this[IN_PROCESS_BROKER_CLIENT].broker);
     for (const listener of listeners) {
       this.logger.log(
         `${listener.where} → dispatcher ${listener.consumerId} (concurrency ${listener.concurrency}, ackMode ${listener.ackMode})`,
       );
     }
+    if (broker !== undefined) return this.startInProcess(broker, listeners);
     this.endpoint = this.pushEndpoint();
     try {
       const registered = this.runtime.start(listeners);
@@ -96,9 +112,26 @@ export class MmmqServer extends Server<Record<string, Function>, MmmqServerStatu
     }
   }
 
+  /** Subscribes the listeners on the application's broker, now or once it has started. */
+  private async startInProcess(broker: InProcessBrokerTransport, listeners: ListenerDefinition[]): Promise<void> {
+    const subscribe = async () => {
+      try {
+        await this.runtime.start(listeners, broker);
+        this.logger.log(`${listeners.length} @EventPattern handler(s) receive in process from this application's broker`);
+      } catch (error) {
+        await this.close();
+        throw error;
+      }
+    };
+    if (!(await this[IN_PROCESS_BROKER_CLIENT].whenStarted(subscribe))) {
+      this.logger.log(`The @EventPattern handlers receive in process once this application's broker has started (app.listen())`);
+    }
+  }
+
   private pushEndpoint(): PushEndpoint | undefined {
     switch (this.push.kind) {
       case 'none':
+      case 'in-process':
         return undefined;
       case 'shared':
         return new SharedPushServer(this.runtime, this.push.server);

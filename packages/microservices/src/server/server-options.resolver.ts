@@ -1,13 +1,19 @@
 import type { DeliveryMode, MmmqConsumerOptions } from '@mmmq/consumer';
-import { explainInvalidTransportOption, type MmmqTransport } from '@mmmq/core';
+import { explainInvalidTransportOption, type InProcessBrokerTransport, type MmmqTransport } from '@mmmq/core';
 import type { Deserializer } from '@nestjs/microservices';
 import type { Server as HttpServer } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
+import { NoBrokerError } from '../errors/no-broker.error';
 import { DEFAULT_PUSH_HOST, MmmqServerOptions } from './mmmq-server.options';
 
-/** Where pushes arrive, once the options are checked. */
-export type PushPlace = { kind: 'shared'; server: HttpServer } | { kind: 'own'; port: number; host: string } | { kind: 'none' };
+/**
+ * Where messages arrive, once the options are checked: pushed to the application's server or the transport's own,
+ * nowhere (pull, or the `transport` option), or `in-process` (neither `broker`, `transport` nor a push option is set):
+ * from the broker of this very application, which must then import `MmmqBrokerModule` (checked when it starts).
+ */
+export type PushPlace =
+  { kind: 'shared'; server: HttpServer } | { kind: 'own'; port: number; host: string } | { kind: 'none' } | { kind: 'in-process' };
 
 /** The transport's own options, split from those the consumer checks. */
 export interface ServerOptionsSplit {
@@ -33,14 +39,18 @@ export function splitServerOptions(options: MmmqServerOptions): ServerOptionsSpl
 const PUSH_SERVER_OPTIONS = ['httpServer', 'port', 'host'] as const;
 
 /**
- * Where pushes arrive: nowhere with a `transport` (already checked), which receives on its own connections, and then
+ * Where messages arrive: from the application's own broker, in process, when neither `broker`, `transport` nor any
+ * push option is set; nowhere with a `transport` (already checked), which receives on its own connections, and then
  * none of the push server's options may be set; else as {@link resolvePushPlace} says.
  * @throws InvalidServerOptionsError naming the option
  */
 export function resolvePushPlaceOf(
-  { transport, delivery }: { transport: MmmqTransport | undefined; delivery: DeliveryMode },
+  { transport, delivery, broker }: { transport: MmmqTransport | undefined; delivery: DeliveryMode; broker: unknown },
   push: ServerOptionsSplit['push'],
 ): PushPlace {
+  if (transport === undefined && broker === undefined && delivery === 'push' && pushOptionsGiven(push).length === 0) {
+    return { kind: 'in-process' };
+  }
   if (transport === undefined) return resolvePushPlace(delivery, push);
   const problem = explainInvalidTransportOption({ ...push, transport }, PUSH_SERVER_OPTIONS);
   if (problem !== undefined) throw new InvalidServerOptionsError(problem);
@@ -82,6 +92,36 @@ export function resolvePushPlace(delivery: DeliveryMode, { httpServer, port, hos
     );
   }
   return { kind: 'own', port: listenPort, host: (host as string | undefined) ?? DEFAULT_PUSH_HOST };
+}
+
+/**
+ * The application's broker to receive from in process, or undefined to receive as `place` says.
+ * @throws NoBrokerError when the options leave only the application's broker and there is none
+ * @throws InvalidServerOptionsError when a push option is set without `broker` in the broker's own application
+ */
+export function inProcessBrokerOf(
+  place: PushPlace,
+  { broker, transport }: { broker: unknown; transport: MmmqTransport | undefined },
+  push: ServerOptionsSplit['push'],
+  attached: InProcessBrokerTransport | undefined,
+): InProcessBrokerTransport | undefined {
+  if (place.kind === 'in-process') {
+    if (attached === undefined) throw new NoBrokerError();
+    return attached;
+  }
+  const given = pushOptionsGiven(push);
+  if (attached !== undefined && broker === undefined && transport === undefined && given.length > 0) {
+    throw new InvalidServerOptionsError(
+      `${given[0]} is set, but this application imports MmmqBrokerModule and broker is not set: its @EventPattern ` +
+        `handlers receive from that broker in process, and nothing is pushed. Remove ${given.join(', ')}, or set broker ` +
+        `to receive pushes over HTTP`,
+    );
+  }
+  return undefined;
+}
+
+function pushOptionsGiven(push: ServerOptionsSplit['push']): string[] {
+  return (['httpServer', 'port', 'host', 'advertisedUrl'] as const).filter((option) => push[option] !== undefined);
 }
 
 /** The port of an `http(s)://` URL, explicit or implied; undefined when there is none to read. */
