@@ -124,11 +124,7 @@ export class SelectorParser extends SelectorTokenCursor {
         throw selectorError(escapeToken.position - 1, `expected a single character after ESCAPE, found ${describeToken(escapeToken)}`);
       }
     }
-    const matcher = compileLikePattern(pattern.value, escape);
-    if (typeof matcher === 'string') {
-      throw selectorError(pattern.position - 1, matcher);
-    }
-    return matcher;
+    return compileLikePattern(pattern.value, escape);
   }
 
   private inList(): Set<string> {

@@ -1,5 +1,6 @@
 import type { Selector } from '@mmmq/core';
 import type { TopicQueue } from '../../storage/topic-queue';
+import { nextTurn, selectorTurnSpent } from '../selector-turn-budget';
 import type { DeliveryLedger } from './delivery-ledger';
 import { decodeEntry } from './entry-decoder';
 
@@ -67,11 +68,20 @@ export class LogReader {
         if (from < queue.startOffset) continue;
         if (entries.length === 0 || ledger.readEnd !== from) return;
         let filtered = 0;
-        entries.forEach((entry, i) => {
+        for (let i = 0; i < entries.length; i++) {
+          if (this.selector !== undefined && selectorTurnSpent()) {
+            // Selectors are the costly part of a read: let publishes and requests in once the turn's budget is spent.
+            if (filtered > 0) this.host.skipFiltered(filtered);
+            filtered = 0;
+            await nextTurn();
+            // Meanwhile the subscription may have stopped or retention deleted what is held: read again from there.
+            if (this.host.stopping || ledger.readEnd !== from + i || from + i < queue.startOffset) break;
+          }
+          const entry = entries[i];
           const envelope = decodeEntry(entry);
           if (envelope instanceof Error) this.host.skipCorrupt(from + i, envelope);
           if (ledger.admit(envelope, entry instanceof Error ? 0 : entry.length, this.selector)) filtered++;
-        });
+        }
         if (filtered > 0) this.host.skipFiltered(filtered);
       } catch (error) {
         if (from < queue.startOffset) continue;
