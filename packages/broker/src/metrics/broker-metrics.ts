@@ -1,38 +1,96 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
+import { Deduplicator } from '../deduplication/deduplicator';
+import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
+import type { Subscription } from '../dispatch/subscription';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
+import type { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
-import { TopicRegistry } from '../topics/topic-registry';
+import { registerBackoffCollector } from './backoff.collector';
+import { CappedSeries } from './capped-series';
+import { registerCappedCollectors } from './capped.collectors';
+import { incrementalExposition } from './incremental-exposition';
 import { MeasuredMetrics } from './measured-metrics';
 import { registerStorageCollectors } from './storage.collectors';
-import { registerLagAge } from './subscription-lag-age';
-import { registerSubscriptionCollectors } from './subscription.collectors';
-import { registerTopicCollectors } from './topic.collectors';
+import { SubscriptionLagAge } from './subscription-lag-age';
+import { OTHER_SUBSCRIPTION_LABELS, SUBSCRIPTION_FAMILY } from './subscription.collectors';
+import { OTHER_TOPIC_LABELS, topicFamily } from './topic.collectors';
+import { TurnBudget } from './turn-budget';
+
+/**
+ * How long the values of a walk serve a `registry.metrics()` of a host application before the next one walks again:
+ * the walks of one scrape's collectors share one.
+ */
+export const WALK_REUSE_MS = 1_000;
 
 /**
  * The broker's metrics: the {@link MeasuredMetrics} plus everything read from the broker's state when scraped
- * (topics, subscriptions, the journal), so the hot paths stay untouched. {@link registry} is what `GET /metrics`
- * serves.
+ * (topics, subscriptions, the journal), so the hot paths stay untouched. {@link scrape} is what `GET /metrics`
+ * serves: a walk over the topics and subscriptions, then the text, both in turns of a few milliseconds. Per-topic and
+ * per-subscription series are capped (`metrics.maxTopicSeries`, `metrics.maxSubscriptionSeries`), the rest summed
+ * under `__other`.
  */
 @Injectable()
 export class BrokerMetrics implements OnModuleDestroy {
   readonly registry: Registry;
+  private readonly topics: CappedSeries<TopicQueue>;
+  private readonly subscriptions: CappedSeries<Subscription>;
+  private readonly lagAge: SubscriptionLagAge;
+  private walking?: Promise<void>;
+  private walkedAt = -Infinity;
 
   constructor(
     private readonly measured: MeasuredMetrics,
     private readonly queues: TopicQueueContainer,
-    topics: TopicRegistry,
-    subscriptions: SubscriptionContainer,
+    private readonly subscriptionContainer: SubscriptionContainer,
+    private readonly dispatchers: DispatcherRegistry,
+    @Optional() deduplicator?: Deduplicator,
   ) {
     this.registry = measured.registry;
-    registerTopicCollectors(this.registry, topics);
-    registerSubscriptionCollectors(this.registry, subscriptions);
-    registerLagAge(this.registry, subscriptions, queues);
+    this.topics = new CappedSeries(topicFamily(deduplicator), measured.topicSeries, (topic) => measured.forgetTopic(topic));
+    this.subscriptions = new CappedSeries(SUBSCRIPTION_FAMILY, measured.subscriptionSeries, (key) => measured.forgetSubscription(key));
+    const walked = () => this.walked();
+    registerCappedCollectors(this.registry, this.topics, OTHER_TOPIC_LABELS, walked);
+    registerCappedCollectors(this.registry, this.subscriptions, OTHER_SUBSCRIPTION_LABELS, walked);
+    this.lagAge = new SubscriptionLagAge(this.registry, this.subscriptions, walked);
+    registerBackoffCollector(this.registry, measured);
     registerStorageCollectors(this.registry, queues);
     queues.journal.stats.observer = measured;
   }
 
+  /** The registry in the Prometheus text format, as `GET /metrics` serves it, without holding the event loop for long. */
+  async scrape(): Promise<string> {
+    const budget = new TurnBudget();
+    await this.walk(budget);
+    return incrementalExposition(this.registry, budget);
+  }
+
+  /** Walks the topics and subscriptions (one walk at a time: concurrent scrapes share it). */
+  walk(budget = new TurnBudget()): Promise<void> {
+    this.walking ??= this.walkAll(budget).finally(() => {
+      this.walking = undefined;
+      this.walkedAt = performance.now();
+    });
+    return this.walking;
+  }
+
   onModuleDestroy(): void {
     if (this.queues.journal.stats.observer === this.measured) this.queues.journal.stats.observer = undefined;
+  }
+
+  /** Resolves once a recent walk's values are there (a scrape has just walked; a bare `registry.metrics()` has not). */
+  private async walked(): Promise<void> {
+    if (this.walking) await this.walking;
+    else if (performance.now() - this.walkedAt > WALK_REUSE_MS) await this.walk();
+  }
+
+  private async walkAll(budget: TurnBudget): Promise<void> {
+    await this.topics.refresh(this.queues.list(), budget);
+    const subscriptions: Subscription[] = [];
+    for (const { consumerId } of this.dispatchers.list())
+      for (const subscription of this.subscriptionContainer.subscriptionsOf(consumerId)) subscriptions.push(subscription);
+    await this.subscriptions.refresh(subscriptions, budget);
+    await this.lagAge.refresh(this.subscriptions, budget);
   }
 }

@@ -24,7 +24,7 @@ export function metricsController(path: string): Type {
     @Get()
     async scrape(@Res() response: unknown): Promise<void> {
       const { registry } = this.metrics;
-      const body = await registry.metrics();
+      const body = await this.metrics.scrape();
       const adapter = this.adapterHost.httpAdapter;
       adapter.setHeader(response, 'Content-Type', registry.contentType);
       adapter.setHeader(response, 'Cache-Control', 'no-store');

@@ -1,38 +1,56 @@
 import { Gauge, Registry } from 'prom-client';
-import { SubscriptionContainer } from '../dispatch/subscription-container';
+import type { Subscription } from '../dispatch/subscription';
 import { decodeEnvelope } from '../publish/message-envelope';
-import { TopicQueueContainer } from '../storage/topic-queue-container';
+import type { CappedSeries } from './capped-series';
+import { TurnBudget } from './turn-budget';
 
 /**
  * `mmmq_subscription_lag_seconds`: how long ago the oldest message a subscription has not settled (the one at its
- * position) was published; 0 without lag. One read of that message per subscription with lag, at scrape time (the
- * message is usually among the topic's recent entries, in memory). A message retention deleted meanwhile, or one
- * without a publish time, leaves the subscription out of that scrape.
+ * position) was published; 0 without lag. One read of that message per subscription with a series of its own and
+ * lag, at scrape time (the message is usually among the topic's recent entries, in memory); the subscriptions summed
+ * under `__other` are not read (that would be one read per subscription of the broker): their lag is in
+ * `mmmq_subscription_lag_messages`. A message retention deleted meanwhile, or one without a publish time, leaves the
+ * subscription out of that scrape.
  */
-export function registerLagAge(registry: Registry, subscriptions: SubscriptionContainer, queues: TopicQueueContainer): void {
-  new Gauge<'topic' | 'consumer_id'>({
-    name: 'mmmq_subscription_lag_seconds',
-    help: 'Age of the oldest message the consumer has not settled (0 without lag)',
-    labelNames: ['topic', 'consumer_id'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const now = Date.now();
-      for (const view of subscriptions.list()) {
-        const labels = { topic: view.topic, consumer_id: view.consumerId };
-        if (view.lag === 0) {
-          this.set(labels, 0);
-          continue;
+export class SubscriptionLagAge {
+  private ages = new Map<Subscription, number>();
+
+  constructor(registry: Registry, series: CappedSeries<Subscription>, walked: () => Promise<void>) {
+    const ages = () => this.ages;
+    new Gauge<'topic' | 'consumer_id'>({
+      name: 'mmmq_subscription_lag_seconds',
+      help: 'Age of the oldest message the consumer has not settled (0 without lag)',
+      labelNames: ['topic', 'consumer_id'],
+      registers: [registry],
+      async collect() {
+        await walked();
+        this.reset();
+        for (const own of series.own) {
+          const age = ages().get(own.item);
+          if (age !== undefined) this.set(own.labels, age);
         }
-        const payload = await queues
-          .get(view.topic)
-          ?.peek(view.position)
-          .catch(() => null);
-        const publishedAt = payload ? publishedAtOf(payload) : null;
-        if (publishedAt !== null) this.set(labels, Math.max(0, now - publishedAt) / 1000);
+      },
+    });
+  }
+
+  /** Reads the oldest unsettled message of each subscription with a series of its own. */
+  async refresh(series: CappedSeries<Subscription>, budget: TurnBudget): Promise<void> {
+    const ages = new Map<Subscription, number>();
+    const now = Date.now();
+    for (const { item } of series.own) {
+      const pause = budget.spend();
+      if (pause) await pause;
+      const position = item.position;
+      if (item.queue.tailOffset - position <= 0) {
+        ages.set(item, 0);
+        continue;
       }
-    },
-  });
+      const payload = await item.queue.peek(position).catch(() => null);
+      const publishedAt = payload ? publishedAtOf(payload) : null;
+      if (publishedAt !== null) ages.set(item, Math.max(0, now - publishedAt) / 1000);
+    }
+    this.ages = ages;
+  }
 }
 
 /** The publish time stored in the envelope; null for a payload that does not decode (the read verified its checksum). */

@@ -1,8 +1,10 @@
-import { Counter, Gauge, Registry } from 'prom-client';
-import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscription-container';
+import type { Subscription } from '../dispatch/subscription';
 import type { SubscriptionStatsSnapshot } from '../dispatch/subscription-stats';
+import type { CappedCounter, CappedFamily, CappedGauge } from './capped-series';
+import { OTHER_SERIES, subscriptionKey } from './series-selection';
 
-type Labels = 'topic' | 'consumer_id';
+/** The labels of the subscriptions beyond `metrics.maxSubscriptionSeries`. */
+export const OTHER_SUBSCRIPTION_LABELS = { topic: OTHER_SERIES, consumer_id: OTHER_SERIES };
 
 /** Counters kept by each subscription since the broker started, exported as they are when scraped. */
 const SUBSCRIPTION_COUNTERS: ReadonlyArray<{ name: string; help: string; stat: keyof SubscriptionStatsSnapshot }> = [
@@ -16,43 +18,43 @@ const SUBSCRIPTION_COUNTERS: ReadonlyArray<{ name: string; help: string; stat: k
   { name: 'mmmq_subscription_failures_total', help: 'Failed pushes (errors, timeouts, refused answers)', stat: 'failures' },
 ];
 
-/** Gauges read from the subscription's view. */
-const SUBSCRIPTION_GAUGES: ReadonlyArray<{ name: string; help: string; value: (view: SubscriptionView) => number }> = [
-  { name: 'mmmq_subscription_lag_messages', help: 'Messages of the topic the consumer has not settled yet', value: (v) => v.lag },
-  { name: 'mmmq_subscription_in_flight_messages', help: 'Messages leased to members now', value: (v) => v.leased },
-  { name: 'mmmq_subscription_position', help: 'Offset below which the consumer settled every message', value: (v) => v.position },
+/** Gauges read from the subscription; the position does not add up, so it has no `__other` series. */
+const SUBSCRIPTION_GAUGES: ReadonlyArray<CappedGauge<Subscription>> = [
+  {
+    name: 'mmmq_subscription_lag_messages',
+    help: 'Messages of the topic the consumer has not settled yet',
+    aggregate: 'sum',
+    value: (s) => s.backlog,
+  },
+  { name: 'mmmq_subscription_in_flight_messages', help: 'Messages leased to members now', aggregate: 'sum', value: (s) => s.leased },
+  {
+    name: 'mmmq_subscription_position',
+    help: 'Offset below which the consumer settled every message',
+    aggregate: 'none',
+    value: (s) => s.position,
+  },
   {
     name: 'mmmq_subscription_unauthorized',
     help: '1 while the push host refuses the signature of the pushes',
-    value: (v) => Number(v.state === 'unauthorized'),
+    // For `__other`: how many of them are refused.
+    aggregate: 'sum',
+    value: (s) => Number(s.state === 'unauthorized'),
   },
 ];
 
-/** The per-subscription series (labels `topic` and `consumer_id`), computed at every scrape. */
-export function registerSubscriptionCollectors(registry: Registry, subscriptions: SubscriptionContainer): void {
-  const labelNames: Labels[] = ['topic', 'consumer_id'];
-  for (const { name, help, stat } of SUBSCRIPTION_COUNTERS) {
-    new Counter<Labels>({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const view of subscriptions.list()) this.inc({ topic: view.topic, consumer_id: view.consumerId }, view.stats[stat] as number);
-      },
-    });
-  }
-  for (const { name, help, value } of SUBSCRIPTION_GAUGES) {
-    new Gauge<Labels>({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const view of subscriptions.list()) this.set({ topic: view.topic, consumer_id: view.consumerId }, value(view));
-      },
-    });
-  }
-}
+/**
+ * The per-subscription series (labels `topic` and `consumer_id`), read from each subscription when scraped (not from
+ * `GET /mmmq/subscriptions`'s views, which copy every subscription's counters and members).
+ */
+export const SUBSCRIPTION_FAMILY: CappedFamily<Subscription> = {
+  key: (s) => subscriptionKey(s.queue.name, s.consumerId),
+  labels: (s) => ({ topic: s.queue.name, consumer_id: s.consumerId }),
+  // The subscriptions furthest behind get a free slot first.
+  weight: (s) => s.backlog,
+  gauges: SUBSCRIPTION_GAUGES,
+  counters: SUBSCRIPTION_COUNTERS.map(({ name, help, stat }): CappedCounter<Subscription> => ({
+    name,
+    help,
+    value: (s) => s.stats[stat] as number,
+  })),
+};

@@ -4,7 +4,7 @@ import { PUBLISH_OBSERVER } from '../publish/publish-observer';
 import { BrokerMetrics } from './broker-metrics';
 import { MeasuredMetrics } from './measured-metrics';
 import { metricsController } from './metrics.controller';
-import { resolveMetricsOptions } from './metrics.options';
+import { MMMQ_METRICS_OPTIONS, resolveMetricsOptions } from './metrics.options';
 
 /**
  * Adds the metrics endpoint and its measurements to the broker module unless `metrics.enabled` is false; then
@@ -21,6 +21,7 @@ export function withMetrics(definition: DynamicModule, metrics: unknown): Dynami
     controllers: [...(definition.controllers ?? []), metricsController(resolved.path)],
     providers: [
       ...(definition.providers ?? []),
+      { provide: MMMQ_METRICS_OPTIONS, useValue: resolved },
       MeasuredMetrics,
       BrokerMetrics,
       { provide: PUBLISH_OBSERVER, useExisting: MeasuredMetrics },
