@@ -101,7 +101,7 @@ export class MmmqServer
       );
     }
     if (broker !== undefined) return this.startInProcess(broker, listeners);
-    this.endpoint = this.pushEndpoint();
+    this.endpoint = this.pushEndpoint(listeners);
     try {
       const registered = this.runtime.start(listeners);
       await this.endpoint?.open();
@@ -128,13 +128,17 @@ export class MmmqServer
     }
   }
 
-  private pushEndpoint(): PushEndpoint | undefined {
+  private pushEndpoint(listeners: readonly ListenerDefinition[]): PushEndpoint | undefined {
     switch (this.push.kind) {
       case 'none':
       case 'in-process':
         return undefined;
       case 'shared':
-        return new SharedPushServer(this.runtime, this.push.server);
+        return new SharedPushServer(
+          this.runtime,
+          this.push.server,
+          new Map(listeners.map((listener) => [listener.consumerId, `MmmqServer (${listener.where})`])),
+        );
       case 'own':
         return new OwnPushServer(this.runtime, this.push.port, this.push.host);
     }

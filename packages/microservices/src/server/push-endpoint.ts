@@ -1,5 +1,5 @@
 import type { ConsumerRuntime } from '@mmmq/consumer/internal';
-import { Acknowledgement, HttpShutdownGate, RequestTap, RETRY_AFTER_SECONDS, writeJson } from '@mmmq/core';
+import { Acknowledgement, HttpShutdownGate, PushClaims, RequestTap, RETRY_AFTER_SECONDS, writeJson } from '@mmmq/core';
 import { createServer, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
 
@@ -73,6 +73,8 @@ export class SharedPushServer implements PushEndpoint {
   constructor(
     private readonly runtime: ConsumerRuntime,
     readonly server: HttpServer,
+    /** The consumer ids of this transport's listeners: another module taking one of them fails the start. */
+    private readonly claims: PushClaims,
   ) {}
 
   async open(): Promise<void> {
@@ -82,7 +84,7 @@ export class SharedPushServer implements PushEndpoint {
       // Answered after the application began to close its server: the broker must not reuse the connection.
       else this.runtime.receive(request, response, () => !this.server.listening);
       return true;
-    });
+    }, this.claims);
     // The application listens after its microservices started (`startAllMicroservices()`, then `listen()`).
     if (this.server.listening) this.runtime.listening();
     else this.server.once('listening', () => this.runtime.listening());
