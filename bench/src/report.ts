@@ -9,7 +9,7 @@ import { targets } from './targets';
 import type { MetricDef } from './workloads/workload';
 
 /** Units that go in the column header, so cells hold bare numbers. */
-const HEADER_UNITS: Record<string, string> = { ms: 'ms', '%': '%', MiB: 'MiB' };
+const HEADER_UNITS: Record<string, string> = { ms: 'ms', '%': '%', MiB: 'MiB', µs: 'µs' };
 
 const bare = (value: number, unit: string) => format(value, unit).replace(/ (%|MiB)$/, '');
 
