@@ -14,8 +14,11 @@ export const EMBEDDED_METRICS = {
   cpuUsAll: cpu('cpuUsAll', 'e2e server + client CPU/msg'),
   produceRate: { key: 'produceRate', label: 'produce one at a time msgs/s', unit: '/s', better: 'higher' },
   produceCpuUs: cpu('produceCpuUs', 'produce server CPU/msg'),
+  fixedP50: { key: 'fixedP50', label: 'p50 at the fixed rate', unit: 'ms', better: 'lower' },
   fixedP99: { key: 'fixedP99', label: 'p99 at the fixed rate', unit: 'ms', better: 'lower' },
   fixedCpuUs: cpu('fixedCpuUs', 'fixed-rate server CPU/msg'),
+  /** Whether the system kept up with the schedule: a p99 of one that fell behind grows with the phase's length. */
+  fixedRate: { key: 'fixedRate', label: 'delivered/s at the fixed rate', unit: '/s', better: 'higher' },
   fdatasyncRate: { key: 'fdatasyncRate', label: 'bare fdatasync loop/s', unit: '/s', better: 'higher', ratio: false },
 } as const satisfies Record<string, MetricDef>;
 
@@ -98,8 +101,10 @@ function figures(results: Record<EmbeddedPhase, PhaseResult>): RoundOutcome {
       cpuUsAll: perMessageUs(all, saturation.messages),
       produceRate: produce.outcome.metrics.rate,
       produceCpuUs: serverUs(produce),
+      fixedP50: fixed.outcome.metrics.p50,
       fixedP99: fixed.outcome.metrics.p99,
       fixedCpuUs: serverUs(fixed),
+      fixedRate: fixed.outcome.metrics.rate,
     },
     note: notes.length ? notes.join('; ') : undefined,
   };
