@@ -93,10 +93,14 @@ async function main(): Promise<void> {
     running = message.phase;
     runPhase(message.phase, path, phaseContext(message.config, message.topic))
       .then(
-        (outcome) => send({ kind: 'done', outcome }),
-        (error: Error) => send({ kind: 'failed', message: error.stack ?? error.message }),
+        (outcome): FromEmbeddedApp => ({ kind: 'done', outcome }),
+        (error: Error): FromEmbeddedApp => ({ kind: 'failed', message: error.stack ?? error.message }),
       )
-      .finally(() => (running = undefined));
+      .then((reply) => {
+        // Free before answering: the bench sends the next phase as soon as it has the answer.
+        running = undefined;
+        send(reply);
+      });
   });
   // The bench went away without stopping the app: shut down cleanly rather than linger.
   process.once('disconnect', () => void app.close().finally(() => process.exit(0)));
