@@ -19,7 +19,8 @@ const figure = (value: number, unit: string) => `${format(value, unit)}${unit ==
 
 /**
  * Issue 32's three targets for the embedded workload, from the medians of the run: end to end at saturation ≥ 3× the
- * best durable peer, one-at-a-time produce ≥ 0.8× the bare fdatasync loop timed in the same round, p99 at the fixed rate
+ * best durable peer, one-at-a-time produce ≥ 0.8× the bare fdatasync loop timed in the same round (into preallocated blocks,
+ * the physical limit; the appending loop is shown beside it), p99 at the fixed rate
  * ≤ the best durable peer's. Each row gives the CPU per message beside the figures (MMMQ: the app process; a peer: its
  * server). No rows when the workload did not run; "no result" with an unknown verdict when a side has no figure.
  */
@@ -52,14 +53,16 @@ export function embeddedTargets(results: BenchResults): TargetRow[] {
     `one Nest app (broker + listener + producer), end to end at saturation ≥ ${EMBEDDED_E2E_RATIO}× the best durable peer's end to end with its own Node client (issue 32)`,
   );
 
-  const produceTarget = `one Nest app, confirmed produce one at a time ≥ ${EMBEDDED_PRODUCE_VS_FDATASYNC}× a bare fdatasync loop (1 KiB write + fdatasync) in the app's data dir (issue 32)`;
+  const produceTarget = `one Nest app, confirmed produce one at a time ≥ ${EMBEDDED_PRODUCE_VS_FDATASYNC}× a bare fdatasync loop (1 KiB write + fdatasync, preallocated: the physical limit) in the app's data dir (issue 32)`;
   const produce = mine(m.produceRate.key);
   const loop = mine(m.fdatasyncRate.key);
+  const appending = mine(m.fdatasyncAppendRate.key);
   if (Number.isFinite(produce) && Number.isFinite(loop) && loop > 0) {
     const r = produce / loop;
+    const beside = Number.isFinite(appending) ? ` (appending: ${figure(appending, '/s')}, ${(produce / appending).toFixed(2)}×)` : '';
     rows.push({
       target: produceTarget,
-      measured: `MMMQ one app ${figure(produce, '/s')} (app CPU ${perMessage(mine(m.produceCpuUs.key))}) vs fdatasync loop ${figure(loop, '/s')}: ${r.toFixed(2)}×`,
+      measured: `MMMQ one app ${figure(produce, '/s')} (app CPU ${perMessage(mine(m.produceCpuUs.key))}) vs fdatasync loop ${figure(loop, '/s')}: ${r.toFixed(2)}×${beside}`,
       met: r >= EMBEDDED_PRODUCE_VS_FDATASYNC,
     });
   } else rows.push({ target: produceTarget, measured: 'no result', met: undefined });

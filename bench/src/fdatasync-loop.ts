@@ -2,16 +2,28 @@ import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The physical limit of one-at-a-time durable writes on a disk: `count` times, append `size` bytes to a file in `dir`
- * and `fdatasync` it, one after another, nothing else (synchronous: no event loop, no batching). The embedded
- * workload compares MMMQ's one-at-a-time confirmed produce with it, in the broker's own data dir. Returns
- * writes per second; the file is removed afterwards.
+ * How the loop's file takes its writes. `preallocated`: into blocks written and made durable beforehand, so an
+ * fdatasync has only the data to commit — the disk's physical limit, and what MMMQ's journal does (it preallocates its
+ * files). `append`: growing the file, so each fdatasync also commits the new size through the file system's journal.
  */
-export function fdatasyncLoop(dir: string, count: number, size: number): number {
-  const file = path.join(dir, 'bench-fdatasync-loop.bin');
+export type FdatasyncLoopKind = 'preallocated' | 'append';
+
+/**
+ * One-at-a-time durable writes with nothing else: `count` times, write `size` bytes at the next offset of a file in
+ * `dir` and `fdatasync` it, one after another (synchronous: no event loop, no batching, no thread pool). The embedded
+ * workload compares MMMQ's one-at-a-time confirmed produce with it, in the broker's own data dir. Returns writes per
+ * second; the file is removed afterwards.
+ */
+export function fdatasyncLoop(dir: string, count: number, size: number, kind: FdatasyncLoopKind): number {
+  const file = path.join(dir, `bench-fdatasync-loop-${kind}.bin`);
   const record = Buffer.alloc(size, 'x');
   const fd = openSync(file, 'w');
   try {
+    if (kind === 'preallocated') {
+      const blocks = Buffer.alloc(count * size);
+      writeSync(fd, blocks, 0, blocks.length, 0);
+      fdatasyncSync(fd);
+    }
     const start = performance.now();
     for (let i = 0; i < count; i++) {
       writeSync(fd, record, 0, size, i * size);

@@ -19,7 +19,14 @@ export const EMBEDDED_METRICS = {
   fixedCpuUs: cpu('fixedCpuUs', 'fixed-rate server CPU/msg'),
   /** Whether the system kept up with the schedule: a p99 of one that fell behind grows with the phase's length. */
   fixedRate: { key: 'fixedRate', label: 'delivered/s at the fixed rate', unit: '/s', better: 'higher' },
-  fdatasyncRate: { key: 'fdatasyncRate', label: 'bare fdatasync loop/s', unit: '/s', better: 'higher', ratio: false },
+  fdatasyncRate: { key: 'fdatasyncRate', label: 'bare fdatasync loop/s, preallocated', unit: '/s', better: 'higher', ratio: false },
+  fdatasyncAppendRate: {
+    key: 'fdatasyncAppendRate',
+    label: 'bare fdatasync loop/s, appending',
+    unit: '/s',
+    better: 'higher',
+    ratio: false,
+  },
 } as const satisfies Record<string, MetricDef>;
 
 /** One phase's figures and the server's CPU over its measured part. */
@@ -131,7 +138,7 @@ export const embedded: Workload = {
   id: 'embedded',
   title: () => 'Embedded: broker, listener and producer in one Nest app (issue 32)',
   describe: (c) =>
-    `MMMQ as one Nest application in a process of its own: \`MmmqBrokerModule.forRoot()\` (a fresh data dir), \`MmmqConsumerModule.forRoot()\` with one \`@MMMQListener\` and \`MmmqProducerModule.forRoot()\`, no broker option, so \`Producer.produce\` commits through the broker's intake and the listener receives in process; the bench only tells it, over the child's IPC channel, which phase to run. Persistent messages of ${c.size / 1024} KiB. The peers run the same phases, with the same code, in the bench process with their own Node clients. Phases: *produce one at a time* — ${c.publishOne.toLocaleString('en')} confirmed publishes, each awaited before the next, no consumer (as publish-one); *e2e* — ${c.e2e.toLocaleString('en')} messages with a window of ${c.window.toLocaleString('en')} unacknowledged publishes to one listener, msgs/s = messages / (last delivery − first publish) (as e2e-saturation); *p99 at the fixed rate* — ${c.ratePerSecond.toLocaleString('en')} msg/s for ${c.rateSeconds} s, open loop, latency from when each message was due (as e2e-fixed-rate). *server CPU/msg* (µs): CPU time of the server's process from \`/proc/<pid>/stat\` over the phase's measured part ÷ its messages — for MMMQ the whole app (broker, producer and listener), for a peer its server alone (RabbitMQ: the whole \`beam.smp\` node); *server + client CPU/msg* adds the bench process (the peers' clients; for MMMQ only the IPC). *bare fdatasync loop/s* (MMMQ's round, by the bench right after the produce phase, the app idle): ${c.publishOne.toLocaleString('en')} times, append ${c.size / 1024} KiB to a file in the app's data dir and \`fdatasync\` it, one at a time — the disk's one-at-a-time limit.`,
+    `MMMQ as one Nest application in a process of its own: \`MmmqBrokerModule.forRoot()\` (a fresh data dir), \`MmmqConsumerModule.forRoot()\` with one \`@MMMQListener\` and \`MmmqProducerModule.forRoot()\`, no broker option, so \`Producer.produce\` commits through the broker's intake and the listener receives in process; the bench only tells it, over the child's IPC channel, which phase to run. Persistent messages of ${c.size / 1024} KiB. The peers run the same phases, with the same code, in the bench process with their own Node clients. Phases: *produce one at a time* — ${c.publishOne.toLocaleString('en')} confirmed publishes, each awaited before the next, no consumer (as publish-one); *e2e* — ${c.e2e.toLocaleString('en')} messages with a window of ${c.window.toLocaleString('en')} unacknowledged publishes to one listener, msgs/s = messages / (last delivery − first publish) (as e2e-saturation); *p99 at the fixed rate* — ${c.ratePerSecond.toLocaleString('en')} msg/s for ${c.rateSeconds} s, open loop, latency from when each message was due (as e2e-fixed-rate). *server CPU/msg* (µs): CPU time of the server's process from \`/proc/<pid>/stat\` over the phase's measured part ÷ its messages — for MMMQ the whole app (broker, producer and listener), for a peer its server alone (RabbitMQ: the whole \`beam.smp\` node); *server + client CPU/msg* adds the bench process (the peers' clients; for MMMQ only the IPC). *bare fdatasync loop/s* (MMMQ's round, by the bench right after the produce phase, the app idle): ${c.publishOne.toLocaleString('en')} times, write ${c.size / 1024} KiB at the next offset of a file in the app's data dir and \`fdatasync\` it, one at a time, with nothing else — *preallocated*: into blocks written beforehand, the disk's physical limit and what MMMQ's journal does (it preallocates its files); *appending*: growing the file, so each fdatasync also commits the new size.`,
   metrics: Object.values(EMBEDDED_METRICS),
   headline: 'rate',
   applies: (s) =>
@@ -148,17 +155,20 @@ export const embedded: Workload = {
     }
     const { prefix } = ctx.plan(1, 1);
     const app = await system.startEmbeddedApp(embeddedPattern(prefix));
-    let fdatasyncRate = NaN;
+    const loops: Record<string, number> = {};
     // Right after the produce phase, while the app is idle: this disk is shared, and its fsync latency drifts by
-    // the minute, so the two figures are compared only when timed close together.
+    // the minute, so the figures are compared only when timed close together.
     const loopAfterProduce = (phase: EmbeddedPhase) => {
-      if (phase === 'produce') fdatasyncRate = fdatasyncLoop(app.rootDir, ctx.config.publishOne, ctx.config.size);
+      if (phase !== 'produce') return;
+      const { publishOne, size } = ctx.config;
+      loops.fdatasyncRate = fdatasyncLoop(app.rootDir, publishOne, size, 'preallocated');
+      loops.fdatasyncAppendRate = fdatasyncLoop(app.rootDir, publishOne, size, 'append');
     };
     try {
       await ctx.startSampling(() => (app.pid ? [app.pid] : []));
       const outcome = await runPhases((phase) => appPhase(app, prefix, ctx, phase), loopAfterProduce);
       await ctx.stopSampling();
-      outcome.metrics.fdatasyncRate = fdatasyncRate;
+      Object.assign(outcome.metrics, loops);
       return outcome;
     } finally {
       await app.stop();
