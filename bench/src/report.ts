@@ -9,7 +9,7 @@ import { targets } from './targets';
 import type { MetricDef } from './workloads/workload';
 
 /** Units that go in the column header, so cells hold bare numbers. */
-const HEADER_UNITS: Record<string, string> = { ms: 'ms', '%': '%', MiB: 'MiB' };
+const HEADER_UNITS: Record<string, string> = { ms: 'ms', '%': '%', MiB: 'MiB', µs: 'µs' };
 
 const bare = (value: number, unit: string) => format(value, unit).replace(/ (%|MiB)$/, '');
 
@@ -112,9 +112,9 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   const rows = targets(results);
   if (rows.length) {
     out.push(
-      '## Targets (issues 11, 12 and 17)',
+      '## Targets (issues 11, 12, 17 and 32)',
       '',
-      "The targets of issue 11 (storage v2: one broker-wide journal), plus issue 5's fan-out target, which issue 11 does not replace, those of issue 12's new workloads (competing consumers, pull, plain HTTP consumers) and issue 17's outbox → inbox (against the same pattern on RabbitMQ). \"Durable peer\" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.",
+      "The targets of issue 11 (storage v2: one broker-wide journal), plus issue 5's fan-out target, which issue 11 does not replace, those of issue 12's new workloads (competing consumers, pull, plain HTTP consumers), issue 17's outbox → inbox (against the same pattern on RabbitMQ) and issue 32's embedded workload (broker, listener and producer in one Nest app). \"Durable peer\" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.",
       '',
     );
     out.push('| target | measured | met |', '|---|---|:---:|');

@@ -175,7 +175,9 @@ export async function runBench(
 }
 
 async function runRound(config: BenchConfig, workload: Workload, system: System, round: number, runTag: string): Promise<RunRecord> {
-  const sampler = new ProcessSampler(() => system.brokerPids());
+  // The workload may name the process its figures are about (the embedded workload's app); the broker's otherwise.
+  let sampled = () => system.brokerPids();
+  const sampler = new ProcessSampler(() => sampled());
   const fsyncs = workload.countsFsyncs ? new FsyncMeter(system) : undefined;
   let sampling: 'before' | 'running' | 'done' = 'before';
   let usage: SampledUsage | undefined;
@@ -190,9 +192,10 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
         groups: Array.from({ length: groups }, (_, i) => `g${i}`),
       };
     },
-    startSampling: async () => {
+    startSampling: async (processes) => {
       if (sampling !== 'before') return;
       sampling = 'running';
+      if (processes) sampled = processes;
       await fsyncs?.start();
       sampler.start();
     },

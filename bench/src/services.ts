@@ -1,4 +1,4 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn, type StdioOptions } from 'node:child_process';
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -111,10 +111,12 @@ export class ManagedProcess {
     return this.child && this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
   }
 
-  start(): ChildProcess {
+  /** `ipc`: a Node child with an IPC channel (`child.send`, `process.send`), for a process the bench drives. */
+  start(options: { ipc?: boolean } = {}): ChildProcess {
     if (this.pid) throw new Error(`${this.name} is already running`);
     const out = openSync(this.logFile, 'a');
-    this.child = spawn(this.file, this.args, { cwd: this.cwd, env: this.env, stdio: ['ignore', out, out] });
+    const stdio: StdioOptions = options.ipc ? ['ignore', out, out, 'ipc'] : ['ignore', out, out];
+    this.child = spawn(this.file, this.args, { cwd: this.cwd, env: this.env, stdio });
     this.child.on('error', (error) => log(`${this.name}: ${error.message}`));
     return this.child;
   }

@@ -1,4 +1,5 @@
 import { aggregate, best, isDurablePeer, mmmqOf } from './aggregate';
+import { embeddedTargets } from './embedded-report';
 import { fsyncTarget } from './fsync-report';
 import type { BenchResults, SystemInfo, WorkloadInfo } from './runner';
 import { format } from './runner';
@@ -22,7 +23,8 @@ export const PLAIN_LAG_BOUND_SECONDS = 1;
 
 /**
  * The targets of issue 11 (storage v2, the broker-wide journal), issue 5's fan-out target, which issue 11
- * does not replace, the new workloads of issue 12 (one subscription model) and issue 17's outbox → inbox. Each row compares medians; a
+ * does not replace, the new workloads of issue 12 (one subscription model), issue 17's outbox → inbox and issue 32's embedded
+ * (one-app) workload. Each row compares medians; a
  * workload left out of the run gives no row.
  */
 export function targets(results: BenchResults): TargetRow[] {
@@ -95,6 +97,7 @@ export function targets(results: BenchResults): TargetRow[] {
       met: undefined,
     });
   }
+  rows.push(...embeddedTargets(results));
   for (const id of ['plain-consumer', 'plain-consumer-3']) {
     const w = workload(id);
     if (!w) continue;

@@ -48,7 +48,7 @@ export async function startPullConsumerApp(
 }
 
 /** Resolves once the app's listeners are registered with the broker (in the background after `listen`), so the timing starts with delivery possible. */
-async function registered(app: INestApplicationContext): Promise<void> {
+export async function registered(app: INestApplicationContext): Promise<void> {
   const health = app.get(MmmqConsumerHealthIndicator);
   const deadline = Date.now() + REGISTRATION_DEADLINE_MS;
   while (health.check().status !== 'up') {

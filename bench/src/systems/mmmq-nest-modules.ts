@@ -1,3 +1,4 @@
+import { MmmqBrokerModule } from '@mmmq/broker';
 import { MmmqConsumerModule, type MmmqConsumerOptions, MMMQListener } from '@mmmq/consumer';
 import { MmmqProducerModule } from '@mmmq/producer';
 import { Module, type DynamicModule } from '@nestjs/common';
@@ -79,5 +80,20 @@ export class BenchProducerModule {
   /** The producer on another transport (`transport` option), with its default batching. */
   static onTransport(transport: MmmqTransport): DynamicModule {
     return { module: BenchProducerModule, imports: [MmmqProducerModule.forRoot({ transport })] };
+  }
+}
+
+/**
+ * The embedded workload's app (issue 32): the broker, the consumer and the producer in one application, each with
+ * `forRoot()` and nothing else but the broker's data dir; the listener and the producer reach the broker in process.
+ */
+@Module({})
+export class BenchEmbeddedAppModule {
+  static register(rootDir: string, listener: BenchListener): DynamicModule {
+    return {
+      module: BenchEmbeddedAppModule,
+      imports: [MmmqBrokerModule.forRoot({ persistence: { rootDir } }), MmmqConsumerModule.forRoot(), MmmqProducerModule.forRoot()],
+      providers: providersOf([listener]),
+    };
   }
 }

@@ -10,6 +10,7 @@ import { HttpPublishers } from './http-publishers';
 import { expectHosts, postDispatcher } from './mmmq-dispatchers';
 import { httpRequest, readFsyncCounters } from './mmmq-http';
 import { NEST_LOGGER, startConsumerApp } from './mmmq-consumer-app';
+import { EmbeddedApp } from './mmmq-embedded';
 import { type BenchListener, benchListener, BenchProducerModule } from './mmmq-nest-modules';
 import { MmmqOutboxPipeline } from './mmmq-outbox';
 import { startPull } from './mmmq-pull';
@@ -230,6 +231,15 @@ export class MmmqSystem implements System {
 
   plainConsumers(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
     return startPlainConsumers(this.port, this.consumerIds(plan)[0], this.pattern(plan), members, onMessage);
+  }
+
+  /**
+   * The one-app form (issue 32) in a process of its own, beside this broker (which stays idle). Persistent messages
+   * only: the nonPersistent variant runs the publish workloads alone.
+   */
+  startEmbeddedApp(pattern: string): Promise<EmbeddedApp> {
+    if (this.deliveryMode !== 'persistent') return Promise.reject(new Error('the embedded app publishes persistent messages only'));
+    return EmbeddedApp.start(pattern);
   }
 
   /** The pattern on this broker: @mmmq/postgres's outbox, relay and inbox (see `mmmq-outbox.ts`). */

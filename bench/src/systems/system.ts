@@ -1,4 +1,5 @@
 import type { BenchContent } from '../payload';
+import type { EmbeddedApp } from './mmmq-embedded';
 import type { OutboxPipeline, OutboxRound } from './outbox-pipeline';
 
 /**
@@ -68,6 +69,9 @@ export interface FsyncCounters {
  * `reference`: not a broker (the outbox-inbox workload's no-broker ceiling), shown as a row, never in ratios and targets.
  */
 export type SystemKind = 'mmmq' | 'mmmq-mode' | 'mmmq-transport' | 'durable-peer' | 'peer' | 'reference';
+
+/** What the publish and end-to-end paths use of a system: also implemented by the embedded app, in its own process. */
+export type MessagePath = Pick<System, 'declare' | 'publish' | 'consume' | 'drop'>;
 
 export interface System {
   readonly id: string;
@@ -139,6 +143,12 @@ export interface System {
    * declared, nothing started. Systems without it are not compared there.
    */
   outboxPipeline?(round: OutboxRound): Promise<OutboxPipeline>;
+  /**
+   * MMMQ only: its one-app form (issue 32), a Nest app with the broker, a listener and the producer in a process of its
+   * own, listening to `pattern`, ready for the embedded workload's phases. Systems without it run those phases with
+   * their own clients.
+   */
+  startEmbeddedApp?(pattern: string): Promise<EmbeddedApp>;
   /** Deletes what `declare` and the round created. */
   drop(plan: TopicPlan): Promise<void>;
 

@@ -1,7 +1,7 @@
 import { content } from '../payload';
 import { pump } from '../pump';
 import { LatencyRecorder } from '../stats';
-import type { ConsumeHandle, OnMessage, System, TopicPlan } from '../systems/system';
+import type { ConsumeHandle, MessagePath, OnMessage, TopicPlan } from '../systems/system';
 import type { RoundContext, RoundOutcome } from './workload';
 
 /** Counts deliveries per group, tells duplicates from new messages, and resolves once every group has all. */
@@ -84,7 +84,7 @@ export interface EndToEndOptions {
  * most `window` unconfirmed, round-robin over the topics. Rate = deliveries / (last delivery − first publish).
  */
 export async function endToEnd(
-  system: System,
+  system: MessagePath,
   ctx: RoundContext,
   o: EndToEndOptions,
 ): Promise<RoundOutcome & { seconds: number; duplicates: number }> {

@@ -2,6 +2,7 @@ import { backlogRestart } from './backlog-restart';
 import { competing } from './competing';
 import { e2eFixedRate } from './e2e-fixed-rate';
 import { e2eSaturation } from './e2e-saturation';
+import { embedded } from './embedded';
 import { fanout } from './fanout';
 import { largeMessages } from './large-messages';
 import { httpPublishers } from './http-publishers';
@@ -30,5 +31,6 @@ export const WORKLOADS: Workload[] = [
   largeMessages,
   outboxInbox('live'),
   outboxInbox('backlog'),
+  embedded,
   backlogRestart,
 ];

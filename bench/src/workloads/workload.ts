@@ -20,8 +20,9 @@ export interface RoundContext {
    * Start and stop broker sampling around the measured phase (the runner samples the whole run otherwise).
    * Await both: for a workload that counts fsyncs they read the broker's counters (one HTTP request each).
    * `stopSampling` resolves to what was measured (undefined when sampling had not started or had stopped already).
+   * `processes`: the pids to sample instead of `system.brokerPids()` (the process the round's figures are about).
    */
-  startSampling(): Promise<void>;
+  startSampling(processes?: () => number[]): Promise<void>;
   stopSampling(): Promise<SampledUsage | undefined>;
 }
 
