@@ -68,6 +68,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /** Notified when a subscription starts (a fetch waiting for a consumer with no topics yet wakes up). */
   private readonly subscribed = new Notifier();
   private closing = false;
+  /** The application's own code (in-process producers and listeners) runs on this event loop: see {@link shareEventLoop}. */
+  private appSharesEventLoop = false;
 
   constructor(
     private readonly queues: TopicQueueContainer,
@@ -80,7 +82,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
-    queues.journal.othersNeedEventLoop = () => this.sender.inFlight > 0;
+    queues.journal.othersNeedEventLoop = () => this.appSharesEventLoop || this.sender.inFlight > 0;
     const deadLetters = new DeadLetterWriter(queues, events);
     this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard, observer };
     this.announce = new DispatcherAnnouncer(events);
@@ -180,6 +182,14 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     });
   }
 
+  /**
+   * The broker's application produces or listens in process: its handlers and requests share the event loop, so no
+   * fsync may block it (a lone commit's fsync goes through the thread pool, as while pushes are in flight).
+   */
+  shareEventLoop(): void {
+    this.appSharesEventLoop = true;
+  }
+
   /** Removes a dispatcher: its subscriptions stop and its checkpoints are deleted in every topic. */
   removeDispatcher(consumerId: string): Promise<void> {
     return this.exclusive(async () => {
@@ -196,6 +206,11 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   /** Resolves when a subscription starts, after `ms`, or when `signal` aborts. */
+  /** Calls `listener` whenever a subscription starts, until unlistened. */
+  onSubscribed(listener: () => void): () => void {
+    return this.subscribed.listen(listener);
+  }
+
   whenSubscribed(ms: number, signal: AbortSignal): Promise<void> {
     return this.subscribed.wait(ms, signal);
   }

@@ -199,6 +199,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   }
 
   /** Resolves at the next change, after `ms`, or when `signal` aborts. */
+  /** Calls `listener` at every change (as {@link whenChanged} resolves), and once when it stops, until unlistened. */
+  onChange(listener: () => void): () => void {
+    return this.changes.listen(listener);
+  }
+
   async whenChanged(ms: number, signal?: AbortSignal): Promise<void> {
     if (!signal) return this.changes.wait(ms, this.stopSignal.signal);
     const cancelled = anySignal([signal, this.stopSignal.signal]);

@@ -1,5 +1,4 @@
 import {
-  anySignal,
   sleep,
   type ConsumerAcknowledgement,
   type TransportDelivery,
@@ -119,25 +118,25 @@ export class InProcessMember {
     }
   }
 
-  /** Leases what is available; when nothing is, waits for a change (listening before looking again, so none is missed). */
+  /**
+   * Leases what is available; when nothing is, waits for a change (listening before looking again, so none is
+   * missed). One message at a time makes this a wait per message: listeners and one timer, no abort signals.
+   */
   private async leaseOrWait(room: number): Promise<Array<{ subscription: Subscription; slot: Slot }>> {
     const found = await this.lease(room);
     if (found.length > 0 || this.stopped.signal.aborted) return found;
-    const wake = new AbortController();
-    const woken = anySignal([wake.signal, this.stopped.signal]);
+    let wake!: () => void;
+    const changed = new Promise<void>((resolve) => (wake = resolve));
+    const subscriptions = this.deps.subscriptions.subscriptionsOf(this.listener.consumerId);
+    const unlisten = [this.deps.subscriptions.onSubscribed(wake), ...subscriptions.map((subscription) => subscription.onChange(wake))];
+    const timer = setTimeout(wake, Math.min(MAX_IDLE_WAIT_MS, this.leaseMs() / 2));
     try {
-      const ms = Math.min(MAX_IDLE_WAIT_MS, this.leaseMs() / 2);
-      const subscriptions = this.deps.subscriptions.subscriptionsOf(this.listener.consumerId);
-      const changed = Promise.race([
-        this.deps.subscriptions.whenSubscribed(ms, woken.signal),
-        ...subscriptions.map((subscription) => subscription.whenChanged(ms, woken.signal)),
-      ]);
       const leased = await this.lease(room);
-      if (leased.length === 0) await changed;
+      if (leased.length === 0) await Promise.race([changed, this.whenStopped]);
       return leased;
     } finally {
-      wake.abort();
-      woken.dispose();
+      clearTimeout(timer);
+      for (const stop of unlisten) stop();
     }
   }
 

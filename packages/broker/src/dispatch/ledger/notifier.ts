@@ -18,6 +18,15 @@ export class Notifier {
     });
   }
 
+  /**
+   * Calls `listener` at every `notify` until the returned function is called: for a waiter that watches several
+   * notifiers on a hot path, without a timer or an abort signal per wait.
+   */
+  listen(listener: () => void): () => void {
+    this.waiters.add(listener);
+    return () => this.waiters.delete(listener);
+  }
+
   notify(): void {
     if (this.waiters.size === 0) return;
     for (const waiter of [...this.waiters]) waiter();
