@@ -13,6 +13,7 @@ import { DispatchersFile } from './dispatch/dispatchers-file';
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
 import { PushTargetGuard, PushTargetResolver } from './dispatch/push-target-guard';
 import { PushTargetPolicy } from './dispatch/push-target-policy';
+import { AttachGate } from './dispatch/attach-gate';
 import { BacklogGuard } from './dispatch/backlog-guard';
 import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
@@ -132,6 +133,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     BrokerEvents,
     ...STORAGE_PROVIDERS,
     BacklogGuard,
+    AttachGate,
     SubscriptionContainer,
     Dispatcher,
     RetentionService,

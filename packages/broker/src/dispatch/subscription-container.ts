@@ -4,6 +4,7 @@ import { BrokerEvents } from '../events/broker-events';
 import { DispatcherAnnouncer } from '../events/dispatcher-announcer';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { AttachGate } from './attach-gate';
 import { AttachRetry } from './attach-retry';
 import { BacklogGuard } from './backlog-guard';
 import { Notifier } from './ledger/notifier';
@@ -18,6 +19,7 @@ import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
 import { TopicPolicies } from '../topics/topic-policies';
+import { Leased, LeasedIds } from './leased-ids';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
 import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
@@ -61,6 +63,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private readonly topics = new Map<string, AttachedTopic>();
   /** Each consumer's subscriptions by topic name: a fetch finds its own without walking every topic of the broker. */
   private readonly byConsumer = new Map<string, Map<string, Subscription>>();
+  /** Each consumer's leases by message id, across its topics; kept while it has subscriptions. */
+  private readonly leasedIds = new Map<string, LeasedIds>();
   private readonly context: DeliveryContext;
   private readonly sender: PushSender;
   private readonly announce: DispatcherAnnouncer;
@@ -79,6 +83,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Inject(MMMQ_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
     policies: TopicPolicies,
     backlogGuard: BacklogGuard,
+    private readonly gate: AttachGate,
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
@@ -92,13 +97,19 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     await this.registry.load(this.options.dispatchers);
     this.logger.log(`${this.registry.list().length} dispatchers loaded`);
     this.queues.onOpened((queue) => {
-      // Captured now: by the time the attach runs, the first publish to a new topic may be committed.
-      const tailAtOpen = queue.tailOffset;
-      this.exclusive(() => this.attach(queue, tailAtOpen)).catch((error: Error) =>
+      // Captured now: a commit made meanwhile (a dead letter, which does not wait for the gate) stays after it.
+      this.attachNew(queue, queue.tailOffset).catch((error: Error) =>
         this.logger.error(`Subscribing to topic ${queue.topic.name} failed`, error.stack),
       );
     });
-    for (const queue of this.queues.list()) await this.exclusive(() => this.attach(queue, queue.tailOffset));
+    for (const queue of this.queues.list()) await this.attachNew(queue, queue.tailOffset);
+  }
+
+  /** Attaches the matching subscriptions to a topic just opened; producers' publishes to it wait until then. */
+  private attachNew(queue: TopicQueue, tailAtOpen: number): Promise<void> {
+    const attached = this.exclusive(() => this.attach(queue, tailAtOpen));
+    this.gate.hold(queue.topic.name, attached);
+    return attached;
   }
 
   /**
@@ -215,6 +226,11 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return this.subscribed.wait(ms, signal);
   }
 
+  /** The consumer's lease of the message with this id, in any of its topics (one lookup, whatever it holds). */
+  leaseOfId(consumerId: string, id: string): Leased | undefined {
+    return this.leasedIds.get(consumerId)?.find(id);
+  }
+
   /** The consumer's subscription to one topic. */
   subscriptionOf(consumerId: string, topic: string): Subscription | undefined {
     return this.topics.get(topic)?.subscriptions.get(consumerId);
@@ -306,7 +322,9 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     // From the oldest message retention kept: what it deleted was never this subscription's to skip.
     const initial = definition.startFrom === 'latest' && tail !== undefined ? tail : topic.queue.startOffset;
     const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
-    const subscription = new Subscription(topic.queue, definition, checkpoint, this.context);
+    let leasedIds = this.leasedIds.get(definition.consumerId);
+    if (!leasedIds) this.leasedIds.set(definition.consumerId, (leasedIds = new LeasedIds()));
+    const subscription = new Subscription(topic.queue, definition, checkpoint, this.context, leasedIds);
     topic.subscriptions.set(definition.consumerId, subscription);
     let ofConsumer = this.byConsumer.get(definition.consumerId);
     if (!ofConsumer) this.byConsumer.set(definition.consumerId, (ofConsumer = new Map()));
@@ -323,10 +341,14 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     topic.attaching.delete(consumerId);
     if (subscription) {
       await subscription.stop();
+      subscription.forgetLeases();
       topic.subscriptions.delete(consumerId);
       const ofConsumer = this.byConsumer.get(consumerId);
       ofConsumer?.delete(topic.queue.topic.name);
-      if (ofConsumer?.size === 0) this.byConsumer.delete(consumerId);
+      if (ofConsumer?.size === 0) {
+        this.byConsumer.delete(consumerId);
+        this.leasedIds.delete(consumerId);
+      }
     }
     if (!subscription && !retry) return false;
     if (deleteCheckpoint) await topic.queue.checkpoints.delete(consumerId);

@@ -18,6 +18,8 @@ import { leaseToken } from './ledger/lease-token';
 import { LogReader, LogReaderHost } from './ledger/log-reader';
 import { Notifier } from './ledger/notifier';
 import { Slot, SlotState } from './ledger/slot';
+import type { LeaseWatcher } from './ledger/lease-watcher';
+import type { LeasedIds } from './leased-ids';
 import { MemberRoster } from './member-roster';
 import { PushMember, PushMemberState, PushMemberView } from './push-member';
 import { PushSender } from './push-sender';
@@ -89,6 +91,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     private currentDefinition: DispatcherDefinition,
     checkpoint: CheckpointFile,
     private readonly context: DeliveryContext,
+    /** The consumer's leases by message id (for settling by `{"id"}`), shared by its subscriptions. */
+    private leasedIds?: LeasedIds,
   ) {
     const { maxDeliveries } = currentDefinition;
     // An exclusive dispatcher is the strictly ordered kind: it gets offset order whatever the priorities.
@@ -96,6 +100,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       checkpoint.snapshot,
       { maxDeliveries, maxNackRetries: context.options.maxNackRetries },
       currentDefinition.exclusive,
+      this.leaseWatcher(),
     );
     // A redrive hands dead letters back as asked: they were selected when first delivered.
     const redrive = queue.topic.name === redriveTopicOf(currentDefinition.consumerId);
@@ -107,7 +112,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       (file, ledger) => this.writeState(file, ledger),
       () => this.transactions.waiting || this.deadLetters.waiting,
     );
-    this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs);
+    // A takeover wakes the new active member: a backup's push loop stopped when it was refused.
+    this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs, () => this.signal());
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
     // The redrive topic holds what an operator handed back on purpose: no limit there.
     const limit = redrive ? undefined : currentDefinition.backlogLimit;
@@ -258,6 +264,18 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     return slots;
   }
 
+  private leaseWatcher(): LeaseWatcher {
+    return {
+      leased: (slot) => this.leasedIds?.add(this.idOf(slot), this, slot),
+      ended: (slot) => this.leasedIds?.remove(this.idOf(slot), slot),
+    };
+  }
+
+  /** The id settlements name a message by: its own, or `{topic}@{offset}` for an entry without one (the Java broker's). */
+  private idOf(slot: Slot): string {
+    return slot.envelope?.id ?? `${this.queue.topic.name}@${slot.offset}`;
+  }
+
   /** The delivery body (SPEC §3) of a leased message, as pushed or fetched. */
   deliveryBody(slot: Slot): Buffer {
     const topic = this.queue.topic.name;
@@ -278,8 +296,14 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     return this.ledger.leaseAt(offset, delivery);
   }
 
-  leaseOfId(id: string): Slot | undefined {
-    return this.ledger.leaseOfId(id, this.queue.topic.name);
+  /**
+   * Takes this subscription's leases out of the consumer's index, for good: it was detached (stopped), and a
+   * settlement by id must find nothing of it (as none by lease or offset does), nor the index keep its slots.
+   */
+  forgetLeases(): void {
+    const ids = this.leasedIds;
+    this.leasedIds = undefined;
+    for (const slot of ids ? this.ledger.leasedSlots() : []) ids!.remove(this.idOf(slot), slot);
   }
 
   leasesOf(member: string): Slot[] {
@@ -587,6 +611,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   stop(graceMs = 0): Promise<void> {
     this.stopRequested ??= (async () => {
       this.context.backlogGuard?.remove(this.queue.topic.name, this);
+      this.roster.stop();
       await Promise.allSettled([...this.pushMembers.values()].map((member) => member.stop(graceMs)));
       this.stopSignal.abort();
       this.changes.notify();

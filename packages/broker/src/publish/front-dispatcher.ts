@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DeduplicationClaim } from '../deduplication/deduplication-claim';
 import { Deduplicator } from '../deduplication/deduplicator';
+import { AttachGate } from '../dispatch/attach-gate';
 import { BacklogGuard } from '../dispatch/backlog-guard';
 import { TopicLimits } from '../retention/topic-limits';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
@@ -48,6 +49,7 @@ export class FrontDispatcher {
     @Optional() private readonly limits?: TopicLimits,
     @Optional() @Inject(PUBLISH_OBSERVER) private readonly observer?: PublishObserver,
     @Optional() private readonly deduplicator?: Deduplicator,
+    @Optional() private readonly attachGate?: AttachGate,
   ) {}
 
   /** Resolves with the ACK of one message: once durable when persistent, on receipt when nonPersistent. */
@@ -152,6 +154,9 @@ export class FrontDispatcher {
     for (const message of messages) {
       if (byTopic.has(message.topic.name)) continue;
       byTopic.set(message.topic.name, { queue: await this.queues.getOrCreate(message.topic), payloads: [], indices: [] });
+      // A topic opened just now: committed only once its subscriptions are attached, so the ACK finds it visible to them.
+      const attaching = this.attachGate?.whenAttached(message.topic.name);
+      if (attaching) await attaching;
     }
     // Awaited only when it had to wait: a publish pays no extra turn of the event loop otherwise.
     const claimed = this.deduplicator?.claim(messages);

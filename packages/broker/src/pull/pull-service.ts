@@ -5,9 +5,9 @@ import { performance } from 'node:perf_hooks';
 import { encodeDeliveryBatch } from '../dispatch/delivery-body';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { LeaseRef, parseLeaseToken } from '../dispatch/ledger/lease-token';
-import { Slot } from '../dispatch/ledger/slot';
 import { Subscription } from '../dispatch/subscription';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
+import type { Leased } from '../dispatch/leased-ids';
 import { TooManyFetchesError } from './pull.errors';
 import { FetchRequest, SettleItem, SettleRequest } from './pull-requests';
 
@@ -19,8 +19,6 @@ export interface SettleResult {
   settled: number;
   lost: unknown[];
 }
-
-type Leased = { subscription: Subscription; slot: Slot };
 
 /** Why a fetch's wait ends once it was answered: only its own listeners see it. */
 const WOKEN = 'fetch woken';
@@ -196,13 +194,7 @@ export class PullService implements BeforeApplicationShutdown {
   }
 
   private find(consumerId: string, item: SettleItem): Leased | undefined {
-    if ('id' in item) {
-      for (const subscription of this.subscriptions.subscriptionsOf(consumerId)) {
-        const slot = subscription.leaseOfId(item.id);
-        if (slot) return { subscription, slot };
-      }
-      return undefined;
-    }
+    if ('id' in item) return this.subscriptions.leaseOfId(consumerId, item.id);
     const ref: LeaseRef | undefined = 'lease' in item ? parseLeaseToken(item.lease) : item;
     if (!ref) return undefined;
     const subscription = this.subscriptions.subscriptionOf(consumerId, ref.topic);

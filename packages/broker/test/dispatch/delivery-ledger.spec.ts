@@ -1,6 +1,7 @@
 import { SlotState } from '../../src/dispatch/ledger/slot';
 import { cursorOnly } from '../../src/storage/subscription-snapshot';
-import { HTTP_500, LEASE_MS, ledgerOf, NACK, offsets, REFUSED, takeOne } from './ledger-fixture';
+import { DeliveryLedger } from '../../src/dispatch/ledger/delivery-ledger';
+import { admitAll, HTTP_500, LEASE_MS, ledgerOf, NACK, offsets, REFUSED, takeOne, TEST_LIMITS } from './ledger-fixture';
 
 describe('the delivery ledger hands out messages', () => {
   it('takes the lowest available offsets first, up to max', () => {
@@ -51,14 +52,21 @@ describe('the delivery ledger hands out messages', () => {
     expect(ledger.leasesOf('m1')).toEqual([]);
   });
 
-  it('finds a lease by message id, or by the topic@offset of a message without one', () => {
-    const ledger = ledgerOf(2);
-    const [first, second] = ledger.take('m1', 2, Infinity, 0, LEASE_MS);
-    second.envelope = { ...second.envelope!, id: null };
-    expect(ledger.leaseOfId('m0', 't')).toBe(first);
-    expect(ledger.leaseOfId('t@1', 't')).toBe(second);
-    ledger.settle(first);
-    expect(ledger.leaseOfId('m0', 't')).toBeUndefined();
+  it('tells its watcher of every lease that starts and ends, while the slot still holds its message', () => {
+    const events: string[] = [];
+    const ledger = new DeliveryLedger(cursorOnly(0), TEST_LIMITS, false, {
+      leased: (slot) => events.push(`+${slot.envelope!.id}`),
+      ended: (slot) => events.push(`-${slot.envelope!.id}`),
+    });
+    admitAll(ledger, [{}, {}, {}, {}]);
+    const [settled, released, terminated, expired] = ledger.take('m1', 4, Infinity, 0, LEASE_MS);
+    ledger.settle(settled);
+    ledger.release(released, REFUSED, 0);
+    ledger.terminate(terminated, 'TERMINATED');
+    for (const slot of ledger.expired(LEASE_MS)) ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, LEASE_MS);
+    ledger.settle(terminated);
+    expect(expired.state).toBe(SlotState.AVAILABLE);
+    expect(events).toEqual(['+m0', '+m1', '+m2', '+m3', '-m0', '-m1', '-m2', '-m3']);
   });
 });
 

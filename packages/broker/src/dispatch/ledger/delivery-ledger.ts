@@ -1,6 +1,7 @@
 import type { Selector } from '@mmmq/core';
 import type { DecodedEnvelope } from '../../publish/message-envelope';
 import type { SubscriptionSnapshot } from '../../storage/subscription-snapshot';
+import type { LeaseWatcher } from './lease-watcher';
 import { MinHeap } from './min-heap';
 import { byOffset, byPriority, newSlot, recordAttempt, Slot, SlotState } from './slot';
 
@@ -75,6 +76,8 @@ export class DeliveryLedger {
     private readonly limits: RedeliveryLimits,
     /** Offset order whatever the priorities (an exclusive dispatcher's subscription). */
     strictOrder = false,
+    /** Told of every lease that starts and ends (the consumer's index of leases by message id). */
+    private readonly watcher?: LeaseWatcher,
   ) {
     this.ready = new MinHeap<Slot>(strictOrder ? byOffset : byPriority);
     this.cursor = snapshot.cursor;
@@ -179,6 +182,7 @@ export class DeliveryLedger {
       slot.deadline = now + leaseMs;
       if (Number.isFinite(slot.deadline)) this.expiries.push({ deadline: slot.deadline, slot, deliveries: slot.deliveries });
       this.leasedCount++;
+      this.watcher?.leased(slot);
       if (slot.deliveries > 1) this.version++;
       bytes += slot.bytes;
       taken.push(slot);
@@ -203,23 +207,20 @@ export class DeliveryLedger {
     return delivery === undefined || slot.deliveries === delivery ? slot : undefined;
   }
 
-  /** The leased slot holding the message with this id. */
-  leaseOfId(id: string, topic: string): Slot | undefined {
-    for (const slot of this.slots.values()) {
-      if (slot.state === SlotState.LEASED && (slot.envelope?.id ?? `${topic}@${slot.offset}`) === id) return slot;
-    }
-    return undefined;
-  }
-
   /** The slots `member` holds, lowest offset first. */
   leasesOf(member: string): Slot[] {
     return [...this.slots.values()].filter((slot) => slot.state === SlotState.LEASED && slot.member === member);
   }
 
+  /** Every leased slot, lowest offset first. */
+  leasedSlots(): Slot[] {
+    return [...this.slots.values()].filter((slot) => slot.state === SlotState.LEASED);
+  }
+
   /** ACKed (or dead-lettered, or settled on send): done for good. */
   settle(slot: Slot): void {
     if (slot.state === SlotState.SETTLED) return;
-    if (slot.state === SlotState.LEASED) this.leasedCount--;
+    if (slot.state === SlotState.LEASED) this.endLease(slot);
     slot.state = SlotState.SETTLED;
     slot.envelope = undefined;
     slot.member = undefined;
@@ -234,7 +235,7 @@ export class DeliveryLedger {
    */
   release(slot: Slot, how: Unsettled, now: number): DeadLetterVerdict | undefined {
     if (slot.state !== SlotState.LEASED) return undefined;
-    this.leasedCount--;
+    this.endLease(slot);
     if (!how.counted) slot.deliveries--;
     recordAttempt(slot, how.outcome);
     slot.member = undefined;
@@ -277,7 +278,7 @@ export class DeliveryLedger {
    */
   terminate(slot: Slot, outcome: string, counted = true): boolean {
     if (slot.state !== SlotState.LEASED) return false;
-    this.leasedCount--;
+    this.endLease(slot);
     if (!counted) {
       slot.deliveries--;
       this.version++;
@@ -409,6 +410,12 @@ export class DeliveryLedger {
       return { reason: 'MAX_DELIVERIES', lastError: `${slot.deliveries} deliveries, the last: ${how.outcome}` };
     }
     return undefined;
+  }
+
+  /** A LEASED slot's lease ends (its caller sets its next state). */
+  private endLease(slot: Slot): void {
+    this.leasedCount--;
+    this.watcher?.ended(slot);
   }
 
   private wasSettled(offset: number): boolean {
