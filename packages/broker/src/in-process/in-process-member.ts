@@ -1,10 +1,4 @@
-import {
-  sleep,
-  type ConsumerAcknowledgement,
-  type TransportDelivery,
-  type TransportHandler,
-  type TransportListener,
-} from '@mmmq/core';
+import { sleep, type ConsumerAcknowledgement, type TransportDelivery, type TransportHandler, type TransportListener } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { applyConsumerReply } from '../dispatch/consumer-reply';
 import type { DispatcherRegistry } from '../dispatch/dispatcher-registry';
