@@ -164,7 +164,10 @@ export class DescriptorPool {
     this.waiting.shift()?.();
   }
 
-  /** An operation on a file ended: a request waiting for a slot may now close that file. */
+  /**
+   * A file became closable (an operation on it ended, or it was just opened and is idle): a request waiting for a
+   * slot may now close it.
+   */
   unpinned(): void {
     if (this.waiting.length > 0) this.wakeOne();
   }

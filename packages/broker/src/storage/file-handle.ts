@@ -90,6 +90,8 @@ export class FileHandle implements PooledFile {
     private readonly pool: DescriptorPool,
   ) {
     pool.touch(this);
+    // Opened while others waited for a descriptor: this idle file is one they may close.
+    pool.unpinned();
   }
 
   /** Opens (creating when `create` is set) a file for reading and writing. */
@@ -304,9 +306,18 @@ export class FileHandle implements PooledFile {
   private async acquire(): Promise<number> {
     if (this.fd < 0) {
       if (this.closed) throw new StorageError(`${this.path} is closed`);
-      this.reopening ??= this.reopen().finally(() => (this.reopening = undefined));
-      await this.reopening;
-      if (this.fd < 0) return this.acquire();
+      if (this.reopening) {
+        // Another operation is reopening the file: wait for it, then pin as usual (if it is still open).
+        await this.reopening.catch(() => undefined);
+        return this.acquire();
+      }
+      const reopening = this.reopen();
+      this.reopening = reopening;
+      try {
+        return await reopening; // pinned by reopen
+      } finally {
+        this.reopening = undefined;
+      }
     }
     this.pins++;
     this.pool.touch(this);
@@ -334,6 +345,8 @@ export class FileHandle implements PooledFile {
     }
     this.fd = fd;
     this.pool.reopens++;
+    // Pinned at once: the caller's operation follows, and nothing may close the file before it runs.
+    this.pins++;
     this.pool.touch(this);
     return fd;
   }
