@@ -206,7 +206,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   private async open(topic: Topic): Promise<TopicQueue> {
     const dir = join(this.topicsDir, topic.name);
     let queue: TopicQueue;
-    let created: boolean;
+    let created = false;
     try {
       created = await this.ensureDirectory(dir);
       const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
@@ -220,6 +220,9 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       }
     } catch (cause) {
       this.names.delete(Topic.caseFoldKey(topic.name));
+      // A topic this open was creating holds nothing committed: its directory goes, so a refused publish (no
+      // descriptor, no space) leaves no empty topic behind to be restored, and counted, at the next start.
+      if (created) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw new StorageUnavailableError(`Topic ${topic.name} cannot be opened; publishes to it are refused`, { cause });
     }
     this.queues.set(topic.name, queue);
