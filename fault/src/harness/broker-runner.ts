@@ -27,6 +27,8 @@ export class BrokerRunner {
     readonly rootDir: string,
     private readonly logDir: string,
     private readonly env: Record<string, string> = {},
+    /** Runs the broker under this program (say `['prlimit', '--nofile=512:512']`), which execs node. */
+    private readonly prefix: readonly string[] = [],
   ) {
     mkdirSync(logDir, { recursive: true });
   }
@@ -46,7 +48,7 @@ export class BrokerRunner {
     let number = this.starts++;
     for (let attempt = 1; ; attempt++) {
       try {
-        this.process = await spawnBroker(await this.processEnv());
+        this.process = await spawnBroker(await this.processEnv(), undefined, undefined, this.prefix);
         break;
       } catch (error) {
         this.writeLog(number, String((error as Error).message));
@@ -64,7 +66,7 @@ export class BrokerRunner {
     if (this.process) throw new Error('A broker is already running');
     const number = this.starts++;
     let child: ChildProcess | undefined;
-    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned));
+    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned), undefined, this.prefix);
     const timer = setTimeout(() => child?.kill('SIGKILL'), timeoutMs);
     try {
       const started = await starting;
@@ -83,7 +85,7 @@ export class BrokerRunner {
   async startAndKillAfter(afterMs: number): Promise<'before-ready' | 'after-ready'> {
     const number = this.starts++;
     let child: ChildProcess | undefined;
-    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned));
+    const starting = spawnBroker(await this.processEnv(), (spawned) => (child = spawned), undefined, this.prefix);
     if (!child) throw new Error('spawnBroker did not hand over the child process');
     const spawned: ChildProcess = child;
     const exited = new Promise<void>((resolve) => spawned.once('exit', () => resolve()));

@@ -76,7 +76,11 @@ export {
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
+  DEFAULT_MAX_DISPATCHERS,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_TOPICS,
   MMMQ_PERSISTENCE_OPTIONS,
+  type LimitsOptions,
   type HttpOptions,
   type MmmqBrokerOptions,
   type PersistenceOptions,
@@ -94,6 +98,14 @@ export { PublishStreamServer, STREAM_SHUTDOWN_GRACE_MS } from './stream/publish-
 export { STREAM_MAX_UNANSWERED } from './stream/publish-stream.connection';
 export { StreamFencedError, StreamListenError } from './stream/stream.errors';
 export { MAX_BODY_BYTES_LIMIT } from './mmmq-broker-options.resolver';
+export { BrokerLimitReachedError, type BrokerLimitName } from './broker-limit.error';
+export {
+  defaultMaxOpenFiles,
+  descriptorPool,
+  descriptorReserve,
+  readNofileLimit,
+  type DescriptorPoolView,
+} from './storage/descriptor-pool';
 export { MIN_TOKEN_LENGTH, MAX_TOKEN_LENGTH, type AuthOptions, type AuthTokenOptions } from './security/auth.options';
 export { BROKER_ROLES, type BrokerRole } from './security/broker-role';
 export { resolveAuthTokens } from './security/auth-options.resolver';

@@ -22,7 +22,12 @@ import {
   DEFAULT_DISK_CHECK_INTERVAL_MS,
   DEFAULT_RETENTION_CHECK_INTERVAL_MS,
   DEFAULT_DISK_MIN_FREE_BYTES,
+  DEFAULT_MAX_DISPATCHERS,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_TOPICS,
   DiskGuardOptions,
+  LimitsOptions,
+  ResolvedLimitsOptions,
   FlushOptions,
   HttpOptions,
   MmmqBrokerOptions,
@@ -39,6 +44,7 @@ import {
   TlsOptions,
 } from './mmmq-broker.options';
 import { ResolvedAuthOptions, resolveAuthOptions } from './security/auth-options.resolver';
+import { defaultMaxOpenFiles, MIN_OPEN_FILES } from './storage/descriptor-pool';
 import { normaliseAllowedHost } from './security/host-policy';
 import { normaliseAllowedOrigin } from './security/origin-policy';
 import { ResolvedTopicsOptions, resolveTopicsOptions } from './topics/topic-policy.resolver';
@@ -59,6 +65,7 @@ export interface ResolvedBrokerOptions {
   auth: ResolvedAuthOptions;
   topics: ResolvedTopicsOptions;
   console: ResolvedConsoleOptions;
+  limits: ResolvedLimitsOptions;
 }
 
 const { nonBlankString, nonNegativeInteger, oneOf, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
@@ -73,6 +80,13 @@ const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   auth: true,
   topics: true,
   console: true,
+  limits: true,
+};
+const LIMITS_OPTIONS: Record<keyof LimitsOptions, true> = {
+  maxTopics: true,
+  maxDispatchers: true,
+  maxSubscriptions: true,
+  maxOpenFiles: true,
 };
 const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = {
   rootDir: true,
@@ -125,6 +139,7 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     auth,
     topics,
     console: consoleOptions = {},
+    limits = {},
   } = optionGroup('', options, OPTIONS);
   return {
     persistence: resolvePersistence(persistence),
@@ -137,6 +152,21 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     auth: resolveAuthOptions(auth),
     topics: resolveTopicsOptions(topics),
     console: resolveConsole(consoleOptions),
+    limits: resolveLimits(limits),
+  };
+}
+
+function resolveLimits(given: LimitsOptions): ResolvedLimitsOptions {
+  const limits = optionGroup('limits', given, LIMITS_OPTIONS);
+  const maxOpenFiles = positiveInteger('limits.maxOpenFiles', limits.maxOpenFiles ?? defaultMaxOpenFiles());
+  if (maxOpenFiles < MIN_OPEN_FILES) {
+    throw new InvalidBrokerOptionsError(`limits.maxOpenFiles must be at least ${MIN_OPEN_FILES}, got ${maxOpenFiles}`);
+  }
+  return {
+    maxTopics: positiveInteger('limits.maxTopics', limits.maxTopics ?? DEFAULT_MAX_TOPICS),
+    maxDispatchers: positiveInteger('limits.maxDispatchers', limits.maxDispatchers ?? DEFAULT_MAX_DISPATCHERS),
+    maxSubscriptions: positiveInteger('limits.maxSubscriptions', limits.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS),
+    maxOpenFiles,
   };
 }
 

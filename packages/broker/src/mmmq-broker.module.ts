@@ -34,6 +34,7 @@ import { ConfigurableMmmqBrokerModule, MMMQ_BROKER_OPTIONS, MMMQ_BROKER_OPTIONS_
 import { ResolvedBrokerOptions, resolveBrokerOptions } from './mmmq-broker-options.resolver';
 import {
   MMMQ_DISK_GUARD_OPTIONS,
+  MMMQ_LIMITS_OPTIONS,
   MMMQ_HTTP_OPTIONS,
   MMMQ_PERSISTENCE_OPTIONS,
   MMMQ_RETENTION_CHECK_OPTIONS,
@@ -105,6 +106,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     optionsPart(MMMQ_DISPATCH_OPTIONS, 'dispatch'),
     optionsPart(MMMQ_TOPICS_OPTIONS, 'topics'),
     optionsPart(MMMQ_CONSOLE_OPTIONS, 'console'),
+    optionsPart(MMMQ_LIMITS_OPTIONS, 'limits'),
     TopicPolicies,
     {
       provide: PushTargetPolicy,

@@ -61,6 +61,37 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
  */
 export const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
 
+/**
+ * Most topics the broker holds (dead-letter and redrive topics, at most two per dispatcher, are not refused). A topic
+ * costs little while idle — its descriptors are closed by the descriptor pool, see `limits.maxOpenFiles` — but memory
+ * (about 4 KiB, its in-memory index and state) and a directory; 100,000 mostly idle topics fit the default
+ * descriptor limit (docs/operations.md#descriptors-and-caps).
+ */
+export const DEFAULT_MAX_TOPICS = 100_000;
+/** Most dispatchers (consumer ids) registered at once; a consumer's hosts and pull members count once. */
+export const DEFAULT_MAX_DISPATCHERS = 1_000;
+/**
+ * Most subscriptions (topic × consumer id) at once: each holds a checkpoint file and delivery state in memory. Checked
+ * when a dispatcher is registered or changed, and when a topic is created (its matching dispatchers subscribe to it).
+ */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 200_000;
+
+/** Caps that keep one client from exhausting the broker's memory or descriptors; reaching one answers 429. */
+export interface LimitsOptions {
+  /** See {@link DEFAULT_MAX_TOPICS}. */
+  maxTopics?: number;
+  /** See {@link DEFAULT_MAX_DISPATCHERS}. */
+  maxDispatchers?: number;
+  /** See {@link DEFAULT_MAX_SUBSCRIPTIONS}. */
+  maxSubscriptions?: number;
+  /**
+   * Descriptors the storage layer keeps open at once (topic segment and index files, checkpoints, the journal); idle
+   * files beyond it are closed and reopened on demand. Default: the process's `RLIMIT_NOFILE` less a reserve for
+   * sockets (a quarter, at least 256, at most 4,096), at most 32,768. Per process: brokers in one process share it.
+   */
+  maxOpenFiles?: number;
+}
+
 export interface SegmentOptions {
   /** Rotate the tail segment once its data file reaches this many bytes. Default {@link DEFAULT_SEGMENT_MAX_BYTES}. */
   maxBytes?: number;
@@ -177,6 +208,16 @@ export interface MmmqBrokerOptions {
   topics?: TopicsOptions;
   /** The admin web console at `/mmmq/console` (docs/operations.md#console). Default: on. */
   console?: ConsoleOptions;
+  /** Caps on topics, dispatchers and subscriptions, and the budget of open files (docs/operations.md#descriptors-and-caps). */
+  limits?: LimitsOptions;
+}
+
+/** Limits after defaults are applied and validation passed. */
+export interface ResolvedLimitsOptions {
+  maxTopics: number;
+  maxDispatchers: number;
+  maxSubscriptions: number;
+  maxOpenFiles: number;
 }
 
 /** Persistence settings after defaults are applied and validation passed. */
@@ -232,3 +273,4 @@ export const MMMQ_DISK_GUARD_OPTIONS = Symbol('MMMQ_DISK_GUARD_OPTIONS');
 export const MMMQ_RETENTION_CHECK_OPTIONS = Symbol('MMMQ_RETENTION_CHECK_OPTIONS');
 export const MMMQ_STREAM_OPTIONS = Symbol('MMMQ_STREAM_OPTIONS');
 export const MMMQ_HTTP_OPTIONS = Symbol('MMMQ_HTTP_OPTIONS');
+export const MMMQ_LIMITS_OPTIONS = Symbol('MMMQ_LIMITS_OPTIONS');

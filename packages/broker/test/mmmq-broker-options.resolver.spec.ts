@@ -2,6 +2,9 @@ import { resolve } from 'node:path';
 import { InvalidBrokerOptionsError } from '../src/invalid-broker-options.error';
 import { MAX_BODY_BYTES_LIMIT, resolveBrokerOptions } from '../src/mmmq-broker-options.resolver';
 import {
+  DEFAULT_MAX_DISPATCHERS,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_TOPICS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_BATCH_MESSAGES,
@@ -19,6 +22,7 @@ import {
   MmmqBrokerOptions,
 } from '../src/mmmq-broker.options';
 import { DEFAULT_DELIVERY_OPTIONS } from '../src/dispatch/delivery.options';
+import { defaultMaxOpenFiles, readNofileLimit } from '../src/storage/descriptor-pool';
 import { DEFAULT_TOPIC_POLICY } from '../src/topics/topic-policy.options';
 
 describe('resolveBrokerOptions', () => {
@@ -48,7 +52,47 @@ describe('resolveBrokerOptions', () => {
       auth: { tokens: [] },
       topics: { defaults: DEFAULT_TOPIC_POLICY, overrides: [] },
       console: { enabled: true },
+      limits: {
+        maxTopics: DEFAULT_MAX_TOPICS,
+        maxDispatchers: DEFAULT_MAX_DISPATCHERS,
+        maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
+        maxOpenFiles: defaultMaxOpenFiles(),
+      },
     });
+  });
+
+  it('takes the caps and the descriptor budget under limits, naming a bad or unknown one', () => {
+    expect(resolveBrokerOptions({ limits: { maxTopics: 3, maxDispatchers: 2, maxSubscriptions: 9, maxOpenFiles: 64 } }).limits).toEqual({
+      maxTopics: 3,
+      maxDispatchers: 2,
+      maxSubscriptions: 9,
+      maxOpenFiles: 64,
+    });
+    expect(() => resolveBrokerOptions({ limits: { maxTopic: 3 } as never })).toThrow(/Unknown option limits\.maxTopic;/);
+    expect(() => resolveBrokerOptions({ limits: { maxOpenFiles: 2 } })).toThrow(/limits\.maxOpenFiles must be at least 8, got 2/);
+    expect(() => resolveBrokerOptions({ limits: { maxDispatchers: 0 } })).toThrow(InvalidBrokerOptionsError);
+    expect(() => resolveBrokerOptions({ limits: { maxSubscriptions: 1.5 } })).toThrow(/limits\.maxSubscriptions/);
+  });
+
+  it('sizes the default descriptor budget from RLIMIT_NOFILE, keeping a reserve for sockets', () => {
+    expect(
+      readNofileLimit(
+        () =>
+          'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 4096                 files\n',
+      ),
+    ).toEqual({
+      soft: 1024,
+      hard: 4096,
+    });
+    expect(
+      readNofileLimit(() => {
+        throw new Error('ENOENT');
+      }),
+    ).toBeUndefined();
+    expect(defaultMaxOpenFiles(1024)).toBe(768);
+    expect(defaultMaxOpenFiles(20_000)).toBe(15_904);
+    expect(defaultMaxOpenFiles(1_048_576)).toBe(32_768);
+    expect(defaultMaxOpenFiles(100)).toBe(8);
   });
 
   it('takes the disk guard settings under persistence.diskGuard, naming a bad or unknown one', () => {

@@ -25,18 +25,22 @@ export interface BrokerProcess {
 }
 
 /**
- * Runs `node apps/broker/dist/main.js` (or `node …` with `command`, say `[CLI_MAIN, 'broker']`) and resolves once
- * it logs where it listens. `onSpawn` gets the child at once, for tests that kill it before it is ready.
+ * Runs `node apps/broker/dist/main.js` (or `node …` with `command`, say `[CLI_MAIN, 'broker']`; under `prefix`, say
+ * `prlimit`) and resolves once it logs where it listens. `onSpawn` gets the child at once, for tests that kill it before it is ready.
  */
 export function spawnBroker(
   env: Record<string, string>,
   onSpawn?: (child: ChildProcess) => void,
   command: readonly string[] = [BROKER_MAIN],
+  /** A program that runs node (`['prlimit', '--nofile=512:512']`); it must exec it, so the child is the broker. */
+  prefix: readonly string[] = [],
 ): Promise<BrokerProcess> {
   if (!existsSync(command[0])) {
     throw new Error(`${command[0]} is missing; build first with npx tsc -b tsconfig.build.json`);
   }
-  const child = spawn(process.execPath, [...command], {
+  const [program, args] =
+    prefix.length === 0 ? [process.execPath, [...command]] : [prefix[0], [...prefix.slice(1), process.execPath, ...command]];
+  const child = spawn(program, args, {
     cwd: REPOSITORY_ROOT,
     env: { ...process.env, NO_COLOR: '1', MMMQ_HOST: '127.0.0.1', MMMQ_PORT: '0', MMMQ_STREAM_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -23,6 +23,8 @@ import { Leased, LeasedIds } from './leased-ids';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
 import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
+import { BrokerLimitReachedError } from '../broker-limit.error';
+import { MMMQ_LIMITS_OPTIONS, ResolvedLimitsOptions } from '../mmmq-broker.options';
 
 /** One open topic and its subscriptions by consumer id. */
 interface AttachedTopic {
@@ -85,6 +87,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     backlogGuard: BacklogGuard,
     private readonly gate: AttachGate,
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
+    @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
     queues.journal.othersNeedEventLoop = () => this.appSharesEventLoop || this.sender.inFlight > 0;
@@ -96,6 +99,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   async onModuleInit(): Promise<void> {
     await this.registry.load(this.options.dispatchers);
     this.logger.log(`${this.registry.list().length} dispatchers loaded`);
+    this.queues.addCreationGuard((topics) => this.assertSubscriptionsFit(topics.length, () => this.matchingSubscriptions(topics)));
     this.queues.onOpened((queue) => {
       // Captured now: a commit made meanwhile (a dead letter, which does not wait for the gate) stays after it.
       this.attachNew(queue, queue.tailOffset).catch((error: Error) =>
@@ -143,6 +147,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         for (const subscription of this.subscriptionsOf(definition.consumerId)) subscription.retryNow(definition.hosts);
         return { stored, joined: true };
       }
+      this.assertDispatcherFits(definition.consumerId);
+      this.assertSubscriptionsFit(1, () => this.matchingTopics(definition));
       await this.registry.add(definition);
       for (const topic of this.topics.values()) {
         if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, topic.queue.tailOffset);
@@ -183,6 +189,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         return;
       }
       if (sameSettings(previous, definition)) return this.applyHosts(previous, definition);
+      this.assertSubscriptionsFit(1, () => this.matchingTopics(definition) - this.subscriptionsOf(definition.consumerId).length);
       await this.registry.replace(definition);
       for (const topic of this.topics.values()) {
         const matches = this.matches(definition, topic.queue.topic);
@@ -291,6 +298,53 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
       this.logger.warn(`Topic ${queue.topic.name}: deleted the checkpoint of unknown consumer ${consumerId}`);
     }
     topic.attached = true;
+  }
+
+  /** `limits.maxDispatchers`: refuses a new consumer id once that many are registered. */
+  private assertDispatcherFits(consumerId: string): void {
+    const max = this.limits?.maxDispatchers ?? Infinity;
+    const registered = this.registry.list().length;
+    if (registered >= max) {
+      throw new BrokerLimitReachedError(
+        'limits.maxDispatchers',
+        max,
+        `Registering dispatcher ${consumerId} beside the ${registered} there are`,
+      );
+    }
+  }
+
+  /**
+   * `limits.maxSubscriptions`: refuses a change adding `added()` subscriptions (counted only when needed: it walks the
+   * topics or dispatchers) past the cap. `atLeast` is a cheap lower bound of it: 0 skips the count.
+   */
+  private assertSubscriptionsFit(atLeast: number, added: () => number): void {
+    const max = this.limits?.maxSubscriptions ?? Infinity;
+    if (max === Infinity || atLeast <= 0) return;
+    let subscriptions = 0;
+    for (const ofConsumer of this.byConsumer.values()) subscriptions += ofConsumer.size;
+    const adding = added();
+    if (adding > 0 && subscriptions + adding > max) {
+      throw new BrokerLimitReachedError(
+        'limits.maxSubscriptions',
+        max,
+        `Adding ${adding} subscription${adding === 1 ? '' : 's'} (topic × consumer) to the ${subscriptions} there are`,
+      );
+    }
+  }
+
+  /** How many open topics the dispatcher would subscribe to. */
+  private matchingTopics(definition: DispatcherDefinition): number {
+    let count = 0;
+    for (const topic of this.topics.values()) if (this.matches(definition, topic.queue.topic)) count++;
+    return count;
+  }
+
+  /** How many subscriptions creating `topics` would add: one per matching dispatcher. */
+  private matchingSubscriptions(topics: readonly Topic[]): number {
+    const definitions = this.registry.list();
+    let count = 0;
+    for (const topic of topics) for (const definition of definitions) if (this.matches(definition, topic)) count++;
+    return count;
   }
 
   private matches(definition: DispatcherDefinition, topic: Topic): boolean {

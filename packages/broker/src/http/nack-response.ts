@@ -21,6 +21,7 @@ import { TooManyFetchesError } from '../pull/pull.errors';
 import { StaleLeaseError } from '../dispatch/transaction.errors';
 import { TopicNotFoundError } from '../topics/topic.errors';
 import { TopicLimitExceededError } from '../retention/topic-limit.errors';
+import { BrokerLimitReachedError } from '../broker-limit.error';
 
 /** What a failed publish is answered with. */
 export interface NackResponse {
@@ -68,6 +69,7 @@ export function toNackResponse(error: unknown): NackResponse {
   if (error instanceof TopicLimitExceededError) {
     return expected(HttpStatus.TOO_MANY_REQUESTS, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   }
+  if (error instanceof BrokerLimitReachedError) return expected(HttpStatus.TOO_MANY_REQUESTS, seconds(error.retryAfterMs));
   if (error instanceof TooManyHeaderFieldsError) return expected(REQUEST_HEADER_FIELDS_TOO_LARGE);
   if (error instanceof UnsupportedContentEncodingError || error instanceof UnsupportedContentTypeError) {
     return expected(HttpStatus.UNSUPPORTED_MEDIA_TYPE);

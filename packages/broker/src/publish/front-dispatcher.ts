@@ -151,11 +151,14 @@ export class FrontDispatcher {
     this.diskGuard?.assertMayPublish();
     for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
-    for (const message of messages) {
-      if (byTopic.has(message.topic.name)) continue;
-      byTopic.set(message.topic.name, { queue: await this.queues.getOrCreate(message.topic), payloads: [], indices: [] });
+    const named = new Map<string, PublishableMessage['topic']>();
+    for (const message of messages) if (!named.has(message.topic.name)) named.set(message.topic.name, message.topic);
+    // All the batch's new topics are created, or none (a cap reached: limits.maxTopics, limits.maxSubscriptions).
+    const queues = await this.queues.getOrCreateAll([...named.values()]);
+    for (const queue of queues) {
+      byTopic.set(queue.topic.name, { queue, payloads: [], indices: [] });
       // A topic opened just now: committed only once its subscriptions are attached, so the ACK finds it visible to them.
-      const attaching = this.attachGate?.whenAttached(message.topic.name);
+      const attaching = this.attachGate?.whenAttached(queue.topic.name);
       if (attaching) await attaching;
     }
     // Awaited only when it had to wait: a publish pays no extra turn of the event loop otherwise.

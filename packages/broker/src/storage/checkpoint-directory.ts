@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { assertConsumerId } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { CheckpointFile } from './checkpoint-file';
+import { descriptorPool } from './descriptor-pool';
 import { syncDirectory } from './file-handle';
 import type { Journal } from './journal/journal';
 import { JournalOpKind } from './journal/journal-record';
@@ -30,7 +31,7 @@ export class CheckpointDirectory {
 
   /** Consumer ids that have a checkpoint file here. */
   async consumerIds(): Promise<string[]> {
-    const names = await fs.readdir(this.path);
+    const names = await descriptorPool.withDescriptor(() => fs.readdir(this.path));
     return names.filter((name) => name.endsWith(CHECKPOINT_EXTENSION)).map((name) => name.slice(0, -CHECKPOINT_EXTENSION.length));
   }
 

@@ -1,4 +1,4 @@
-import { FileHandle } from './file-handle';
+import { FileHandle, openFailure } from './file-handle';
 import type { Journal } from './journal/journal';
 import type { CommitPart, Flushable } from './journal/journal-commit';
 import { JournalOpKind } from './journal/journal-record';
@@ -118,8 +118,13 @@ export class CheckpointFile implements Flushable {
     this.dirty = false;
     const bytes = isCursorOnly(this.current) ? legacyBytes(this.current.cursor) : encodeSnapshot(this.current);
     try {
-      await this.file.writeAt(bytes, 0);
-      if (this.file.size > bytes.length) await this.file.truncate(bytes.length);
+      try {
+        await this.file.writeAt(bytes, 0);
+        if (this.file.size > bytes.length) await this.file.truncate(bytes.length);
+      } catch (cause) {
+        // Nothing was fsync'd yet: a write refused for space or descriptors can be tried again (the flush retries).
+        throw openFailure(`Writing checkpoint ${this.file.path} failed`, cause);
+      }
       await this.file.sync();
     } catch (cause) {
       this.dirty = true;

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { descriptorPool } from './descriptor-pool';
 import { syncDirectory } from './file-handle';
 import { StorageError } from './storage.errors';
 
@@ -25,10 +26,12 @@ export class PurgeMark {
   /** Reads the mark of the topic in `dir`; 0 (nothing purged) when there is no file. */
   static async open(dir: string): Promise<PurgeMark> {
     const path = join(dir, PURGE_MARK_FILE);
-    const text = await fs.readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw new StorageError(`Cannot read the purge mark ${path}`, { cause: error });
-    });
+    const text = await descriptorPool
+      .withDescriptor(() => fs.readFile(path, 'utf8'))
+      .catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw new StorageError(`Cannot read the purge mark ${path}`, { cause: error });
+      });
     if (text === undefined) return new PurgeMark(path, 0);
     const offset = Number(text.trim());
     // Written whole by a rename, so a bad one was damaged: trusting nothing purged shows too much, never too little.
@@ -68,13 +71,15 @@ export class PurgeMark {
   private async write(offset: number): Promise<void> {
     const temp = `${this.path}.tmp`;
     try {
-      const handle = await fs.open(temp, 'w');
-      try {
-        await handle.writeFile(`${offset}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await descriptorPool.withDescriptor(async () => {
+        const handle = await fs.open(temp, 'w');
+        try {
+          await handle.writeFile(`${offset}\n`);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      });
       await fs.rename(temp, this.path);
       await syncDirectory(join(this.path, '..'));
     } catch (cause) {

@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import { descriptorPool } from './descriptor-pool';
 import { syncDirectory } from './file-handle';
 import { join } from 'node:path';
 import { DATA_FILE_EXTENSION, parseSegmentFileName, SegmentFile, segmentFileName } from './segment-file';
@@ -36,7 +37,8 @@ export class SegmentFileChain {
   ) {}
 
   static async open(dir: string, maxBytes: number): Promise<{ chain: SegmentFileChain; repairs: SegmentRepair[] }> {
-    const names = await fs.readdir(dir);
+    // Listing a directory holds a descriptor for a moment: it counts against the budget like any file.
+    const names = await descriptorPool.withDescriptor(() => fs.readdir(dir));
     await removeOrphanIndexes(dir, names);
     const starts = names
       .map(parseSegmentFileName)

@@ -56,3 +56,18 @@ function mebibytes(bytes: number): string {
 
 /** Two topic names may not differ only in letter case: on a case-insensitive file system they would share files. */
 export class TopicNameConflictError extends MmmqError {}
+
+/**
+ * A storage operation failed before anything reached the disk, for a reason that goes away by itself (descriptors or
+ * space ran out: EMFILE, ENFILE, ENOSPC from an open or a write): retrying it is safe, unlike retrying a failed fsync.
+ */
+export class RetryableStorageError extends StorageError {}
+
+/** True when `error` (or one of its causes) is a {@link RetryableStorageError}. */
+export function isRetryableStorageError(error: unknown): boolean {
+  for (let at = error; at instanceof Error; at = at.cause) {
+    if (at instanceof RetryableStorageError) return true;
+    if (at instanceof AggregateError && at.errors.some(isRetryableStorageError)) return true;
+  }
+  return false;
+}

@@ -1,10 +1,12 @@
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { BrokerLimitReachedError } from '../broker-limit.error';
 import { BrokerEvents } from '../events/broker-events';
 import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
-import { MMMQ_PERSISTENCE_OPTIONS, ResolvedPersistenceOptions } from '../mmmq-broker.options';
+import { MMMQ_LIMITS_OPTIONS, MMMQ_PERSISTENCE_OPTIONS, ResolvedLimitsOptions, ResolvedPersistenceOptions } from '../mmmq-broker.options';
+import { descriptorPool, DescriptorPoolView } from './descriptor-pool';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { createDirectoryDurably, syncDirectory } from './file-handle';
 import { Journal } from './journal/journal';
@@ -17,6 +19,12 @@ import { TopicQueue } from './topic-queue';
 
 export const TOPICS_DIR = 'topics';
 export const JOURNAL_DIR = 'journal';
+
+/**
+ * Asked before topics are created for a publish, with the names of the new ones: throws to refuse them all (the
+ * subscription cap: each new topic gets a subscription per matching dispatcher).
+ */
+export type TopicCreationGuard = (newTopics: readonly Topic[]) => void;
 
 /** Called when a topic's queue is open and readable: created by a first publish, or restored. */
 export type TopicOpenedListener = (queue: TopicQueue) => void;
@@ -32,6 +40,10 @@ export interface StorageView {
   fsyncs: { journal: number; flush: number; other: number; total: number };
   /** nonPersistent messages acknowledged on receipt and lost since start because their journal write failed. */
   nonPersistentLost: number;
+  /** The storage layer's open descriptors: the budget (`limits.maxOpenFiles`), open now, peak, closes and reopens. */
+  descriptors: DescriptorPoolView;
+  /** True while flushes fail for a passing reason (descriptors or space ran out) and are retried with backoff. */
+  flushRetrying: boolean;
 }
 
 /**
@@ -58,13 +70,27 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   /** `topics/` as the flush makes it durable once a topic was created in it. */
   private readonly topicsDirectory = { sync: async () => (await syncDirectory(this.topicsDir), 1) };
 
+  private readonly creationGuards = new Set<TopicCreationGuard>();
+  /** Most topics (`limits.maxTopics`); unlimited where a test builds the container without limits. */
+  private readonly maxTopics: number;
+
   constructor(
     @Inject(MMMQ_PERSISTENCE_OPTIONS) private readonly options: ResolvedPersistenceOptions,
     private readonly events: BrokerEvents = new BrokerEvents(),
+    @Optional() @Inject(MMMQ_LIMITS_OPTIONS) limits?: ResolvedLimitsOptions,
   ) {
     this.topicsDir = join(resolve(options.rootDir), TOPICS_DIR);
     this.journalDir = join(resolve(options.rootDir), JOURNAL_DIR);
     this.journal = new Journal({ intervalMs: options.flushIntervalMs, bytes: options.flushBytes });
+    this.maxTopics = limits?.maxTopics ?? Infinity;
+    // The process's descriptor budget: one pool for every broker of the process (they share its RLIMIT_NOFILE).
+    if (limits) descriptorPool.setMax(limits.maxOpenFiles);
+  }
+
+  /** Adds a check run before a publish creates topics (see {@link getOrCreateAll}); returns its removal. */
+  addCreationGuard(guard: TopicCreationGuard): () => void {
+    this.creationGuards.add(guard);
+    return () => this.creationGuards.delete(guard);
   }
 
   get(name: string): TopicQueue | undefined {
@@ -100,6 +126,8 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       flushes: stats.flushes,
       fsyncs: { journal: stats.journalFsyncs, flush: stats.flushFsyncs, other: stats.otherFsyncs, total: stats.totalFsyncs },
       nonPersistentLost: stats.nonPersistentLost,
+      descriptors: descriptorPool.view(),
+      flushRetrying: this.journal.flushRetrying,
     };
   }
 
@@ -128,6 +156,34 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     return this.openTopic(topic);
   }
 
+  /**
+   * The open queues of `topics` for a publish, creating the missing ones — all of them or none: a publish that would
+   * take the broker past `limits.maxTopics`, or past a cap a {@link addCreationGuard} guard checks, is refused with
+   * {@link BrokerLimitReachedError} before any topic is created. Reserved (`__`) topics are never refused: the
+   * broker makes them, at most two per dispatcher.
+   */
+  async getOrCreateAll(topics: readonly Topic[]): Promise<TopicQueue[]> {
+    if (topics.every((topic) => this.queues.has(topic.name))) return topics.map((topic) => this.queues.get(topic.name)!);
+    await this.whenRecovered();
+    const fresh = new Map<string, Topic>();
+    for (const topic of topics) {
+      if (!this.queues.has(topic.name) && !this.opening.has(topic.name) && !topic.isReserved) fresh.set(topic.name, topic);
+    }
+    if (fresh.size > 0) {
+      const total = this.queues.size + this.opening.size + fresh.size;
+      if (total > this.maxTopics) {
+        throw new BrokerLimitReachedError(
+          'limits.maxTopics',
+          this.maxTopics,
+          `Creating ${fresh.size} topic${fresh.size === 1 ? '' : 's'} (${[...fresh.keys()].slice(0, 3).join(', ')}${fresh.size > 3 ? ', …' : ''}) beside the ${this.queues.size + this.opening.size} there are`,
+        );
+      }
+      for (const guard of this.creationGuards) guard([...fresh.values()]);
+    }
+    // Every topic starts opening in this turn, so a concurrent publish counts them as existing.
+    return Promise.all(topics.map((topic) => this.openTopic(topic)));
+  }
+
   private openTopic(topic: Topic): Promise<TopicQueue> {
     const open = this.queues.get(topic.name);
     if (open) return Promise.resolve(open);
@@ -150,7 +206,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   private async open(topic: Topic): Promise<TopicQueue> {
     const dir = join(this.topicsDir, topic.name);
     let queue: TopicQueue;
-    let created: boolean;
+    let created = false;
     try {
       created = await this.ensureDirectory(dir);
       const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
@@ -164,6 +220,9 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       }
     } catch (cause) {
       this.names.delete(Topic.caseFoldKey(topic.name));
+      // A topic this open was creating holds nothing committed: its directory goes, so a refused publish (no
+      // descriptor, no space) leaves no empty topic behind to be restored, and counted, at the next start.
+      if (created) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw new StorageUnavailableError(`Topic ${topic.name} cannot be opened; publishes to it are refused`, { cause });
     }
     this.queues.set(topic.name, queue);

@@ -53,7 +53,7 @@ export type StandaloneBrokerOptions = MmmqBrokerOptions & {
 
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
- * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
+ * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the limits (`MMMQ_MAX_*`), the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
  * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`, `MMMQ_PUSH_ALLOWED_NETWORKS`, `MMMQ_CONSOLE`, and the metrics and health
  * endpoints (`MMMQ_METRICS`, `MMMQ_METRICS_PATH`, `MMMQ_HEALTH`, `MMMQ_HEALTH_PATH`).
  *
@@ -94,6 +94,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
         retention: retentionCheckIntervalMs === undefined ? undefined : { checkIntervalMs: retentionCheckIntervalMs },
       },
       ...(topics === undefined ? {} : { topics }),
+      ...limitsOptions(env),
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),
       ...(allowedNetworks === undefined ? {} : { delivery: { allowedNetworks } }),
@@ -104,6 +105,22 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       ...(health === undefined ? {} : { health }),
     },
   };
+}
+
+/**
+ * `MMMQ_MAX_TOPICS`, `MMMQ_MAX_DISPATCHERS`, `MMMQ_MAX_SUBSCRIPTIONS`, `MMMQ_MAX_OPEN_FILES`: the broker's `limits`
+ * (docs/operations.md#descriptors-and-caps); unset ones keep their defaults.
+ */
+function limitsOptions(env: NodeJS.ProcessEnv): Pick<MmmqBrokerOptions, 'limits'> {
+  const limits = Object.fromEntries(
+    Object.entries({
+      maxTopics: positive(env, 'MMMQ_MAX_TOPICS'),
+      maxDispatchers: positive(env, 'MMMQ_MAX_DISPATCHERS'),
+      maxSubscriptions: positive(env, 'MMMQ_MAX_SUBSCRIPTIONS'),
+      maxOpenFiles: positive(env, 'MMMQ_MAX_OPEN_FILES'),
+    }).filter(([, value]) => value !== undefined),
+  );
+  return Object.keys(limits).length === 0 ? {} : { limits };
 }
 
 /** `MMMQ_CONSOLE`: `on` (default) or `off`, the admin web console (docs/operations.md#console). */

@@ -1,7 +1,15 @@
+import { Logger } from '@nestjs/common';
+import { isRetryableStorageError } from '../storage.errors';
+import { describeCause } from './describe-cause';
 import type { Flushable } from './journal-commit';
 import type { JournalFiles } from './journal-files';
 import { JournalOpKind } from './journal-record';
 import type { StorageStats } from './storage-stats';
+
+/** The first retry of a flush that failed for a passing reason (descriptors or space ran out); doubled per failure. */
+export const FLUSH_RETRY_INITIAL_MS = 100;
+/** The longest wait between two retries of a failing flush. */
+export const FLUSH_RETRY_MAX_MS = 5_000;
 
 /** When the journal flushes: at the latest `intervalMs` after the last flush, sooner after `bytes` of records. */
 export interface FlushSchedule {
@@ -27,7 +35,10 @@ export interface FlushedJournal {
  * sooner once `bytes` of records were written, and never blocks commits (they go on while it fsyncs).
  */
 export class JournalFlush {
+  private readonly logger = new Logger(JournalFlush.name);
   private readonly dirty = new Set<Flushable>();
+  /** While flushes fail for a passing reason: failures in a row, and when the next background attempt may run. */
+  private retrying?: { failures: number; notBefore: number; timer?: NodeJS.Timeout };
   private bytesSinceFlush = 0;
   /** Last record holding more than a FLUSHED op: what a flush must cover. */
   private lastDataSeq = 0;
@@ -61,6 +72,12 @@ export class JournalFlush {
 
   stop(): void {
     clearInterval(this.timer);
+    clearTimeout(this.retrying?.timer);
+  }
+
+  /** True while flushes fail for a passing reason and are retried with backoff. */
+  get retryingAfterFailure(): boolean {
+    return this.retrying !== undefined;
   }
 
   /** Registers something written that the next flush must make durable. */
@@ -82,8 +99,30 @@ export class JournalFlush {
   }
 
   private inBackground(): void {
-    // A failure is logged (and stops writes) where it happens; nothing else to do with it here.
+    // Backing off after a failure: the retry timer runs the next attempt.
+    if (this.retrying && Date.now() < this.retrying.notBefore) return;
+    // A failure is logged (and stops writes, or is retried) where it happens; nothing else to do with it here.
     this.run().catch(() => undefined);
+  }
+
+  /**
+   * A flush failed before any fsync failed (a file or directory could not be opened for want of descriptors, a
+   * checkpoint write found no space): nothing the kernel held was dropped, so the same flush can simply run again.
+   * Its targets stay dirty and the journal keeps everything they need; commits go on meanwhile.
+   */
+  private retryLater(targets: readonly Flushable[], cause: unknown): void {
+    for (const target of targets) this.dirty.add(target);
+    const failures = (this.retrying?.failures ?? 0) + 1;
+    const delayMs = Math.min(FLUSH_RETRY_MAX_MS, FLUSH_RETRY_INITIAL_MS * 2 ** Math.min(failures - 1, 16));
+    clearTimeout(this.retrying?.timer);
+    const timer = setTimeout(() => this.run().catch(() => undefined), delayMs).unref();
+    this.retrying = { failures, notBefore: Date.now() + delayMs, timer };
+    if (failures === 1 || failures % 10 === 0) {
+      this.logger.warn(
+        `A flush failed (${describeCause(cause)}); the journal keeps everything it covers and writes go on; ` +
+          `retrying in ${delayMs} ms (${failures} failure${failures === 1 ? '' : 's'} in a row)`,
+      );
+    }
   }
 
   private async flush(): Promise<void> {
@@ -98,8 +137,14 @@ export class JournalFlush {
     try {
       for (const target of targets) this.journal.stats.flushFsyncs += await target.sync();
     } catch (cause) {
-      this.journal.stopWrites(cause);
+      if (isRetryableStorageError(cause)) this.retryLater(targets, cause);
+      else this.journal.stopWrites(cause);
       throw cause;
+    }
+    if (this.retrying) {
+      clearTimeout(this.retrying.timer);
+      this.logger.log(`A flush succeeded after ${this.retrying.failures} failed attempt(s); flushing normally again`);
+      this.retrying = undefined;
     }
     this.bytesSinceFlush = 0;
     await this.journal.commit([{ op: { kind: JournalOpKind.FLUSHED, seq: upTo } }]);

@@ -141,6 +141,11 @@ export class Journal implements FlushedJournal {
     });
   }
 
+  /** True while flushes fail for a passing reason (descriptors or space ran out) and are retried with backoff. */
+  get flushRetrying(): boolean {
+    return this.flusher.retryingAfterFailure;
+  }
+
   /** Registers something written that the next flush must make durable. */
   markDirty(target: Flushable): void {
     this.flusher.markDirty(target);
