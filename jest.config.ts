@@ -17,6 +17,11 @@ const config: Config = {
   },
   // Beside other work (a loaded CI machine) an e2e test may take 10× its idle time; its waits have their own deadlines.
   testTimeout: 60_000,
+  // Two worker processes, not one process for every suite (what jest does with one worker): a worker that has grown
+  // past the limit is replaced between suites, so what a suite leaves behind (timers, agents, modules) cannot add up
+  // to the heap's limit over hundreds of suites — as it did in one process (out of memory at 3.5 GB, suite ~300).
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1GB',
 };
 
 export default config;
