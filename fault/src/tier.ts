@@ -31,6 +31,8 @@ export interface TierSizes {
   transactionCycles: number;
   /** How long the bounded-disk scenario publishes and consumes under small retention limits. */
   boundedDiskMs: number;
+  /** Broker SIGKILLs of the terminate-crash scenario, each on the headers of a pull terminate's 200. */
+  terminateCrashCycles: number;
 }
 
 const SIZES: Record<FaultTier, TierSizes> = {
@@ -47,6 +49,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     transactionInputs: 1_000,
     transactionCycles: 20,
     boundedDiskMs: 60_000,
+    terminateCrashCycles: 8,
   },
   long: {
     crashCycles: 270,
@@ -62,6 +65,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
     transactionInputs: 5_000,
     transactionCycles: 100,
     boundedDiskMs: 600_000,
+    terminateCrashCycles: 60,
   },
 };
 

@@ -33,6 +33,7 @@ npx jest -c fault/jest.config.ts corruption          # one scenario (after a bui
 | disk-full file system | ${ci.diskFullBytes / 2 ** 20} MiB | ${long.diskFullBytes / 2 ** 20} MiB |
 | fast-check runs per parser property / recovery property | ${ci.fuzzRuns} / ${ci.recoveryFuzzRuns} | ${long.fuzzRuns} / ${long.recoveryFuzzRuns} |
 | bounded-disk run (publishing and consuming under small retention) | ${ci.boundedDiskMs / 1000} s | ${long.boundedDiskMs / 1000} s |
+| terminate-crash SIGKILLs (each on a terminate's 200) | ${ci.terminateCrashCycles} | ${long.terminateCrashCycles} |
 
 Scenarios run one after another (they measure a broker on a 2-core machine). The suite needs root for the
 tmpfs mount of the disk-full scenario; without it, it tries a loop-mounted ext4 image, and failing that
@@ -155,9 +156,31 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   up. The disk use of \`topics/\` and \`journal/\` is sampled every 250 ms: the topics must stay within their
   retention plus 8 segments each, the journal within three of its 64 MiB files, and every acknowledged message
   must have reached the consumer (none skipped).
+- **Terminate crash** (issue 33, finding 1). The standalone broker and a pull consumer (three workers fetching
+  and settling concurrently: three quarters of the messages \`terminate\`d, one to three leases per request, the
+  rest acknowledged); each cycle publishes 150 messages and SIGKILLs the broker on the response headers of the
+  n-th terminate answered 200 (n random, 1 to 30), other settlements still in flight, then restarts it. After
+  every restart, read from \`GET /mmmq/dead-letters/{consumer}\` and from the consumer's next fetches: every
+  message whose terminate was answered has exactly one dead letter and is never delivered again; no message has
+  two dead letters, or is delivered again once dead-lettered (answered or not); no acknowledged message comes
+  back. At the end the rest is drained, and every published message must be dead-lettered or acknowledged
+  (none lost), and the topic files checked as everywhere else.
+- **fsync EIO.** The broker's file fsyncs fail with EIO through its test-only hook
+  (\`MMMQ_FAULT_FSYNC_EIO_AFTER\` / \`_COUNT\` / \`_PATH\`, read once at start-up by
+  \`packages/broker/src/storage/file-handle.ts\`; device-mapper's \`error\` and \`flakey\` targets are not available in
+  the test container), under two sequential producers (single publishes, batches of 5), in three phases on one data
+  directory, each ended by a SIGKILL and a restart without the hook, as docs/storage.md ("Write failures")
+  describes: one journal fsync fails — the publishes it covered are refused with 503, never acknowledged, and
+  publishing resumes without a restart (after the journal's 1 s refusal and reopening); every journal fsync fails
+  from some point on — no publish sent after the first refusal may be acknowledged (watched for 3 s); one flush
+  fsync of a topic file fails — the broker must refuse every write until it is restarted although the next fsyncs
+  would succeed (watched for 3 s with a flush every 200 ms: a failed fsync is never retried and then trusted), and
+  accept writes again after the restart. After each restart everything acknowledged must be in the files at its
+  offset with its bytes, nothing refused stored, no garbage.
 
 Not covered here: a real power cut (the power-loss states are constructed from the journal's own record of
 what was flushed, not recorded from a kernel; the journal-flush check covers that record only for the cases it
-builds), fsync failures (EIO) injected into a running broker, and clock jumps.
+builds), fsync failures from a real device (the fsync-eio scenario injects EIO in the broker process, through a
+test-only hook, so what a kernel does to the page cache after a failed fsync is not reproduced), and clock jumps.
 `;
 }

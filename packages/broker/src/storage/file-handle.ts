@@ -55,6 +55,73 @@ function fdatasyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fsCallbacks.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
+/**
+ * Fault-injection hook, for the fault suite only (`fault/src/scenarios/fsync-eio.ts`): makes the storage layer's file
+ * fsyncs fail with EIO without a faulty disk. Read once when this module loads; unset (always, outside that suite),
+ * the two sync functions below are the plain ones and nothing is checked per call.
+ *
+ * - `MMMQ_FAULT_FSYNC_EIO_AFTER=N`: the first N fsyncs of matching files succeed, the following ones fail with EIO
+ *   (without syncing anything, as a disk that lost the pages would);
+ * - `MMMQ_FAULT_FSYNC_EIO_COUNT=M`: only M of them fail, the rest succeed again (default: every one after N);
+ * - `MMMQ_FAULT_FSYNC_EIO_PATH=text`: only files whose path contains `text` count and fail (default: every file).
+ *
+ * Covers `FileHandle.sync` (journal and topic files, checkpoints) and the fsync before the descriptor pool closes a
+ * dirty file; directory fsyncs are not touched.
+ */
+export const FAULT_FSYNC_EIO_VARIABLES = {
+  after: 'MMMQ_FAULT_FSYNC_EIO_AFTER',
+  count: 'MMMQ_FAULT_FSYNC_EIO_COUNT',
+  path: 'MMMQ_FAULT_FSYNC_EIO_PATH',
+} as const;
+
+type SyncOnLoop = (fd: number, path: string) => void;
+type SyncInPool = (fd: number, path: string) => Promise<void>;
+
+/** The fsync functions the storage layer uses: the plain ones, or ones failing as `env` says (see above). */
+export function fsyncFunctions(env: NodeJS.ProcessEnv): { onLoop: SyncOnLoop; inPool: SyncInPool } {
+  const plain = { onLoop: (fd: number) => fdatasyncSync(fd), inPool: (fd: number) => fdatasyncFd(fd) };
+  const afterText = env[FAULT_FSYNC_EIO_VARIABLES.after];
+  if (afterText === undefined || afterText === '') return plain;
+  const after = Number(afterText);
+  const countText = env[FAULT_FSYNC_EIO_VARIABLES.count];
+  const count = countText === undefined || countText === '' ? Infinity : Number(countText);
+  if (!Number.isSafeInteger(after) || after < 0 || !(Number.isSafeInteger(count) || count === Infinity) || count < 0) {
+    throw new Error(
+      `${FAULT_FSYNC_EIO_VARIABLES.after} and ${FAULT_FSYNC_EIO_VARIABLES.count} must be non-negative integers, got ` +
+        `${JSON.stringify(afterText)} and ${JSON.stringify(countText)}`,
+    );
+  }
+  const pathPart = env[FAULT_FSYNC_EIO_VARIABLES.path] ?? '';
+  let seen = 0;
+  const injected = (path: string): NodeJS.ErrnoException | undefined => {
+    if (!path.includes(pathPart)) return undefined;
+    seen++;
+    if (seen <= after || seen > after + count) return undefined;
+    const error: NodeJS.ErrnoException = new Error(`EIO: i/o error, fdatasync (injected by ${FAULT_FSYNC_EIO_VARIABLES.after})`);
+    error.code = 'EIO';
+    error.errno = -5;
+    error.syscall = 'fdatasync';
+    return error;
+  };
+  process.emitWarning(
+    `fsync fault injection is on (${FAULT_FSYNC_EIO_VARIABLES.after}=${after}, ${FAULT_FSYNC_EIO_VARIABLES.count}=${count}, ` +
+      `${FAULT_FSYNC_EIO_VARIABLES.path}=${JSON.stringify(pathPart)}): a test hook, never for production`,
+  );
+  return {
+    onLoop: (fd, path) => {
+      const error = injected(path);
+      if (error) throw error;
+      fdatasyncSync(fd);
+    },
+    inPool: (fd, path) => {
+      const error = injected(path);
+      return error ? Promise.reject(error) : fdatasyncFd(fd);
+    },
+  };
+}
+
+const fsyncs = fsyncFunctions(process.env);
+
 function ftruncateFd(fd: number, length: number): Promise<void> {
   return new Promise((resolve, reject) => fsCallbacks.ftruncate(fd, length, (error) => (error ? reject(error) : resolve())));
 }
@@ -217,11 +284,11 @@ export class FileHandle implements PooledFile {
     fsyncsInProcess++;
     if (onEventLoop && this.fd >= 0) {
       this.pool.touch(this);
-      fdatasyncSync(this.fd);
+      fsyncs.onLoop(this.fd, this.path);
     } else {
       const fd = await this.acquire();
       try {
-        await fdatasyncFd(fd);
+        await fsyncs.inPool(fd, this.path);
       } finally {
         this.unpin();
       }
@@ -269,7 +336,7 @@ export class FileHandle implements PooledFile {
     const fd = this.fd;
     const covered = this.writes;
     fsyncsInProcess++;
-    return fdatasyncFd(fd).then(
+    return fsyncs.inPool(fd, this.path).then(
       () => {
         if (covered > this.syncedWrites) this.syncedWrites = covered;
         return this.finishEviction(fd, covered);
