@@ -11,6 +11,7 @@ import { checkLog } from '../history/log-checker';
 import { PublishHistory, type Attempt } from '../history/publish-history';
 import { httpRequest } from '../load/http-post';
 import { messageJson } from '../load/message-content';
+import { publishRecordedBatch } from '../load/recorded-batch';
 import { logFailures } from '../report/check-figures';
 
 /** The broker's RLIMIT_NOFILE (soft and hard): its default budget is this less a reserve of 256 for sockets. */
@@ -189,20 +190,7 @@ async function publishBatch(url: string, history: PublishHistory, topics: readon
     const content = Buffer.from(`{"id":"${id}","n":${i}}`);
     return history.begin({ id, topic, content, route: 'http-batch', session: label, sequence: i, cycle: 0 });
   });
-  const body = `{"messages":[${attempts.map((attempt) => messageJson(attempt.topic, attempt.id, attempt.content)).join(',')}]}`;
-  try {
-    const answer = await httpRequest(`${url}/mmmq/messages/batch`, { body, timeoutMs: REQUEST_TIMEOUT_MS });
-    if (answer.status !== 200) {
-      for (const attempt of attempts) history.nack(attempt, answer.status);
-      return false;
-    }
-    const { messages } = JSON.parse(answer.body) as { messages: Array<{ offset: number }> };
-    attempts.forEach((attempt, i) => history.ack(attempt, messages[i].offset));
-    return true;
-  } catch {
-    for (const attempt of attempts) history.unknown(attempt);
-    return false;
-  }
+  return publishRecordedBatch(url, history, attempts, REQUEST_TIMEOUT_MS);
 }
 
 /** Publishes one message; resolves with the status, or 'connection failed' (recorded as an unknown outcome). */

@@ -7,7 +7,7 @@ import type { ScenarioRun } from '../harness/scenario-run';
 import { checkLog } from '../history/log-checker';
 import { PublishHistory, type Attempt } from '../history/publish-history';
 import { httpRequest, JSON_HEADERS } from '../load/http-post';
-import { messageJson } from '../load/message-content';
+import { publishRecordedBatch } from '../load/recorded-batch';
 import { logFailures } from '../report/check-figures';
 
 const CONSUMER = 'fault-terminator';
@@ -302,20 +302,7 @@ async function publishBatch(url: string, history: PublishHistory, cycle: number)
       cycle,
     });
   });
-  const body = `{"messages":[${attempts.map((attempt) => messageJson(attempt.topic, attempt.id, attempt.content)).join(',')}]}`;
-  try {
-    const answer = await httpRequest(`${url}/mmmq/messages/batch`, { body, timeoutMs: REQUEST_TIMEOUT_MS });
-    if (answer.status !== 200) {
-      for (const attempt of attempts) history.nack(attempt, answer.status);
-      return false;
-    }
-    const { messages } = JSON.parse(answer.body) as { messages: Array<{ offset: number }> };
-    attempts.forEach((attempt, i) => history.ack(attempt, messages[i].offset));
-    return true;
-  } catch {
-    for (const attempt of attempts) history.unknown(attempt);
-    return false;
-  }
+  return publishRecordedBatch(url, history, attempts, REQUEST_TIMEOUT_MS);
 }
 
 /** POSTs JSON; `onHeaders` runs as soon as the status line arrives, before the body is read. */
