@@ -123,11 +123,13 @@ describe('RawBodyReader', () => {
   });
 
   it('fails cleanly when the client goes away mid-body', async () => {
-    server = await serve();
+    let arrived = false;
+    server = await serve(async () => void (arrived = true));
     const outgoing = request({ port: server.port, host: '127.0.0.1', method: 'POST', headers: JSON_TYPE });
     outgoing.on('error', () => undefined);
     outgoing.write('partial');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Gone once the server reads the request: its body (chunked, unterminated) can never end.
+    await waitFor(() => arrived, { message: 'the request to reach the server' });
     outgoing.destroy();
     await waitFor(() => server.outcomes.length > 0, { message: 'the reader to report the aborted body' });
     expect(server.outcomes).toEqual([{ error: 'IncompleteRequestBodyError', message: expect.any(String) }]);
