@@ -223,12 +223,12 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return subscriptions ? [...subscriptions.values()] : [];
   }
 
-  /** Resolves when a subscription starts, after `ms`, or when `signal` aborts. */
   /** Calls `listener` whenever a subscription starts, until unlistened. */
   onSubscribed(listener: () => void): () => void {
     return this.subscribed.listen(listener);
   }
 
+  /** Resolves when a subscription starts, after `ms`, or when `signal` aborts. */
   whenSubscribed(ms: number, signal: AbortSignal): Promise<void> {
     return this.subscribed.wait(ms, signal);
   }

@@ -74,6 +74,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   private readonly writer: SubscriptionStateWriter;
   private readonly changes = new Notifier();
   private readonly pushMembers = new Map<string, PushMember>();
+  /** The member that leased last: {@link signalPushMembers} wakes the push member after it first. */
+  private lastLeasedBy?: string;
   private readonly roster: MemberRoster;
   private readonly stopSignal = new AbortController();
   private readonly reader: LogReader;
@@ -200,16 +202,31 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   signal(): void {
     if (this.stopping) return;
     this.trimmer?.check();
-    for (const member of this.pushMembers.values()) member.signal();
+    this.signalPushMembers();
     this.changes.notify();
   }
 
-  /** Resolves at the next change, after `ms`, or when `signal` aborts. */
+  /**
+   * Wakes every push member, starting after the one that leased last: the first woken leases first, so a trickle of
+   * messages (each leased before the next arrives) is shared among the hosts in turn, as RabbitMQ shares a queue
+   * among its consumers, instead of all going to the same host.
+   */
+  private signalPushMembers(): void {
+    if (this.pushMembers.size <= 1) {
+      for (const member of this.pushMembers.values()) member.signal();
+      return;
+    }
+    const members = [...this.pushMembers.values()];
+    const first = members.findIndex((member) => member.id === this.lastLeasedBy) + 1;
+    for (let i = 0; i < members.length; i++) members[(first + i) % members.length].signal();
+  }
+
   /** Calls `listener` at every change (as {@link whenChanged} resolves), and once when it stops, until unlistened. */
   onChange(listener: () => void): () => void {
     return this.changes.listen(listener);
   }
 
+  /** Resolves at the next change, after `ms`, or when `signal` aborts. */
   async whenChanged(ms: number, signal?: AbortSignal): Promise<void> {
     if (!signal) return this.changes.wait(ms, this.stopSignal.signal);
     const cancelled = anySignal([signal, this.stopSignal.signal]);
@@ -258,6 +275,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
         return [];
       }
     }
+    if (slots.length > 0) this.lastLeasedBy = member;
     for (const slot of slots) if (slot.deliveries > 1) this.stats.redelivered++;
     if (slots.some((slot) => slot.deliveries > 1)) this.writer.schedule();
     this.armTimer();
