@@ -13,6 +13,6 @@ import { Producer } from './producer';
  * `InvalidProducerOptionsError` naming the option. The caller closes it (`producer.close()`).
  */
 export function createProducer(options: MmmqProducerOptions, inMemory?: InMemoryTransport): Producer {
-  const resolved = resolveProducerOptions(options, inMemory !== undefined);
+  const resolved = resolveProducerOptions(options, inMemory !== undefined && 'in-memory');
   return new Producer(createTransportGateway(resolved, inMemory), resolved);
 }

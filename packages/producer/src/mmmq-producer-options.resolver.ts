@@ -67,11 +67,11 @@ const { nonNegativeInteger, positiveInteger } = optionChecks(InvalidProducerOpti
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead of
  * on the first publish. Unknown keys are refused too: a misspelt `maxRetries` would otherwise be ignored.
  *
- * @param brokerAtHand whether a broker is at hand without a URL — the in-memory one of tests (which replaces HTTP and any
- *   `transport`) or this application's own `MmmqBrokerModule` — which makes `broker` optional
+ * @param brokerAtHand a broker at hand without a URL, which makes `broker` optional: the in-memory one of tests
+ *   (which replaces HTTP and any `transport`) or this application's own `MmmqBrokerModule` (`in-process`)
  * @throws InvalidProducerOptionsError
  */
-export function resolveProducerOptions(options: unknown, brokerAtHand: boolean): ResolvedProducerOptions {
+export function resolveProducerOptions(options: unknown, brokerAtHand: false | 'in-memory' | 'in-process'): ResolvedProducerOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidProducerOptionsError(`Producer options must be an object, got ${describe(options)}`);
   }
@@ -96,7 +96,12 @@ export function resolveProducerOptions(options: unknown, brokerAtHand: boolean):
     retryDelayMs: nonNegativeInteger('retryDelayMs', given.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, MAX_TIMER_MS),
     maxRetryDelayMs: nonNegativeInteger('maxRetryDelayMs', given.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS, MAX_TIMER_MS),
     timeoutMs: positiveInteger('timeoutMs', given.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    batching: batchingLimits(given.batching, broker !== undefined && isStreamUrl(broker), transport),
+    // In process, publishes are committed in call order, as over the stream.
+    batching: batchingLimits(
+      given.batching,
+      broker !== undefined ? isStreamUrl(broker) : transport === undefined && brokerAtHand === 'in-process',
+      transport,
+    ),
     tls: tlsOptions(given.tls),
     token: token(given.token),
     claimCheck: resolveClaimCheck(given.claimCheck),
@@ -130,9 +135,10 @@ function token(value: unknown): string | undefined {
   return value;
 }
 
+/** `ordered`: the way to the broker keeps call order (the publish stream, or this application's broker in process). */
 function batchingLimits(
   batching: MmmqProducerOptions['batching'],
-  stream: boolean,
+  ordered: boolean,
   transport: MmmqTransport | undefined,
 ): BatchingLimits | undefined {
   if (batching === false) return undefined;
@@ -141,15 +147,15 @@ function batchingLimits(
   }
   const maxInFlight = positiveInteger(
     'batching.maxInFlight',
-    batching?.maxInFlight ?? (stream ? DEFAULT_STREAM_MAX_IN_FLIGHT : 1),
+    batching?.maxInFlight ?? (ordered ? DEFAULT_STREAM_MAX_IN_FLIGHT : 1),
     Number.MAX_SAFE_INTEGER,
   );
-  // Two HTTP requests, or two publishes of a transport, may be handled in either order: only the stream keeps
-  // call order with more.
-  if (maxInFlight > 1 && !stream) {
+  // Two HTTP requests, or two publishes of a transport, may be handled in either order: only the stream and the
+  // broker in process keep call order with more.
+  if (maxInFlight > 1 && !ordered) {
     const via = transport === undefined ? 'HTTP' : `the ${transport.name} transport`;
     throw new InvalidProducerOptionsError(
-      `batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got ${maxInFlight} with ${via}`,
+      `batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL) or this application's broker, got ${maxInFlight} with ${via}`,
     );
   }
   return {

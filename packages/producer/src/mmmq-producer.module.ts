@@ -22,7 +22,7 @@ import { Producer } from './producer';
     {
       provide: RESOLVED_PRODUCER_OPTIONS,
       useFactory: (options: MmmqProducerOptions, inMemory?: InMemoryTransport, inProcess?: InProcessBrokerTransport) =>
-        resolveProducerOptions(options, inMemory !== undefined || inProcess !== undefined),
+        resolveProducerOptions(options, inMemory !== undefined ? 'in-memory' : inProcess !== undefined && 'in-process'),
       inject: [MMMQ_PRODUCER_OPTIONS, { token: InMemoryTransport, optional: true }, { token: InProcessBrokerTransport, optional: true }],
     },
     TRANSPORT_GATEWAY_PROVIDER,

@@ -56,8 +56,18 @@ describe('resolveProducerOptions', () => {
     expect(resolved.batching?.maxInFlight).toBe(DEFAULT_STREAM_MAX_IN_FLIGHT);
   });
 
-  it('needs no broker when an in-memory broker replaces it', () => {
-    expect(resolveProducerOptions({}, true).broker).toBeUndefined();
+  it('needs no broker when an in-memory broker replaces it, and sends one batch of a topic at a time to it', () => {
+    const resolved = resolveProducerOptions({}, 'in-memory');
+    expect(resolved.broker).toBeUndefined();
+    expect(resolved.batching?.maxInFlight).toBe(1);
+  });
+
+  it("keeps several batches of a topic in flight to the application's own broker, which commits them in call order", () => {
+    const resolved = resolveProducerOptions({}, 'in-process');
+    expect(resolved.broker).toBeUndefined();
+    expect(resolved.batching?.maxInFlight).toBe(DEFAULT_STREAM_MAX_IN_FLIGHT);
+    expect(resolveProducerOptions({ batching: { maxInFlight: 8 } }, 'in-process').batching?.maxInFlight).toBe(8);
+    expect(resolveProducerOptions({ broker: 'http://b:1' }, 'in-process').batching?.maxInFlight).toBe(1);
   });
 
   it('accepts 0 retries and 0 delays', () => {

@@ -177,7 +177,7 @@ describe('the transport option, validated', () => {
   it('refuses batching.maxInFlight above 1, which a transport cannot keep in call order', async () => {
     const failure = producerOn({ transport: new ScriptedTransport(), batching: { maxInFlight: 2 } });
     await expect(failure).rejects.toThrow(
-      'batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL), got 2 with the scripted transport',
+      "batching.maxInFlight above 1 needs the publish stream (an mmmq:// broker URL) or this application's broker, got 2 with the scripted transport",
     );
   });
 

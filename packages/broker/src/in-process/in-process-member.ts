@@ -172,12 +172,15 @@ export class InProcessMember {
     }
     if (this.listener.ackMode !== 'none') this.held.set(message, { subscription, slot, delivery });
     let reply: ConsumerAcknowledgement;
+    this.deps.subscriptions.handlerStarted();
     try {
       reply = await this.deps.handle(message);
     } catch {
       // The consumer did not take it (it is shutting down): no handler saw it, so it is not an attempt.
       subscription.release(slot, { outcome: 'not taken: the consumer is stopping', counted: false }, delivery);
       return;
+    } finally {
+      this.deps.subscriptions.handlerEnded();
     }
     // Settled already by the handler (manual), or on hand-over (none): the reply changes nothing.
     if (this.listener.ackMode === 'none' || !this.held.delete(message)) return;

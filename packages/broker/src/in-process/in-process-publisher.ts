@@ -1,27 +1,42 @@
-import { publishBatchBody, publishBody, type PublishedMessage, type TransportMessage, type TransportPublisher } from '@mmmq/core';
+import { type PublishedMessage, type TransportMessage, type TransportPublisher } from '@mmmq/core';
 import type { FrontDispatcher } from '../publish/front-dispatcher';
-import type { PublishRequestParser } from '../publish/publish-request.parser';
+import type { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
 
 /**
- * Publishes into the broker of this application through its intake, with no HTTP: each message is checked by the
- * same parser as `POST /mmmq/messages` (so limits and errors are the same; a refusal is an `MmmqValidationError`,
- * which the producer does not retry), then committed by the FrontDispatcher. A publish resolves once the message
- * is durable, as an ACK does; a batch is one atomic commit.
+ * Publishes into the broker of this application through its intake, with no HTTP and no JSON body: each message's
+ * fields are checked by the same parser as `POST /mmmq/messages` (so limits and errors are the same; a refusal is
+ * an `MmmqValidationError`, which the producer does not retry), then committed by the FrontDispatcher. A publish
+ * resolves once the message is durable, as an ACK does; a batch is one atomic commit. Publishes are committed in
+ * the order they were called, as over the publish stream.
  */
 export class InProcessPublisher implements TransportPublisher {
+  /** Settles once the publish called last has its place in the commit order (as a publish stream connection's). */
+  private ordering: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly parser: PublishRequestParser,
     private readonly intake: FrontDispatcher,
   ) {}
 
   publish(message: TransportMessage): Promise<PublishedMessage> {
-    return this.intake.publish(this.parser.parseSingle(Buffer.from(publishBody(message))));
+    return this.inOrder([this.parser.parseTransportMessage(message)]).then(([published]) => published);
   }
 
   publishBatch(messages: readonly TransportMessage[]): Promise<PublishedMessage[]> {
-    return this.intake.publishBatch(this.parser.parseBatch(Buffer.from(publishBatchBody(messages).join(''))));
+    return this.inOrder(this.parser.parseTransportBatch(messages));
   }
 
   /** Holds nothing: the broker's own shutdown settles what is in flight. */
   async close(): Promise<void> {}
+
+  /**
+   * Commits `messages` after everything published before them, as the call order says: the producer keeps several
+   * batches of a topic in flight (`batching.maxInFlight`), and taking a place in the commit order may wait (a new
+   * topic's subscriptions attaching, a pending id), so each publish takes its place only once the one before has.
+   */
+  private inOrder(messages: PublishableMessage[]): Promise<PublishedMessage[]> {
+    const placed = this.ordering.then(() => this.intake.enqueue(messages));
+    this.ordering = placed.catch(() => undefined);
+    return placed.then((enqueued) => enqueued.acknowledged);
+  }
 }

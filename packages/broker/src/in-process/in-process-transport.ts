@@ -29,12 +29,10 @@ export class InProcessTransport extends InProcessBrokerTransport {
   }
 
   createPublisher(): TransportPublisher {
-    this.subscriptions.shareEventLoop();
     return new InProcessPublisher(this.parser, this.intake);
   }
 
   createSubscriber(): TransportSubscriber {
-    this.subscriptions.shareEventLoop();
     const { dispatcher, registry, subscriptions, transactions, parser } = this;
     return new InProcessSubscriber({ dispatcher, registry, subscriptions, transactions, parser });
   }

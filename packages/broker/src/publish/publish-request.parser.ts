@@ -13,6 +13,7 @@ import {
   MmmqValidationError,
   RESERVED_TOPIC_PREFIX,
   Topic,
+  type TransportMessage,
 } from '@mmmq/core';
 import { Inject, Injectable } from '@nestjs/common';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
@@ -53,6 +54,27 @@ export class PublishRequestParser {
     return toPublishable(body, value, outline);
   }
 
+  /**
+   * A message of this application's own producer, reached in process: its fields are checked as `parseSingle`
+   * checks them, with no JSON document around them to build and parse again. Its content is JSON text the producer
+   * libraries made with `JSON.stringify` (`TransportMessage`), so only its nesting is measured here, not its
+   * syntax re-checked.
+   */
+  parseTransportMessage(message: TransportMessage): PublishableMessage {
+    const content = Buffer.from(message.content);
+    if (scanJson(content, { maxDepth: this.options.maxJsonDepth, outlineLevels: 0 }).tooDeep) throw this.tooDeep();
+    return { ...fieldsOf(message), content };
+  }
+
+  /** As {@link parseTransportMessage}, for a batch: at most `http.maxBatchMessages`, errors prefixed `messages[i]:`. */
+  parseTransportBatch(messages: readonly TransportMessage[]): PublishableMessage[] {
+    if (messages.length === 0) throw new InvalidMessageError('A batch must contain at least one message');
+    if (messages.length > this.options.maxBatchMessages) {
+      throw new InvalidMessageError(`A batch may contain at most ${this.options.maxBatchMessages} messages, got ${messages.length}`);
+    }
+    return messages.map((message, index) => inContext(`messages[${index}]`, () => this.parseTransportMessage(message)));
+  }
+
   /** `{"messages": [message, …]}`, at least one and at most `http.maxBatchMessages`. */
   parseBatch(body: Buffer): PublishableMessage[] {
     return this.parseEnvelope(body, 'A batch', 1).messages;
@@ -83,9 +105,7 @@ export class PublishRequestParser {
     if (!isUtf8(body)) throw new InvalidMessageError('Request body is not valid UTF-8');
     const maxDepth = this.options.maxJsonDepth;
     const scan = scanJson(body, { maxDepth: maxDepth + wrapperDepth, outlineLevels: wrapperDepth });
-    if (scan.tooDeep) {
-      throw new InvalidMessageError(`Message content nests objects and arrays deeper than the limit of ${maxDepth}`);
-    }
+    if (scan.tooDeep) throw this.tooDeep();
     let value: unknown;
     try {
       value = JSON.parse(body.toString('utf8'));
@@ -94,6 +114,10 @@ export class PublishRequestParser {
     }
     if (!scan.root) throw new Error('JSON.parse accepted a document the scanner found empty');
     return { value, outline: scan.root };
+  }
+
+  private tooDeep(): InvalidMessageError {
+    return new InvalidMessageError(`Message content nests objects and arrays deeper than the limit of ${this.options.maxJsonDepth}`);
   }
 }
 
@@ -104,6 +128,22 @@ function toPublishable(body: Buffer, message: unknown, outline: JsonOutlineNode)
   const topic = parseTopic(message.topic);
   if (!Object.hasOwn(message, 'content')) throw new InvalidMessageError('Message field "content" is required');
   const content = memberOf(outline, 'content');
+  return { ...fieldsOf(message, topic), content: body.subarray(content.start, content.end) };
+}
+
+/** Every field of a message but its content, validated. */
+function fieldsOf(
+  message: {
+    topic?: unknown;
+    id?: unknown;
+    headers?: unknown;
+    deliveryMode?: unknown;
+    ttlMs?: unknown;
+    expiresAt?: unknown;
+    priority?: unknown;
+  },
+  topic = parseTopic(message.topic),
+): Omit<PublishableMessage, 'content'> {
   return {
     topic,
     // Null counts as absent: serialisers such as Jackson write unset fields as null.
@@ -111,7 +151,6 @@ function toPublishable(body: Buffer, message: unknown, outline: JsonOutlineNode)
     idFromProducer: message.id != null,
     headers: message.headers == null ? {} : assertHeaders(message.headers),
     ...assertMessageProperties(message),
-    content: body.subarray(content.start, content.end),
     deliveryMode: message.deliveryMode == null ? undefined : assertDeliveryMode(message.deliveryMode),
   };
 }

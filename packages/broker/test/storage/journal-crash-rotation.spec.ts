@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import * as journalModule from '../../src/storage/journal/journal';
+import * as journalFileModule from '../../src/storage/journal/journal-file';
 import { JOURNAL_HEADER_BYTES } from '../../src/storage/journal/journal-file';
 import { Crash } from './crash-copy';
 import { expectRecovery, multiTopicGroup, TOPICS, useCrashScenario, writeHistory } from './crash-scenario';
@@ -21,7 +21,7 @@ describe('journal crash points around journal files (a copy of the data director
   describe('journal files rotated by size', () => {
     let fileSize: jest.ReplaceProperty<number>;
     beforeEach(() => {
-      fileSize = jest.replaceProperty(journalModule, 'JOURNAL_FILE_MAX_BYTES', SMALL_JOURNAL_FILE_BYTES);
+      fileSize = jest.replaceProperty(journalFileModule, 'JOURNAL_FILE_MAX_BYTES', SMALL_JOURNAL_FILE_BYTES);
     });
 
     it.each([1, 2])('between the flush and the deletion of covered journal file #%i: nothing acknowledged is lost', async (which) => {

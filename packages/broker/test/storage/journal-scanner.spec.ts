@@ -54,15 +54,38 @@ describe('scanJournal', () => {
     expect(scan.damage).toEqual([]);
   });
 
-  it.each([
-    ['zeros', Buffer.alloc(300)],
-    ['garbage', Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 131 + 7) & 0xff))],
-  ])('takes %s after the last record (a preallocated or never-written tail) for a torn tail', async (_, tail) => {
+  it('takes garbage after the last record (a never-written or recycled tail) for a torn tail', async () => {
     const frames = records(1, 2).map((r) => encodeRecord(r));
-    const path = writeJournalFile(dir(), 1, [...frames, tail]);
+    const garbage = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 131 + 7) & 0xff));
+    const path = writeJournalFile(dir(), 1, [...frames, garbage]);
     const scan = await scanJournal(dir());
     expect(seqs(scan.records)).toEqual([1, 2]);
     expect(scan.tornTail).toEqual({ path, at: startOf(frames, 2), bytes: 300 });
+    expect(scan.unusedTails).toEqual([]);
+  });
+
+  it('takes zeros after the last record of any file for its preallocated rest, neither torn nor damaged', async () => {
+    const first = records(1, 2).map((r) => encodeRecord(r));
+    const firstPath = writeJournalFile(dir(), 1, [...first, Buffer.alloc(70_000)]);
+    const second = records(3, 4).map((r) => encodeRecord(r));
+    const secondPath = writeJournalFile(dir(), 3, [...second, Buffer.alloc(300)]);
+    const scan = await scanJournal(dir());
+    expect(seqs(scan.records)).toEqual([1, 2, 3, 4]);
+    expect(scan.unusedTails).toEqual([
+      { path: firstPath, at: startOf(first, 2) },
+      { path: secondPath, at: startOf(second, 2) },
+    ]);
+    expect(scan.tornTail).toBeUndefined();
+    expect(scan.damage).toEqual([]);
+  });
+
+  it('takes a torn record followed by zeros for a torn tail', async () => {
+    const frames = records(1, 3).map((r) => encodeRecord(r));
+    const torn = Buffer.concat([frames[2].subarray(0, 20), Buffer.alloc(500)]);
+    const path = writeJournalFile(dir(), 1, [...frames.slice(0, 2), torn]);
+    const scan = await scanJournal(dir());
+    expect(seqs(scan.records)).toEqual([1, 2]);
+    expect(scan.tornTail).toEqual({ path, at: startOf(frames, 2), bytes: 520 });
   });
 
   it.each([
@@ -158,6 +181,6 @@ describe('scanJournal', () => {
   });
 
   it('finds nothing in a missing journal directory', async () => {
-    expect(await scanJournal(join(dir(), 'absent'))).toEqual({ files: [], records: [], damage: [] });
+    expect(await scanJournal(join(dir(), 'absent'))).toEqual({ files: [], records: [], damage: [], unusedTails: [], spare: undefined });
   });
 });

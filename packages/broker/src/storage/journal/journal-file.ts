@@ -5,8 +5,11 @@ import { crc32c } from '@node-rs/crc32';
 import { FRAME_HEADER_BYTES } from '../entry-frame';
 import { FileHandle } from '../file-handle';
 import { StorageError } from '../storage.errors';
+import { JournalPreallocation } from './journal-preallocation';
 
 export const JOURNAL_FILE_EXTENSION = '.journal';
+/** A journal file past this size is closed and the next record starts a new one (named by its sequence number). */
+export const JOURNAL_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** A journal file the flush no longer needs, kept to be renamed into the next one (not a journal file name). */
 export const SPARE_JOURNAL_FILE = 'spare.journal-recycled';
 /** `MMMQJNL1`: what a journal file starts with. */
@@ -40,19 +43,26 @@ export function recordChecksum(salt: Buffer, payload: Buffer): number {
  * whose checksums were computed with another salt, so they never read as records of this one.
  */
 export class JournalFile {
+  private readonly preallocation: JournalPreallocation;
+
   private constructor(
     readonly firstSeq: number,
     private readonly file: FileHandle,
     readonly salt: Buffer,
     private position: number,
-  ) {}
+    preallocateUpTo: number,
+  ) {
+    this.preallocation = new JournalPreallocation(file, file.size, preallocateUpTo);
+    this.preallocation.afterWrite(position);
+  }
 
   /**
    * Creates the file whose first record will be `firstSeq` — from `recycled` (an older journal file, renamed, so
    * its blocks are already allocated: appends then overwrite them and an fdatasync has no new file size to commit)
-   * or from nothing. Its header is durable once this resolves; the caller syncs the directory.
+   * or from nothing, then allocated ahead of its records up to `preallocateUpTo` bytes (`JournalPreallocation`).
+   * Its header is durable once this resolves; the caller syncs the directory.
    */
-  static async create(dir: string, firstSeq: number, recycled?: string): Promise<JournalFile> {
+  static async create(dir: string, firstSeq: number, recycled?: string, preallocateUpTo = JOURNAL_FILE_MAX_BYTES): Promise<JournalFile> {
     const path = join(dir, journalFileName(firstSeq));
     if (recycled) await fs.rename(recycled, path);
     const file = await FileHandle.open(path, true);
@@ -61,7 +71,7 @@ export class JournalFile {
       const salt = randomBytes(JOURNAL_SALT_BYTES);
       await file.writeAt(Buffer.concat([JOURNAL_MAGIC, salt]), 0);
       await file.sync();
-      return new JournalFile(firstSeq, file, salt, JOURNAL_HEADER_BYTES);
+      return new JournalFile(firstSeq, file, salt, JOURNAL_HEADER_BYTES, preallocateUpTo);
     } catch (cause) {
       await file.close().catch(() => undefined);
       throw new StorageError(`Cannot create the journal file ${path}`, { cause });
@@ -85,8 +95,10 @@ export class JournalFile {
     const payload = record.subarray(FRAME_HEADER_BYTES);
     record.writeUInt32BE(4 + payload.length, 0);
     record.writeUInt32BE(recordChecksum(this.salt, payload), 4);
+    await this.preallocation.beforeWrite(this.position + record.length);
     await this.file.writeAt(record, this.position);
     this.position += record.length;
+    this.preallocation.afterWrite(this.position);
   }
 
   /** `onEventLoop` waits for the disk without a trip through libuv's thread pool (for a lone commit). */
@@ -96,12 +108,14 @@ export class JournalFile {
 
   /** Cuts the file back to `size` bytes and makes that durable. */
   async truncate(size: number): Promise<void> {
+    await this.preallocation.settle(size);
     await this.file.truncate(size);
     await this.file.sync();
     this.position = size;
   }
 
-  close(): Promise<void> {
-    return this.file.close();
+  async close(): Promise<void> {
+    await this.preallocation.settle();
+    await this.file.close();
   }
 }

@@ -31,11 +31,10 @@ export async function recoverJournal(dir: string, openTopic: (name: string) => P
       `Journal: cut ${scan.tornTail.bytes} bytes after the last record of ${scan.tornTail.path} (at ${scan.tornTail.at}): ` +
         "a torn write that was never acknowledged, or a recycled file's leftovers",
     );
-    const file = await FileHandle.open(scan.tornTail.path, false);
-    await file.truncate(scan.tornTail.at);
-    await file.sync();
-    await file.close();
+    await cutTail(scan.tornTail.path, scan.tornTail.at);
   }
+  // Zeros a file was preallocated with past its last record: cut quietly, they were never records.
+  for (const tail of scan.unusedTails) await cutTail(tail.path, tail.at);
   let flushedSeq = 0;
   let lastDataSeq = 0;
   for (const record of scan.records) {
@@ -100,4 +99,15 @@ export async function recoverJournal(dir: string, openTopic: (name: string) => P
     lastDataSeq,
     spare: scan.spare,
   };
+}
+
+/** Cuts a journal file at `at`, durably. */
+async function cutTail(path: string, at: number): Promise<void> {
+  const file = await FileHandle.open(path, false);
+  try {
+    await file.truncate(at);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
 }

@@ -14,6 +14,8 @@ export interface JournalScan {
   damage: string[];
   /** A torn tail of the last file (never acknowledged): where the file is cut. */
   tornTail?: { path: string; at: number; bytes: number };
+  /** Files whose records end before zeros they were preallocated with (`JournalPreallocation`): where each is cut. */
+  unusedTails: Array<{ path: string; at: number }>;
   /** A journal file kept for reuse, if there is one. */
   spare?: string;
 }
@@ -38,6 +40,7 @@ export async function scanJournal(dir: string): Promise<JournalScan> {
     files,
     records: [],
     damage: [],
+    unusedTails: [],
     spare: names.includes(SPARE_JOURNAL_FILE) ? join(dir, SPARE_JOURNAL_FILE) : undefined,
   };
   let lastSeq = 0;
@@ -60,6 +63,10 @@ export async function scanJournal(dir: string): Promise<JournalScan> {
         position = record.end;
         continue;
       }
+      if (allZero(bytes, position)) {
+        scan.unusedTails.push({ path: file.path, at: position });
+        break;
+      }
       const next = findNextRecord(bytes, position + 1, salt, lastSeq);
       if (next) {
         scan.damage.push(
@@ -75,6 +82,17 @@ export async function scanJournal(dir: string): Promise<JournalScan> {
     }
   }
   return scan;
+}
+
+const ZERO_RUN = Buffer.alloc(64 * 1024);
+
+/** Whether every byte from `from` on is zero. */
+function allZero(bytes: Buffer, from: number): boolean {
+  for (let start = from; start < bytes.length; start += ZERO_RUN.length) {
+    const end = Math.min(bytes.length, start + ZERO_RUN.length);
+    if (!bytes.subarray(start, end).equals(ZERO_RUN.subarray(0, end - start))) return false;
+  }
+  return true;
 }
 
 /** The smallest record: a frame header, a record header and one FLUSHED op. */

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { StorageUnavailableError } from '../storage.errors';
 import { describeCause } from './describe-cause';
 import { CommitPart, CommitRequest, Flushable } from './journal-commit';
+import { JOURNAL_FILE_MAX_BYTES } from './journal-file';
 import { JournalFileEntry, JournalFiles } from './journal-files';
 import { FlushedJournal, FlushSchedule, JournalFlush } from './journal-flush';
 import { AppendGroup, assembleGroup, encodeRecord } from './journal-group';
@@ -17,8 +18,6 @@ export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
  * and the queue would grow in memory without bound (and a crash would lose all of it). Four full commit groups.
  */
 export const EARLY_ANSWER_MAX_PENDING_BYTES = 4 * GROUP_COMMIT_MAX_BYTES;
-/** A journal file past this size is closed and the next record starts a new one (named by its sequence number). */
-export const JOURNAL_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** After a failed journal write the broker refuses writes this long before it reopens the journal and tries again. */
 export const WRITE_RECOVERY_DELAY_MS = 1000;
 
