@@ -42,7 +42,6 @@ export interface InProcessMemberDeps {
  */
 export class InProcessMember {
   private readonly stopped = new AbortController();
-  private readonly whenStopped = new Promise<void>((resolve) => this.stopped.signal.addEventListener('abort', () => resolve()));
   private readonly inFlight = new Set<Promise<void>>();
   private readonly held = new WeakMap<TransportDelivery, HeldDelivery>();
   private running: Promise<void> | undefined;
@@ -100,7 +99,7 @@ export class InProcessMember {
     while (!signal.aborted) {
       try {
         if (this.inFlight.size > IN_PROCESS_PREFETCH / 2) {
-          await Promise.race([...this.inFlight, this.whenStopped]);
+          await this.untilStoppedOr([...this.inFlight]);
           continue;
         }
         const leased = await this.leaseOrWait(IN_PROCESS_PREFETCH - this.inFlight.size);
@@ -126,11 +125,29 @@ export class InProcessMember {
     const timer = setTimeout(wake, Math.min(MAX_IDLE_WAIT_MS, this.leaseMs() / 2));
     try {
       const leased = await this.lease(room);
-      if (leased.length === 0) await Promise.race([changed, this.whenStopped]);
+      if (leased.length === 0) await this.untilStoppedOr([changed]);
       return leased;
     } finally {
       clearTimeout(timer);
       for (const stop of unlisten) stop();
+    }
+  }
+
+  /**
+   * Resolves once one of `promises` settles or the member stops. Not a race with a promise of the stop: that one
+   * lives as long as the member, and every race would leave a reaction on it (one per message handed over, held
+   * until the stop: 83,000 promises after 50,000 messages at 5,000 msg/s).
+   */
+  private async untilStoppedOr(promises: Promise<unknown>[]): Promise<void> {
+    const { signal } = this.stopped;
+    if (signal.aborted) return;
+    let wake!: () => void;
+    const stopped = new Promise<void>((resolve) => (wake = resolve));
+    signal.addEventListener('abort', wake, { once: true });
+    try {
+      await Promise.race([...promises, stopped]);
+    } finally {
+      signal.removeEventListener('abort', wake);
     }
   }
 

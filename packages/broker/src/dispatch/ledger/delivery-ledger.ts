@@ -38,6 +38,13 @@ interface Expiry {
   deliveries: number;
 }
 
+/** Stale entries the expiry heap may hold beyond its live ones before they are dropped (see `watchDeadline`). */
+const EXPIRIES_KEPT_STALE = 1024;
+
+/** Whether the lease an expiry entry was made for still runs, to that deadline. */
+const isLive = ({ slot, deliveries, deadline }: Expiry): boolean =>
+  slot.state === SlotState.LEASED && slot.deliveries === deliveries && slot.deadline === deadline;
+
 /**
  * The state of one subscription's window, pure and synchronous (time is passed in: leases and delays on the
  * monotonic clock, message expiry on the wall clock): the cursor, every message read past it and what happened to
@@ -180,7 +187,7 @@ export class DeliveryLedger {
       slot.member = member;
       slot.deliveries++;
       slot.deadline = now + leaseMs;
-      if (Number.isFinite(slot.deadline)) this.expiries.push({ deadline: slot.deadline, slot, deliveries: slot.deliveries });
+      if (Number.isFinite(slot.deadline)) this.watchDeadline(slot);
       this.leasedCount++;
       this.watcher?.leased(slot);
       if (slot.deliveries > 1) this.version++;
@@ -268,8 +275,18 @@ export class DeliveryLedger {
       return true;
     }
     slot.deadline = now + leaseMs;
-    this.expiries.push({ deadline: slot.deadline, slot, deliveries: slot.deliveries });
+    this.watchDeadline(slot);
     return true;
+  }
+
+  /**
+   * Puts a lease's deadline in the expiry heap. An entry outlives its lease (settled, released or extended, it is
+   * skipped when due), so at a high rate the heap would hold every lease of the last ack timeout (150,000 at 5,000
+   * msg/s and 30 s) and the slots they name: once they outnumber the live leases, the stale ones are dropped.
+   */
+  private watchDeadline(slot: Slot): void {
+    this.expiries.push({ deadline: slot.deadline, slot, deliveries: slot.deliveries });
+    if (this.expiries.size > 2 * this.leasedCount + EXPIRIES_KEPT_STALE) this.expiries.retain(isLive);
   }
 
   /**
@@ -350,7 +367,7 @@ export class DeliveryLedger {
     for (let top = this.expiries.peek(); top && top.deadline <= now; top = this.expiries.peek()) {
       this.expiries.pop();
       const { slot } = top;
-      if (slot.state === SlotState.LEASED && slot.deliveries === top.deliveries && slot.deadline === top.deadline) due.add(slot);
+      if (isLive(top)) due.add(slot);
     }
     return [...due];
   }
