@@ -69,7 +69,7 @@ export class TransportGateway {
 
   private async attempt<T>(timeoutMs: number, send: (options: TransportPublishOptions) => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    const abandoned = new AbortController();
+    const abandoned = new AbandonSignal();
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         const error = new BrokerUnreachableError(`The ${this.name} transport did not answer within ${timeoutMs} ms`);
@@ -78,7 +78,7 @@ export class TransportGateway {
       }, timeoutMs);
     });
     try {
-      return await Promise.race([send({ signal: abandoned.signal }), deadline]);
+      return await Promise.race([send(abandoned.options), deadline]);
     } catch (error) {
       throw this.failure(error);
     } finally {
@@ -109,5 +109,34 @@ export class TransportGateway {
     }
     const message = error instanceof Error ? error.message : String(error);
     return new BrokerUnreachableError(`The ${name} transport could not publish: ${message}`, { cause: error });
+  }
+}
+
+/**
+ * An attempt's abort signal, made only if the transport reads it: most publishers (the broker's in process, the
+ * in-memory one) never look, and an `AbortController` per publish was 1.5 % of a one-at-a-time produce's CPU.
+ */
+class AbandonSignal {
+  private controller?: AbortController;
+  private reason?: unknown;
+  private aborted = false;
+
+  readonly options: TransportPublishOptions = Object.defineProperty({}, 'signal', {
+    enumerable: true,
+    get: () => this.signal(),
+  });
+
+  abort(reason: unknown): void {
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+
+  private signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
   }
 }
