@@ -16,6 +16,16 @@ export default tseslint.config(
     },
   },
   {
+    // Async bugs in the libraries and apps: a promise nobody awaits or handles, or one passed where nothing awaits it.
+    // Type-aware, so only where there is a tsconfig; a deliberate fire-and-forget is written `void promise`.
+    files: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // The admin console's scripts run in the browser as ES modules (packages/broker/console, no build step).
     files: ['packages/broker/console/**/*.js'],
     languageOptions: {

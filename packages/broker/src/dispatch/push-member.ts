@@ -186,7 +186,7 @@ export class PushMember {
   private giveBack({ slots, deliveries }: SentPush, error: Error | undefined): void {
     const counted = !(error instanceof DeliveryFailedError) || error.reachedConsumer;
     const outcome = error ? shortOutcome(error) : 'cut off behind a failed push';
-    slots.forEach((slot, i) => this.subscription.release(slot, { outcome, counted }, deliveries[i]));
+    slots.forEach((slot, i) => void this.subscription.release(slot, { outcome, counted }, deliveries[i]));
   }
 
   /**
@@ -202,7 +202,7 @@ export class PushMember {
     }
     const size = this.sizeLimit.tooLarge(slots.length);
     this.logger.warn(`${this.label()}: a push of ${slots.length} messages was refused as too large (${outcome}); pushing ${size} at most`);
-    slots.forEach((slot, i) => this.subscription.release(slot, { outcome, counted: false }, deliveries[i]));
+    slots.forEach((slot, i) => void this.subscription.release(slot, { outcome, counted: false }, deliveries[i]));
   }
 
   /** Each reply applied to its message (see applyConsumerReply). */

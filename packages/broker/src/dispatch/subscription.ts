@@ -602,7 +602,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
         if (settled || slot.state !== SlotState.LEASED) return;
         this.stats.expired++;
         const verdict = this.ledger.release(slot, { outcome: 'LEASE_EXPIRED', counted: true }, performance.now());
-        if (verdict) this.deadLetter(slot, verdict.reason, verdict.lastError);
+        // Never rejects: it retries until the dead letter is written or the subscription stops.
+        if (verdict) void this.deadLetter(slot, verdict.reason, verdict.lastError);
         else this.trimmer?.released();
         // Deferred while a transaction record held the slot, this runs after onDue's own signal: wake members again.
         this.armTimer();

@@ -67,7 +67,8 @@ export class InProcessMember {
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
     for (const subscription of this.deps.subscriptions.subscriptionsOf(this.listener.consumerId)) {
-      for (const slot of subscription.leasesOf(this.id)) subscription.release(slot, { outcome: 'RECOVER', counted: true }, slot.deliveries);
+      for (const slot of subscription.leasesOf(this.id))
+        void subscription.release(slot, { outcome: 'RECOVER', counted: true }, slot.deliveries);
     }
   }
 
@@ -194,7 +195,7 @@ export class InProcessMember {
       reply = await this.deps.handle(message);
     } catch {
       // The consumer did not take it (it is shutting down): no handler saw it, so it is not an attempt.
-      subscription.release(slot, { outcome: 'not taken: the consumer is stopping', counted: false }, delivery);
+      void subscription.release(slot, { outcome: 'not taken: the consumer is stopping', counted: false }, delivery);
       return;
     } finally {
       this.deps.subscriptions.handlerEnded();

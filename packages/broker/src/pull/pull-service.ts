@@ -130,7 +130,7 @@ export class PullService implements BeforeApplicationShutdown {
     let released = 0;
     for (const subscription of this.subscriptions.subscriptionsOf(consumerId)) {
       for (const slot of subscription.leasesOf(member)) {
-        subscription.release(slot, { outcome: 'RECOVER', counted: true }, slot.deliveries);
+        void subscription.release(slot, { outcome: 'RECOVER', counted: true }, slot.deliveries);
         released++;
       }
     }

@@ -36,7 +36,7 @@ export class RetentionService implements OnModuleInit, OnApplicationShutdown {
     this.queues.onOpened((queue) => this.watch(queue));
     for (const queue of this.queues.list()) this.watch(queue);
     this.timer = setInterval(() => {
-      for (const queue of this.queues.list()) this.request(queue);
+      for (const queue of this.queues.list()) void this.request(queue);
     }, this.options.checkIntervalMs).unref();
   }
 

@@ -221,7 +221,7 @@ export class DescriptorPool {
       scanned++;
       if (!file.dirty) {
         this.evictionsDone++;
-        file.evict();
+        void file.evict();
         return true;
       }
       dirtyVictim ??= file;

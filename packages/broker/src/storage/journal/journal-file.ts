@@ -101,6 +101,11 @@ export class JournalFile {
     this.preallocation.afterWrite(this.position);
   }
 
+  /** Resolves once no extension of the file's allocation runs (see `JournalPreallocation`). */
+  preallocated(): Promise<void> {
+    return this.preallocation.settle();
+  }
+
   /** `onEventLoop` waits for the disk without a trip through libuv's thread pool (for a lone commit). */
   sync(onEventLoop = false): Promise<void> {
     return this.file.sync(onEventLoop);

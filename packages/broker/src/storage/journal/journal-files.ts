@@ -21,9 +21,13 @@ export class JournalFiles {
     private spare: string | undefined,
   ) {}
 
-  /** Starts writing a new file at `nextSeq` (in the spare, if there is one) beside the `older` files recovery left. */
+  /**
+   * Starts writing a new file at `nextSeq` (in the spare, if there is one) beside the `older` files recovery left.
+   * Its first allocation is done before the broker answers anything, so the first commits find it.
+   */
   static async open(dir: string, nextSeq: number, older: JournalFileEntry[], spare?: string): Promise<JournalFiles> {
     const current = await JournalFile.create(dir, nextSeq, spare);
+    await current.preallocated();
     await syncDirectory(dir);
     return new JournalFiles(
       dir,

@@ -115,7 +115,7 @@ export class JournalFlush {
     const failures = (this.retrying?.failures ?? 0) + 1;
     const delayMs = Math.min(FLUSH_RETRY_MAX_MS, FLUSH_RETRY_INITIAL_MS * 2 ** Math.min(failures - 1, 16));
     clearTimeout(this.retrying?.timer);
-    const timer = setTimeout(() => this.run().catch(() => undefined), delayMs).unref();
+    const timer = setTimeout(() => void this.run().catch(() => undefined), delayMs).unref();
     this.retrying = { failures, notBefore: Date.now() + delayMs, timer };
     if (failures === 1 || failures % 10 === 0) {
       this.logger.warn(
