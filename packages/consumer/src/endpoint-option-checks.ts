@@ -34,3 +34,20 @@ export function endpointPath(option: string, path: unknown): string {
   }
   return path;
 }
+
+/** The options that shape the module (its routes), so they are read when it is built, not from an options factory. */
+const MODULE_SHAPING_OPTIONS = ['health', 'metrics'] as const;
+
+/**
+ * `health` and `metrics` reach the validated options only from a `forRootAsync` factory's result (`forRoot` and the
+ * async options take them out), too late to add routes: named here rather than as an unknown option.
+ * @throws InvalidConsumerOptionsError naming the option
+ */
+export function refuseModuleShapingOptions(options: object): void {
+  const given = MODULE_SHAPING_OPTIONS.find((option) => Object.hasOwn(options, option));
+  if (given === undefined) return;
+  throw new InvalidConsumerOptionsError(
+    `${given} must be given beside useFactory (forRootAsync({ useFactory, ${given} })), not in the factory's result: ` +
+      `the routes exist or not when the module is built, before the factory runs`,
+  );
+}

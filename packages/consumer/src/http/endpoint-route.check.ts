@@ -43,9 +43,8 @@ export class EndpointRouteCheck {
       const other = served.find((route) => route.path === own.path && route.controller !== own.controller);
       if (other !== undefined) {
         throw new InvalidConsumerOptionsError(
-          `MmmqConsumerModule option ${option}: GET ${own.path} is served already by ${other.controller.name} of ${other.module} ` +
-            `(a broker in the same application serves /health/live, /health/ready and /metrics); give the consumer's another ` +
-            `path, e.g. ${option}: { path: '${suggestedPath}' }, or turn the other route off`,
+          `MmmqConsumerModule option ${option}: GET ${own.path} is served already by ${other.controller.name} of ${other.module}; ` +
+            `give the consumer's another path, e.g. ${option}: { path: '${suggestedPath}' }, or turn the other route off`,
         );
       }
     }

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { InvalidConsumerOptionsError, MissingPeerDependencyError, MmmqConsumerModule } from '../../src';
 import { loadOptionalPeer } from '../../src/optional-peer';
+import { initConsumer } from '../support/consumer-context';
 
 type Extras = Pick<NonNullable<Parameters<typeof MmmqConsumerModule.forRoot>[0]>, 'health' | 'metrics'>;
 
@@ -69,6 +70,16 @@ describe('MmmqConsumerModule health and metrics options, checked when the module
     ]);
     const async = MmmqConsumerModule.forRootAsync({ useFactory: () => ({}), health: { path: 'h' } });
     expect((async.controllers ?? []).map((controller) => Reflect.getMetadata('path', controller))).toEqual(['h']);
+  });
+
+  it('names health or metrics returned by a forRootAsync factory, where they come too late to add routes', async () => {
+    const failure = initConsumer({
+      imports: [MmmqConsumerModule.forRootAsync({ useFactory: () => ({ app: 'billing', health: true }) as never })],
+    });
+    await expect(failure).rejects.toBeInstanceOf(InvalidConsumerOptionsError);
+    await expect(failure).rejects.toThrow(
+      "health must be given beside useFactory (forRootAsync({ useFactory, health })), not in the factory's result",
+    );
   });
 
   it('names the missing package and the option that needs it', () => {

@@ -1,7 +1,7 @@
 import { MmmqBrokerModule } from '@mmmq/broker';
 import { makeTempDir, removeTempDir } from '@mmmq/test-support';
-import { Injectable, INestApplication, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Get, Injectable, INestApplication, Module } from '@nestjs/common';
+import { NestFactory, RouterModule } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Registry } from 'prom-client';
 import { InvalidConsumerOptionsError, MmmqConsumerModule, MMMQListener } from '../../src';
@@ -61,13 +61,13 @@ describe.each([
     const failure = start({ health: true });
     await expect(failure).rejects.toThrow(InvalidConsumerOptionsError);
     await expect(failure).rejects.toThrow(
-      /^MmmqConsumerModule option health: GET \/health\/live is served already by HealthController of MmmqBrokerModule .*e\.g\. health: \{ path: 'health\/consumer' \}/,
+      /^MmmqConsumerModule option health: GET \/health\/live is served already by HealthController of MmmqBrokerModule; .*e\.g\. health: \{ path: 'health\/consumer' \}/,
     );
   });
 
   it("refuses to start when the consumer's /metrics would take the broker's, naming the option", async () => {
     await expect(start({ metrics: { registry: new Registry() } })).rejects.toThrow(
-      /^MmmqConsumerModule option metrics: GET \/metrics is served already by MetricsController of MmmqBrokerModule .*metrics: \{ path: 'metrics\/consumer' \}/,
+      /^MmmqConsumerModule option metrics: GET \/metrics is served already by MetricsController of MmmqBrokerModule; .*metrics: \{ path: 'metrics\/consumer' \}/,
     );
   });
 
@@ -105,4 +105,52 @@ describe.each([
     expect(JSON.parse((await httpGet(`${url}/health/ready`)).text).info).toHaveProperty('mmmq-consumer');
     expect(promSample((await httpGet(`${url}/metrics`)).text, 'mmmq_consumer_handlers_running')).toBe(0);
   });
+});
+
+it.each([
+  ['before', true],
+  ['after', false],
+])(
+  "counts a RouterModule's path: a broker mounted under /broker leaves /health and /metrics to the consumer (router %s)",
+  async (_order, routerFirst) => {
+    const rootDir = await makeTempDir();
+    const broker = MmmqBrokerModule.forRoot({ persistence: { rootDir } });
+    const consumer = MmmqConsumerModule.forRoot({ health: true, metrics: { registry: new Registry() } });
+    const router = RouterModule.register([{ path: 'broker', module: MmmqBrokerModule }]);
+    @Module({ imports: routerFirst ? [router, consumer, broker] : [consumer, broker, router] })
+    class AppModule {}
+    const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+    try {
+      await app.listen(0, '127.0.0.1');
+      const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      expect((await httpGet(`${url}/broker/health/ready`)).status).toBe(200);
+      expect((await httpGet(`${url}/broker/metrics`)).status).toBe(200);
+      expect((await httpGet(`${url}/health/live`)).status).toBe(200);
+      expect(promSample((await httpGet(`${url}/metrics`)).text, 'mmmq_consumer_handlers_running')).toBe(0);
+    } finally {
+      await app.close();
+      await removeTempDir(rootDir);
+    }
+  },
+);
+
+it("refuses a route the application's own controller declares, and the consumer's two options taking one route", async () => {
+  @Controller('health')
+  class OwnHealth {
+    @Get('ready')
+    ready(): string {
+      return 'ok';
+    }
+  }
+  @Module({ imports: [MmmqConsumerModule.forRoot({ health: true })], controllers: [OwnHealth] })
+  class OwnHealthModule {}
+  await expect(NestFactory.create(OwnHealthModule, { logger: false, abortOnError: false })).rejects.toThrow(
+    /^MmmqConsumerModule option health: GET \/health\/ready is served already by OwnHealth of OwnHealthModule/,
+  );
+
+  @Module({ imports: [MmmqConsumerModule.forRoot({ health: { path: 'ops' }, metrics: { path: 'ops/live', registry: new Registry() } })] })
+  class SelfCollision {}
+  await expect(NestFactory.create(SelfCollision, { logger: false, abortOnError: false })).rejects.toThrow(
+    /^MmmqConsumerModule option health: GET \/ops\/live is served already by MmmqConsumerMetricsController of MmmqConsumerModule/,
+  );
 });
