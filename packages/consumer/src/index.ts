@@ -40,6 +40,8 @@ export {
   type ConsumerHealthOptions,
   type MmmqConsumerHealth,
 } from './health/mmmq-consumer.health-indicator';
+export { DEFAULT_CONSUMER_HEALTH_PATH, type HealthEndpointOptions } from './health/health-endpoint.options';
+export { DEFAULT_CONSUMER_METRICS_PATH, type MetricsEndpointOptions } from './metrics/metrics-endpoint.options';
 export type { PendingRegistration } from './registration/registration-status';
 export type { TransportHealth } from './transport/transport-status';
 export {
@@ -79,6 +81,7 @@ export type { ConsumerClaimCheckOptions } from './claim-check.options';
 export { FileSystemObjectStore, type ObjectStore, type ClaimCheckReference } from '@mmmq/core';
 export { NonRetriableError } from './errors/non-retriable.error';
 export { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
+export { MissingPeerDependencyError } from './errors/missing-peer-dependency.error';
 export { InvalidListenerError } from './errors/invalid-listener.error';
 export { DispatcherRegistrationError } from './errors/dispatcher-registration.error';
 export { BrokerRequestError } from './errors/broker-request.error';

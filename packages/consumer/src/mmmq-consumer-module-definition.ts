@@ -1,5 +1,28 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { HealthEndpointOptions } from './health/health-endpoint.options';
+import { withEndpoints } from './http/with-endpoints';
+import type { MetricsEndpointOptions } from './metrics/metrics-endpoint.options';
 import type { MmmqConsumerOptions } from './mmmq-consumer.options';
+
+/**
+ * Options that shape the module itself, so they sit beside the (possibly async) consumer options: the routes exist
+ * or not when the module is built, before any factory runs. Each needs a default here: only the keys listed are
+ * taken out of the options the consumer validates.
+ */
+interface MmmqConsumerModuleExtras {
+  /** Makes the options (`MMMQ_CONSUMER_OPTIONS`) injectable everywhere. Default false. */
+  isGlobal: boolean;
+  /**
+   * `GET /health/live` and `GET /health/ready` reflecting the listeners (docs/consumer.md#health-and-metrics-endpoints);
+   * needs `@nestjs/terminus`. `true` or `{ path, maxHandlerMs, maxQueueFullMs }`. Default off.
+   */
+  health: boolean | HealthEndpointOptions;
+  /**
+   * `GET /metrics` with the handlers' durations and outcomes (docs/consumer.md#health-and-metrics-endpoints); needs
+   * prom-client. `true` or `{ path, registry }`. Default off.
+   */
+  metrics: boolean | MetricsEndpointOptions;
+}
 
 export const {
   ConfigurableModuleClass: MmmqConsumerConfigurableModule,
@@ -8,5 +31,7 @@ export const {
   ASYNC_OPTIONS_TYPE: MMMQ_CONSUMER_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<MmmqConsumerOptions>({ moduleName: 'MmmqConsumer' })
   .setClassMethodName('forRoot')
-  .setExtras({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .setExtras<MmmqConsumerModuleExtras>({ isGlobal: false, health: false, metrics: false }, (definition, extras) =>
+    withEndpoints({ ...definition, global: extras.isGlobal }, extras.health, extras.metrics),
+  )
   .build();

@@ -10,6 +10,7 @@ import {
   SigningSecret,
 } from '@mmmq/core';
 import type { ConsumerClaimCheckOptions } from './claim-check.options';
+import { refuseModuleShapingOptions } from './endpoint-option-checks';
 import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
 import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
 import { assertListenerConsumerId } from './listener/consumer-id.naming';
@@ -116,7 +117,8 @@ const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest
  * @throws InvalidConsumerOptionsError
  */
 export function resolveConsumerOptions(options: MmmqConsumerOptions = {}): ResolvedConsumerOptions {
-  refuseUnknownFields('MmmqConsumerModule options', plainObject('MmmqConsumerModule options', options), OPTION_FIELDS);
+  refuseModuleShapingOptions(plainObject('MmmqConsumerModule options', options));
+  refuseUnknownFields('MmmqConsumerModule options', options, OPTION_FIELDS);
   if (options.workers !== undefined) refuseUnknownFields('workers', plainObject('workers', options.workers), WORKERS_FIELDS);
   if (options.registration !== undefined) {
     refuseUnknownFields('registration', plainObject('registration', options.registration), REGISTRATION_FIELDS);

@@ -8,8 +8,7 @@ export interface MmmqConsumerMetricsOptions {
   registry?: Registry;
 }
 
-/** Injection token of the registry the consumer's metrics go to. */
-export const MMMQ_CONSUMER_METRICS_REGISTRY = Symbol('MMMQ_CONSUMER_METRICS_REGISTRY');
+export { MMMQ_CONSUMER_METRICS_REGISTRY } from './metrics-registry.token';
 
 /** @throws InvalidConsumerOptionsError naming the option that is wrong */
 export function resolveConsumerMetricsRegistry(options: unknown, fallback: Registry): Registry {
