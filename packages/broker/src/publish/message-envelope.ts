@@ -34,6 +34,14 @@ export interface DecodedEnvelope {
 
 const CLOSING_BRACE = 0x7d;
 
+/**
+ * What each payload encoded in this process decodes to. The journal hands a topic the very `Buffer`s encoded at
+ * publish, and the log reader finds them in memory, so delivery (every subscription's) reads their fields here
+ * instead of scanning the JSON (5.7 % of an embedded app's CPU at saturation). Held weakly: an entry leaves with the
+ * last reference to its payload. Payloads read from disk are new objects and are scanned.
+ */
+const encodedPayloads = new WeakMap<Buffer, DecodedEnvelope>();
+
 /** Stored payloads were bounded at publish; the scan only needs to find spans, never to protect a parser. */
 const UNBOUNDED_DEPTH = Number.MAX_SAFE_INTEGER;
 
@@ -55,6 +63,16 @@ export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
   payload.write(head, 0);
   envelope.content.copy(payload, headBytes);
   payload[payload.length - 1] = CLOSING_BRACE;
+  encodedPayloads.set(payload, {
+    id: envelope.id,
+    topic: envelope.topic,
+    publishedAt: envelope.publishedAt,
+    // A copy, as parsing the stored bytes would give: the producer's object may change after the publish.
+    headers: { ...envelope.headers },
+    ...(envelope.expiresAt === undefined ? {} : { expiresAt: envelope.expiresAt }),
+    ...(envelope.priority === undefined || envelope.priority === DEFAULT_PRIORITY ? {} : { priority: envelope.priority }),
+    content: payload.subarray(headBytes, payload.length - 1),
+  });
   return payload;
 }
 
@@ -63,6 +81,8 @@ export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
  * broker's `{"topic":{"name":"…"},"content":…}`.
  */
 export function decodeEnvelope(payload: Buffer): DecodedEnvelope {
+  const encoded = encodedPayloads.get(payload);
+  if (encoded !== undefined) return encoded;
   const root = scanJson(payload, { maxDepth: UNBOUNDED_DEPTH, outlineLevels: 1 }).root;
   if (root?.kind !== 'object' || root.end < 0) {
     throw new MalformedEnvelopeError('Stored payload is not a JSON object');

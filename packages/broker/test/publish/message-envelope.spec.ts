@@ -38,6 +38,37 @@ describe('message envelope', () => {
     expect(decodeEnvelope(payload)).toEqual(envelope);
   });
 
+  it('decodes a payload it encoded without scanning it, to exactly what scanning a copy of the bytes gives', () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            id: fc.string(),
+            topic: fc.stringMatching(/^[a-z][a-z.]{0,20}$/),
+            publishedAt: fc.nat(),
+            headers: fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.oneof(fc.string(), fc.integer(), fc.boolean())),
+            expiresAt: fc.nat(),
+            priority: fc.integer({ min: 0, max: 9 }),
+            // A content is one JSON value without surrounding whitespace, as the publish parser cuts it.
+            content: spelledJson().map(({ text }) => Buffer.from(text.trim())),
+          },
+          { requiredKeys: ['id', 'topic', 'publishedAt', 'headers', 'content'] },
+        ),
+        (envelope) => {
+          const payload = encodeEnvelope(envelope);
+          expect(decodeEnvelope(payload)).toEqual(decodeEnvelope(Buffer.from(payload)));
+        },
+      ),
+    );
+  });
+
+  it("keeps what it encoded as the bytes say, whatever the producer's headers object becomes", () => {
+    const headers: Record<string, string> = { tenant: 'a' };
+    const payload = encodeEnvelope({ id: 'm', topic: 'a', publishedAt: 1, headers, content: Buffer.from('1') });
+    headers.tenant = 'b';
+    expect(decodeEnvelope(payload).headers).toEqual({ tenant: 'a' });
+  });
+
   it('writes neither field when the message never expires and has the default priority: the same bytes as before', () => {
     const payload = encodeEnvelope({ id: 'm', topic: 'a', publishedAt: 1, headers: {}, priority: 4, content: Buffer.from('1') });
     expect(payload.toString()).toBe('{"id":"m","topic":"a","publishedAt":1,"headers":{},"content":1}');

@@ -4,26 +4,16 @@ import { DecodedEnvelope, decodeEnvelope } from '../../publish/message-envelope'
 export const PUSH_BATCH_MAX_BYTES = 1024 * 1024;
 
 /**
- * Entries read from memory are the same `Buffer` objects for every subscription of a topic, so what one
- * subscription decoded serves the others (fan-out decodes each entry once); entries read from disk are new
- * objects and simply miss. Held weakly: an entry leaves with the last reference to its payload.
- */
-const decodedPayloads = new WeakMap<Buffer, DecodedEnvelope | Error>();
-
-/**
  * The message an entry holds, or why it holds none: a read error (corrupt), or bytes that are not a message. The
- * CRC matched in the second case, so these bytes are what was written: retrying cannot make them a message.
+ * CRC matched in the second case, so these bytes are what was written: retrying cannot make them a message. An entry
+ * still in memory was encoded in this process and is not scanned again (see `decodeEnvelope`), so fan-out decodes
+ * each entry once.
  */
 export function decodeEntry(entry: Buffer | Error): DecodedEnvelope | Error {
   if (entry instanceof Error) return entry;
-  let decoded = decodedPayloads.get(entry);
-  if (decoded === undefined) {
-    try {
-      decoded = decodeEnvelope(entry);
-    } catch (error) {
-      decoded = error as Error;
-    }
-    decodedPayloads.set(entry, decoded);
+  try {
+    return decodeEnvelope(entry);
+  } catch (error) {
+    return error as Error;
   }
-  return decoded;
 }
