@@ -10,7 +10,7 @@ export interface DeliveryAttemptFields {
 }
 
 /**
- * The delivery body of SPEC §3: `{"id","topic","content","headers","offset","deliveryCount","redelivered",
+ * The delivery body (docs/delivery.md § What the consumer receives): `{"id","topic","content","headers","offset","deliveryCount","redelivered",
  * "publishedAt","lease","lastAttempt"}`, plus `"expiresAt"` and `"priority"` when the message has them — pushed, or one of the messages a fetch answers. The content bytes are
  * copied from the stored payload, so the consumer gets exactly what the producer sent.
  */

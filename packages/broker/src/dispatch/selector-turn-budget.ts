@@ -2,7 +2,7 @@
  * The longest stretch of selector evaluation, summed over every subscription of the process, before the event loop
  * gets a turn. One evaluation costs up to about a millisecond at the selector and header size limits, and a read
  * evaluates up to a thousand messages per subscription: without a budget, ten dispatchers with heavy selectors held
- * publishes up for a second (issue 33, finding 7).
+ * publishes up for a second.
  */
 export const SELECTOR_TURN_BUDGET_MS = 4;
 

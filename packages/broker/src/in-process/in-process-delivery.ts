@@ -3,7 +3,7 @@ import type { Slot } from '../dispatch/ledger/slot';
 import type { Subscription } from '../dispatch/subscription';
 
 /**
- * A leased message as an in-process listener gets it: the fields of the push and fetch body (SPEC §3), with the
+ * A leased message as an in-process listener gets it: the fields of the push and fetch body (docs/delivery.md § What the consumer receives), with the
  * content parsed from the stored bytes — what a remote consumer parses from the same bytes.
  * @throws SyntaxError when the stored content is not JSON (it was checked at publish: a corrupt record)
  */

@@ -9,7 +9,7 @@ export type AckMode = 'auto' | 'manual' | 'dupsOk' | 'none';
 
 export const ACK_MODES: readonly AckMode[] = ['auto', 'manual', 'dupsOk', 'none'];
 
-/** Acknowledge after the handler succeeds, as every release before issue 12 did. */
+/** Acknowledge after the handler succeeds, as every release before ack modes existed did. */
 export const DEFAULT_ACK_MODE: AckMode = 'auto';
 
 export function isAckMode(value: unknown): value is AckMode {

@@ -8,7 +8,7 @@ import type { StartFrom } from '../mmmq-consumer.options';
 /** A dispatcher as the broker's API shows it; fields this consumer does not use are ignored. */
 export interface DispatcherJson {
   consumerId: string;
-  /** Absent on a pull-only dispatcher of a broker with leases (issue 12), which shows `hosts` instead. */
+  /** Absent on a pull-only dispatcher of a broker with leases (docs/delivery.md § Dispatchers), which shows `hosts` instead. */
   host?: unknown;
   /** Brokers with leases: every push member's URL (empty for pull only). */
   hosts?: unknown[];
