@@ -146,6 +146,8 @@ export class FileHandle implements PooledFile {
   private syncedWrites = 0;
   /** An fsync that failed when the pool closed the file: every later `sync` fails with it (never retried-and-acked). */
   private lostSync?: unknown;
+  /** A `syncBehind` fsync runs. */
+  private syncingBehind = false;
   private reopening?: Promise<number>;
 
   private constructor(
@@ -278,7 +280,9 @@ export class FileHandle implements PooledFile {
    */
   async sync(onEventLoop = false): Promise<void> {
     if (this.lostSync !== undefined) {
-      throw new StorageError(`An fsync of ${this.path} failed when its descriptor was closed to free one`, { cause: this.lostSync });
+      throw new StorageError(`An earlier fsync of ${this.path} failed (behind its writes, or when its descriptor was closed to free one)`, {
+        cause: this.lostSync,
+      });
     }
     const covered = this.writes;
     fsyncsInProcess++;
@@ -294,6 +298,32 @@ export class FileHandle implements PooledFile {
       }
     }
     if (covered > this.syncedWrites) this.syncedWrites = covered;
+  }
+
+  /**
+   * Starts an fsync of what was written so far on the thread pool and returns at once: writeback in steps, so the
+   * flush that must make the file durable later finds little left to write (see `SegmentFile`). Its failure is kept
+   * for the next `sync`, which then fails with it: after a failed fsync the kernel may have dropped the pages, and a
+   * later fsync could succeed without them.
+   */
+  syncBehind(): void {
+    if (this.syncingBehind || this.lostSync !== undefined) return;
+    this.syncingBehind = true;
+    const covered = this.writes;
+    void this.acquire()
+      .then(async (fd) => {
+        try {
+          fsyncsInProcess++;
+          await fsyncs.inPool(fd, this.path);
+          if (covered > this.syncedWrites) this.syncedWrites = covered;
+        } finally {
+          this.unpin();
+        }
+      })
+      .catch((cause: unknown) => {
+        if (!this.closed) this.lostSync ??= cause;
+      })
+      .finally(() => (this.syncingBehind = false));
   }
 
   async truncate(length: number): Promise<void> {
