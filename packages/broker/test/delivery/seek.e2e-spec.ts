@@ -142,6 +142,30 @@ describe('seeking a subscription', () => {
     expect(contents(await consume(3, 'holder'))).toEqual([0, 1, 2]);
   });
 
+  it('starts a new consumer at a time with `startFrom: {time}`: the first message published at or after it', async () => {
+    const topic = await setUp(3);
+    const early = await consume(3);
+    const since = Math.max(...early.map(({ publishedAt }) => publishedAt as number)) + 1;
+    await waitUntil(() => Date.now() > since, 'the clock to pass the early messages');
+    await publishAll(broker, topic, [{ n: 'late' }]);
+    const latecomer = new PullClient(broker, `${consumer.consumerId}-late`);
+    await latecomer.register({ pattern: topic, startFrom: { time: new Date(since).toISOString() } });
+    let got: Fetched[] = [];
+    await waitUntil(async () => (got = await latecomer.fetch({ max: 10 })).length > 0, 'the latecomer to fetch');
+    expect(got.map(({ content, offset }) => [content, offset])).toEqual([[{ n: 'late' }, 3]]);
+    const { body } = await broker.request('GET', `/mmmq/dispatchers/${latecomer.consumerId}`);
+    expect(body.startFrom).toEqual({ time: new Date(since).toISOString() });
+    const refused = await broker.request('POST', '/mmmq/dispatchers', {
+      consumerId: 'bad-start',
+      pattern: topic,
+      startFrom: { time: 'now' },
+    });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/startFrom must be "earliest", "latest" or \{"time"/) },
+    });
+  });
+
   it('answers 400 for a position it cannot read, 404 for a topic the consumer does not read', async () => {
     await setUp(1);
     for (const to of [
