@@ -220,6 +220,19 @@ describe('mmmq commands against a running broker', () => {
       });
       expect(unknown.code).toBe(ExitCode.BROKER);
     });
+    it('adds a dispatcher that starts at a time (--start-from <ISO time>) and lists it', async () => {
+      const added = await mmmqJson(broker.url, ['dispatchers', 'add', 'since', 'replays', '--start-from', '2026-12-07T10:00:00Z']);
+      const table = await mmmq(broker.url, ['dispatchers', 'list']);
+      const bad = await mmmq(broker.url, ['dispatchers', 'add', 'since-bad', 'replays', '--start-from', 'yesterday']);
+      await mmmq(broker.url, ['dispatchers', 'rm', 'since']);
+
+      expect(added).toMatchObject({ consumerId: 'since', startFrom: { time: '2026-12-07T10:00:00Z' } });
+      expect(table.stdout).toMatch(/│ since\s+│ replays\s+│ \(pull\)\s+│ 2026-12-07T10:00:00Z/);
+      expect(bad).toMatchObject({
+        code: ExitCode.BROKER,
+        stderr: expect.stringContaining('startFrom must be "earliest", "latest" or {"time"'),
+      });
+    });
   });
 
   describe('bench', () => {
