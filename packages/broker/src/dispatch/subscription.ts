@@ -366,7 +366,9 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     if (this.stopping) return false;
     await Promise.allSettled([...this.deadLettering]);
     if (this.stopping) return false;
-    const released = this.ledger.restart(plan(this.ledger.snapshot()));
+    const next = plan(this.ledger.snapshot());
+    this.stats.recordSeek(this.ledger.cursor, next.cursor);
+    const released = this.ledger.restart(next);
     this.trimmer?.released();
     this.armTimer();
     this.signal();

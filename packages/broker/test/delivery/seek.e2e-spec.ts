@@ -77,6 +77,11 @@ describe('seeking a subscription', () => {
     const moved = await consumer.seek({ to });
     expect(moved).toMatchObject({ status: 200, body: { dryRun: false, redeliver: 4, skip: 0, released: 0 } });
     expect(moved.body.subscriptions).toEqual([{ topic, from: 9, to: late[0], redeliver: 4, skip: 0, released: 0 }]);
+    const { body: rows } = await broker.request('GET', '/mmmq/subscriptions');
+    expect(rows.find((row: { consumerId: string }) => row.consumerId === consumer.consumerId).stats).toMatchObject({
+      seeks: 1,
+      lastSeek: { from: 9, to: late[0], at: expect.any(String) },
+    });
     const again = await consume(4);
     expect(contents(again)).toEqual([100, 101, 102, 103]);
     expect(again.every(({ redelivered }) => redelivered)).toBe(true);
