@@ -86,8 +86,8 @@ function parseItems(leases: unknown): SettleItem[] {
 function parseUpTo(input: unknown): UpTo {
   const record = objectWith(input, ['topic', 'offset', 'member'], 'upTo');
   if (typeof record.topic !== 'string' || record.topic.length === 0) throw new MmmqValidationError('upTo.topic must be a topic name');
-  const upTo: UpTo = { topic: record.topic, offset: integer('upTo.offset', record.offset, -1, 0, Number.MAX_SAFE_INTEGER) };
   if (record.offset === undefined) throw new MmmqValidationError('upTo.offset is required: the highest offset to acknowledge');
+  const upTo: UpTo = { topic: record.topic, offset: integer('upTo.offset', record.offset, 0, 0, Number.MAX_SAFE_INTEGER) };
   if (record.member !== undefined) upTo.member = parsePullMember(record.member);
   return upTo;
 }
