@@ -1,3 +1,4 @@
+import { TestConsumer } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { publishAll, range } from './delivery.fixture';
 import { Fetched, PullClient, waitUntil } from './pull.fixture';
@@ -145,6 +146,29 @@ describe('seeking a subscription', () => {
     expect(contents(await consume(1, 'holder'))).toEqual([2]);
     expect((await consumer.seek({ to: 'beginning', force: true })).body).toMatchObject({ redeliver: 3 });
     expect(contents(await consume(3, 'holder'))).toEqual([0, 1, 2]);
+  });
+
+  it('refuses to move an exclusive push consumer under its host unless forced; forced, the host receives the replay', async () => {
+    const host = new TestConsumer();
+    await host.start();
+    try {
+      const topic = topicOf();
+      await consumer.register({ pattern: topic, host: host.url, exclusive: true });
+      await publishAll(broker, topic, [{ n: 0 }, { n: 1 }]);
+      await host.waitFor(() => host.received.length === 2, { message: 'the two pushes' });
+      await waitUntil(async () => (await position(topic)) === 2, 'the pushes to be settled');
+
+      const refused = await consumer.seek({ to: 'beginning' });
+      expect(refused).toMatchObject({ status: 409, body: { message: expect.stringContaining(`member ${host.url} receives from it`) } });
+      expect((await consumer.seek({ to: 'beginning', force: true })).body).toMatchObject({ redeliver: 2 });
+      await host.waitFor(() => host.received.length === 4, { message: 'the two pushes again' });
+      expect(host.received.slice(2).map(({ body }) => [body.content, body.redelivered])).toEqual([
+        [{ n: 0 }, true],
+        [{ n: 1 }, true],
+      ]);
+    } finally {
+      await host.stop();
+    }
   });
 
   it('starts a new consumer at a time with `startFrom: {time}`: the first message published at or after it', async () => {
