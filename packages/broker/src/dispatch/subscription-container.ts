@@ -23,7 +23,7 @@ import { Leased, LeasedIds } from './leased-ids';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
 import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
-import { startOffsetOf } from '../seek/start-offset';
+import { startOffsetOf } from './start-offset';
 import { BrokerLimitReachedError } from '../broker-limit.error';
 import { MMMQ_LIMITS_OPTIONS, ResolvedLimitsOptions } from '../mmmq-broker.options';
 

@@ -6,7 +6,7 @@ import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { StorageUnavailableError } from '../storage/storage.errors';
 import { SeekCounts, seekCounts, seekSnapshot } from './seek-plan';
 import { SeekRequest } from './seek-request';
-import { resolveSeekTarget } from './seek-target';
+import { offsetAt } from '../topics/topic-position';
 import { SubscriptionLockedError } from './seek.errors';
 
 /** One subscription's part of a seek's answer. */
@@ -55,7 +55,7 @@ export class SeekService {
         if (holder !== undefined) throw new SubscriptionLockedError(consumerId, subscription.queue.topic.name, holder);
       }
     }
-    const targets = await Promise.all(subscriptions.map((subscription) => resolveSeekTarget(subscription.queue, request.to)));
+    const targets = await Promise.all(subscriptions.map((subscription) => offsetAt(subscription.queue, request.to)));
     const rows = await Promise.all(
       subscriptions.map((subscription, i) => (request.dryRun ? preview(subscription, targets[i]) : this.move(subscription, targets[i]))),
     );

@@ -1,4 +1,4 @@
-import { firstOffsetAtOrAfter, PublishTimeAt, UNTIMED_PROBE_MAX } from '../../src/seek/publish-time-lookup';
+import { firstOffsetAtOrAfter, PublishTimeAt, UNTIMED_PROBE_MAX } from '../../src/topics/publish-time-lookup';
 
 /** A log of publish times (undefined: an entry without one), read through a counter of probes. */
 function log(times: Array<number | undefined>): { timeAt: PublishTimeAt; probes: () => number } {

@@ -3,10 +3,10 @@ import type { TopicQueue } from '../storage/topic-queue';
 import { firstOffsetAtOrAfter, publishTimesOf } from './publish-time-lookup';
 
 /**
- * The offset `position` names in a topic, within what it retains (`[startOffset, tailOffset]`): an offset outside is
+ * The offset `position` (a seek's target, a new subscription's start) names in a topic, within what it retains (`[startOffset, tailOffset]`): an offset outside is
  * moved to the nearest end of that range, a time to the first message published at or after it (the tail if none).
  */
-export async function resolveSeekTarget(queue: TopicQueue, position: SeekPosition): Promise<number> {
+export async function offsetAt(queue: TopicQueue, position: SeekPosition): Promise<number> {
   const start = queue.startOffset;
   const tail = queue.tailOffset;
   if (position === 'beginning') return start;

@@ -1,6 +1,6 @@
 import type { TopicQueue } from '../storage/topic-queue';
-import type { StartFrom } from '../dispatch/dispatcher-definition';
-import { resolveSeekTarget } from './seek-target';
+import type { StartFrom } from './dispatcher-definition';
+import { offsetAt } from '../topics/topic-position';
 
 /**
  * Where a new subscription starts (used only when it has no checkpoint): the topic's start offset — what retention
@@ -10,5 +10,5 @@ import { resolveSeekTarget } from './seek-target';
 export async function startOffsetOf(queue: TopicQueue, startFrom: StartFrom, tail: number | undefined): Promise<number> {
   if (tail === undefined || startFrom === 'earliest') return queue.startOffset;
   if (startFrom === 'latest') return tail;
-  return resolveSeekTarget(queue, startFrom);
+  return offsetAt(queue, startFrom);
 }
