@@ -2,6 +2,7 @@
 import { api, segment } from './api.js';
 import { field, formatNumber, formatTime, h, statusLine, table } from './dom.js';
 import { every } from './poll.js';
+import { seekForm } from './seek.js';
 
 /** How often the subscription table is refreshed. */
 const POLL_MS = 2000;
@@ -18,7 +19,8 @@ export async function dispatchersPage(main) {
       membersTable(subscriptions),
     );
   };
-  main.replaceChildren(h('h1', {}, 'Dispatchers and subscriptions'), status.element, lists, form.element);
+  const seek = seekForm(() => refresh());
+  main.replaceChildren(h('h1', {}, 'Dispatchers and subscriptions'), status.element, lists, form.element, seek);
   await refresh();
   return every(POLL_MS, async () => {
     // Not while a button of the tables has the focus: the refresh would take it away.
@@ -55,7 +57,7 @@ function dispatchersTable(dispatchers, form, status, refresh) {
       d.consumerId,
       hostsOf(d).join('\n') || 'none (pull)',
       patternsOf(d).join(', '),
-      d.startFrom,
+      typeof d.startFrom === 'object' ? `time ${d.startFrom.time}` : d.startFrom,
       formatNumber(d.batchSize),
       formatNumber(d.maxInFlight),
       formatNumber(d.maxDeliveries),
@@ -94,6 +96,7 @@ function subscriptionsTable(subscriptions) {
       { label: 'Dead-lettered', number: true },
       { label: 'Failures', number: true },
       { label: 'Last error' },
+      { label: 'Last seek' },
     ],
     subscriptions.map((s) => [
       s.consumerId,
@@ -109,6 +112,7 @@ function subscriptionsTable(subscriptions) {
       formatNumber(s.stats.deadLettered),
       formatNumber(s.stats.failures),
       s.stats.lastError ? `${s.stats.lastError} (${formatTime(s.stats.lastErrorAt)})` : '—',
+      s.stats.lastSeek ? `${s.stats.lastSeek.from} → ${s.stats.lastSeek.to} (${formatTime(s.stats.lastSeek.at)})` : '—',
     ]),
     'No subscriptions.',
   );
@@ -155,7 +159,9 @@ function dispatcherForm(status, refresh) {
       { name: 'startFrom' },
       h('option', { value: 'earliest' }, 'earliest'),
       h('option', { value: 'latest' }, 'latest'),
+      h('option', { value: 'time' }, 'a time'),
     ),
+    startTime: h('input', { name: 'startTime', autocomplete: 'off', placeholder: '2026-12-07T09:00:00Z' }),
     maxDeliveries: h('input', { name: 'maxDeliveries', type: 'number', min: 1, step: 1 }),
     batchSize: h('input', { name: 'batchSize', type: 'number', min: 1, step: 1 }),
     maxInFlight: h('input', { name: 'maxInFlight', type: 'number', min: 1, step: 1 }),
@@ -193,7 +199,7 @@ function dispatcherForm(status, refresh) {
       consumerId: inputs.consumerId.value.trim(),
       hosts: lines(inputs.hosts.value),
       patterns: lines(inputs.patterns.value),
-      startFrom: inputs.startFrom.value,
+      startFrom: inputs.startFrom.value === 'time' ? { time: inputs.startTime.value.trim() } : inputs.startFrom.value,
       exclusive: inputs.exclusive.checked,
     };
     for (const name of ['maxDeliveries', 'batchSize', 'maxInFlight', 'ackTimeoutMs']) {
@@ -227,7 +233,8 @@ function dispatcherForm(status, refresh) {
     field('Consumer id', inputs.consumerId),
     field('Push hosts', inputs.hosts, 'One URL a line, like http://billing:8080; none for a pull consumer.'),
     field('Topic patterns', inputs.patterns, 'One a line: order.created, order.*, audit.**'),
-    field('Start from', inputs.startFrom, 'Where a new subscription starts: every retained message, or only new ones.'),
+    field('Start from', inputs.startFrom, 'Where a new subscription starts: every retained message, only new ones, or from a time.'),
+    field('Start time', inputs.startTime, 'With "a time": ISO 8601 with its zone; the first message published at or after it.'),
     field('Max deliveries', inputs.maxDeliveries, 'Empty: the broker default.'),
     field('Batch size', inputs.batchSize, 'Empty: 1.'),
     field('Max in flight', inputs.maxInFlight, 'Empty: the broker default.'),
@@ -251,7 +258,9 @@ function dispatcherForm(status, refresh) {
       inputs.consumerId.readOnly = true;
       inputs.hosts.value = hostsOf(definition).join('\n');
       inputs.patterns.value = patternsOf(definition).join('\n');
-      inputs.startFrom.value = definition.startFrom;
+      const time = typeof definition.startFrom === 'object';
+      inputs.startFrom.value = time ? 'time' : definition.startFrom;
+      inputs.startTime.value = time ? definition.startFrom.time : '';
       inputs.maxDeliveries.value = String(definition.maxDeliveries);
       inputs.batchSize.value = String(definition.batchSize);
       inputs.maxInFlight.value = String(definition.maxInFlight);

@@ -3,6 +3,7 @@ import { ConsoleController } from './console/console.controller';
 import { MMMQ_CONSOLE_OPTIONS } from './console/console.options';
 import { ConsumersController } from './http/consumers.controller';
 import { PullService } from './pull/pull-service';
+import { SeekService } from './seek/seek.service';
 import { ExitAfterSignalShutdown, InProcessBrokerTransport } from '@mmmq/core';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DeadLetterService } from './dispatch/dead-letter-service';
@@ -143,6 +144,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     TopicRegistry,
     DeadLetterService,
     PullService,
+    SeekService,
     TransactionService,
     JsonBodyReader,
     RawBodyReader,

@@ -10,6 +10,7 @@ import { registerBrokerCommand } from './commands/broker.command';
 import { registerDispatchersCommand } from './commands/dispatchers.command';
 import { registerDlqCommand } from './commands/dlq.command';
 import { registerPublishCommand } from './commands/publish.command';
+import { registerSeekCommand } from './commands/seek.command';
 import { registerTailCommand } from './commands/tail.command';
 import { registerTopicsCommand } from './commands/topics.command';
 import { registerVerifyCommand } from './commands/verify.command';
@@ -61,6 +62,7 @@ function buildProgram(io: CliIo): Command {
   registerTopicsCommand(program, context);
   registerDispatchersCommand(program, context);
   registerDlqCommand(program, context);
+  registerSeekCommand(program, context);
   registerBenchCommand(program, context);
   registerVerifyCommand(program, context);
   return program;

@@ -175,6 +175,66 @@ describe('mmmq commands against a running broker', () => {
     });
   });
 
+  describe('seek', () => {
+    it("dry-runs, then moves a consumer's subscription back to an offset, and refuses an ambiguous position", async () => {
+      await mmmq(broker.url, ['dispatchers', 'add', 'replay', 'replays']);
+      await broker.publishAll('replays', [{ n: 0 }, { n: 1 }, { n: 2 }]);
+      await waitFor(
+        async () => {
+          const { body } = await broker.request('POST', '/mmmq/consumers/replay/fetch', { max: 3, waitMs: 100 });
+          if (body.messages.length > 0) {
+            await broker.request('POST', '/mmmq/consumers/replay/ack', { leases: body.messages.map((m: { lease: string }) => m.lease) });
+          }
+          return (await broker.request('GET', '/mmmq/subscriptions')).body.some(
+            (row: { consumerId: string; position: number }) => row.consumerId === 'replay' && row.position === 3,
+          );
+        },
+        { message: 'replay to consume the three shipments' },
+      );
+
+      const dry = await mmmq(broker.url, ['seek', 'replay', '--offset', '1', '--dry-run']);
+      const moved = await mmmqJson(broker.url, ['seek', 'replay', '--topic', 'replays', '--offset', '1']);
+      const both = await mmmq(broker.url, ['seek', 'replay', '--end', '--beginning']);
+      const badTime = await mmmq(broker.url, ['seek', 'replay', '--time', 'yesterday']);
+      const unknown = await mmmq(broker.url, ['seek', 'nobody', '--end']);
+
+      expect(dry.code).toBe(ExitCode.OK);
+      expect(dry.stdout).toMatch(/│ replays\s+│ 3\s+│ 1\s+│ 2\s+│ 0\s+│ 0/);
+      expect(dry.stdout).toMatch(/Would re-deliver 2 and skip 0 message\(s\) of replay; would end 0 leases\n$/);
+      expect(moved).toEqual({
+        dryRun: false,
+        redeliver: 2,
+        skip: 0,
+        released: 0,
+        subscriptions: [{ topic: 'replays', from: 3, to: 1, redeliver: 2, skip: 0, released: 0 }],
+      });
+      const again = await broker.request('POST', '/mmmq/consumers/replay/fetch', { max: 10, waitMs: 1000 });
+      expect(again.body.messages.map((m: { content: unknown }) => m.content)).toEqual([{ n: 1 }, { n: 2 }]);
+      expect(both).toMatchObject({
+        code: ExitCode.USAGE,
+        stderr: expect.stringContaining('Give exactly one of --offset, --time, --beginning, --end'),
+      });
+      expect(badTime).toMatchObject({
+        code: ExitCode.USAGE,
+        stderr: expect.stringContaining('--time must be an ISO 8601 time with a zone'),
+      });
+      expect(unknown.code).toBe(ExitCode.BROKER);
+    });
+    it('adds a dispatcher that starts at a time (--start-from <ISO time>) and lists it', async () => {
+      const added = await mmmqJson(broker.url, ['dispatchers', 'add', 'since', 'replays', '--start-from', '2026-12-07T10:00:00Z']);
+      const table = await mmmq(broker.url, ['dispatchers', 'list']);
+      const bad = await mmmq(broker.url, ['dispatchers', 'add', 'since-bad', 'replays', '--start-from', 'yesterday']);
+      await mmmq(broker.url, ['dispatchers', 'rm', 'since']);
+
+      expect(added).toMatchObject({ consumerId: 'since', startFrom: { time: '2026-12-07T10:00:00Z' } });
+      expect(table.stdout).toMatch(/│ since\s+│ replays\s+│ \(pull\)\s+│ 2026-12-07T10:00:00Z/);
+      expect(bad).toMatchObject({
+        code: ExitCode.BROKER,
+        stderr: expect.stringContaining('startFrom must be "earliest", "latest" or {"time"'),
+      });
+    });
+  });
+
   describe('bench', () => {
     it('publishes and consumes every message and reports throughput and latency percentiles', async () => {
       const result = await mmmqJson(broker.url, ['bench', '--messages', '200', '--concurrency', '4']);

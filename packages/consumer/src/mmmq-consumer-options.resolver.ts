@@ -8,6 +8,8 @@ import {
   MmmqTransport,
   parseBacklogLimit,
   SigningSecret,
+  isStartFrom,
+  START_FROM_CHOICES,
 } from '@mmmq/core';
 import type { ConsumerClaimCheckOptions } from './claim-check.options';
 import { refuseModuleShapingOptions } from './endpoint-option-checks';
@@ -109,7 +111,6 @@ const REGISTRATION_FIELDS = new Set(['failFast', 'attempts', 'backoffMs', 'timeo
 // What `listeners[name]` may set: a listener's own options but its identity (pattern, name).
 const LISTENER_CONFIG_FIELDS: ReadonlySet<string> = new Set([...LISTENER_OPTION_KEYS].filter((key) => key !== 'pattern' && key !== 'name'));
 const DELIVERY_MODES: readonly DeliveryMode[] = ['push', 'pull'];
-const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 
 /**
  * Applies defaults and checks every option, naming the offending one, so a typo fails at bootstrap instead
@@ -226,8 +227,8 @@ function resolveListenerConfigs(listeners: unknown): ReadonlyMap<string, Listene
 export function resolveListenerConfig(where: string, config: unknown): ListenerConfig {
   const record = plainObject(where, config);
   refuseUnknownFields(where, record, LISTENER_CONFIG_FIELDS);
-  if (record.startFrom !== undefined && !START_FROM.has(record.startFrom)) {
-    throw new InvalidConsumerOptionsError(`${where}.startFrom must be "earliest" or "latest", got ${describe(record.startFrom)}`);
+  if (record.startFrom !== undefined && !isStartFrom(record.startFrom)) {
+    throw new InvalidConsumerOptionsError(`${where}.startFrom must be ${START_FROM_CHOICES}, got ${describe(record.startFrom)}`);
   }
   return {
     consumerId: record.consumerId === undefined ? undefined : validId(`${where}.consumerId`, record.consumerId),

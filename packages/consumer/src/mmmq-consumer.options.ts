@@ -8,6 +8,7 @@ import {
   MAX_PUSH_IN_FLIGHT,
   MIN_ACK_TIMEOUT_MS,
   type MmmqTransport,
+  type StartFrom as CoreStartFrom,
   type TlsClientOptions,
 } from '@mmmq/core';
 import type { AckMode } from './handling/ack-mode';
@@ -91,8 +92,11 @@ export interface PullOptions {
   ackTimeoutMs?: number;
 }
 
-/** Where a new dispatcher starts in topics that already hold messages. */
-export type StartFrom = 'earliest' | 'latest';
+/**
+ * Where a new dispatcher starts in topics that already hold messages: the oldest retained message, the tail, or the
+ * first message published at or after a time (`{ time: '2026-12-07T10:00:00Z' }`).
+ */
+export type StartFrom = CoreStartFrom;
 
 export interface WorkersOptions {
   /**

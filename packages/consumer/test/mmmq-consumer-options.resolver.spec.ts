@@ -138,6 +138,8 @@ describe('resolveConsumerOptions', () => {
       listeners: { 'Orders.onCreated': { concurrency: 4, consumerId: 'orders', startFrom: 'latest' } },
     });
     expect(resolved.listeners.get('Orders.onCreated')).toEqual({ concurrency: 4, consumerId: 'orders', startFrom: 'latest' });
+    const atTime = resolveConsumerOptions({ listeners: { x: { startFrom: { time: '2026-12-07T10:00:00Z' } } } });
+    expect(atTime.listeners.get('x')?.startFrom).toEqual({ time: '2026-12-07T10:00:00Z' });
   });
 
   it.each<[string, MmmqConsumerOptions, string]>([
@@ -207,7 +209,7 @@ describe('resolveConsumerOptions', () => {
     [
       'listeners startFrom',
       { listeners: { x: { startFrom: 'now' as never } } },
-      'listeners["x"].startFrom must be "earliest" or "latest", got "now"',
+      'listeners["x"].startFrom must be "earliest", "latest" or {"time": "<ISO 8601 with a zone>"}, got "now"',
     ],
     ['listeners consumerId', { listeners: { x: { consumerId: 'a/b' } } }, 'listeners["x"].consumerId is invalid'],
   ])('names the offending option: %s', (_name, options, message) => {

@@ -133,3 +133,5 @@ export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
 export * from './claim-check';
 export { DeadLetterHeaders } from './dead-letter-headers';
 export * from './transport';
+export { isTimePosition, parseIsoTime, parseSeekPosition, type SeekPosition, type TimePosition } from './seek-position';
+export { isStartFrom, parseStartFrom, sameStartFrom, START_FROM_CHOICES, type StartFrom } from './start-from';

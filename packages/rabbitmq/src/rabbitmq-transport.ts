@@ -54,6 +54,13 @@ export class RabbitMqTransport extends MmmqTransport {
           "(leave startFrom out, or use 'latest')",
       );
     }
+    if (typeof listener.startFrom === 'object') {
+      // The RabbitMQ counterpart of a seek: neither exists, for the same reason.
+      reasons.push(
+        `startFrom ${JSON.stringify(listener.startFrom)}: RabbitMQ keeps no topic history to start at a time (nor to seek in), ` +
+          "so a new queue only receives what is published after it is bound (leave startFrom out, or use 'latest')",
+      );
+    }
     if (listener.backlogLimit !== undefined && listener.backlogLimit.overflow !== 'reject') {
       reasons.push(
         `backlogLimit overflow '${listener.backlogLimit.overflow}': the queue needs x-overflow reject-publish for at-least-once ` +

@@ -75,6 +75,14 @@ describe('RabbitMqTransport.unsupported', () => {
     expect(transport.unsupported(listener('a', 'order-*'))).toEqual([expect.stringContaining('the segment "order-*"')]);
   });
 
+  it('refuses startFrom at a time, naming it: RabbitMQ keeps no history to start at (or seek in)', () => {
+    expect(transport.unsupported(listener('a', 'order.*', { startFrom: { time: '2026-12-07T10:00:00Z' } }))).toEqual([
+      expect.stringMatching(
+        /^startFrom \{"time":"2026-12-07T10:00:00Z"\}: RabbitMQ keeps no topic history to start at a time \(nor to seek in\)/,
+      ),
+    ]);
+  });
+
   it('refuses a consumerId whose queue names would exceed 255 bytes, counting UTF-8 bytes and the longest suffix', () => {
     const prefixed = create({ url: URL, queuePrefix: 'p'.repeat(200) });
     // 200 + 40 + ".retry.3600000" (14) = 254 bytes: fits.

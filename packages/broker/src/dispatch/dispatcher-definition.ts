@@ -15,12 +15,15 @@ import {
   MAX_PUSH_BATCH_SIZE as MAX_BATCH_SIZE,
   MAX_PUSH_IN_FLIGHT as MAX_MAX_IN_FLIGHT,
   MIN_ACK_TIMEOUT_MS,
+  parseStartFrom as parseStartFromField,
+  sameStartFrom,
+  type StartFrom as CoreStartFrom,
 } from '@mmmq/core';
 import { BacklogLimit, BacklogOverflow, backlogLimitJson, parseBacklogLimit, sameBacklogLimit } from './backlog-limit';
 import { deadLetterTopicOf, redriveTopicOf } from './reserved-topics';
 
-/** Where a new subscription starts when it has no checkpoint yet. */
-export type StartFrom = 'earliest' | 'latest';
+/** Where a new subscription starts when it has no checkpoint yet (`{"time"}`: the first message published at or after it). */
+export type StartFrom = CoreStartFrom;
 /** New dispatchers catch up with everything retained unless told otherwise. */
 export const DEFAULT_START_FROM: StartFrom = 'earliest';
 
@@ -187,9 +190,7 @@ export function parseConsumerId(input: unknown): string {
 }
 
 function parseStartFrom(input: unknown): StartFrom {
-  if (input === undefined) return DEFAULT_START_FROM;
-  if (input === 'earliest' || input === 'latest') return input;
-  throw new MmmqValidationError(`startFrom must be "earliest" or "latest", got ${JSON.stringify(input)}`);
+  return parseStartFromField('startFrom', input) ?? DEFAULT_START_FROM;
 }
 
 function parseList<T>(field: string, input: unknown, min: number, max: number, parse: (item: unknown) => T): T[] {
@@ -282,7 +283,7 @@ export function sameSettings(a: DispatcherDefinition, b: DispatcherDefinition): 
     a.consumerId === b.consumerId &&
     a.patterns.length === b.patterns.length &&
     a.patterns.every((pattern, i) => pattern.value === b.patterns[i].value) &&
-    a.startFrom === b.startFrom &&
+    sameStartFrom(a.startFrom, b.startFrom) &&
     a.batchSize === b.batchSize &&
     a.maxInFlight === b.maxInFlight &&
     a.maxDeliveries === b.maxDeliveries &&

@@ -12,6 +12,15 @@ export class DuplicateConsumerIdError extends MmmqError {
   }
 }
 
+/** A consumer-scoped request named a topic the consumer has no subscription to (its patterns do not match it). */
+export class SubscriptionNotFoundError extends MmmqError {
+  constructor(consumerId: string, topic: string) {
+    super(
+      `Consumer '${consumerId}' has no subscription to topic '${topic}' (none of its patterns matches it, or the topic does not exist)`,
+    );
+  }
+}
+
 export class PushHostNotFoundError extends MmmqError {
   constructor(consumerId: string, host: Host) {
     super(`Dispatcher '${consumerId}' has no push host ${host.toUrl()}`);

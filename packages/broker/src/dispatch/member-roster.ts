@@ -65,6 +65,11 @@ export class MemberRoster {
     return this.active;
   }
 
+  /** The active member while it is alive (without electing another): who holds an exclusive subscription now. */
+  liveActive(now: number): string | undefined {
+    return this.active !== undefined && this.alive(this.active, now) ? this.active : undefined;
+  }
+
   /** No more timers: the subscription stopped. */
   stop(): void {
     this.stopped = true;

@@ -23,6 +23,7 @@ import { Leased, LeasedIds } from './leased-ids';
 import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
 import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
+import { startOffsetOf } from './start-offset';
 import { BrokerLimitReachedError } from '../broker-limit.error';
 import { MMMQ_LIMITS_OPTIONS, ResolvedLimitsOptions } from '../mmmq-broker.options';
 
@@ -117,7 +118,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   /**
-   * Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`). When
+   * Registers a dispatcher; every matching topic starts at offset 0 (or at its tail for `startFrom: latest`, or at a
+   * time's first message for `startFrom: {time}`). When
    * the consumer exists with the same settings, its hosts join it as more members instead (competing consumers)
    * and the answer is `joined`; hosts that already were members count as registering again and retry at once. Hosts are checked first (and names resolved, outside the lock): a refused one
    * changes nothing.
@@ -359,7 +361,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   /**
    * Subscribes the consumer to the topic: from its checkpoint, or — a new subscription — from `tail` for
-   * `startFrom: latest` (else the topic's start offset, 0 unless retention deleted the oldest segments). If its checkpoint cannot be created or written (a full disk), the attach is
+   * `startFrom: latest`, the first message published at or after the time of `startFrom: {time}` (else the topic's
+   * start offset, 0 unless retention deleted the oldest segments). If its checkpoint cannot be created or written (a full disk), the attach is
    * retried with the delivery backoff until it succeeds, the dispatcher changes or the broker shuts down.
    */
   private async open(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
@@ -379,8 +382,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   private async subscribe(topic: AttachedTopic, definition: DispatcherDefinition, tail: number | undefined) {
-    // From the oldest message retention kept: what it deleted was never this subscription's to skip.
-    const initial = definition.startFrom === 'latest' && tail !== undefined ? tail : topic.queue.startOffset;
+    const initial = await startOffsetOf(topic.queue, definition.startFrom, tail);
     const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
     let leasedIds = this.leasedIds.get(definition.consumerId);
     if (!leasedIds) this.leasedIds.set(definition.consumerId, (leasedIds = new LeasedIds()));

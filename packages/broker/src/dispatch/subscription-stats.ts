@@ -1,5 +1,5 @@
 /** The counters of a subscription at one moment, apart from the live ones. */
-export type SubscriptionStatsSnapshot = Omit<SubscriptionStats, 'recordFailure' | 'snapshot'>;
+export type SubscriptionStatsSnapshot = Omit<SubscriptionStats, 'recordFailure' | 'recordSeek' | 'snapshot'>;
 
 /** Counters of one subscription, shown by `GET /mmmq/subscriptions`. */
 export class SubscriptionStats {
@@ -33,11 +33,19 @@ export class SubscriptionStats {
   transacted = 0;
   lastError?: string;
   lastErrorAt?: string;
+  /** Seeks that moved the subscription (docs/delivery.md, "Replay and seek"), and the last one: when, from and to which cursor. */
+  seeks = 0;
+  lastSeek?: { at: string; from: number; to: number };
 
   recordFailure(message: string): void {
     this.failures++;
     this.lastError = message;
     this.lastErrorAt = new Date().toISOString();
+  }
+
+  recordSeek(from: number, to: number): void {
+    this.seeks++;
+    this.lastSeek = { at: new Date().toISOString(), from, to };
   }
 
   /** A copy for whoever asks (a view, a host application), so that nobody outside changes the counters. */

@@ -31,6 +31,7 @@ import type { TopicPolicies } from '../topics/topic-policies';
 import { SubscriptionTransactions, TransactionBatch, TransactionInput } from './subscription-transactions';
 import type { CommitPart } from '../storage/journal/journal-commit';
 import { StorageUnavailableError } from '../storage/storage.errors';
+import type { SubscriptionSnapshot } from '../storage/subscription-snapshot';
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
@@ -324,6 +325,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     for (const slot of ids ? this.ledger.leasedSlots() : []) ids!.remove(this.idOf(slot), slot);
   }
 
+  /** Leased messages at or below `offset` (of `member`, when given), lowest first: what a cumulative ack settles. */
+  leasesUpTo(offset: number, member?: string): Slot[] {
+    return this.ledger.leasedSlots().filter((slot) => slot.offset <= offset && (member === undefined || slot.member === member));
+  }
+
   leasesOf(member: string): Slot[] {
     return this.ledger.leasesOf(member);
   }
@@ -335,6 +341,38 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
 
   failing(member: string): void {
     this.roster.failing(member, performance.now());
+  }
+
+  /** The state as it would be written now: what a seek plans from. */
+  stateSnapshot(): SubscriptionSnapshot {
+    return this.ledger.snapshot();
+  }
+
+  /**
+   * For an exclusive dispatcher: its live active member, unless that is `member` — a seek must not move the
+   * subscription under the member receiving from it (unless forced).
+   */
+  lockedBy(member?: string): string | undefined {
+    const active = this.currentDefinition.exclusive ? this.roster.liveActive(performance.now()) : undefined;
+    return active === member ? undefined : active;
+  }
+
+  /**
+   * A seek (docs/delivery.md, "Replay and seek"): once the dead letters in progress are written, the ledger starts
+   * over at the state `plan` makes of the current one; every lease ends (an ACK of one changes nothing), and the new
+   * state is journaled like an ACK's. Resolves with the leases ended once that is durable; false if stopped first.
+   */
+  async restartAt(plan: (current: SubscriptionSnapshot) => SubscriptionSnapshot): Promise<number | false> {
+    if (this.stopping) return false;
+    await Promise.allSettled([...this.deadLettering]);
+    if (this.stopping) return false;
+    const next = plan(this.ledger.snapshot());
+    this.stats.recordSeek(this.ledger.cursor, next.cursor);
+    const released = this.ledger.restart(next);
+    this.trimmer?.released();
+    this.armTimer();
+    this.signal();
+    return (await this.writer.durable()) ? released : false;
   }
 
   /** Settles a leased message for good — only if `delivery` (when given) is still its current one. */

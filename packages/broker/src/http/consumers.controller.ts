@@ -2,8 +2,10 @@ import { CONSUMERS_PATH } from '@mmmq/core';
 import { Controller, HttpCode, HttpStatus, Param, Post, Req, Res, StreamableFile, UseFilters, UseGuards } from '@nestjs/common';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
 import { RequestWithRawBody } from '../publish/raw-body.reader';
-import { parseFetchRequest, parseRecoverRequest, parseSettleRequest } from '../pull/pull-requests';
+import { parseAckRequest, parseFetchRequest, parseRecoverRequest, parseSettleRequest } from '../pull/pull-requests';
 import { PullService, SettleResult } from '../pull/pull-service';
+import { parseSeekRequest } from '../seek/seek-request';
+import { SeekResult, SeekService } from '../seek/seek.service';
 import { BrokerAccessGuard } from '../security/broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { JsonBodyReader } from './json-body.reader';
@@ -19,7 +21,7 @@ interface ClosableReply {
   once?(event: 'close', listener: () => void): unknown;
 }
 
-/** The pull API (docs/http-api.md): fetch with leases, then ack / nack / extend / terminate, and recover. */
+/** The pull API (docs/http-api.md): fetch with leases, then ack / nack / extend / terminate, recover, and seek. */
 @Controller(`${CONSUMERS_PATH}/:consumerId`)
 @UseFilters(NackExceptionFilter)
 @UseGuards(BrokerAccessGuard)
@@ -28,6 +30,7 @@ export class ConsumersController {
   constructor(
     private readonly pull: PullService,
     private readonly body: JsonBodyReader,
+    private readonly seeks: SeekService,
   ) {}
 
   /** `{"messages":[…]}`, each with its `lease`; waits up to `waitMs` for the first (long polling). */
@@ -52,7 +55,7 @@ export class ConsumersController {
   @HttpCode(HttpStatus.OK)
   @ReadsRawBody()
   async ack(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<SettleResult> {
-    return this.pull.ack(parseConsumerId(id), parseSettleRequest(await this.body.read(request), undefined));
+    return this.pull.ack(parseConsumerId(id), parseAckRequest(await this.body.read(request)));
   }
 
   @Post('nack')
@@ -74,6 +77,14 @@ export class ConsumersController {
   @ReadsRawBody()
   async terminate(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<SettleResult> {
     return this.pull.terminate(parseConsumerId(id), parseSettleRequest(await this.body.read(request), 'reason'));
+  }
+
+  /** Moves the consumer's subscriptions (docs/http-api.md, "Seek"); `dryRun` only counts. */
+  @Post('seek')
+  @HttpCode(HttpStatus.OK)
+  @ReadsRawBody()
+  async seek(@Param('consumerId') id: string, @Req() request: RequestWithRawBody): Promise<SeekResult> {
+    return this.seeks.seek(parseConsumerId(id), parseSeekRequest(await this.body.read(request)));
   }
 
   @Post('recover')

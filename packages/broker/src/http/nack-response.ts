@@ -13,7 +13,9 @@ import {
   DuplicateConsumerIdError,
   PushHostNotFoundError,
   SubscriptionBacklogFullError,
+  SubscriptionNotFoundError,
 } from '../dispatch/dispatcher.errors';
+import { SubscriptionLockedError } from '../seek/seek.errors';
 import { RETRY_AFTER_SECONDS } from '@mmmq/core';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
 import { StreamFencedError } from '../stream/stream.errors';
@@ -57,10 +59,20 @@ export function toNackResponse(error: unknown): NackResponse {
   }
   if (error instanceof AccessDeniedError) return expected(HttpStatus.FORBIDDEN);
   if (error instanceof HostNotAllowedError) return expected(MISDIRECTED_REQUEST);
-  if (error instanceof TopicNameConflictError || error instanceof DuplicateConsumerIdError || error instanceof StaleLeaseError) {
+  if (
+    error instanceof TopicNameConflictError ||
+    error instanceof DuplicateConsumerIdError ||
+    error instanceof StaleLeaseError ||
+    error instanceof SubscriptionLockedError
+  ) {
     return expected(HttpStatus.CONFLICT);
   }
-  if (error instanceof DispatcherNotFoundError || error instanceof PushHostNotFoundError || error instanceof TopicNotFoundError) {
+  if (
+    error instanceof DispatcherNotFoundError ||
+    error instanceof PushHostNotFoundError ||
+    error instanceof TopicNotFoundError ||
+    error instanceof SubscriptionNotFoundError
+  ) {
     return expected(HttpStatus.NOT_FOUND);
   }
   if (error instanceof PayloadTooLargeError) return expected(HttpStatus.PAYLOAD_TOO_LARGE);

@@ -19,8 +19,17 @@ export interface FetchRequest {
 /** One message to settle: by lease token (fenced), by topic and offset, or by id. */
 export type SettleItem = { lease: string } | { topic: string; offset: number } | { id: string };
 
+/** A cumulative ack: every message of `topic` at or below `offset` leased to the consumer (to `member`, when named). */
+export interface UpTo {
+  topic: string;
+  offset: number;
+  member?: string;
+}
+
 export interface SettleRequest {
   items: SettleItem[];
+  /** `ack` only: settles everything up to an offset instead of (or besides) the items. */
+  upTo?: UpTo;
   delayMs?: number;
   ackTimeoutMs?: number;
   reason?: string;
@@ -28,9 +37,7 @@ export interface SettleRequest {
 
 export function parseFetchRequest(body: unknown): FetchRequest {
   const record = objectWith(body, ['max', 'waitMs', 'ackTimeoutMs', 'maxBytes', 'member', 'autoAck']);
-  if (record.member !== undefined && (typeof record.member !== 'string' || !MEMBER.test(record.member))) {
-    throw new MmmqValidationError(`member must match ${MEMBER.source}, got ${JSON.stringify(record.member)}`);
-  }
+  if (record.member !== undefined) parsePullMember(record.member);
   if (record.autoAck !== undefined && typeof record.autoAck !== 'boolean') throw new MmmqValidationError('autoAck must be true or false');
   return {
     max: integer('max', record.max, 1, 1, MAX_FETCH_MESSAGES),
@@ -45,10 +52,7 @@ export function parseFetchRequest(body: unknown): FetchRequest {
 /** `{"leases":[…]}` (+ `delayMs` for a NACK, `ackTimeoutMs` for an extend, `reason` for a terminate). */
 export function parseSettleRequest(body: unknown, extra: 'delayMs' | 'ackTimeoutMs' | 'reason' | undefined): SettleRequest {
   const record = objectWith(body, extra ? ['leases', extra] : ['leases']);
-  if (!Array.isArray(record.leases) || record.leases.length === 0 || record.leases.length > MAX_SETTLE_ITEMS) {
-    throw new MmmqValidationError(`leases must be an array of 1 to ${MAX_SETTLE_ITEMS} lease tokens (or {"topic","offset"} / {"id"})`);
-  }
-  const request: SettleRequest = { items: record.leases.map(parseItem) };
+  const request: SettleRequest = { items: parseItems(record.leases) };
   if (extra === 'delayMs') request.delayMs = integer('delayMs', record.delayMs, 0, 0, MAX_NACK_DELAY_MS);
   if (extra === 'ackTimeoutMs') request.ackTimeoutMs = parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs);
   if (extra === 'reason' && record.reason !== undefined) {
@@ -58,12 +62,40 @@ export function parseSettleRequest(body: unknown, extra: 'delayMs' | 'ackTimeout
   return request;
 }
 
+/** An ack: `{"leases":[…]}`, `{"upTo":{"topic","offset"[,"member"]}}`, or both. */
+export function parseAckRequest(body: unknown): SettleRequest {
+  const record = objectWith(body, ['leases', 'upTo']);
+  if (record.upTo === undefined) return { items: parseItems(record.leases) };
+  return { items: record.leases === undefined ? [] : parseItems(record.leases), upTo: parseUpTo(record.upTo) };
+}
+
+/** A pull member's id (`member` of a fetch, recover, seek). @throws MmmqValidationError */
+export function parsePullMember(input: unknown): string {
+  if (typeof input !== 'string' || !MEMBER.test(input))
+    throw new MmmqValidationError(`member must match ${MEMBER.source}, got ${JSON.stringify(input)}`);
+  return input;
+}
+
+function parseItems(leases: unknown): SettleItem[] {
+  if (!Array.isArray(leases) || leases.length === 0 || leases.length > MAX_SETTLE_ITEMS) {
+    throw new MmmqValidationError(`leases must be an array of 1 to ${MAX_SETTLE_ITEMS} lease tokens (or {"topic","offset"} / {"id"})`);
+  }
+  return leases.map(parseItem);
+}
+
+function parseUpTo(input: unknown): UpTo {
+  const record = objectWith(input, ['topic', 'offset', 'member'], 'upTo');
+  if (typeof record.topic !== 'string' || record.topic.length === 0) throw new MmmqValidationError('upTo.topic must be a topic name');
+  if (record.offset === undefined) throw new MmmqValidationError('upTo.offset is required: the highest offset to acknowledge');
+  const upTo: UpTo = { topic: record.topic, offset: integer('upTo.offset', record.offset, 0, 0, Number.MAX_SAFE_INTEGER) };
+  if (record.member !== undefined) upTo.member = parsePullMember(record.member);
+  return upTo;
+}
+
 export function parseRecoverRequest(body: unknown): string {
   const record = objectWith(body, ['member']);
-  if (typeof record.member !== 'string' || !MEMBER.test(record.member)) {
-    throw new MmmqValidationError(`member must match ${MEMBER.source} (the member whose leases to redeliver)`);
-  }
-  return record.member;
+  if (record.member === undefined) throw new MmmqValidationError('member is required: the member whose leases to redeliver');
+  return parsePullMember(record.member);
 }
 
 function parseItem(item: unknown, i: number): SettleItem {
@@ -84,10 +116,11 @@ function parseItem(item: unknown, i: number): SettleItem {
   throw new MmmqValidationError(`leases[${i}] must be a lease token, {"topic","offset"} or {"id"}`);
 }
 
-function objectWith(body: unknown, known: string[]): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MmmqValidationError('the body must be a JSON object');
+function objectWith(body: unknown, known: string[], where = 'the body'): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MmmqValidationError(`${where} must be a JSON object`);
   const unknown = Object.keys(body).filter((key) => !known.includes(key));
-  if (unknown.length > 0) throw new MmmqValidationError(`unknown field(s) ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new MmmqValidationError(`unknown field(s) ${unknown.join(', ')}${where === 'the body' ? '' : ` in ${where}`}`);
   return body as Record<string, unknown>;
 }
 

@@ -6,10 +6,12 @@ import { encodeDeliveryBatch } from '../dispatch/delivery-body';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { LeaseRef, parseLeaseToken } from '../dispatch/ledger/lease-token';
 import { Subscription } from '../dispatch/subscription';
+import { SlotState } from '../dispatch/ledger/slot';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
 import type { Leased } from '../dispatch/leased-ids';
 import { TooManyFetchesError } from './pull.errors';
-import { FetchRequest, SettleItem, SettleRequest } from './pull-requests';
+import { FetchRequest, SettleItem, SettleRequest, UpTo } from './pull-requests';
+import { SubscriptionNotFoundError } from '../dispatch/dispatcher.errors';
 
 /** Fetches of one consumer that may wait at once (NATS' default); more are refused with 429. */
 export const MAX_WAITING_FETCHES = 512;
@@ -91,8 +93,18 @@ export class PullService implements BeforeApplicationShutdown {
     this.closing.abort();
   }
 
+  /** With `upTo`, also every message of that topic at or below its offset leased to the consumer (JMS CLIENT_ACKNOWLEDGE). */
   async ack(consumerId: string, request: SettleRequest): Promise<SettleResult> {
-    return this.settle(consumerId, request, ({ subscription, slot }) => subscription.ack(slot, slot.deliveries));
+    const upTo = request.upTo ? this.leasesUpTo(consumerId, request.upTo) : [];
+    return this.settle(consumerId, request, ({ subscription, slot }) => subscription.ack(slot, slot.deliveries), upTo);
+  }
+
+  /** @throws SubscriptionNotFoundError when the consumer does not read `upTo.topic` */
+  private leasesUpTo(consumerId: string, { topic, offset, member }: UpTo): Leased[] {
+    this.registry.get(consumerId);
+    const subscription = this.subscriptions.subscriptionOf(consumerId, topic);
+    if (!subscription) throw new SubscriptionNotFoundError(consumerId, topic);
+    return subscription.leasesUpTo(offset, member).map((slot) => ({ subscription, slot }));
   }
 
   /** The NACK past `maxNackRetries` is answered once its dead letter and the move past the message are durable. */
@@ -165,14 +177,16 @@ export class PullService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Applies `apply` to each item's lease and answers once what it changed is durable: the subscriptions' state, and
-   * whatever `apply` resolves (a dead letter with the move past its message). An item naming no lease, or whose
-   * `apply` resolves false (it changed nothing, or the broker stopped before it was durable), is `lost`.
+   * Applies `apply` to each item's lease (and to `found`, leases found otherwise: a cumulative ack's) and answers once
+   * what it changed is durable: the subscriptions' state, and whatever `apply` resolves (a dead letter with the move
+   * past its message). An item naming no lease, or whose `apply` resolves false (it changed nothing, or the broker
+   * stopped before it was durable), is `lost`.
    */
   private async settle(
     consumerId: string,
     request: SettleRequest,
     apply: (leased: Leased) => void | Promise<boolean>,
+    found: readonly Leased[] = [],
   ): Promise<SettleResult> {
     this.registry.get(consumerId);
     const outcomes: Array<boolean | Promise<boolean>> = [];
@@ -188,9 +202,19 @@ export class PullService implements BeforeApplicationShutdown {
       if (member) leased.subscription.seen(member);
       touched.add(leased.subscription);
     }
+    // After the items, so that a lease named both ways counts once, as settled.
+    let settledFound = 0;
+    for (const leased of found) {
+      if (leased.slot.state !== SlotState.LEASED) continue;
+      const member = leased.slot.member;
+      apply(leased);
+      if (member) leased.subscription.seen(member);
+      touched.add(leased.subscription);
+      settledFound++;
+    }
     const [settled] = await Promise.all([Promise.all(outcomes), ...[...touched].map((subscription) => subscription.durable())]);
     const lost = request.items.filter((_, i) => !settled[i]).map(itemJson);
-    return { settled: request.items.length - lost.length, lost };
+    return { settled: settledFound + request.items.length - lost.length, lost };
   }
 
   private find(consumerId: string, item: SettleItem): Leased | undefined {

@@ -111,6 +111,42 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
         await expectText(page, '#overview-lag', '0');
       });
 
+      it('previews a seek of a consumer, then moves it back through the seek form: its messages come again', async () => {
+        const audit = new PullClient(broker, 'audit');
+        await page.goto(`${broker.url}/mmmq/console#/dispatchers`);
+        await page.getByRole('heading', { name: 'Replay or skip (seek)' }).waitFor();
+        await page.getByLabel('Consumer to move').fill('audit');
+        await page.getByLabel('Only topic').fill('order.created');
+        await page.getByLabel('Move to').selectOption('offset');
+        await page.getByLabel('Time or offset').fill('4');
+        await page.getByRole('button', { name: 'Preview seek' }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'Dry run: audit would re-deliver 3 and skip 0 message(s); 0 lease(s) would end.' })
+          .waitFor();
+        await page.getByRole('table', { name: 'What the seek would do' }).getByRole('row', { name: 'order.created 7 4 3 0 0' }).waitFor();
+        const position = async () =>
+          (await broker.request('GET', '/mmmq/subscriptions')).body.find(
+            (row: { consumerId: string; topic: string }) => row.consumerId === 'audit' && row.topic === 'order.created',
+          ).position;
+        expect(await position()).toBe(7);
+
+        await page.getByRole('button', { name: 'Seek', exact: true }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'Moved: audit re-delivers 3 and skips 0 message(s); 0 lease(s) ended.' })
+          .waitFor();
+        await shot(page, 'seek');
+        expect(await position()).toBe(4);
+        const again = await audit.fetch({ max: 10 });
+        expect(again.map(({ offset, redelivered }) => [offset, redelivered])).toEqual([
+          [4, true],
+          [5, true],
+          [6, true],
+        ]);
+        await audit.ack(again.map(({ lease }) => lease));
+      });
+
       it('lists topics and browses messages by offset with their headers and content', async () => {
         await page.getByRole('link', { name: 'Topics' }).click();
         const topics = page.getByRole('table', { name: 'Topics and their logs' });
@@ -173,6 +209,23 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
         expect((await broker.request('POST', '/mmmq/dead-letters/billing/redrive', {})).body).toEqual({ redriven: 0 });
         await page.goto(`${broker.url}/mmmq/console#/dead-letters`);
         await page.getByRole('table', { name: 'Dead letters by consumer' }).getByRole('row', { name: 'billing 0' }).waitFor();
+      });
+
+      it('shows a dispatcher that starts at a time and keeps that time when it is edited', async () => {
+        const since = { consumerId: 'since', pattern: 'order.created', startFrom: { time: '2026-12-07T09:00:00Z' } };
+        expect((await broker.request('POST', '/mmmq/dispatchers', since)).status).toBe(201);
+        await page.goto(`${broker.url}/mmmq/console#/dispatchers`);
+        await page
+          .getByRole('table', { name: 'Dispatchers' })
+          .getByRole('row', { name: /^since .* time 2026-12-07T09:00:00Z/ })
+          .waitFor();
+        await page.getByRole('button', { name: 'Edit since' }).click();
+        expect(await page.getByLabel('Start time').inputValue()).toBe('2026-12-07T09:00:00Z');
+        await page.getByLabel('Max deliveries').fill('7');
+        await page.getByRole('button', { name: 'Save dispatcher' }).click();
+        await page.getByRole('status').filter({ hasText: 'Dispatcher since saved.' }).waitFor();
+        expect((await broker.request('GET', '/mmmq/dispatchers/since')).body).toMatchObject({ ...since, maxDeliveries: 7 });
+        expect((await broker.request('DELETE', '/mmmq/dispatchers/since')).status).toBe(204);
       });
 
       it('edits a dispatcher through the form, then deletes it', async () => {

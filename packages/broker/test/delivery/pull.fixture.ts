@@ -44,6 +44,16 @@ export class PullClient {
     return this.call('terminate', { leases, reason });
   }
 
+  /** A cumulative ack: every lease of `topic` at or below `offset` (of `member`, when given). */
+  async ackUpTo(topic: string, offset: number, member?: string): Promise<{ settled: number; lost: unknown[] }> {
+    return this.call('ack', { upTo: { topic, offset, ...(member === undefined ? {} : { member }) } });
+  }
+
+  /** `POST …/seek`, answered whatever its status (tests check refusals too). */
+  seek(body: Record<string, unknown>): Promise<{ status: number; body: any }> {
+    return this.broker.request('POST', `/mmmq/consumers/${this.consumerId}/seek`, body);
+  }
+
   async recover(member: string): Promise<{ released: number }> {
     return this.call('recover', { member });
   }

@@ -81,6 +81,9 @@ describe.each(HTTP_PLATFORMS)('on %s, a consume token limited to billing.* consu
     await denied(send(BILLING, 'POST', '/mmmq/consumers/shipping/extend', byOffset));
     await denied(send(BILLING, 'POST', '/mmmq/consumers/shipping/recover', { member: 'anyone' }));
     await denied(send(BILLING, 'POST', '/mmmq/consumers/shipping/fetch', { max: 1 }));
+    await denied(send(BILLING, 'POST', '/mmmq/consumers/shipping/ack', { upTo: { topic: 'order.placed', offset } }));
+    await denied(send(BILLING, 'POST', '/mmmq/consumers/shipping/seek', { to: 'end', force: true }));
+    await denied(send(BILLING, 'POST', '/mmmq/consumers/shipping/seek', { to: 'end', dryRun: true }));
     await denied(send(WORKER, 'POST', '/mmmq/transactions', { consumerId: 'shipping', settle: [lease] }));
     // Still shipping's: its own lease settles it now.
     expect((await send(ADMIN, 'POST', '/mmmq/consumers/shipping/ack', { leases: [lease] })).body).toMatchObject({ settled: 1 });

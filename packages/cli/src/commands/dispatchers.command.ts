@@ -1,3 +1,4 @@
+import type { StartFrom } from '@mmmq/core';
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { printJson, printRecord, printTable } from '../output';
@@ -16,7 +17,7 @@ interface DispatcherJson {
   hosts?: HostJson[];
   pattern?: string;
   patterns?: string[];
-  startFrom: string;
+  startFrom: StartFrom;
   maxDeliveries: number;
   ackTimeoutMs: number;
   selector?: string;
@@ -47,7 +48,7 @@ export function registerDispatchersCommand(program: Command, context: CommandCon
           dispatcher.consumerId,
           (dispatcher.patterns ?? [dispatcher.pattern]).join(', '),
           (dispatcher.hosts ?? (dispatcher.host ? [dispatcher.host] : [])).map(hostUrl).join(', ') || '(pull)',
-          dispatcher.startFrom,
+          typeof dispatcher.startFrom === 'object' ? dispatcher.startFrom.time : dispatcher.startFrom,
           dispatcher.maxDeliveries,
           dispatcher.ackTimeoutMs,
           dispatcher.selector,
@@ -63,7 +64,10 @@ export function registerDispatchersCommand(program: Command, context: CommandCon
     .argument('<pattern>', 'topic pattern, e.g. order.* or order.>')
     .option('--host <url>', 'a push host, e.g. http://127.0.0.1:3000 (repeatable)', collect, [])
     .option('--selector <expression>', 'a SQL-92 selector over the headers, e.g. "region = \'EU\'"')
-    .option('--start-from <where>', 'earliest (default) or latest')
+    .option(
+      '--start-from <where>',
+      'where new subscriptions start: earliest (default), latest, or an ISO 8601 time with its zone (the first message published at or after it)',
+    )
     .option('--max-deliveries <n>', 'deliveries before a message is dead-lettered', positiveInteger('--max-deliveries'))
     .option('--ack-timeout-ms <ms>', 'how long a delivery may stay unsettled', positiveInteger('--ack-timeout-ms'))
     .action(async (consumerId: string, pattern: string, options: AddOptions, command: Command) => {
@@ -73,7 +77,7 @@ export function registerDispatchersCommand(program: Command, context: CommandCon
         pattern,
         ...hosts,
         selector: options.selector,
-        startFrom: options.startFrom,
+        startFrom: startFromOf(options.startFrom),
         maxDeliveries: options.maxDeliveries,
         ackTimeoutMs: options.ackTimeoutMs,
       };
@@ -95,4 +99,9 @@ export function registerDispatchersCommand(program: Command, context: CommandCon
 
 function hostUrl(host: HostJson): string {
   return `${host.protocol}://${host.address}:${host.port}`;
+}
+
+/** `earliest` and `latest` as they are; anything else is a time (`{"time"}`), which the broker checks. */
+function startFromOf(where: string | undefined): StartFrom | undefined {
+  return where === undefined || where === 'earliest' || where === 'latest' ? where : { time: where };
 }

@@ -34,9 +34,14 @@ export class DeliveryHandler {
     overflow: TransportOverflow,
     channel: SettlementChannel,
   ): Promise<ConsumerReply> {
-    const run = () => this.invoker.invoke(listener, delivery, channel);
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
     const bounded = overflow === 'refuse';
+    if (listener.ackMode === 'manual') {
+      return this.frontHandler.submit(lane, (release) => this.invoker.invoke(listener, delivery, releasingOnDecision(channel, release)), {
+        bounded,
+      });
+    }
+    const run = () => this.invoker.invoke(listener, delivery, channel);
     if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run, { bounded });
     if (!bounded) return this.acknowledgeWhenAccepted(listener, delivery, lane, run);
     try {
@@ -90,4 +95,22 @@ export class DeliveryHandler {
         `that ackMode 'none' had acknowledged on receipt; they are lost: ${(error as Error)?.message ?? String(error)}`,
     );
   }
+}
+
+/**
+ * A `manual` handler's decision sent before it returns (pull) frees its worker and lane slot at once, as an auto
+ * ack's handler frees it by returning: the next message starts while the decision waits to be durable, so the acks of
+ * that moment share one request (AckBatcher) instead of one request — and one fsync — each. The handler's `ack()`
+ * still resolves only once the broker holds it durably.
+ */
+function releasingOnDecision(channel: SettlementChannel, release: () => void): SettlementChannel {
+  const settle = channel.settle;
+  if (settle === undefined) return channel;
+  return {
+    ...channel,
+    settle: (decision) => {
+      release();
+      return settle(decision);
+    },
+  };
 }

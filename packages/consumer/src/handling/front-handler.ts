@@ -15,15 +15,23 @@ export interface FrontHandlerLimits {
   maxWorkers: number;
 }
 
+/**
+ * A job's task. `release()` gives up its worker and lane slot while it goes on running: it has done what the slot
+ * bounds and only waits now (a `manual` handler for its acknowledgement to be durable), so the next job may start.
+ */
+export type JobTask<T> = (release: () => void) => Promise<T>;
+
 interface Job {
   lane: Lane;
-  task: () => Promise<unknown>;
+  task: JobTask<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   settled: boolean;
   finished?: Promise<void>;
   /** `Date.now()` when its task started. */
   startedAt?: number;
+  /** It gave up its slot (see {@link JobTask}) and no longer counts against `maxWorkers` or its lane. */
+  released?: boolean;
 }
 
 /** How long work has been held up, for the consumer's health indicator. */
@@ -43,7 +51,10 @@ export interface FrontHandlerStalls {
  */
 export class FrontHandler {
   private readonly waiting: Job[] = [];
+  /** Jobs whose task runs, released ones included (shutdown waits for them too). */
   private readonly running = new Set<Job>();
+  /** Running jobs holding a slot. */
+  private occupied = 0;
   private readonly runningPerLane = new Map<string, number>();
   /** Callers of {@link acceptWhenRoom} waiting for the queue to have room (or for shutdown). */
   private readonly roomWaiters: Array<() => void> = [];
@@ -59,7 +70,7 @@ export class FrontHandler {
    * @throws QueueFullError when the job cannot start and `queueSize` jobs already wait
    * @throws ConsumerClosingError once `close()` was called; HandlerAbandonedError if the task outlives the shutdown timeout
    */
-  submit<T>(lane: Lane, task: () => Promise<T>, { bounded = true } = {}): Promise<T> {
+  submit<T>(lane: Lane, task: JobTask<T>, { bounded = true } = {}): Promise<T> {
     try {
       return this.accept(lane, task, { bounded });
     } catch (error) {
@@ -72,7 +83,7 @@ export class FrontHandler {
    * (ack mode `none`: the delivery is acknowledged as soon as it is accepted).
    * @throws QueueFullError, ConsumerClosingError synchronously
    */
-  accept<T>(lane: Lane, task: () => Promise<T>, { bounded = true } = {}): Promise<T> {
+  accept<T>(lane: Lane, task: JobTask<T>, { bounded = true } = {}): Promise<T> {
     if (this.closing !== undefined) {
       throw new ConsumerClosingError('The consumer is shutting down and accepts no new message; the broker will redeliver it');
     }
@@ -95,7 +106,7 @@ export class FrontHandler {
    * prefetch): a delivery is acknowledged only once it is accepted, so no more than `queueSize` wait acknowledged.
    * @throws ConsumerClosingError once `close()` was called, also while waiting
    */
-  async acceptWhenRoom<T>(lane: Lane, task: () => Promise<T>): Promise<{ outcome: Promise<T> }> {
+  async acceptWhenRoom<T>(lane: Lane, task: JobTask<T>): Promise<{ outcome: Promise<T> }> {
     while (this.closing === undefined && !this.canStart(lane) && this.waiting.length >= this.limits.queueSize) {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
@@ -148,7 +159,7 @@ export class FrontHandler {
   }
 
   private canStart(lane: Lane): boolean {
-    return this.running.size < this.limits.maxWorkers && (this.runningPerLane.get(lane.key) ?? 0) < lane.concurrency;
+    return this.occupied < this.limits.maxWorkers && (this.runningPerLane.get(lane.key) ?? 0) < lane.concurrency;
   }
 
   private wait(job: Job): void {
@@ -159,25 +170,34 @@ export class FrontHandler {
   private start(job: Job): void {
     job.startedAt = Date.now();
     this.running.add(job);
+    this.occupied++;
     this.runningPerLane.set(job.lane.key, (this.runningPerLane.get(job.lane.key) ?? 0) + 1);
     job.finished = Promise.resolve()
-      .then(job.task)
+      .then(() => job.task(() => this.release(job)))
       .then(
         (value) => settle(job, 'resolve', value),
         (error: unknown) => settle(job, 'reject', error),
       )
       .finally(() => {
         this.running.delete(job);
-        const left = (this.runningPerLane.get(job.lane.key) ?? 1) - 1;
-        if (left === 0) this.runningPerLane.delete(job.lane.key);
-        else this.runningPerLane.set(job.lane.key, left);
-        this.startWaiting();
+        this.release(job);
       });
+  }
+
+  /** The job's slot is free (it ended, or gave it up while it runs on): the next waiting job may start. */
+  private release(job: Job): void {
+    if (job.released) return;
+    job.released = true;
+    this.occupied--;
+    const left = (this.runningPerLane.get(job.lane.key) ?? 1) - 1;
+    if (left === 0) this.runningPerLane.delete(job.lane.key);
+    else this.runningPerLane.set(job.lane.key, left);
+    this.startWaiting();
   }
 
   /** Starts waiting jobs in arrival order, skipping those whose lane is at its concurrency. */
   private startWaiting(): void {
-    for (let i = 0; i < this.waiting.length && this.running.size < this.limits.maxWorkers;) {
+    for (let i = 0; i < this.waiting.length && this.occupied < this.limits.maxWorkers;) {
       if (this.canStart(this.waiting[i].lane)) this.start(this.waiting.splice(i, 1)[0]);
       else i++;
     }

@@ -1,16 +1,15 @@
-import { BacklogLimit, MATCH_ALL_PATTERN, MmmqError, parseBacklogLimit, TopicPattern } from '@mmmq/core';
+import { BacklogLimit, isStartFrom, MATCH_ALL_PATTERN, MmmqError, parseBacklogLimit, START_FROM_CHOICES, TopicPattern } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ACK_MODES, AckMode, isAckMode } from '../handling/ack-mode';
 import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
-import { DEFAULT_LISTENER_CONCURRENCY, DeliveryMode, StartFrom } from '../mmmq-consumer.options';
+import { DEFAULT_LISTENER_CONCURRENCY, DeliveryMode } from '../mmmq-consumer.options';
 import { assertListenerConsumerId, defaultConsumerId } from './consumer-id.naming';
 import type { DiscoveredListener } from './discovered-listener';
 import type { ListenerDefinition } from './listener-definition';
 import { checkListenerSelector } from './listener-selector';
 import { LISTENER_OPTION_KEYS } from './mmmq-listener.options';
 
-const START_FROM: ReadonlySet<unknown> = new Set<StartFrom>(['earliest', 'latest']);
 const DELIVERY_MODES: ReadonlySet<unknown> = new Set<DeliveryMode>(['push', 'pull']);
 
 /**
@@ -51,8 +50,8 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
   }
   const config = options.listeners.get(name) ?? {};
   const startFrom = config.startFrom ?? listener.options.startFrom;
-  if (startFrom !== undefined && !START_FROM.has(startFrom)) {
-    throw new InvalidListenerError(`${where}: startFrom must be "earliest" or "latest", got ${JSON.stringify(startFrom)}`);
+  if (startFrom !== undefined && !isStartFrom(startFrom)) {
+    throw new InvalidListenerError(`${where}: startFrom must be ${START_FROM_CHOICES}, got ${JSON.stringify(startFrom)}`);
   }
   const ackMode = ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode);
   const delivery = config.delivery ?? listener.options.delivery;

@@ -1,3 +1,4 @@
+import { sameStartFrom } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
@@ -32,7 +33,7 @@ export async function ensurePullDispatcher(client: DispatcherApiClient, listener
     patterns[0] === pattern &&
     existing.selector === wanted.selector &&
     sameBacklogFields(existing, wanted) &&
-    (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
+    (wanted.startFrom === undefined || sameStartFrom(existing.startFrom, wanted.startFrom))
   ) {
     logger.log(`Dispatcher ${listener.consumerId} is up to date for pull: ${pattern}`);
     return;

@@ -1,4 +1,4 @@
-import { Host } from '@mmmq/core';
+import { Host, sameStartFrom } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
@@ -70,6 +70,6 @@ function sameSettings(existing: DispatcherJson, wanted: DispatcherChange): boole
     (existing.signed === true) === (wanted.signingSecret !== undefined) &&
     existing.selector === wanted.selector &&
     sameBacklogFields(existing, wanted) &&
-    (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
+    (wanted.startFrom === undefined || sameStartFrom(existing.startFrom, wanted.startFrom))
   );
 }

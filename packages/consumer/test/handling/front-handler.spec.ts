@@ -28,6 +28,41 @@ class Tasks {
 }
 
 describe('FrontHandler', () => {
+  describe('a job that releases its slot', () => {
+    it('lets the next job of its lane start while it runs on, still counts as running, and is waited for by close', async () => {
+      const handler = new FrontHandler({ queueSize: 10, maxWorkers: 1 });
+      const tasks = new Tasks();
+      const held = new Gate();
+      let releasing = false;
+      const first = handler.submit(ordered('a'), async (release) => {
+        tasks.started.push('a1');
+        release();
+        release();
+        releasing = true;
+        await held.promise;
+        return 'a1';
+      });
+      void handler.submit(ordered('a'), tasks.task('a2'));
+      void handler.submit(ordered('a'), tasks.task('a3'));
+      await flushPromises();
+      expect(releasing).toBe(true);
+      // Released once (a second call changes nothing): a2 holds the one worker, a3 waits for it.
+      expect(tasks.started).toEqual(['a1', 'a2']);
+      expect(handler.load).toEqual({ running: 2, waiting: 1 });
+      tasks.finish('a2');
+      await flushPromises();
+      expect(tasks.started).toEqual(['a1', 'a2', 'a3']);
+      tasks.finish('a3');
+      let closed = false;
+      const closing = handler.close(10_000).then(() => (closed = true));
+      await flushPromises();
+      expect(closed).toBe(false);
+      held.open();
+      await closing;
+      await expect(first).resolves.toBe('a1');
+    });
+  });
+
   describe('acceptWhenRoom', () => {
     it('waits for room in a full queue instead of refusing, and is accepted once a job starts', async () => {
       const handler = new FrontHandler({ queueSize: 1, maxWorkers: 1 });

@@ -31,6 +31,7 @@ export class FakePullBroker {
   failures: Array<{ status: number }> = [];
   private readonly queues = new Map<string, Held[]>();
   private readonly waiters = new Set<() => void>();
+  private readonly answered = new Set<string>();
   private server!: Server;
   url = '';
 
@@ -59,6 +60,11 @@ export class FakePullBroker {
   /** Messages not settled yet (leased or not). */
   unsettled(consumerId: string): number {
     return this.queue(consumerId).length;
+  }
+
+  /** Leases of the ack requests answered so far (an ack is durable at the broker once answered). */
+  answeredAcks(): Set<string> {
+    return this.answered;
   }
 
   callsTo(action: string): Call[] {
@@ -104,7 +110,9 @@ export class FakePullBroker {
       case 'ack':
       case 'terminate':
         drop();
-        return reply(200, { settled: leased.length, lost });
+        reply(200, { settled: leased.length, lost });
+        if (action === 'ack') for (const lease of leases) this.answered.add(lease);
+        return;
       case 'nack':
         release(leased);
         for (const wake of this.waiters) wake();

@@ -40,6 +40,11 @@ export class InMemoryTransport extends MmmqTransport {
     if (listener.startFrom === 'latest') {
       reasons.push("startFrom 'latest': the in-memory broker starts every subscription at the first message of each topic");
     }
+    if (typeof listener.startFrom === 'object') {
+      reasons.push(
+        `startFrom ${JSON.stringify(listener.startFrom)}: the in-memory broker starts every subscription at the first message of each topic`,
+      );
+    }
     return reasons;
   }
 }

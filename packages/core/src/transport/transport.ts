@@ -1,5 +1,6 @@
 import type { ConsumerAcknowledgement } from '../acknowledgement';
 import type { BacklogLimit } from '../backlog-limit';
+import type { StartFrom } from '../start-from';
 import type { DeliveryRequest, PublishedMessage } from '../wire';
 import type { TransportMessage } from './transport-message';
 
@@ -52,7 +53,7 @@ export interface TransportListener {
   /** When its messages count as settled (the consumer's `AckMode`). */
   ackMode: 'auto' | 'manual' | 'dupsOk' | 'none';
   /** Where a new subscription starts in topics that hold messages already; absent: the transport's default. */
-  startFrom?: 'earliest' | 'latest';
+  startFrom?: StartFrom;
   /** Header selector (docs/destinations.md#selectors); absent: every message. */
   selector?: string;
   /** The subscription's backlog limit; absent: none. */

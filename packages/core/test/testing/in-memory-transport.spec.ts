@@ -152,6 +152,9 @@ describe('InMemoryTransport', () => {
       'maxBacklog 10 (dropOldest): the in-memory broker keeps no backlog limits and would never apply it',
       "startFrom 'latest': the in-memory broker starts every subscription at the first message of each topic",
     ]);
+    expect(transport.unsupported({ ...listener, startFrom: { time: '2026-12-07T10:00:00Z' } })).toEqual([
+      'startFrom {"time":"2026-12-07T10:00:00Z"}: the in-memory broker starts every subscription at the first message of each topic',
+    ]);
   });
 
   it('is what MmmqTestingModule provides, over the broker it provides', async () => {

@@ -72,7 +72,7 @@ export class DeliveryLedger {
   /** Restored state for offsets not read yet. */
   private readonly restoredSettled: Array<[number, number]>;
   private readonly restoredCounts = new Map<number, { deliveries: number; nacks: number }>();
-  private readonly restoredMark: number;
+  private restoredMark: number;
   private leasedCount = 0;
   private expiredFound: Slot[] = [];
   /** Slots given up (dropped, dead-lettered) while they waited in the ready heap: `take` pops and skips them. */
@@ -156,6 +156,37 @@ export class DeliveryLedger {
     for (const offset of this.restoredCounts.keys()) if (offset < start) this.restoredCounts.delete(offset);
     this.version++;
     return skipped;
+  }
+
+  /**
+   * A seek: the window starts over at `snapshot` (see SeekPlan), as if restored from it. Every slot of the old window
+   * is given up — leases end (their ACKs change nothing any more: the slot reads SETTLED), waiting messages are
+   * forgotten and read again from the new cursor. A slot being dead-lettered is left to its dead-lettering. Returns the
+   * leases it ended.
+   */
+  restart(snapshot: SubscriptionSnapshot): number {
+    let ended = 0;
+    for (const slot of this.slots.values()) {
+      if (slot.state === SlotState.DEAD_LETTERING) continue;
+      if (slot.state === SlotState.LEASED) {
+        this.endLease(slot);
+        ended++;
+      }
+      slot.state = SlotState.SETTLED;
+      slot.member = undefined;
+    }
+    this.slots.clear();
+    for (const heap of [this.ready, this.delayed, this.expiries] as Array<MinHeap<unknown>>) while (heap.size > 0) heap.pop();
+    this.keyHolders.clear();
+    this.keyWaiting.clear();
+    this.restoredCounts.clear();
+    this.restoredSettled.splice(0, this.restoredSettled.length, ...snapshot.settled.map(([first, end]): [number, number] => [first, end]));
+    for (const { offset, deliveries, nacks } of snapshot.counts) this.restoredCounts.set(offset, { deliveries, nacks });
+    this.cursor = this.readEnd = snapshot.cursor;
+    this.deliveredMark = this.restoredMark = snapshot.deliveredMark;
+    this.staleReady = 0;
+    this.version++;
+    return ended;
   }
 
   /**
