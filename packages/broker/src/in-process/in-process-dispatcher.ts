@@ -1,4 +1,4 @@
-import type { HostDefinition, TransportListener } from '@mmmq/core';
+import { sameStartFrom, type HostDefinition, type TransportListener } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import type { DispatcherInput, Dispatcher } from '../dispatch/dispatcher';
 import type { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
@@ -65,6 +65,6 @@ function upToDate(existing: DispatcherDefinitionJson, wanted: Wanted): boolean {
     existing.selector === wanted.selector &&
     existing.maxBacklog === wanted.maxBacklog &&
     existing.backlogOverflow === wanted.backlogOverflow &&
-    (wanted.startFrom === undefined || existing.startFrom === wanted.startFrom)
+    (wanted.startFrom === undefined || sameStartFrom(existing.startFrom, wanted.startFrom))
   );
 }
