@@ -204,15 +204,20 @@ export class PullService implements BeforeApplicationShutdown {
     }
     // After the items, so that a lease named both ways counts once, as settled.
     let settledFound = 0;
+    const foundOutcomes: Array<ReturnType<typeof apply>> = [];
     for (const leased of found) {
       if (leased.slot.state !== SlotState.LEASED) continue;
       const member = leased.slot.member;
-      apply(leased);
+      foundOutcomes.push(apply(leased));
       if (member) leased.subscription.seen(member);
       touched.add(leased.subscription);
       settledFound++;
     }
-    const [settled] = await Promise.all([Promise.all(outcomes), ...[...touched].map((subscription) => subscription.durable())]);
+    const [settled] = await Promise.all([
+      Promise.all(outcomes),
+      Promise.all(foundOutcomes),
+      ...[...touched].map((subscription) => subscription.durable()),
+    ]);
     const lost = request.items.filter((_, i) => !settled[i]).map(itemJson);
     return { settled: settledFound + request.items.length - lost.length, lost };
   }
