@@ -12,6 +12,7 @@ import { DeadLetterWriter } from './dead-letter-writer';
 import { DELIVERY_OBSERVER, DeliveryObserver } from './delivery-observer';
 import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sameSettings } from './dispatcher-definition';
 import { DuplicateConsumerIdError, PushHostNotFoundError } from './dispatcher.errors';
+import { EventLoopDemand } from './event-loop-demand';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
 import { PushMemberView } from './push-member';
@@ -75,8 +76,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /** Notified when a subscription starts (a fetch waiting for a consumer with no topics yet wakes up). */
   private readonly subscribed = new Notifier();
   private closing = false;
-  /** Handlers of in-process listeners running now: see {@link handlerStarted}. */
-  private handlersRunning = 0;
+  /** What the application's code asks of the event loop (in-process listeners): where lone commits are fsync'd. */
+  readonly loopDemand: EventLoopDemand;
 
   constructor(
     private readonly queues: TopicQueueContainer,
@@ -91,7 +92,11 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets);
-    queues.journal.othersNeedEventLoop = () => this.handlersRunning > 0 || this.sender.inFlight > 0;
+    this.loopDemand = new EventLoopDemand(
+      () => this.sender.inFlight,
+      (topic) => this.topics.get(topic)?.subscriptions.keys() ?? [],
+    );
+    queues.journal.othersNeedEventLoop = (topics) => this.loopDemand.needed(topics);
     const deadLetters = new DeadLetterWriter(queues, events);
     this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard, observer };
     this.announce = new DispatcherAnnouncer(events);
@@ -200,20 +205,6 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
       }
       this.announce.updated(previous, definition);
     });
-  }
-
-  /**
-   * An in-process listener's handler starts (or, {@link handlerEnded}, ends). While one runs, the application's code
-   * needs the event loop, so a lone commit's fsync goes through the thread pool, as while pushes are in flight; with
-   * none running the loop has nothing of ours to do and waits for the disk itself, which is faster than the pool's
-   * round trip (an fsync blocking handlers took 32 % of an app's main thread at 5,000 msg/s).
-   */
-  handlerStarted(): void {
-    this.handlersRunning++;
-  }
-
-  handlerEnded(): void {
-    this.handlersRunning--;
   }
 
   /** Removes a dispatcher: its subscriptions stop and its checkpoints are deleted in every topic. */

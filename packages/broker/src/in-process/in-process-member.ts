@@ -54,11 +54,14 @@ export class InProcessMember {
   ) {}
 
   start(): void {
-    this.running ??= this.run();
+    if (this.running) return;
+    this.deps.subscriptions.loopDemand.memberJoined(this.listener.consumerId);
+    this.running = this.run();
   }
 
   /** Stops leasing; resolves once the loop has ended. */
   async stop(): Promise<void> {
+    if (!this.stopped.signal.aborted && this.running) this.deps.subscriptions.loopDemand.memberLeft(this.listener.consumerId);
     this.stopped.abort();
     await this.running;
   }
@@ -190,7 +193,7 @@ export class InProcessMember {
     }
     if (this.listener.ackMode !== 'none') this.held.set(message, { subscription, slot, delivery });
     let reply: ConsumerAcknowledgement;
-    this.deps.subscriptions.handlerStarted();
+    this.deps.subscriptions.loopDemand.handlerStarted();
     try {
       reply = await this.deps.handle(message);
     } catch {
@@ -198,7 +201,7 @@ export class InProcessMember {
       void subscription.release(slot, { outcome: 'not taken: the consumer is stopping', counted: false }, delivery);
       return;
     } finally {
-      this.deps.subscriptions.handlerEnded();
+      this.deps.subscriptions.loopDemand.handlerEnded();
     }
     // Settled already by the handler (manual), or on hand-over (none): the reply changes nothing.
     if (this.listener.ackMode === 'none' || !this.held.delete(message)) return;
