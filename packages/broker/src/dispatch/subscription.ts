@@ -295,7 +295,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     return slot.envelope?.id ?? `${this.queue.topic.name}@${slot.offset}`;
   }
 
-  /** The delivery body (SPEC §3) of a leased message, as pushed or fetched. */
+  /** The delivery body of a leased message, as pushed or fetched (docs/delivery.md § What the consumer receives). */
   deliveryBody(slot: Slot): Buffer {
     const topic = this.queue.topic.name;
     return encodeDelivery(slot.envelope!, slot.offset, {

@@ -2,7 +2,7 @@ import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { publishAll, range } from './delivery.fixture';
 import { Fetched, PullClient, waitUntil } from './pull.fixture';
 
-/** Issue 37, item 5: acknowledging everything up to an offset in one call (JMS CLIENT_ACKNOWLEDGE). */
+/** Acknowledging everything up to an offset in one call (JMS CLIENT_ACKNOWLEDGE). */
 describe('a cumulative ack (`upTo`)', () => {
   let broker: BrokerApp;
   let consumer: PullClient;

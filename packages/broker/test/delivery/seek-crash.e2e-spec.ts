@@ -5,7 +5,7 @@ const CONSUMER = 'replayer';
 const MESSAGES = 20;
 const SEEK_TO = 8;
 
-/** Issue 37, item 2: a seek answered 200 is durable — a SIGKILL right after it does not undo it. */
+/** A seek answered 200 is durable — a SIGKILL right after it does not undo it. */
 describe('a seek across a SIGKILL of the broker process', () => {
   const dir = useTempDir('mmmq-seek-crash-');
   let broker: BrokerProcess | undefined;

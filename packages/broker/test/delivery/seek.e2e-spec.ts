@@ -3,7 +3,7 @@ import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { publishAll, range } from './delivery.fixture';
 import { Fetched, PullClient, waitUntil } from './pull.fixture';
 
-/** Issue 37, item 2: replay and seek over HTTP, as any client would use it. */
+/** Replay and seek over HTTP, as any client would use it. */
 describe('seeking a subscription', () => {
   let broker: BrokerApp;
   let consumer: PullClient;

@@ -3,7 +3,7 @@ import { SlotState } from '../../src/dispatch/ledger/slot';
 import { seekSnapshot } from '../../src/seek/seek-plan';
 import { admitAll, LEASE_MS, ledgerOf, offsets, TEST_LIMITS } from './ledger-fixture';
 
-/** Issue 37, item 2: a seek restarts a subscription's window at its target. */
+/** A seek restarts a subscription's window at its target. */
 describe('the delivery ledger restarted by a seek', () => {
   it('ends every lease (an ACK of one changes nothing), forgets the window and reads again from the target', () => {
     const ended: number[] = [];

@@ -17,7 +17,7 @@ const DENIED =
   /^The token billing-(team|worker) may not act for the consumer shipping; it may act for the consumers billing\.\* \(auth\.tokens\[\]\.consumers\)/;
 const SHIPPING = { consumerId: 'shipping', pattern: 'order.*' };
 
-/** Issue 33, finding 5: a consume token reached every consumer id; `consumers` limits it, and `__` topics are admin's. */
+/** A consume token reaches only the consumer ids its `consumers` patterns name, and `__` topics are admin's. */
 describe.each(HTTP_PLATFORMS)('on %s, a consume token limited to billing.* consumers', (platform) => {
   let broker: BrokerApp;
   const send = async (token: string, method: string, path: string, body?: unknown) => {

@@ -24,7 +24,7 @@ class LateListener {
   }
 }
 
-/** Issue 37, item 2, through the Nest libraries: a listener of the consumer library replays what a seek hands back. */
+/** Through the Nest libraries: a listener of the consumer library replays what a seek hands back. */
 describe('a listener after a seek of its consumer id', () => {
   let broker: BrokerApp;
   let app: INestApplication | undefined;

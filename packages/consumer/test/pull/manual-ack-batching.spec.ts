@@ -20,7 +20,7 @@ class ManualOrders {
   }
 }
 
-/** Issue 37, item 5: a manual handler's acks share requests as auto acks do, and `ack()` still means durable. */
+/** A manual handler's acks share requests as auto acks do, and `ack()` still means durable. */
 describe('manual acks of a pull listener', () => {
   let app: INestApplication | undefined;
 

@@ -21,7 +21,7 @@ export interface Call {
 }
 
 /**
- * A stand-in for the broker's pull API (contract of issue 12) for unit tests: one queue per consumer id, leases
+ * A stand-in for the broker's pull API (docs/http-api.md § Pull API) for unit tests: one queue per consumer id, leases
  * `{topic}:{offset}:{deliveryCount}`, long polls, and every request recorded. No durability, no expiry.
  */
 export class FakePullBroker {
