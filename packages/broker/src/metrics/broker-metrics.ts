@@ -10,7 +10,7 @@ import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { registerBackoffCollector } from './backoff.collector';
 import { CappedSeries } from './capped-series';
 import { registerCappedCollectors } from './capped.collectors';
-import { incrementalExposition } from './incremental-exposition';
+import { expositionChunks } from './incremental-exposition';
 import { MeasuredMetrics } from './measured-metrics';
 import { registerStorageCollectors } from './storage.collectors';
 import { SubscriptionLagAge } from './subscription-lag-age';
@@ -61,9 +61,14 @@ export class BrokerMetrics implements OnModuleDestroy {
 
   /** The registry in the Prometheus text format, as `GET /metrics` serves it, without holding the event loop for long. */
   async scrape(): Promise<string> {
+    return Buffer.concat(await this.scrapeChunks()).toString('utf8');
+  }
+
+  /** {@link scrape}'s text in encoded chunks of about 64 KiB, as `GET /metrics` writes them: never one ~3 MB string. */
+  async scrapeChunks(): Promise<Buffer[]> {
     const budget = new TurnBudget();
     await this.walk(budget);
-    return incrementalExposition(this.registry, budget);
+    return expositionChunks(this.registry, budget);
   }
 
   /** Walks the topics and subscriptions (one walk at a time: concurrent scrapes share it). */

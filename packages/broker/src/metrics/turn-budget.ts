@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
  */
 export const SCRAPE_TURN_BUDGET_MS = 2;
 /** Items handled between two clock reads: a clock read per item would cost more than most items. */
-const ITEMS_PER_CLOCK_READ = 32;
+export const ITEMS_PER_CLOCK_READ = 32;
 
 /**
  * Splits a long walk into turns of the event loop: {@link spend} is awaited once per item and yields (setImmediate,
