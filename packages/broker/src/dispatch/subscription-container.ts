@@ -89,7 +89,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
   ) {
-    this.sender = new PushSender(options.delivery.timeoutMs, targets);
+    this.sender = new PushSender(options.delivery.timeoutMs, targets, options.delivery);
     queues.journal.othersNeedEventLoop = () => this.appSharesEventLoop || this.sender.inFlight > 0;
     const deadLetters = new DeadLetterWriter(queues, events);
     this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard, observer };
