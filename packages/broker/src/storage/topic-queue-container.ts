@@ -97,6 +97,11 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     return this.queues.get(name);
   }
 
+  /** True while the topic is open or being opened (created, or recovered). */
+  isOpenOrOpening(name: string): boolean {
+    return this.queues.has(name) || this.opening.has(name);
+  }
+
   list(): TopicQueue[] {
     return [...this.queues.values()];
   }
