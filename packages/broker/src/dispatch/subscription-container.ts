@@ -239,6 +239,11 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     return subscriptions ? [...subscriptions.values()] : [];
   }
 
+  /** {@link subscriptionsOf} as a live iteration, without copying them (a `**` consumer may have 100,000). */
+  eachSubscriptionOf(consumerId: string): Iterable<Subscription> {
+    return this.byConsumer.get(consumerId)?.values() ?? [];
+  }
+
   /** Calls `listener` whenever a subscription starts, until unlistened. */
   onSubscribed(listener: () => void): () => void {
     return this.subscribed.listen(listener);

@@ -91,11 +91,13 @@ export class BrokerMetrics implements OnModuleDestroy {
   }
 
   private async walkAll(budget: TurnBudget): Promise<void> {
-    await this.topics.refresh(this.queues.list(), budget);
-    const subscriptions: Subscription[] = [];
-    for (const { consumerId } of this.dispatchers.list())
-      for (const subscription of this.subscriptionContainer.subscriptionsOf(consumerId)) subscriptions.push(subscription);
-    await this.subscriptions.refresh(subscriptions, budget);
+    await this.topics.refresh(() => this.queues.each(), budget);
+    await this.subscriptions.refresh(() => this.eachSubscription(), budget);
     await this.lagAge.refresh(this.subscriptions, budget);
+  }
+
+  /** Every subscription of every dispatcher, from the live collections (no copy of them). */
+  private *eachSubscription(): Generator<Subscription> {
+    for (const { consumerId } of this.dispatchers.list()) yield* this.subscriptionContainer.eachSubscriptionOf(consumerId);
   }
 }

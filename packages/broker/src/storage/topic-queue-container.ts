@@ -106,6 +106,11 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     return [...this.queues.values()];
   }
 
+  /** The open queues, as a live iteration (no copy): a walk in turns meets topics created meanwhile, or not. */
+  each(): IterableIterator<TopicQueue> {
+    return this.queues.values();
+  }
+
   /**
    * Calls `listener` for every topic opened from now on (created, or restored at boot) once it is readable;
    * returns the unsubscribe function. Topics open already are in {@link list}.

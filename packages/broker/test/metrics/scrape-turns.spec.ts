@@ -54,6 +54,43 @@ describe('a /metrics scrape in turns of the event loop', () => {
     expect(Math.max(...readPerTurn.values())).toBeLessThanOrEqual(2 * ITEMS_PER_CLOCK_READ);
   });
 
+  it('walks the topics and subscriptions a few dozen at a time, from the live collections (never a copy of all of them)', async () => {
+    const broker = new ManyTopics(2_000);
+    let turn = 0;
+    const readPerTurn = new Map<number, number>();
+    for (const topic of broker.topics.values()) {
+      const offset = topic.tailOffset;
+      Object.defineProperty(topic, 'tailOffset', {
+        get: () => {
+          readPerTurn.set(turn, (readPerTurn.get(turn) ?? 0) + 1);
+          return offset;
+        },
+      });
+    }
+    // A copy of 100,000 topics or subscriptions is a turn of its own: the walk asks for the live iterations only.
+    const fakes = broker.metrics as unknown as {
+      queues: { list: () => unknown };
+      subscriptionContainer: { subscriptionsOf: () => unknown };
+    };
+    fakes.queues.list = () => {
+      throw new Error('the walk copied the topics');
+    };
+    fakes.subscriptionContainer.subscriptionsOf = () => {
+      throw new Error('the walk copied the subscriptions');
+    };
+    let running = true;
+    const tick = () => {
+      turn++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await broker.metrics.walk(new TurnBudget(0)).finally(() => (running = false));
+
+    // Each topic's offset is read a few times per pass (weight, gauges, its subscription's lag), in both families.
+    expect(readPerTurn.size).toBeGreaterThan(10);
+    expect(Math.max(...readPerTurn.values())).toBeLessThanOrEqual(10 * ITEMS_PER_CLOCK_READ);
+  });
+
   it('cuts the text into chunks of about EXPOSITION_CHUNK_BYTES, never one string', async () => {
     const chunks = await expositionChunks(histogramOfTopics(), new TurnBudget());
     const bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
