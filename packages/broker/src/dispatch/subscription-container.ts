@@ -81,6 +81,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
    * from its check on, while its subscriptions start one after another.
    */
   private change?: { definition: DispatcherDefinition; target: number };
+  /** Subscriptions retrying to start, across topics (counted here: summing them per topic would walk every topic). */
+  private retrying = 0;
   private closing = false;
   /** The application's own code (in-process producers and listeners) runs on this event loop: see {@link shareEventLoop}. */
   private appSharesEventLoop = false;
@@ -367,7 +369,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private subscriptionCount(): number {
     let count = this.pending.count;
     for (const ofConsumer of this.byConsumer.values()) count += ofConsumer.size;
-    for (const topic of this.topics.values()) count += topic.attaching.size;
+    count += this.retrying;
     if (this.change) count += Math.max(0, this.change.target - this.subscriptionCountOf(this.change.definition.consumerId));
     return count;
   }
@@ -451,11 +453,12 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         this.exclusive(async () => {
           if (cancelled.aborted || this.closing) return false;
           await this.subscribe(topic, definition, tail);
-          topic.attaching.delete(definition.consumerId);
+          this.endRetry(topic, definition.consumerId);
           return true;
         });
       const label = `${topic.queue.topic.name} → ${definition.consumerId}`;
       topic.attaching.set(definition.consumerId, new AttachRetry(label, this.options.delivery.backoff, attempt, failure));
+      this.retrying++;
       this.pending.started(topic.queue.topic.name, definition.consumerId);
     }
   }
@@ -481,7 +484,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     const subscription = topic.subscriptions.get(consumerId);
     const retry = topic.attaching.get(consumerId);
     retry?.cancel();
-    topic.attaching.delete(consumerId);
+    this.endRetry(topic, consumerId);
     if (subscription) {
       await subscription.stop();
       subscription.forgetLeases();
@@ -496,6 +499,10 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     if (!subscription && !retry) return false;
     if (deleteCheckpoint) await topic.queue.checkpoints.delete(consumerId);
     return true;
+  }
+
+  private endRetry(topic: AttachedTopic, consumerId: string): void {
+    if (topic.attaching.delete(consumerId)) this.retrying--;
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
