@@ -10,7 +10,7 @@ import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { registerBackoffCollector } from './backoff.collector';
 import { CappedSeries } from './capped-series';
 import { registerCappedCollectors } from './capped.collectors';
-import { expositionChunks } from './incremental-exposition';
+import { expositionChunks, LineWriter } from './incremental-exposition';
 import { MeasuredMetrics } from './measured-metrics';
 import { registerStorageCollectors } from './storage.collectors';
 import { SubscriptionLagAge } from './subscription-lag-age';
@@ -37,6 +37,8 @@ export class BrokerMetrics implements OnModuleDestroy {
   private readonly topics: CappedSeries<TopicQueue>;
   private readonly subscriptions: CappedSeries<Subscription>;
   private readonly lagAge: SubscriptionLagAge;
+  /** The capped families' metrics, written in turns by {@link scrape} rather than through their collects. */
+  private readonly writers: ReadonlyMap<string, LineWriter>;
   private walking?: Promise<void>;
   private walkedAt = -Infinity;
 
@@ -51,8 +53,10 @@ export class BrokerMetrics implements OnModuleDestroy {
     this.topics = new CappedSeries(topicFamily(deduplicator), measured.topicSeries, (topic) => measured.forgetTopic(topic));
     this.subscriptions = new CappedSeries(SUBSCRIPTION_FAMILY, measured.subscriptionSeries, (key) => measured.forgetSubscription(key));
     const walked = () => this.walked();
-    registerCappedCollectors(this.registry, this.topics, OTHER_TOPIC_LABELS, walked);
-    registerCappedCollectors(this.registry, this.subscriptions, OTHER_SUBSCRIPTION_LABELS, walked);
+    this.writers = new Map([
+      ...registerCappedCollectors(this.registry, this.topics, OTHER_TOPIC_LABELS, walked),
+      ...registerCappedCollectors(this.registry, this.subscriptions, OTHER_SUBSCRIPTION_LABELS, walked),
+    ]);
     this.lagAge = new SubscriptionLagAge(this.registry, this.subscriptions, walked);
     registerBackoffCollector(this.registry, measured);
     registerStorageCollectors(this.registry, queues);
@@ -68,7 +72,7 @@ export class BrokerMetrics implements OnModuleDestroy {
   async scrapeChunks(): Promise<Buffer[]> {
     const budget = new TurnBudget();
     await this.walk(budget);
-    return expositionChunks(this.registry, budget);
+    return expositionChunks(this.registry, budget, this.writers);
   }
 
   /** Walks the topics and subscriptions (one walk at a time: concurrent scrapes share it). */

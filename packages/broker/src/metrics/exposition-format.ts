@@ -21,3 +21,9 @@ export function escapeHelp(text: string): string {
 function escapeLabelValue(text: string): string {
   return escapeHelp(text).replace(/"/g, '\\"');
 }
+
+/** One line: `name{labels} value`. */
+export function line(name: string, labels: object, value: number): string {
+  const pairs = formatLabels(labels);
+  return `${name}${pairs === '' ? '' : `{${pairs}}`} ${valueText(value)}`;
+}

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { Histogram, Registry } from 'prom-client';
+import { Gauge, Histogram, Registry } from 'prom-client';
+import { DEFAULT_MAX_TOPIC_SERIES } from '../../src/metrics/metrics.options';
 import { DESCRIPTOR_ENTRIES_PER_READ, countOpenDescriptors } from '../../src/metrics/open-descriptors.collector';
 import { expositionChunks } from '../../src/metrics/incremental-exposition';
 import { EXPOSITION_CHUNK_BYTES } from '../../src/metrics/exposition-text';
@@ -89,6 +90,19 @@ describe('a /metrics scrape in turns of the event loop', () => {
     // Each topic's offset is read a few times per pass (weight, gauges, its subscription's lag), in both families.
     expect(readPerTurn.size).toBeGreaterThan(10);
     expect(Math.max(...readPerTurn.values())).toBeLessThanOrEqual(10 * ITEMS_PER_CLOCK_READ);
+  });
+
+  it('writes the capped families from the walk in turns, not through prom-client collects setting 1,001 values each in one', async () => {
+    const broker = new ManyTopics(2_000);
+    const sets = jest.spyOn(Gauge.prototype, 'set');
+    try {
+      const text = await broker.metrics.scrape();
+      expect(text.match(/^mmmq_topic_messages\{/gm)).toHaveLength(DEFAULT_MAX_TOPIC_SERIES + 1);
+      // What is left: prom-client's process and Node.js gauges (a few dozen values).
+      expect(sets.mock.calls.length).toBeLessThan(200);
+    } finally {
+      sets.mockRestore();
+    }
   });
 
   it('cuts the text into chunks of about EXPOSITION_CHUNK_BYTES, never one string', async () => {
