@@ -53,11 +53,13 @@ export class BrokerMetrics implements OnModuleDestroy {
     this.topics = new CappedSeries(topicFamily(deduplicator), measured.topicSeries, (topic) => measured.forgetTopic(topic));
     this.subscriptions = new CappedSeries(SUBSCRIPTION_FAMILY, measured.subscriptionSeries, (key) => measured.forgetSubscription(key));
     const walked = () => this.walked();
-    this.writers = new Map([
+    const writers = new Map([
       ...registerCappedCollectors(this.registry, this.topics, OTHER_TOPIC_LABELS, walked),
       ...registerCappedCollectors(this.registry, this.subscriptions, OTHER_SUBSCRIPTION_LABELS, walked),
     ]);
     this.lagAge = new SubscriptionLagAge(this.registry, this.subscriptions, walked);
+    this.writers = writers.set(...this.lagAge.writer);
+
     registerBackoffCollector(this.registry, measured);
     registerStorageCollectors(this.registry, queues);
     queues.journal.stats.observer = measured;
