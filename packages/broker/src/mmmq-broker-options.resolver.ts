@@ -108,6 +108,8 @@ const DELIVERY_OPTIONS: Record<keyof DeliveryOptions, true> = {
   backoff: true,
   shutdownGraceMs: true,
   allowedNetworks: true,
+  maxSocketsPerHost: true,
+  maxSockets: true,
 };
 const BACKOFF_OPTIONS: Record<keyof BackoffOptions, true> = { initialMs: true, multiplier: true, maxMs: true, jitter: true };
 const HTTP_OPTIONS: Record<keyof HttpOptions, true> = {
@@ -305,7 +307,19 @@ function resolveDelivery(given: DeliveryOptions): ResolvedDeliveryOptions {
   if (typeof backoff.multiplier !== 'number' || !(backoff.multiplier >= 1)) {
     throw new InvalidBrokerOptionsError(`delivery.backoff.multiplier must be at least 1, got ${describe(backoff.multiplier)}`);
   }
+  const maxSockets = positiveInteger('delivery.maxSockets', delivery.maxSockets ?? defaults.maxSockets);
+  const maxSocketsPerHost = positiveInteger(
+    'delivery.maxSocketsPerHost',
+    delivery.maxSocketsPerHost ?? Math.min(defaults.maxSocketsPerHost, maxSockets),
+  );
+  if (maxSocketsPerHost > maxSockets) {
+    throw new InvalidBrokerOptionsError(
+      `delivery.maxSocketsPerHost (${maxSocketsPerHost}) must not exceed delivery.maxSockets (${maxSockets})`,
+    );
+  }
   return {
+    maxSockets,
+    maxSocketsPerHost,
     maxNackRetries: nonNegativeInteger('delivery.maxNackRetries', delivery.maxNackRetries ?? defaults.maxNackRetries),
     timeoutMs: positiveInteger('delivery.timeoutMs', delivery.timeoutMs ?? defaults.timeoutMs),
     shutdownGraceMs: nonNegativeInteger('delivery.shutdownGraceMs', delivery.shutdownGraceMs ?? defaults.shutdownGraceMs),

@@ -183,6 +183,18 @@ describe('resolveBrokerOptions', () => {
     expect(resolved.dispatch.dispatchers[0].startFrom).toBe('latest');
   });
 
+  it('caps the push connections per host and in all (defaults 64 and 256); a total below 64 lowers the per-host default', () => {
+    expect(resolveBrokerOptions().dispatch.delivery).toMatchObject({ maxSocketsPerHost: 64, maxSockets: 256 });
+    expect(resolveBrokerOptions({ delivery: { maxSocketsPerHost: 8, maxSockets: 32 } }).dispatch.delivery).toMatchObject({
+      maxSocketsPerHost: 8,
+      maxSockets: 32,
+    });
+    expect(resolveBrokerOptions({ delivery: { maxSockets: 16 } }).dispatch.delivery).toMatchObject({
+      maxSocketsPerHost: 16,
+      maxSockets: 16,
+    });
+  });
+
   it('takes an allow-list of networks for pushes (default loopback), which opens private dispatcher hosts', () => {
     expect(resolveBrokerOptions().dispatch.delivery.allowedNetworks).toEqual(['loopback']);
     const resolved = resolveBrokerOptions({
@@ -270,6 +282,12 @@ describe('resolveBrokerOptions', () => {
     [{ delivery: { timeoutMs: 0 } }, /^delivery\.timeoutMs must be a positive integer, got 0$/],
     [{ delivery: { maxNackRetries: -1 } }, /^delivery\.maxNackRetries must be a non-negative integer, got -1$/],
     [{ delivery: { backoff: { jitter: 1 } } }, /^delivery\.backoff\.jitter must be a number from 0/],
+    [{ delivery: { maxSocketsPerHost: 0 } }, /^delivery\.maxSocketsPerHost must be a positive integer, got 0$/],
+    [{ delivery: { maxSockets: 1.5 } }, /^delivery\.maxSockets must be a positive integer, got 1\.5$/],
+    [
+      { delivery: { maxSocketsPerHost: 20, maxSockets: 10 } },
+      /^delivery\.maxSocketsPerHost \(20\) must not exceed delivery\.maxSockets \(10\)$/,
+    ],
     [
       { delivery: { allowedNetworks: 'private' as unknown as string[] } },
       /^delivery\.allowedNetworks must be an array of strings, got "private"$/,

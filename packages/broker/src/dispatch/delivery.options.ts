@@ -1,4 +1,5 @@
 import { BackoffOptions, DEFAULT_BACKOFF } from '@mmmq/core';
+import { DEFAULT_PUSH_MAX_SOCKETS, DEFAULT_PUSH_MAX_SOCKETS_PER_HOST } from './push-agents';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from './push-sender';
 import { DEFAULT_PUSH_ALLOWED_NETWORKS } from './push-target-policy';
 
@@ -24,6 +25,16 @@ export interface DeliveryOptions {
    * Default {@link DEFAULT_PUSH_ALLOWED_NETWORKS} (`["loopback"]`).
    */
   allowedNetworks?: readonly string[];
+  /**
+   * Connections open at once to one push host (address and port); further pushes to it wait for one. A positive
+   * integer, at most `maxSockets`. Default {@link DEFAULT_PUSH_MAX_SOCKETS_PER_HOST}.
+   */
+  maxSocketsPerHost?: number;
+  /**
+   * Connections open at once to all push hosts, per protocol (HTTP, HTTPS); further pushes wait for one. A positive
+   * integer. Default {@link DEFAULT_PUSH_MAX_SOCKETS}.
+   */
+  maxSockets?: number;
 }
 
 export interface ResolvedDeliveryOptions {
@@ -32,6 +43,8 @@ export interface ResolvedDeliveryOptions {
   backoff: BackoffOptions;
   shutdownGraceMs: number;
   allowedNetworks: readonly string[];
+  maxSocketsPerHost: number;
+  maxSockets: number;
 }
 
 export const MMMQ_DELIVERY_OPTIONS = Symbol('MMMQ_DELIVERY_OPTIONS');
@@ -42,4 +55,6 @@ export const DEFAULT_DELIVERY_OPTIONS: ResolvedDeliveryOptions = {
   backoff: DEFAULT_BACKOFF,
   shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
   allowedNetworks: DEFAULT_PUSH_ALLOWED_NETWORKS,
+  maxSocketsPerHost: DEFAULT_PUSH_MAX_SOCKETS_PER_HOST,
+  maxSockets: DEFAULT_PUSH_MAX_SOCKETS,
 };

@@ -16,6 +16,7 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from '@mmmq/core';
+import { DEFAULT_PUSH_SOCKET_LIMITS, pushAgents, PushSocketLimits, requestMakingRoom } from './push-agents';
 import { PushTargetGuard, PushTargetResolver } from './push-target-guard';
 import { PushTargetPolicy } from './push-target-policy';
 
@@ -87,7 +88,8 @@ export class PushTooLargeError extends DeliveryFailedError {
 export class PushUnauthorizedError extends DeliveryFailedError {}
 
 /**
- * POSTs deliveries to consumers over keep-alive connections, signed when the dispatcher has a `signingSecret`,
+ * POSTs deliveries to consumers over keep-alive connections (at most `sockets` of them: a push beyond waits for one,
+ * and its timeout runs meanwhile; not sent, it is no delivery), signed when the dispatcher has a `signingSecret`,
  * and only to targets the {@link PushTargetGuard} allows (checked on every new connection, after DNS). It knows
  * nothing of retries: one call, one request, one verdict.
  */
@@ -99,11 +101,9 @@ export class PushSender {
   constructor(
     private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS,
     private readonly targets: PushTargetGuard = new PushTargetGuard(new PushTargetPolicy(), new PushTargetResolver()),
+    sockets: PushSocketLimits = DEFAULT_PUSH_SOCKET_LIMITS,
   ) {
-    this.agents = {
-      HTTP: new http.Agent({ keepAlive: true, timeout: PUSH_IDLE_SOCKET_TIMEOUT_MS, lookup: targets.lookup }),
-      HTTPS: new https.Agent({ keepAlive: true, timeout: PUSH_IDLE_SOCKET_TIMEOUT_MS, lookup: targets.lookup }),
-    };
+    this.agents = pushAgents(sockets, PUSH_IDLE_SOCKET_TIMEOUT_MS, targets.lookup);
   }
 
   /** Pushes one delivery body (SPEC §3) and returns the consumer's acknowledgement. */
@@ -160,33 +160,36 @@ export class PushSender {
       const refusal = this.targets.refusalBeforePush(host);
       if (refusal !== undefined) return fail(`push target ${host.address} is refused: ${refusal}`);
       let timedOut = false;
-      const request = client.request(
-        host.toUrl() + path,
-        {
-          method: 'POST',
-          agent: this.agents[host.protocol],
-          headers,
-        },
-        (response) => {
-          response.on('error', (error) => fail(timedOut ? `no reply within ${this.timeoutMs} ms` : error.message, error));
-          readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) => {
-            const status = response.statusCode ?? 0;
-            if (status === HTTP_UNAUTHORIZED) {
-              return reject(new PushUnauthorizedError(this.describe(dispatcher, path, `HTTP 401${refusalOf(chunks)}`)));
-            }
-            // 503 is the consumer's "not taken, send it again later" (docs/http-api.md): nothing was handled.
-            if (status === HTTP_SERVICE_UNAVAILABLE) return fail(`HTTP ${status}${refusalOf(chunks)}`, undefined, false);
-            if (status === HTTP_PAYLOAD_TOO_LARGE) {
-              return reject(new PushTooLargeError(this.describe(dispatcher, path, `HTTP 413${refusalOf(chunks)}`)));
-            }
-            if (status >= 400) return fail(`HTTP ${status}`);
-            try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-            } catch (error) {
-              fail(`HTTP ${status} with a reply that is not JSON`, error);
-            }
-          });
-        },
+      const agent = this.agents[host.protocol];
+      const request = requestMakingRoom(agent, () =>
+        client.request(
+          host.toUrl() + path,
+          {
+            method: 'POST',
+            agent,
+            headers,
+          },
+          (response) => {
+            response.on('error', (error) => fail(timedOut ? `no reply within ${this.timeoutMs} ms` : error.message, error));
+            readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) => {
+              const status = response.statusCode ?? 0;
+              if (status === HTTP_UNAUTHORIZED) {
+                return reject(new PushUnauthorizedError(this.describe(dispatcher, path, `HTTP 401${refusalOf(chunks)}`)));
+              }
+              // 503 is the consumer's "not taken, send it again later" (docs/http-api.md): nothing was handled.
+              if (status === HTTP_SERVICE_UNAVAILABLE) return fail(`HTTP ${status}${refusalOf(chunks)}`, undefined, false);
+              if (status === HTTP_PAYLOAD_TOO_LARGE) {
+                return reject(new PushTooLargeError(this.describe(dispatcher, path, `HTTP 413${refusalOf(chunks)}`)));
+              }
+              if (status >= 400) return fail(`HTTP ${status}`);
+              try {
+                resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+              } catch (error) {
+                fail(`HTTP ${status} with a reply that is not JSON`, error);
+              }
+            });
+          },
+        ),
       );
       request.once('finish', () => (sent = true));
       this.open++;

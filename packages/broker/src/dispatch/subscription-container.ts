@@ -16,6 +16,7 @@ import { EventLoopDemand } from './event-loop-demand';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
 import { PushMemberView } from './push-member';
+import { PendingSubscriptions } from './pending-subscriptions';
 import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
@@ -75,6 +76,15 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private lock: Promise<unknown> = Promise.resolve();
   /** Notified when a subscription starts (a fetch waiting for a consumer with no topics yet wakes up). */
   private readonly subscribed = new Notifier();
+  /** Subscriptions of topics being created, counted against `limits.maxSubscriptions` until they start. */
+  private readonly pending: PendingSubscriptions;
+  /**
+   * The dispatcher being added or changed, and how many subscriptions its consumer has once that is done: counted
+   * from its check on, while its subscriptions start one after another.
+   */
+  private change?: { definition: DispatcherDefinition; target: number };
+  /** Subscriptions retrying to start, across topics (counted here: summing them per topic would walk every topic). */
+  private retrying = 0;
   private closing = false;
   /** What the application's code asks of the event loop (in-process listeners): where lone commits are fsync'd. */
   readonly loopDemand: EventLoopDemand;
@@ -91,7 +101,8 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
   ) {
-    this.sender = new PushSender(options.delivery.timeoutMs, targets);
+    this.sender = new PushSender(options.delivery.timeoutMs, targets, options.delivery);
+    this.pending = new PendingSubscriptions((topic) => queues.isOpenOrOpening(topic));
     this.loopDemand = new EventLoopDemand(
       () => this.sender.inFlight,
       (topic) => this.topics.get(topic)?.subscriptions.keys() ?? [],
@@ -105,7 +116,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   async onModuleInit(): Promise<void> {
     await this.registry.load(this.options.dispatchers);
     this.logger.log(`${this.registry.list().length} dispatchers loaded`);
-    this.queues.addCreationGuard((topics) => this.assertSubscriptionsFit(topics.length, () => this.matchingSubscriptions(topics)));
+    this.queues.addCreationGuard((topics) => this.reserveSubscriptions(topics));
     this.queues.onOpened((queue) => {
       // Captured now: a commit made meanwhile (a dead letter, which does not wait for the gate) stays after it.
       this.attachNew(queue, queue.tailOffset).catch((error: Error) =>
@@ -155,11 +166,14 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         return { stored, joined: true };
       }
       this.assertDispatcherFits(definition.consumerId);
-      this.assertSubscriptionsFit(1, () => this.matchingTopics(definition));
-      await this.registry.add(definition);
-      for (const topic of this.topics.values()) {
-        if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, topic.queue.tailOffset);
-      }
+      const target = this.matchingTopics(definition);
+      this.assertSubscriptionsFit(1, () => target);
+      await this.changing(definition, target, async () => {
+        await this.registry.add(definition);
+        for (const topic of this.topics.values()) {
+          if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, topic.queue.tailOffset);
+        }
+      });
       this.announce.registered(definition);
       return { stored: definition, joined: false };
     });
@@ -196,13 +210,16 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         return;
       }
       if (sameSettings(previous, definition)) return this.applyHosts(previous, definition);
-      this.assertSubscriptionsFit(1, () => this.matchingTopics(definition) - this.subscriptionsOf(definition.consumerId).length);
-      await this.registry.replace(definition);
-      for (const topic of this.topics.values()) {
-        const matches = this.matches(definition, topic.queue.topic);
-        const existed = await this.detach(topic, definition.consumerId, !matches);
-        if (matches) await this.open(topic, definition, existed ? undefined : topic.queue.tailOffset);
-      }
+      const target = this.matchingTopics(definition);
+      this.assertSubscriptionsFit(1, () => target - this.subscriptionCountOf(definition.consumerId));
+      await this.changing(definition, target, async () => {
+        await this.registry.replace(definition);
+        for (const topic of this.topics.values()) {
+          const matches = this.matches(definition, topic.queue.topic);
+          const existed = await this.detach(topic, definition.consumerId, !matches);
+          if (matches) await this.open(topic, definition, existed ? undefined : topic.queue.tailOffset);
+        }
+      });
       this.announce.updated(previous, definition);
     });
   }
@@ -211,6 +228,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   removeDispatcher(consumerId: string): Promise<void> {
     return this.exclusive(async () => {
       const removed = await this.registry.remove(consumerId);
+      for (const topic of this.pending.topics()) this.pending.setMatch(topic.name, consumerId, false);
       for (const topic of this.topics.values()) await this.detach(topic, consumerId, true);
       this.announce.removed(removed);
     });
@@ -220,6 +238,11 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   subscriptionsOf(consumerId: string): Subscription[] {
     const subscriptions = this.byConsumer.get(consumerId);
     return subscriptions ? [...subscriptions.values()] : [];
+  }
+
+  /** {@link subscriptionsOf} as a live iteration, without copying them (a `**` consumer may have 100,000). */
+  eachSubscriptionOf(consumerId: string): Iterable<Subscription> {
+    return this.byConsumer.get(consumerId)?.values() ?? [];
   }
 
   /** Calls `listener` whenever a subscription starts, until unlistened. */
@@ -278,6 +301,14 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   private async attach(queue: TopicQueue, tailAtOpen: number): Promise<void> {
+    try {
+      await this.attachOnce(queue, tailAtOpen);
+    } finally {
+      this.pending.attached(queue.topic.name);
+    }
+  }
+
+  private async attachOnce(queue: TopicQueue, tailAtOpen: number): Promise<void> {
     if (this.closing || this.topics.has(queue.topic.name)) return;
     const topic: AttachedTopic = { queue, subscriptions: new Map(), attaching: new Map(), attached: false };
     this.topics.set(queue.topic.name, topic);
@@ -319,8 +350,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private assertSubscriptionsFit(atLeast: number, added: () => number): void {
     const max = this.limits?.maxSubscriptions ?? Infinity;
     if (max === Infinity || atLeast <= 0) return;
-    let subscriptions = 0;
-    for (const ofConsumer of this.byConsumer.values()) subscriptions += ofConsumer.size;
+    const subscriptions = this.subscriptionCount();
     const adding = added();
     if (adding > 0 && subscriptions + adding > max) {
       throw new BrokerLimitReachedError(
@@ -331,16 +361,75 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     }
   }
 
-  /** How many open topics the dispatcher would subscribe to. */
+  /**
+   * Subscriptions started, retrying to start, promised to topics being created, and those the dispatcher change in
+   * progress has yet to start.
+   */
+  private subscriptionCount(): number {
+    let count = this.pending.count;
+    for (const ofConsumer of this.byConsumer.values()) count += ofConsumer.size;
+    count += this.retrying;
+    if (this.change) count += Math.max(0, this.change.target - this.subscriptionCountOf(this.change.definition.consumerId));
+    return count;
+  }
+
+  /** The consumer's subscriptions: started, retrying to start, and promised to topics being created. */
+  private subscriptionCountOf(consumerId: string): number {
+    let count = this.byConsumer.get(consumerId)?.size ?? 0;
+    for (const topic of this.topics.values()) if (topic.attaching.has(consumerId)) count++;
+    return count + this.pending.reservedFor(consumerId);
+  }
+
+  /**
+   * Runs a dispatcher change (under the lock) counting its `target` subscriptions from now on; the topics being
+   * created that it matches get it promised once it is registered.
+   */
+  private async changing(definition: DispatcherDefinition, target: number, work: () => Promise<void>): Promise<void> {
+    this.change = { definition, target };
+    try {
+      await work();
+    } finally {
+      this.change = undefined;
+      const registered = this.registry.find(definition.consumerId);
+      for (const topic of this.pending.topics())
+        this.pending.setMatch(topic.name, definition.consumerId, registered !== undefined && this.matches(registered, topic));
+    }
+  }
+
+  /** How many open topics (and topics being created) the dispatcher would subscribe to. */
   private matchingTopics(definition: DispatcherDefinition): number {
     let count = 0;
     for (const topic of this.topics.values()) if (this.matches(definition, topic.queue.topic)) count++;
+    for (const topic of this.pending.topics()) if (!this.topics.has(topic.name) && this.matches(definition, topic)) count++;
     return count;
+  }
+
+  /**
+   * The creation guard: refuses topics whose subscriptions would pass `limits.maxSubscriptions`, or counts them as
+   * promised in the same turn, so that the next creation's check sees them.
+   */
+  private reserveSubscriptions(topics: readonly Topic[]): void {
+    this.assertSubscriptionsFit(topics.length, () => this.matchingSubscriptions(topics));
+    const definitions = this.definitions();
+    for (const topic of topics) {
+      const consumerIds = definitions.filter((definition) => this.matches(definition, topic)).map(({ consumerId }) => consumerId);
+      if (consumerIds.length > 0) this.pending.reserve(topic, consumerIds);
+      // The change in progress counted the topics there were; this one is promised to its consumer now.
+      if (this.change && this.matches(this.change.definition, topic)) this.change.target++;
+    }
+  }
+
+  /** The registered dispatchers, with the one being added or changed as it will be. */
+  private definitions(): readonly DispatcherDefinition[] {
+    const registered = this.registry.list();
+    const change = this.change?.definition;
+    if (!change) return registered;
+    return [...registered.filter(({ consumerId }) => consumerId !== change.consumerId), change];
   }
 
   /** How many subscriptions creating `topics` would add: one per matching dispatcher. */
   private matchingSubscriptions(topics: readonly Topic[]): number {
-    const definitions = this.registry.list();
+    const definitions = this.definitions();
     let count = 0;
     for (const topic of topics) for (const definition of definitions) if (this.matches(definition, topic)) count++;
     return count;
@@ -364,11 +453,13 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         this.exclusive(async () => {
           if (cancelled.aborted || this.closing) return false;
           await this.subscribe(topic, definition, tail);
-          topic.attaching.delete(definition.consumerId);
+          this.endRetry(topic, definition.consumerId);
           return true;
         });
       const label = `${topic.queue.topic.name} → ${definition.consumerId}`;
       topic.attaching.set(definition.consumerId, new AttachRetry(label, this.options.delivery.backoff, attempt, failure));
+      this.retrying++;
+      this.pending.started(topic.queue.topic.name, definition.consumerId);
     }
   }
 
@@ -382,6 +473,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     let ofConsumer = this.byConsumer.get(definition.consumerId);
     if (!ofConsumer) this.byConsumer.set(definition.consumerId, (ofConsumer = new Map()));
     ofConsumer.set(topic.queue.topic.name, subscription);
+    this.pending.started(topic.queue.topic.name, definition.consumerId);
     subscription.signal();
     this.subscribed.notify();
   }
@@ -391,7 +483,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     const subscription = topic.subscriptions.get(consumerId);
     const retry = topic.attaching.get(consumerId);
     retry?.cancel();
-    topic.attaching.delete(consumerId);
+    this.endRetry(topic, consumerId);
     if (subscription) {
       await subscription.stop();
       subscription.forgetLeases();
@@ -406,6 +498,10 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     if (!subscription && !retry) return false;
     if (deleteCheckpoint) await topic.queue.checkpoints.delete(consumerId);
     return true;
+  }
+
+  private endRetry(topic: AttachedTopic, consumerId: string): void {
+    if (topic.attaching.delete(consumerId)) this.retrying--;
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@ import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { registerBackoffCollector } from './backoff.collector';
 import { CappedSeries } from './capped-series';
 import { registerCappedCollectors } from './capped.collectors';
-import { incrementalExposition } from './incremental-exposition';
+import { expositionChunks, LineWriter } from './incremental-exposition';
 import { MeasuredMetrics } from './measured-metrics';
 import { registerStorageCollectors } from './storage.collectors';
 import { SubscriptionLagAge } from './subscription-lag-age';
@@ -37,6 +37,8 @@ export class BrokerMetrics implements OnModuleDestroy {
   private readonly topics: CappedSeries<TopicQueue>;
   private readonly subscriptions: CappedSeries<Subscription>;
   private readonly lagAge: SubscriptionLagAge;
+  /** The capped families' metrics, written in turns by {@link scrape} rather than through their collects. */
+  private readonly writers: ReadonlyMap<string, LineWriter>;
   private walking?: Promise<void>;
   private walkedAt = -Infinity;
 
@@ -51,9 +53,13 @@ export class BrokerMetrics implements OnModuleDestroy {
     this.topics = new CappedSeries(topicFamily(deduplicator), measured.topicSeries, (topic) => measured.forgetTopic(topic));
     this.subscriptions = new CappedSeries(SUBSCRIPTION_FAMILY, measured.subscriptionSeries, (key) => measured.forgetSubscription(key));
     const walked = () => this.walked();
-    registerCappedCollectors(this.registry, this.topics, OTHER_TOPIC_LABELS, walked);
-    registerCappedCollectors(this.registry, this.subscriptions, OTHER_SUBSCRIPTION_LABELS, walked);
+    const writers = new Map([
+      ...registerCappedCollectors(this.registry, this.topics, OTHER_TOPIC_LABELS, walked),
+      ...registerCappedCollectors(this.registry, this.subscriptions, OTHER_SUBSCRIPTION_LABELS, walked),
+    ]);
     this.lagAge = new SubscriptionLagAge(this.registry, this.subscriptions, walked);
+    this.writers = writers.set(...this.lagAge.writer);
+
     registerBackoffCollector(this.registry, measured);
     registerStorageCollectors(this.registry, queues);
     queues.journal.stats.observer = measured;
@@ -61,9 +67,14 @@ export class BrokerMetrics implements OnModuleDestroy {
 
   /** The registry in the Prometheus text format, as `GET /metrics` serves it, without holding the event loop for long. */
   async scrape(): Promise<string> {
+    return Buffer.concat(await this.scrapeChunks()).toString('utf8');
+  }
+
+  /** {@link scrape}'s text in encoded chunks of about 64 KiB, as `GET /metrics` writes them: never one ~3 MB string. */
+  async scrapeChunks(): Promise<Buffer[]> {
     const budget = new TurnBudget();
     await this.walk(budget);
-    return incrementalExposition(this.registry, budget);
+    return expositionChunks(this.registry, budget, this.writers);
   }
 
   /** Walks the topics and subscriptions (one walk at a time: concurrent scrapes share it). */
@@ -86,11 +97,13 @@ export class BrokerMetrics implements OnModuleDestroy {
   }
 
   private async walkAll(budget: TurnBudget): Promise<void> {
-    await this.topics.refresh(this.queues.list(), budget);
-    const subscriptions: Subscription[] = [];
-    for (const { consumerId } of this.dispatchers.list())
-      for (const subscription of this.subscriptionContainer.subscriptionsOf(consumerId)) subscriptions.push(subscription);
-    await this.subscriptions.refresh(subscriptions, budget);
+    await this.topics.refresh(() => this.queues.each(), budget);
+    await this.subscriptions.refresh(() => this.eachSubscription(), budget);
     await this.lagAge.refresh(this.subscriptions, budget);
+  }
+
+  /** Every subscription of every dispatcher, from the live collections (no copy of them). */
+  private *eachSubscription(): Generator<Subscription> {
+    for (const { consumerId } of this.dispatchers.list()) yield* this.subscriptionContainer.eachSubscriptionOf(consumerId);
   }
 }

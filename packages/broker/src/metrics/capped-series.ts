@@ -68,29 +68,42 @@ export class CappedSeries<Item> {
     return this.otherCounters.totals;
   }
 
-  async refresh(items: readonly Item[], budget: TurnBudget): Promise<void> {
-    await this.select(items, budget);
+  /**
+   * Reads every item, twice: `items` gives a fresh iteration over the live collection each time (never a copy of
+   * it: 100,000 topics copied into an array is a turn of its own); items added or removed meanwhile are met or not.
+   */
+  async refresh(items: () => Iterable<Item>, budget: TurnBudget): Promise<void> {
+    await this.select(items(), budget);
     const { family, selection } = this;
+    const { gauges, counters } = family;
     const own: Array<OwnSeries<Item>> = [];
-    const otherGauges = family.gauges.map((gauge) => START[gauge.aggregate]);
+    const otherGauges = gauges.map((gauge) => START[gauge.aggregate]);
+    // Reused for every item summed under `__other`: most count nothing and keep no copy.
+    const counted = new Array<number>(counters.length);
     let otherItems = 0;
-    for (const item of items) {
+    for (const item of items()) {
       const pause = budget.spend();
       if (pause) await pause;
       const key = family.key(item);
-      const counters = family.counters.map((counter) => counter.value(item));
       if (selection.has(key)) {
-        own.push({ item, labels: family.labels(item), gauges: family.gauges.map((gauge) => gauge.value(item)), counters });
+        own.push({
+          item,
+          labels: family.labels(item),
+          gauges: gauges.map((gauge) => gauge.value(item)),
+          counters: counters.map((counter) => counter.value(item)),
+        });
         continue;
       }
       otherItems++;
-      family.gauges.forEach((gauge, i) => {
-        const value = gauge.value(item);
-        if (gauge.aggregate === 'sum') otherGauges[i] += value;
-        else if (gauge.aggregate === 'min') otherGauges[i] = Math.min(otherGauges[i], value);
-        else if (gauge.aggregate === 'max') otherGauges[i] = Math.max(otherGauges[i], value);
-      });
-      this.otherCounters.add(key, counters);
+      for (let i = 0; i < gauges.length; i++) {
+        const value = gauges[i].value(item);
+        const aggregate = gauges[i].aggregate;
+        if (aggregate === 'sum') otherGauges[i] += value;
+        else if (aggregate === 'min') otherGauges[i] = Math.min(otherGauges[i], value);
+        else if (aggregate === 'max') otherGauges[i] = Math.max(otherGauges[i], value);
+      }
+      for (let i = 0; i < counters.length; i++) counted[i] = counters[i].value(item);
+      this.otherCounters.add(key, counted);
     }
     this.otherCounters.endScrape();
     this.own = own;
@@ -99,7 +112,7 @@ export class CappedSeries<Item> {
   }
 
   /** Frees the slots of the items gone and gives the free ones to the heaviest items without one. */
-  private async select(items: readonly Item[], budget: TurnBudget): Promise<void> {
+  private async select(items: Iterable<Item>, budget: TurnBudget): Promise<void> {
     const { family, selection } = this;
     const candidates = new HeaviestCandidates(selection.limit);
     selection.beginWalk();

@@ -20,7 +20,8 @@ export class HeaviestCandidates {
     if (heap.length < this.capacity) {
       heap.push({ key, weight });
       this.up(heap.length - 1);
-    } else if (heavier({ key, weight }, heap[0])) {
+    } else if (weight > heap[0].weight || (weight === heap[0].weight && key < heap[0].key)) {
+      // Compared without making a candidate first: most of 100,000 offers are lighter than the lightest kept.
       heap[0] = { key, weight };
       this.down(0);
     }

@@ -4,6 +4,7 @@ import type { DeliveryObserver } from '../dispatch/delivery-observer';
 import type { PublishedPart, PublishObserver } from '../publish/publish-observer';
 import type { JournalObserver } from '../storage/journal/storage-stats';
 import { DEFAULT_MAX_SUBSCRIPTION_SERIES, DEFAULT_MAX_TOPIC_SERIES, EnabledMetricsOptions, MMMQ_METRICS_OPTIONS } from './metrics.options';
+import { replaceOpenDescriptorsCollector } from './open-descriptors.collector';
 import { OTHER_SERIES, SeriesSelection, subscriptionKey } from './series-selection';
 
 /**
@@ -43,6 +44,7 @@ export class MeasuredMetrics implements PublishObserver, JournalObserver, Delive
     this.topicSeries = new SeriesSelection(options?.maxTopicSeries ?? DEFAULT_MAX_TOPIC_SERIES);
     this.subscriptionSeries = new SeriesSelection(options?.maxSubscriptionSeries ?? DEFAULT_MAX_SUBSCRIPTION_SERIES);
     collectDefaultMetrics({ register: this.registry });
+    replaceOpenDescriptorsCollector(this.registry);
     const registers = [this.registry];
     this.messagesPublished = new Counter({
       name: 'mmmq_topic_messages_published_total',

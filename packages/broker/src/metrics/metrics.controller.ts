@@ -1,4 +1,5 @@
-import { Controller, Get, HttpStatus, Res, Type, UseFilters, UseGuards } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { Controller, Get, HttpStatus, Res, StreamableFile, Type, UseFilters, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { NackExceptionFilter } from '../http/nack-exception.filter';
 import { BrokerAccessGuard } from '../security/broker-access.guard';
@@ -24,11 +25,13 @@ export function metricsController(path: string): Type {
     @Get()
     async scrape(@Res() response: unknown): Promise<void> {
       const { registry } = this.metrics;
-      const body = await this.metrics.scrape();
+      const chunks = await this.metrics.scrapeChunks();
       const adapter = this.adapterHost.httpAdapter;
       adapter.setHeader(response, 'Content-Type', registry.contentType);
       adapter.setHeader(response, 'Cache-Control', 'no-store');
-      adapter.reply(response, body, HttpStatus.OK);
+      // Written a chunk at a time: as one string the text would be hashed for an ETag and encoded in one turn.
+      const length = chunks.reduce((bytes, chunk) => bytes + chunk.length, 0);
+      adapter.reply(response, new StreamableFile(Readable.from(chunks), { length }), HttpStatus.OK);
     }
   }
   return MetricsController;

@@ -13,13 +13,13 @@ export class OtherCounters {
     this.totals = new Array<number>(counters).fill(0);
   }
 
-  /** Adds what the aggregated item `key` counted since the last scrape (all of it the first time). */
+  /** Adds what the aggregated item `key` counted since the last scrape (all of it the first time); `values` is copied. */
   add(key: string, values: readonly number[]): void {
     const previous = this.last.get(key);
     // Most items count nothing: remembering them would only make garbage (an unknown item counted 0).
     if (previous === undefined && values.every((value) => value === 0)) return;
     for (let i = 0; i < values.length; i++) this.totals[i] += Math.max(0, values[i] - (previous?.[i] ?? 0));
-    this.next.set(key, values);
+    this.next.set(key, [...values]);
   }
 
   /** Ends a scrape: items not added in it (deleted, or given a series) are forgotten. */

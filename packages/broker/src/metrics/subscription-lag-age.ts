@@ -2,7 +2,11 @@ import { Gauge, Registry } from 'prom-client';
 import type { Subscription } from '../dispatch/subscription';
 import { decodeEnvelope } from '../publish/message-envelope';
 import type { CappedSeries } from './capped-series';
+import { line } from './exposition-format';
+import type { LineWriter } from './incremental-exposition';
 import { TurnBudget } from './turn-budget';
+
+const LAG_SECONDS = 'mmmq_subscription_lag_seconds';
 
 /**
  * `mmmq_subscription_lag_seconds`: how long ago the oldest message a subscription has not settled (the one at its
@@ -13,12 +17,26 @@ import { TurnBudget } from './turn-budget';
  * subscription out of that scrape.
  */
 export class SubscriptionLagAge {
+  /** Writes the gauge's lines from the last walk in turns, for {@link BrokerMetrics.scrape} (its collect: one turn). */
+  readonly writer: [string, LineWriter];
   private ages = new Map<Subscription, number>();
 
   constructor(registry: Registry, series: CappedSeries<Subscription>, walked: () => Promise<void>) {
     const ages = () => this.ages;
+    this.writer = [
+      LAG_SECONDS,
+      async (text, budget) => {
+        await walked();
+        for (const own of series.own) {
+          const pause = budget.spend();
+          if (pause) await pause;
+          const age = ages().get(own.item);
+          if (age !== undefined) text.add(`\n${line(LAG_SECONDS, own.labels, age)}`);
+        }
+      },
+    ];
     new Gauge<'topic' | 'consumer_id'>({
-      name: 'mmmq_subscription_lag_seconds',
+      name: LAG_SECONDS,
       help: 'Age of the oldest message the consumer has not settled (0 without lag)',
       labelNames: ['topic', 'consumer_id'],
       registers: [registry],

@@ -97,8 +97,18 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     return this.queues.get(name);
   }
 
+  /** True while the topic is open or being opened (created, or recovered). */
+  isOpenOrOpening(name: string): boolean {
+    return this.queues.has(name) || this.opening.has(name);
+  }
+
   list(): TopicQueue[] {
     return [...this.queues.values()];
+  }
+
+  /** The open queues, as a live iteration (no copy): a walk in turns meets topics created meanwhile, or not. */
+  each(): IterableIterator<TopicQueue> {
+    return this.queues.values();
   }
 
   /**

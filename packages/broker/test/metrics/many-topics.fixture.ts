@@ -45,11 +45,13 @@ export class ManyTopics {
     this.measured = new MeasuredMetrics(options);
     const queues = {
       list: () => [...this.topics.values()],
+      each: () => this.topics.values(),
       journal: { stats: { commits: 0, journalFsyncs: 0, flushes: 0, nonPersistentLost: 0 } },
       view: async () => ({ journal: { bytes: 0, files: 1 } }),
     };
     const subscriptions = {
       subscriptionsOf: (consumerId: string) => (consumerId === this.consumerId ? [...this.subscriptions.values()] : []),
+      eachSubscriptionOf: (consumerId: string) => (consumerId === this.consumerId ? this.subscriptions.values() : []),
     };
     const dispatchers = { list: () => [{ consumerId }] };
     this.metrics = new BrokerMetrics(

@@ -78,4 +78,36 @@ describe('a flush that fails for want of descriptors (EMFILE)', () => {
     expect(container.journal.refusing).toBe(true);
     expect((await container.view()).flushRetrying).toBe(false);
   });
+
+  it('stops writes too when the fsync fails with ENOSPC (the failed pages may be marked clean, as with EIO); a restart replays every acknowledged message', async () => {
+    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    await container.whenRecovered();
+    const queue = await container.getOrCreate(Topic.of('orders'));
+    await publish(queue, 'flushed');
+    await container.journal.flush();
+    await publish(queue, 'in the journal only');
+    const fdatasync = jest
+      .spyOn(fs, 'fdatasync')
+      .mockImplementation((_fd, callback) =>
+        callback(Object.assign(new Error('ENOSPC: no space left on device, fdatasync'), { code: 'ENOSPC' })),
+      );
+    await expect(container.journal.flush()).rejects.toThrow();
+    expect(fdatasync).toHaveBeenCalled();
+    expect(container.journal.refusing).toBe(true);
+    expect((await container.view()).flushRetrying).toBe(false);
+    await expect(publish(queue, 'refused')).rejects.toThrow();
+
+    jest.restoreAllMocks();
+    await container.onApplicationShutdown();
+    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    await container.whenRecovered();
+    const reopened = await container.getOrCreate(Topic.of('orders'));
+    const contents = [];
+    for (let offset = 0; offset < reopened.tailOffset; offset++) contents.push(String(await reopened.peek(offset)));
+    expect(contents.map((payload) => JSON.parse(payload.slice(payload.indexOf('"content":') + 10, -1)))).toEqual([
+      'flushed',
+      'in the journal only',
+    ]);
+    expect(container.journal.refusing).toBe(false);
+  });
 });
