@@ -3,11 +3,6 @@ import { ManyTopics, measureScrape } from './many-topics.fixture';
 import { ScrapedMetrics } from './scraped-metrics';
 
 const OTHER = '__other';
-/**
- * A generous bound on the longest turn a scrape holds: its turns are budgeted at 2 ms, but a loaded CI machine
- * (or a GC pause) stretches any turn. Before the cap, a scrape of 5,000 topics held the event loop 0.8–1.7 s.
- */
-const GENEROUS_STALL_MS = 150;
 
 const sum = (metrics: ScrapedMetrics, name: string) =>
   metrics.labels(name).reduce((total, labels) => total + metrics.value(name, labels), 0);
@@ -35,8 +30,9 @@ describe('BrokerMetrics with many topics', () => {
           .map((l) => metrics.value('mmmq_topic_messages', l)),
       ),
     ).toBe(6);
+    // In turns of the event loop; how little each turn does is checked without a clock (scrape-turns.spec.ts):
+    // a bound in milliseconds here failed on a busy machine (163 ms).
     expect(scrape.turns).toBeGreaterThan(10);
-    expect(scrape.longestStallMs).toBeLessThan(GENEROUS_STALL_MS);
   });
 
   it("keeps the series it gave (counters only grow), and gives a deleted topic's slot to the heaviest topic without one", async () => {
