@@ -3,8 +3,8 @@ import type { Slot } from '../dispatch/ledger/slot';
 import type { Subscription } from '../dispatch/subscription';
 
 /**
- * A leased message as an in-process listener gets it: the fields of the push and fetch body (docs/delivery.md § What the consumer receives), with the
- * content parsed from the stored bytes — what a remote consumer parses from the same bytes.
+ * A leased message as an in-process listener gets it: the fields of the push and fetch body (docs/delivery.md § What
+ * the consumer receives), with the content parsed from the stored bytes — what a remote consumer parses from them.
  * @throws SyntaxError when the stored content is not JSON (it was checked at publish: a corrupt record)
  */
 export function inProcessDelivery(subscription: Subscription, slot: Slot): TransportDelivery {
