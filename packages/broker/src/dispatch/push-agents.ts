@@ -1,5 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
+// Namespace imports: this module's declarations are published, and apps without esModuleInterop must read them.
+import * as http from 'node:http';
+import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 
 /**
