@@ -257,10 +257,21 @@ export class Journal implements FlushedJournal {
    * fails too, the journal stops accepting writes (and the NACKed group may reappear after a crash: logged).
    */
   private async undo(written: AppendGroup[], recordStart: number): Promise<void> {
-    try {
-      for (const group of written) await group.topic.cutBack(group.first);
-    } catch (error) {
-      this.logger.error(`Cutting a failed group back from its topics failed: ${describeCause(error)}`);
+    // Every topic, even after one failed: a topic left uncut would keep entries its publisher was refused (seen when
+    // descriptors ran out: one topic's directory could not be opened to fsync its cut, and the rest stayed uncut).
+    // One after the other, as descriptors may be short.
+    let failures = 0;
+    let first: unknown;
+    for (const group of written) {
+      try {
+        await group.topic.cutBack(group.first);
+      } catch (error) {
+        first ??= error;
+        failures++;
+      }
+    }
+    if (failures > 0) {
+      this.logger.error(`Cutting a failed group back from ${failures} of its ${written.length} topics failed: ${describeCause(first)}`);
     }
     await this.cutBack(recordStart, new Error('a topic file write failed'));
   }
