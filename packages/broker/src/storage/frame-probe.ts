@@ -60,22 +60,23 @@ export class FrameProbe {
   }
 
   /**
-   * The first address at or after `from` that holds an intact frame, or undefined when none does: a byte-by-byte
+   * The first address at or after `from` that holds an intact frame ending at or before `end` (the data's end by
+   * default), or undefined when none does: a byte-by-byte
    * scan through the read window that computes a checksum only where the length field fits the file. Any byte can
    * look like a length field (the bytes just after a real frame header read as a frame of kilobytes to megabytes),
    * so checksums are bounded by {@link FRAME_SCAN_CHECKSUM_FACTOR}; a candidate larger than what is left is passed over
    * unchecked.
    */
-  async findIntactFrame(from: number): Promise<number | undefined> {
+  async findIntactFrame(from: number, end = this.dataSize): Promise<number | undefined> {
     let allowance = FRAME_SCAN_CHECKSUM_FACTOR * this.dataSize;
-    for (let address = Math.max(from, 0); address + FRAME_HEADER_BYTES <= this.dataSize; address++) {
+    for (let address = Math.max(from, 0); address + FRAME_HEADER_BYTES <= end; address++) {
       allowance += FRAME_SCAN_CHECKSUM_FACTOR;
       const at = address - this.#windowStart;
       const header =
         at >= 0 && at + FRAME_HEADER_BYTES <= this.#window.length
           ? frameSizeAt(this.#window, at)
           : frameSizeAt(await this.bytes(address, FRAME_HEADER_BYTES, true), 0);
-      if (header < 0 || address + header > this.dataSize || header > allowance) continue;
+      if (header < 0 || address + header > end || header > allowance) continue;
       allowance -= header;
       if (frameChecksumMatches(await this.bytes(address, header, true), 0, header)) return address;
     }

@@ -39,6 +39,9 @@ export interface SegmentWalk {
  *   successor or its own length field says; when nothing intact follows, it is kept only if the index points
  *   exactly at it (the index is only written after the data is durable, so a damaged frame the index vouches for
  *   is damage, while anything else past the last intact frame is a crash's unacknowledged tail);
+ * - intact frames lying end to end from the damage up to that next intact frame are the entries just before it;
+ * - with no such next frame, the first run of intact frames after the damage that is exactly as long as the entries
+ *   left to place (below `limit`) is those entries;
  * - a damaged frame past the index's last entry (a missing or short index) that neither evidence above places is
  *   scanned past byte by byte: the bytes up to the next intact frame become one isolated entry; with no intact frame
  *   after it, the walk ends there;
@@ -66,17 +69,35 @@ export async function walkSegment(probe: FrameProbe, recorded: readonly number[]
     if (next) {
       isolated.push({ entry, checksumMismatch: frame.size > 0 });
       addresses.push(position);
-      // Entries between the damaged frame and the next intact one: their frames cannot be told apart, so each
-      // keeps its offset at the index's address when that lies in between, else as an empty (unreadable) entry.
+      // Entries between the damaged frame and the next intact one: intact frames lying end to end up to it are its
+      // predecessors; the frames of the others cannot be told apart, so each keeps its offset at the index's address
+      // when that lies in between, else as an empty (unreadable) entry.
+      const between = next.entry - entry - 1;
+      const run = between > 0 ? await runEndingAt(probe, position + 1, next.address) : [];
+      const placed = run.length <= between ? run : [];
       let previous = position;
-      for (let skipped = entry + 1; skipped < next.entry; skipped++) {
+      for (let skipped = entry + 1; skipped < next.entry - placed.length; skipped++) {
         const guess = recorded[skipped];
-        if (guess > previous && guess < next.address) previous = guess;
+        if (guess > previous && guess < (placed[0] ?? next.address)) previous = guess;
         isolated.push({ entry: skipped, checksumMismatch: false });
         addresses.push(previous);
       }
+      addresses.push(...placed);
       position = next.address;
       continue;
+    }
+    const left = limit - entry - 1;
+    if (entry < recorded.length && left > 0) {
+      // No index entry after this one leads to an intact frame, but the entries left may still lie end to end after
+      // the damage: a run of exactly as many intact frames as entries are left is them.
+      const start = await probe.findIntactFrame(position + 1);
+      const run = start === undefined ? undefined : await intactRun(probe, start, probe.dataSize, left + 1);
+      if (run?.addresses.length === left) {
+        isolated.push({ entry, checksumMismatch: frame.size > 0 });
+        addresses.push(position, ...run.addresses);
+        position = run.end;
+        continue;
+      }
     }
     // Within the index's count its own entries were the evidence; past it (the walk is still under `limit`), the
     // data is all there is.
@@ -94,6 +115,29 @@ export async function walkSegment(probe: FrameProbe, recorded: readonly number[]
     position = frame.size > 0 ? position + frame.size : probe.dataSize;
   }
   return { addresses, isolated, scanned, end: position };
+}
+
+/** The intact frames lying end to end from `start` (at most `most` of them) and where they end, before `end`. */
+async function intactRun(probe: FrameProbe, start: number, end: number, most: number): Promise<{ addresses: number[]; end: number }> {
+  const addresses: number[] = [];
+  let position = start;
+  while (position < end && addresses.length < most) {
+    const frame = await probe.check(position);
+    if (!frame.valid || position + frame.size > end) break;
+    addresses.push(position);
+    position += frame.size;
+  }
+  return { addresses, end: position };
+}
+
+/** The first run of intact frames after `from` that lie end to end up to exactly `end`; empty when none does. */
+async function runEndingAt(probe: FrameProbe, from: number, end: number): Promise<number[]> {
+  for (let start = await probe.findIntactFrame(from, end); start !== undefined;) {
+    const run = await intactRun(probe, start, end, Number.POSITIVE_INFINITY);
+    if (run.end === end) return run.addresses;
+    start = await probe.findIntactFrame(run.end + 1, end);
+  }
+  return [];
 }
 
 interface Landmark {

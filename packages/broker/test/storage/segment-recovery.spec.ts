@@ -409,6 +409,48 @@ describe('segment recovery checks every index entry against the data', () => {
     expect(repairs).toEqual([`removed ${size - addresses[3]} bytes of unacknowledged data past the last indexed entry`]);
   });
 
+  // Found by the fault suite's recovery fuzz (seed 1374739517): the first frame's length field and the next entry's
+  // index address were both damaged, and the intact frame between them was isolated.
+  it('keeps an intact frame between a damaged frame and the next one its index places, when its own index entry is wrong', async () => {
+    writeSegment(dir(), VARIED);
+    writeSegment(dir(), [], VARIED.length);
+    flipBit(paths().data, 0);
+    flipIndexBit(paths().index, 1, 0);
+
+    const { entries } = await readBack(dir(), 0, VARIED.length);
+
+    expect(entries).toEqual(['CorruptionError', ...VARIED.slice(1)]);
+  });
+
+  it.each([
+    ['a tail', undefined],
+    ['a closed', VARIED.length],
+  ])('keeps the intact entries after a damaged first frame of %s segment whose later index entries are all wrong', async (_, next) => {
+    writeSegment(dir(), VARIED);
+    if (next !== undefined) writeSegment(dir(), [], next);
+    const addresses = readIndex(paths().index);
+    flipBit(paths().data, 0);
+    for (let entry = 1; entry < VARIED.length; entry++) flipIndexBit(paths().index, entry, 0);
+
+    const { entries } = await readBack(dir(), 0, next);
+
+    expect(entries).toEqual(['CorruptionError', ...VARIED.slice(1)]);
+    expect(readIndex(paths().index)).toEqual(addresses);
+  });
+
+  it('never takes an unacknowledged frame for an entry when the run after the damage is longer than the entries left', async () => {
+    writeSegment(dir(), VARIED);
+    truncateSync(paths().index, 3 * 8);
+    flipBit(paths().data, 0);
+    flipIndexBit(paths().index, 1, 0);
+    flipIndexBit(paths().index, 2, 0);
+
+    const { entries } = await readBack(dir());
+
+    expect(entries).not.toContain(VARIED[3]);
+    expect(entries[0]).toBe('CorruptionError');
+  });
+
   it('leaves bytes it cannot place in a closed segment in place (nothing is appended there)', async () => {
     writeSegment(dir(), ENTRIES);
     writeSegment(dir(), [], 3);
