@@ -30,6 +30,18 @@ describe('readBrokerConfig', () => {
     expect(readBrokerConfig({ MMMQ_PUSH_ALLOWED_NETWORKS: 'none' }).broker.delivery).toEqual({ allowedNetworks: [] });
   });
 
+  it('reads the push connection caps from MMMQ_PUSH_MAX_SOCKETS_PER_HOST and MMMQ_PUSH_MAX_SOCKETS', () => {
+    expect(readBrokerConfig({ MMMQ_PUSH_MAX_SOCKETS_PER_HOST: '8', MMMQ_PUSH_MAX_SOCKETS: '32' }).broker.delivery).toEqual({
+      maxSocketsPerHost: 8,
+      maxSockets: 32,
+    });
+    expect(readBrokerConfig({ MMMQ_PUSH_ALLOWED_NETWORKS: 'none', MMMQ_PUSH_MAX_SOCKETS: '32' }).broker.delivery).toEqual({
+      allowedNetworks: [],
+      maxSockets: 32,
+    });
+    expect(() => readBrokerConfig({ MMMQ_PUSH_MAX_SOCKETS_PER_HOST: '0' })).toThrow(/MMMQ_PUSH_MAX_SOCKETS_PER_HOST/);
+  });
+
   it('turns the disk guard off with MMMQ_DISK_MIN_FREE_BYTES=0, and refuses a check interval of 0', () => {
     expect(readBrokerConfig({ MMMQ_DISK_MIN_FREE_BYTES: '0' }).broker.persistence.diskGuard).toEqual({ enabled: false });
     expect(readBrokerConfig({ MMMQ_DISK_CHECK_INTERVAL_MS: '250' }).broker.persistence.diskGuard).toEqual({ checkIntervalMs: 250 });

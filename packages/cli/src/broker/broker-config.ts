@@ -54,7 +54,7 @@ export type StandaloneBrokerOptions = MmmqBrokerOptions & {
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
  * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the limits (`MMMQ_MAX_*`), the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
- * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`, `MMMQ_PUSH_ALLOWED_NETWORKS`, `MMMQ_CONSOLE`, and the metrics and health
+ * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`, the push settings (`MMMQ_PUSH_*`), `MMMQ_CONSOLE`, and the metrics and health
  * endpoints (`MMMQ_METRICS`, `MMMQ_METRICS_PATH`, `MMMQ_HEALTH`, `MMMQ_HEALTH_PATH`).
  *
  * @throws InvalidBrokerOptionsError naming the variable that is set to something unusable, and when `MMMQ_HOST`
@@ -73,7 +73,6 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
   const streamPort = env.MMMQ_STREAM_PORT === STREAM_OFF ? undefined : (portNumber(env, 'MMMQ_STREAM_PORT') ?? DEFAULT_STREAM_PORT);
   const segmentMaxBytes = integer(env, 'MMMQ_SEGMENT_MAX_BYTES');
   if (segmentMaxBytes === 0) throw new InvalidBrokerOptionsError('MMMQ_SEGMENT_MAX_BYTES must be positive, got 0');
-  const allowedNetworks = pushAllowedNetworks(env);
   const flushIntervalMs = integer(env, 'MMMQ_FLUSH_INTERVAL_MS');
   const flushBytes = integer(env, 'MMMQ_FLUSH_BYTES');
   const flush = flushIntervalMs === undefined && flushBytes === undefined ? undefined : { intervalMs: flushIntervalMs, bytes: flushBytes };
@@ -97,7 +96,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       ...limitsOptions(env),
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),
-      ...(allowedNetworks === undefined ? {} : { delivery: { allowedNetworks } }),
+      ...deliveryOptions(env),
       http: httpOptions(env),
       auth: { tokens },
       ...(consoleEnabled(env) ? {} : { console: { enabled: false } }),
@@ -121,6 +120,21 @@ function limitsOptions(env: NodeJS.ProcessEnv): Pick<MmmqBrokerOptions, 'limits'
     }).filter(([, value]) => value !== undefined),
   );
   return Object.keys(limits).length === 0 ? {} : { limits };
+}
+
+/**
+ * `MMMQ_PUSH_ALLOWED_NETWORKS`, `MMMQ_PUSH_MAX_SOCKETS_PER_HOST`, `MMMQ_PUSH_MAX_SOCKETS`: the broker's `delivery`
+ * options (docs/delivery.md#connections); unset ones keep their defaults.
+ */
+function deliveryOptions(env: NodeJS.ProcessEnv): Pick<MmmqBrokerOptions, 'delivery'> {
+  const delivery = Object.fromEntries(
+    Object.entries({
+      allowedNetworks: pushAllowedNetworks(env),
+      maxSocketsPerHost: positive(env, 'MMMQ_PUSH_MAX_SOCKETS_PER_HOST'),
+      maxSockets: positive(env, 'MMMQ_PUSH_MAX_SOCKETS'),
+    }).filter(([, value]) => value !== undefined),
+  );
+  return Object.keys(delivery).length === 0 ? {} : { delivery };
 }
 
 /** `MMMQ_CONSOLE`: `on` (default) or `off`, the admin web console (docs/operations.md#console). */
