@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { decodeEnvelope, DecodedEnvelope, DEFAULT_FLUSH_BYTES, DEFAULT_FLUSH_INTERVAL_MS, TopicQueueContainer } from '@mmmq/broker';
+import { DEFAULT_FLUSH_BYTES, DEFAULT_FLUSH_INTERVAL_MS, TopicQueueContainer } from '@mmmq/broker';
+import { decodeEnvelope, DecodedEnvelope } from '@mmmq/broker/internal';
 import { spawnBroker } from './broker-process.fixture';
 import { publishLoad, SentMessage } from './publish-load';
 

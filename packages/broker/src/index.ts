@@ -22,7 +22,6 @@ export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
 export { TopicPolicies } from './topics/topic-policies';
 export { type MessagePage, type MessageView } from './topics/topic-browser';
 export { TopicNotFoundError } from './topics/topic.errors';
-export { resolveTopicsOptions } from './topics/topic-policy.resolver';
 export { DEFAULT_TOPIC_LIMIT_RETRY_AFTER_MS, PublishExceedsTopicLimitError, TopicLimitExceededError } from './retention/topic-limit.errors';
 export type { TopicLimitName } from './retention/topic-limit.errors';
 export {
@@ -97,19 +96,9 @@ export { TlsCertificateError } from './tls/tls-certificate.error';
 export { PublishStreamServer, STREAM_SHUTDOWN_GRACE_MS } from './stream/publish-stream.server';
 export { STREAM_MAX_UNANSWERED } from './stream/publish-stream.connection';
 export { StreamFencedError, StreamListenError } from './stream/stream.errors';
-export { MAX_BODY_BYTES_LIMIT } from './mmmq-broker-options.resolver';
 export { BrokerLimitReachedError, type BrokerLimitName } from './broker-limit.error';
-export {
-  defaultMaxOpenFiles,
-  descriptorPool,
-  descriptorReserve,
-  readNofileLimit,
-  type DescriptorPoolView,
-} from './storage/descriptor-pool';
 export { MIN_TOKEN_LENGTH, MAX_TOKEN_LENGTH, type AuthOptions, type AuthTokenOptions } from './security/auth.options';
 export { BROKER_ROLES, type BrokerRole } from './security/broker-role';
-export { resolveAuthTokens } from './security/auth-options.resolver';
-export { isLoopbackAddress, isLoopbackHost, isUnspecifiedAddress } from './security/loopback-address';
 export { AccessDeniedError, AuthenticationRequiredError, CrossOriginRequestError, HostNotAllowedError } from './security/security.errors';
 export { ANY_HOST } from './security/host-policy';
 export { InvalidBrokerOptionsError } from './invalid-broker-options.error';
@@ -129,17 +118,17 @@ export {
   METADATA_HOST_NAMES,
   PRIVATE_NETWORKS,
   PushTargetRefusedError,
-  parseAllowedNetwork,
 } from './dispatch/push-target-policy';
 export { METADATA_ADDRESSES } from './dispatch/address-class';
 export { DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS } from './dispatch/push-target-guard';
 export type { DeliveryOptions } from './dispatch/delivery.options';
-export { decodeEnvelope, type DecodedEnvelope } from './publish/message-envelope';
 export {
   DiskSpaceLowError,
   StorageError,
   StorageUnavailableError,
   TopicNameConflictError,
+  CheckpointDirectory,
+  SegmentFileChain,
   TopicQueue,
   TopicQueueContainer,
   verifyDataDirectory,
@@ -149,7 +138,7 @@ export {
   type VerifyProblem,
   type VerifyProgress,
 } from './storage';
-export { DEFAULT_HEALTH_PATH, type HealthOptions, resolveHealthOptions } from './health/health.options';
+export { DEFAULT_HEALTH_PATH, type HealthOptions } from './health/health.options';
 export { BrokerReadinessIndicator } from './health/broker-readiness.indicator';
-export { DEFAULT_METRICS_PATH, type MetricsOptions, resolveMetricsOptions } from './metrics/metrics.options';
+export { DEFAULT_METRICS_PATH, type MetricsOptions } from './metrics/metrics.options';
 export { BrokerMetrics } from './metrics/broker-metrics';

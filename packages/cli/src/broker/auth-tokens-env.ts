@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { AuthTokenOptions, InvalidBrokerOptionsError, resolveAuthTokens } from '@mmmq/broker';
+import { AuthTokenOptions, InvalidBrokerOptionsError } from '@mmmq/broker';
+import { resolveAuthTokens } from '@mmmq/broker/internal';
 
 /** Inline JSON array of `{ token, roles, topics?, consumers?, name? }`. */
 export const AUTH_TOKENS_VARIABLE = 'MMMQ_AUTH_TOKENS';

@@ -5,13 +5,12 @@ import {
   HealthOptions,
   HttpOptions,
   InvalidBrokerOptionsError,
-  isLoopbackHost,
   MetricsOptions,
   MmmqBrokerOptions,
-  parseAllowedNetwork,
   PersistenceOptions,
   TlsOptions,
 } from '@mmmq/broker';
+import { isLoopbackHost, parseAllowedNetwork } from '@mmmq/broker/internal';
 import { AUTH_TOKENS_FILE_VARIABLE, AUTH_TOKENS_VARIABLE, readAuthTokens } from './auth-tokens-env';
 import { readHealth, readMetrics } from './metrics-health-env';
 import { readTopics } from './topics-env';

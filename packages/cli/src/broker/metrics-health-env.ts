@@ -1,4 +1,5 @@
-import { HealthOptions, InvalidBrokerOptionsError, MetricsOptions, resolveHealthOptions, resolveMetricsOptions } from '@mmmq/broker';
+import { HealthOptions, InvalidBrokerOptionsError, MetricsOptions } from '@mmmq/broker';
+import { resolveHealthOptions, resolveMetricsOptions } from '@mmmq/broker/internal';
 
 /** The variables of one module-shaping option: its switch and its path. */
 interface EndpointVariables {

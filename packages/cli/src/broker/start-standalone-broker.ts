@@ -3,11 +3,11 @@ import type { Server as TlsServer } from 'node:tls';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   InvalidBrokerOptionsError,
-  isUnspecifiedAddress,
   readTlsCredentials,
   TlsCertificateError,
   TlsCertificates,
 } from '@mmmq/broker';
+import { isUnspecifiedAddress } from '@mmmq/broker/internal';
 import { INestApplication, Logger } from '@nestjs/common';
 import { BrokerAppModule } from './broker-app.module';
 import { readBrokerConfig } from './broker-config';

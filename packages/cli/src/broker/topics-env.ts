@@ -1,4 +1,5 @@
-import { InvalidBrokerOptionsError, resolveTopicsOptions, TopicsOptions } from '@mmmq/broker';
+import { InvalidBrokerOptionsError, TopicsOptions } from '@mmmq/broker';
+import { resolveTopicsOptions } from '@mmmq/broker/internal';
 
 /** The `topics` option (retention, limits, expiry, delivery mode; defaults and per-pattern overrides) as JSON. */
 export const TOPICS_VARIABLE = 'MMMQ_TOPICS';

@@ -1,0 +1,126 @@
+import * as broker from '../src';
+import * as internal from '../src/internal';
+
+describe('@mmmq/broker public API', () => {
+  it('exports exactly the agreed runtime names: the module, its options and defaults, the four providers, events and errors', () => {
+    expect(Object.keys(broker).sort()).toEqual(
+      [
+        'ANY_HOST',
+        'AccessDeniedError',
+        'AuthenticationRequiredError',
+        'BACKLOG_LIMIT_REASON',
+        'BROKER_ROLES',
+        'BrokerLimitReachedError',
+        'BrokerMetrics',
+        'BrokerReadinessIndicator',
+        'CheckpointDirectory',
+        'CrossOriginRequestError',
+        'DEFAULT_BACKLOG_OVERFLOW',
+        'DEFAULT_DEDUPLICATION_MAX_IDS',
+        'DEFAULT_DEDUPLICATION_WINDOW_MS',
+        'DEFAULT_DISK_CHECK_INTERVAL_MS',
+        'DEFAULT_DISK_MIN_FREE_BYTES',
+        'DEFAULT_FLUSH_BYTES',
+        'DEFAULT_FLUSH_INTERVAL_MS',
+        'DEFAULT_HEADERS_TIMEOUT_MS',
+        'DEFAULT_HEALTH_PATH',
+        'DEFAULT_KEEP_ALIVE_TIMEOUT_MS',
+        'DEFAULT_MAX_BATCH_MESSAGES',
+        'DEFAULT_MAX_BODY_BYTES',
+        'DEFAULT_MAX_CONNECTIONS_PER_IP',
+        'DEFAULT_MAX_DISPATCHERS',
+        'DEFAULT_MAX_JSON_DEPTH',
+        'DEFAULT_MAX_SUBSCRIPTIONS',
+        'DEFAULT_MAX_TOPICS',
+        'DEFAULT_METRICS_PATH',
+        'DEFAULT_PUSH_ALLOWED_NETWORKS',
+        'DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS',
+        'DEFAULT_REQUEST_TIMEOUT_MS',
+        'DEFAULT_RETENTION_CHECK_INTERVAL_MS',
+        'DEFAULT_RETENTION_MS',
+        'DEFAULT_ROOT_DIR',
+        'DEFAULT_SEGMENT_MAX_BYTES',
+        'DEFAULT_STREAM_HOST',
+        'DEFAULT_TOPIC_LIMIT_RETRY_AFTER_MS',
+        'DELIVERY_MODES',
+        'DiskSpaceLowError',
+        'Dispatcher',
+        'DispatcherNotFoundError',
+        'DuplicateConsumerIdError',
+        'HostNotAllowedError',
+        'IncompleteRequestBodyError',
+        'InvalidBrokerOptionsError',
+        'LOOPBACK_NETWORKS',
+        'MAX_TOKEN_LENGTH',
+        'METADATA_ADDRESSES',
+        'METADATA_HOST_NAMES',
+        'MIN_TOKEN_LENGTH',
+        'MMMQ_BROKER_OPTIONS',
+        'MMMQ_PERSISTENCE_OPTIONS',
+        'MalformedEnvelopeError',
+        'MissingRequestBodyError',
+        'MmmqBrokerEvent',
+        'MmmqBrokerModule',
+        'PRIVATE_NETWORKS',
+        'PayloadTooLargeError',
+        'PublishExceedsTopicLimitError',
+        'PublishStreamServer',
+        'PushHostNotFoundError',
+        'PushTargetRefusedError',
+        'RETRY_AFTER_SECONDS',
+        'RequestBodyConsumedError',
+        'STREAM_MAX_UNANSWERED',
+        'STREAM_SHUTDOWN_GRACE_MS',
+        'SegmentFileChain',
+        'StorageError',
+        'StorageUnavailableError',
+        'StreamFencedError',
+        'StreamListenError',
+        'SubscriptionBacklogFullError',
+        'TlsCertificateError',
+        'TlsCertificates',
+        'TopicLimitExceededError',
+        'TopicNameConflictError',
+        'TopicNotFoundError',
+        'TopicPolicies',
+        'TopicQueue',
+        'TopicQueueContainer',
+        'TopicRegistry',
+        'UnsupportedContentEncodingError',
+        'UnsupportedContentTypeError',
+        'readTlsCredentials',
+        'registerRawBodyParser',
+        'verifyDataDirectory',
+      ].sort(),
+    );
+  });
+
+  it("keeps the CLI's and the standalone broker's building blocks on @mmmq/broker/internal, not on the main entry", () => {
+    expect(Object.keys(internal).sort()).toEqual(
+      [
+        'MAX_BODY_BYTES_LIMIT',
+        'decodeEnvelope',
+        'defaultMaxOpenFiles',
+        'descriptorPool',
+        'descriptorReserve',
+        'isLoopbackAddress',
+        'isLoopbackHost',
+        'isUnspecifiedAddress',
+        'parseAllowedNetwork',
+        'readNofileLimit',
+        'resolveAuthTokens',
+        'resolveHealthOptions',
+        'resolveMetricsOptions',
+        'resolveTopicsOptions',
+      ].sort(),
+    );
+    for (const name of Object.keys(internal)) expect(Object.keys(broker)).not.toContain(name);
+  });
+
+  it('roots every error in MmmqError, so one instanceof check tells ours from the rest', () => {
+    const { MmmqError } = jest.requireActual('@mmmq/core');
+    for (const [name, value] of Object.entries(broker)) {
+      if (name.endsWith('Error')) expect((value as Function).prototype).toBeInstanceOf(MmmqError);
+    }
+  });
+});
