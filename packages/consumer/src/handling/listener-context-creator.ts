@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ExternalContextCreator } from '@nestjs/core';
-import { ExternalExceptionFilterContext } from '@nestjs/core/exceptions/external-exception-filter-context';
-import type { ExternalExceptionsHandler } from '@nestjs/core/exceptions/external-exceptions-handler';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import type { NestContainer } from '@nestjs/core/injector/container';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { LISTENER_PARAMS_METADATA, useImplicitParams } from '../listener/listener-params';
+import { containerOf, ExecutionContextHost, ExternalExceptionFilterContext, ExternalExceptionsHandler } from '../nest-internals';
 import { MmmqParamsFactory } from './mmmq-params.factory';
 
 /** What `host.getType()` and `ExecutionContext.getType()` say inside a listener's pipes, guards, interceptors and filters. */
@@ -29,10 +26,9 @@ export class ListenerContextCreator {
   private readonly filters: ExternalExceptionFilterContext | undefined;
 
   constructor(private readonly creator: ExternalContextCreator) {
-    // NOTE: `ExternalContextCreator.fromContainer` keeps the container it was built from; without it (a future Nest),
-    // Nest's own error proxy applies the filters instead, with its log line.
-    const container = (creator as unknown as { container?: NestContainer }).container;
-    this.filters = container?.applicationConfig ? new ExternalExceptionFilterContext(container, container.applicationConfig) : undefined;
+    // Without the container (a future Nest), Nest's own error proxy applies the filters instead, with its log line.
+    const container = containerOf(creator);
+    this.filters = container ? new ExternalExceptionFilterContext(container, container.applicationConfig!) : undefined;
   }
 
   create(instance: object, method: Function, methodName: string): ListenerCall {

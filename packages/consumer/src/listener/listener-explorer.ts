@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import type { InstanceWrapper } from '../nest-internals';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ListenerContextCreator } from '../handling/listener-context-creator';
 import { declaresClassListener, readClassListener } from './class-listener';
