@@ -9,6 +9,8 @@ export const FAULT_SEED_VARIABLE = 'MMMQ_FAULT_SEED';
 export interface TierSizes {
   /** SIGKILLs under load of the crash loop (SIGKILLs during start-up come on top). */
   crashCycles: number;
+  /** SIGKILLs of the crash loop under the interval / never flush policies. */
+  crashIntervalCycles: number;
   /** SIGKILL + power-cut cycles under load (SIGKILLs during start-up come on top). */
   powerLossCycles: number;
   /** Power-loss cycles (of the above) whose load spans the broker's periodic journal flush. */
@@ -38,6 +40,7 @@ export interface TierSizes {
 const SIZES: Record<FaultTier, TierSizes> = {
   ci: {
     crashCycles: 40,
+    crashIntervalCycles: 20,
     powerLossCycles: 50,
     powerLossFlushCycles: 3,
     acksPerCycle: 6_000,
@@ -53,6 +56,7 @@ const SIZES: Record<FaultTier, TierSizes> = {
   },
   long: {
     crashCycles: 270,
+    crashIntervalCycles: 120,
     powerLossCycles: 150,
     powerLossFlushCycles: 12,
     // Keeps the history (every message's bytes, in memory) within a few hundred MB over 300 cycles.

@@ -26,6 +26,7 @@ npx jest -c fault/jest.config.ts corruption          # one scenario (after a bui
 | size | CI tier | long tier |
 |---|---|---|
 | crash-loop SIGKILLs under load | ${ci.crashCycles} | ${long.crashCycles} |
+| crash-loop SIGKILLs under the interval / never flush policies | ${ci.crashIntervalCycles} | ${long.crashIntervalCycles} |
 | power-loss cycles under load (of which spanning a journal flush) | ${ci.powerLossCycles} (${ci.powerLossFlushCycles}) | ${long.powerLossCycles} (${long.powerLossFlushCycles}) |
 | acknowledgements per kill cycle, at most | ${ci.acksPerCycle} | ${long.acksPerCycle} |
 | corruption variants per damage (one topic each) | ${ci.corruptionVariants} | ${long.corruptionVariants} |

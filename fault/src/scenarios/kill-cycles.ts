@@ -29,6 +29,8 @@ export interface KillCycleOptions {
   segmentMaxBytes: number;
   /** Cycles (spread evenly) whose load spans the broker's periodic flush, so that kills also land around flushes. */
   flushCycles: number;
+  /** More `MMMQ_*` settings of the broker (a flush policy). */
+  env?: Record<string, string>;
 }
 
 const CLIENTS = { http: 3, batch: 1, stream: 1 };
@@ -99,6 +101,7 @@ class KillCycles {
     this.rootDir = join(scenario.workDir, 'data');
     this.runner = new BrokerRunner(this.rootDir, join(scenario.workDir, 'logs'), {
       MMMQ_SEGMENT_MAX_BYTES: String(options.segmentMaxBytes),
+      ...options.env,
     });
     this.faults = scenario.random.fork('faults');
     this.journal = new JournalAtKill(scenario, this.rootDir, this.segments, options.powerLoss);

@@ -1,4 +1,4 @@
-import { BackoffOptions, describeValue as describe, HOST_PORT_MAX, MAX_TIMER_MS, optionChecks } from '@mmmq/core';
+import { BackoffOptions, describeValue as describe, FSYNC_MODES, FsyncMode, HOST_PORT_MAX, MAX_TIMER_MS, optionChecks } from '@mmmq/core';
 import { resolve } from 'node:path';
 import { ConsoleOptions, ResolvedConsoleOptions } from './console/console.options';
 import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } from './dispatch/delivery.options';
@@ -16,6 +16,8 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
   DEFAULT_FLUSH_BYTES,
+  DEFAULT_FSYNC_INTERVAL_MS,
+  DEFAULT_FSYNC_MODE,
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_STREAM_HOST,
@@ -92,6 +94,8 @@ const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = {
   rootDir: true,
   segment: true,
   flush: true,
+  fsync: true,
+  fsyncIntervalMs: true,
   diskGuard: true,
   retention: true,
 };
@@ -152,7 +156,7 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     dispatch: resolveDispatch(dispatchers, delivery),
     tls: resolveTls(tls),
     auth: resolveAuthOptions(auth),
-    topics: resolveTopicsOptions(topics),
+    topics: resolveTopicsOptions(topics, fsyncMode(persistence)),
     console: resolveConsole(consoleOptions),
     limits: resolveLimits(limits),
   };
@@ -186,7 +190,13 @@ function resolvePersistence(given: PersistenceOptions): ResolvedPersistenceOptio
     segmentMaxBytes: positiveInteger('persistence.segment.maxBytes', segment.maxBytes ?? DEFAULT_SEGMENT_MAX_BYTES),
     flushIntervalMs: positiveInteger('persistence.flush.intervalMs', flush.intervalMs ?? DEFAULT_FLUSH_INTERVAL_MS),
     flushBytes: positiveInteger('persistence.flush.bytes', flush.bytes ?? DEFAULT_FLUSH_BYTES),
+    fsyncIntervalMs: positiveInteger('persistence.fsyncIntervalMs', persistence.fsyncIntervalMs ?? DEFAULT_FSYNC_INTERVAL_MS),
   };
+}
+
+/** `persistence.fsync`: the topics' default flush policy (docs/storage.md#flush-policy-fsync). */
+function fsyncMode(persistence: PersistenceOptions): FsyncMode {
+  return oneOf('persistence.fsync', persistence.fsync ?? DEFAULT_FSYNC_MODE, FSYNC_MODES);
 }
 
 function resolveDiskGuard(persistence: PersistenceOptions): ResolvedDiskGuardOptions {

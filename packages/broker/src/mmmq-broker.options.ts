@@ -1,3 +1,4 @@
+import type { FsyncMode } from '@mmmq/core';
 import type { ConsoleOptions } from './console/console.options';
 import type { DeliveryOptions } from './dispatch/delivery.options';
 import type { AuthOptions } from './security/auth.options';
@@ -15,6 +16,10 @@ export const DEFAULT_SEGMENT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_FLUSH_INTERVAL_MS = 10_000;
 /** Journal bytes written since the last flush that start the next one; also bounds the journal's size on disk. */
 export const DEFAULT_FLUSH_BYTES = 64 * 1024 * 1024;
+/** Publishes' journal records are fsync'd before their ACK unless a topic's policy says otherwise. */
+export const DEFAULT_FSYNC_MODE: FsyncMode = 'always';
+/** Under `fsync: 'interval'`, a written record is fsync'd at the latest this long after it (Redis's `everysec`). */
+export const DEFAULT_FSYNC_INTERVAL_MS = 1_000;
 /**
  * Free space of the data directory's file system below which the disk guard refuses publishes (503). It must hold
  * what is written after the guard's check: up to one check interval of publishes before the check sees the drop,
@@ -124,6 +129,14 @@ export interface PersistenceOptions {
   segment?: SegmentOptions;
   /** When the journal's flush makes the topic files durable. */
   flush?: FlushOptions;
+  /**
+   * When a publish's journal record is fsync'd, for every topic whose policy (`topics…fsync`) does not say:
+   * `always` (before the ACK), `interval` (within `fsyncIntervalMs` after the ACK) or `never` (with the next fsync
+   * something else makes). Default {@link DEFAULT_FSYNC_MODE}.
+   */
+  fsync?: FsyncMode;
+  /** Longest time a record written under `fsync: 'interval'` waits for its fsync, in ms. Default {@link DEFAULT_FSYNC_INTERVAL_MS}. */
+  fsyncIntervalMs?: number;
   /** Refuses publishes (503 with `Retry-After`) before the disk is full, and resumes once space is freed. */
   diskGuard?: DiskGuardOptions;
   /** When retention (the `topics` option's `retention`) runs. */
@@ -227,6 +240,8 @@ export interface ResolvedPersistenceOptions {
   segmentMaxBytes: number;
   flushIntervalMs: number;
   flushBytes: number;
+  /** Default {@link DEFAULT_FSYNC_INTERVAL_MS} where a test builds these options by hand. */
+  fsyncIntervalMs?: number;
 }
 
 /** Disk guard settings after defaults are applied and validation passed. */

@@ -14,6 +14,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ROOT_DIR,
   DEFAULT_FLUSH_BYTES,
+  DEFAULT_FSYNC_INTERVAL_MS,
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   DEFAULT_DISK_CHECK_INTERVAL_MS,
@@ -33,6 +34,7 @@ describe('resolveBrokerOptions', () => {
         segmentMaxBytes: DEFAULT_SEGMENT_MAX_BYTES,
         flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
         flushBytes: DEFAULT_FLUSH_BYTES,
+        fsyncIntervalMs: DEFAULT_FSYNC_INTERVAL_MS,
       },
       diskGuard: { enabled: true, minFreeBytes: DEFAULT_DISK_MIN_FREE_BYTES, checkIntervalMs: DEFAULT_DISK_CHECK_INTERVAL_MS },
       retention: { checkIntervalMs: DEFAULT_RETENTION_CHECK_INTERVAL_MS },
@@ -118,6 +120,19 @@ describe('resolveBrokerOptions', () => {
       expect(() => resolveBrokerOptions(options)).toThrow(InvalidBrokerOptionsError);
       expect(() => resolveBrokerOptions(options)).toThrow(message);
     }
+  });
+
+  it("takes the flush policy from persistence.fsync (the topics' default) and its interval, naming a bad value", () => {
+    const resolved = resolveBrokerOptions({ persistence: { fsync: 'interval', fsyncIntervalMs: 250 } });
+    expect(resolved.persistence.fsyncIntervalMs).toBe(250);
+    expect(resolved.topics.defaults.fsync).toBe('interval');
+    expect(resolveBrokerOptions({}).topics.defaults.fsync).toBe('always');
+    expect(resolveBrokerOptions({}).persistence.fsyncIntervalMs).toBe(1000);
+    const invalid: [MmmqBrokerOptions['persistence'], string][] = [
+      [{ fsync: 'everysec' as never }, 'persistence.fsync must be one of "always", "interval", "never", got "everysec"'],
+      [{ fsyncIntervalMs: 0 }, 'persistence.fsyncIntervalMs must be a positive integer, got 0'],
+    ];
+    for (const [persistence, message] of invalid) expect(() => resolveBrokerOptions({ persistence })).toThrow(message);
   });
 
   it('takes the retention check interval under persistence.retention, naming a bad or unknown option', () => {
@@ -231,7 +246,7 @@ describe('resolveBrokerOptions', () => {
     [{ persistance: {} } as never, /^Unknown broker option persistance; the options are persistence, http, stream, /],
     [
       { persistence: { rootdir: '/x' } } as never,
-      /^Unknown option persistence\.rootdir; the persistence options are rootDir, segment, flush, diskGuard, retention$/,
+      /^Unknown option persistence\.rootdir; the persistence options are rootDir, segment, flush, fsync, fsyncIntervalMs, diskGuard, retention$/,
     ],
     [
       { persistence: { segment: { maxByte: 1 } } } as never,

@@ -32,7 +32,7 @@ describe('MmmqBrokerModule', () => {
     const fromForRoot = await failure(MmmqBrokerModule.forRoot(misspelt));
     expect(fromForRoot).toBeInstanceOf(InvalidBrokerOptionsError);
     expect((fromForRoot as Error).message).toBe(
-      'Unknown option persistence.segments; the persistence options are rootDir, segment, flush, diskGuard, retention',
+      'Unknown option persistence.segments; the persistence options are rootDir, segment, flush, fsync, fsyncIntervalMs, diskGuard, retention',
     );
     const fromFactory = await failure(MmmqBrokerModule.forRootAsync({ useFactory: () => ({ persistence: { rootDir }, dispatcher: [] }) }));
     expect(fromFactory).toBeInstanceOf(InvalidBrokerOptionsError);

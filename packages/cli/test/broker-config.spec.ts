@@ -30,6 +30,16 @@ describe('readBrokerConfig', () => {
     expect(readBrokerConfig({ MMMQ_PUSH_ALLOWED_NETWORKS: 'none' }).broker.delivery).toEqual({ allowedNetworks: [] });
   });
 
+  it('reads the flush policy from MMMQ_FSYNC and MMMQ_FSYNC_INTERVAL_MS, refusing an unknown mode', () => {
+    expect(readBrokerConfig({ MMMQ_FSYNC: 'interval', MMMQ_FSYNC_INTERVAL_MS: '250' }).broker.persistence).toMatchObject({
+      fsync: 'interval',
+      fsyncIntervalMs: 250,
+    });
+    expect(readBrokerConfig({}).broker.persistence).not.toHaveProperty('fsync');
+    expect(() => readBrokerConfig({ MMMQ_FSYNC: 'everysec' })).toThrow('MMMQ_FSYNC must be one of always, interval, never, got "everysec"');
+    expect(() => readBrokerConfig({ MMMQ_FSYNC_INTERVAL_MS: '0' })).toThrow(/MMMQ_FSYNC_INTERVAL_MS/);
+  });
+
   it('reads the push connection caps from MMMQ_PUSH_MAX_SOCKETS_PER_HOST and MMMQ_PUSH_MAX_SOCKETS', () => {
     expect(readBrokerConfig({ MMMQ_PUSH_MAX_SOCKETS_PER_HOST: '8', MMMQ_PUSH_MAX_SOCKETS: '32' }).broker.delivery).toEqual({
       maxSocketsPerHost: 8,

@@ -49,6 +49,7 @@ export {
   HEADER_VALUE_MAX_LENGTH,
 } from './message';
 export { type DeliveryMode, DELIVERY_MODES, assertDeliveryMode } from './delivery-mode';
+export { type FsyncMode, FSYNC_MODES, stricterFsync } from './fsync-mode';
 export {
   type MessageProperties,
   assertMessageProperties,

@@ -1,5 +1,6 @@
 import type { Acknowledgement, BrokerAcknowledgement } from './acknowledgement';
 import type { DeliveryMode } from './delivery-mode';
+import type { FsyncMode } from './fsync-mode';
 import type { MessageHeaders } from './message';
 
 /** Path of the publish endpoint on the broker and of the delivery endpoint on every consumer. */
@@ -55,6 +56,12 @@ export interface StoredMessage {
   offset: number;
   deliveryMode: 'persistent';
   /**
+   * Present when the journal record was not fsync'd before this ACK (the topic's flush policy, `interval` or
+   * `never`): the message is written and visible, durable within the broker's fsync interval or at its next flush.
+   * Absent: fsync'd (`always`, the default).
+   */
+  fsync?: Exclude<FsyncMode, 'always'>;
+  /**
    * Present (true) when the broker already held a message with this producer-given id on this topic, within the
    * topic's de-duplication window: the ACK is the original's (same offset) and nothing new was stored.
    */
@@ -70,6 +77,8 @@ export interface AcceptedMessage {
   topic: string;
   offset?: undefined;
   deliveryMode: 'nonPersistent';
+  /** As {@link StoredMessage.fsync}. */
+  fsync?: Exclude<FsyncMode, 'always'>;
   /** As {@link StoredMessage.duplicate}: the id appeared earlier in the same batch, which stores it once. */
   duplicate?: true;
 }

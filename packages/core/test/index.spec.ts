@@ -66,6 +66,8 @@ describe('@mmmq/core public API', () => {
         'assertConsumerId',
         'assertDeliveryMode',
         'DELIVERY_MODES',
+        'FSYNC_MODES',
+        'stricterFsync',
         'assertHeaders',
         'assertMessageId',
         'assertMessageProperties',

@@ -1,4 +1,11 @@
-import type { AcceptedMessage, DeliveryMode, PublishedMessage, StoredMessage } from '@mmmq/core';
+import {
+  type AcceptedMessage,
+  type DeliveryMode,
+  type FsyncMode,
+  type PublishedMessage,
+  type StoredMessage,
+  stricterFsync,
+} from '@mmmq/core';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DeduplicationClaim } from '../deduplication/deduplication-claim';
@@ -84,7 +91,8 @@ export class FrontDispatcher {
     // while so much waits for it that answering early would let publishers outrun the disk.
     const early = this.queues.journal.mayAnswerEarly;
     const answeredEarly = deliveryMode === 'nonPersistent' && early;
-    const offered = this.queues.journal.commit(parts, answeredEarly);
+    const fsync = this.fsyncOf(parts);
+    const offered = this.queues.journal.commit(parts, answeredEarly, fsync);
     offered.then(release, () => release());
     if (started !== undefined)
       offered.then(
@@ -94,10 +102,20 @@ export class FrontDispatcher {
     const committed = offered.then(() => undefined);
     // Only the callers that wait for durability look at it; a failure reaches the others through `acknowledged`.
     committed.catch(() => undefined);
-    if (deliveryMode === 'persistent') return { deliveryMode, acknowledged: offered.then(published), committed };
+    // The ACK says when it was not fsync'd first; an ACK without `fsync` means durable, as before flush policies.
+    const unsynced = fsync === 'always' ? undefined : { fsync };
+    if (deliveryMode === 'persistent') {
+      const acknowledged = offered.then(published);
+      return {
+        deliveryMode,
+        acknowledged: unsynced ? acknowledged.then((acks) => acks.map((ack) => ({ ...ack, ...unsynced }))) : acknowledged,
+        committed,
+      };
+    }
     const accepted = messages.map(
       (message, index): PublishedMessage =>
-        deduplication?.accepted(index, deliveryMode) ?? ({ id: message.id, topic: message.topic.name, deliveryMode } as AcceptedMessage),
+        deduplication?.accepted(index, deliveryMode) ??
+        ({ id: message.id, topic: message.topic.name, deliveryMode, ...unsynced } as AcceptedMessage),
     );
     if (!early) return { deliveryMode, acknowledged: offered.then(() => accepted), committed };
     offered.catch((error: unknown) =>
@@ -217,6 +235,13 @@ export class FrontDispatcher {
       ...(message.priority === undefined ? {} : { priority: message.priority }),
       content: message.content,
     });
+  }
+
+  /** The strictest flush policy of the topics a commit writes: `always` if any of them says so. */
+  private fsyncOf(parts: readonly CommitPart[]): FsyncMode {
+    let mode: FsyncMode = 'never';
+    for (const part of parts) if ('topic' in part) mode = stricterFsync(mode, this.policies?.of(part.topic.name).fsync ?? 'always');
+    return mode;
   }
 
   /** A message's own mode, else its topic's; a commit is persistent if any of its messages is. */

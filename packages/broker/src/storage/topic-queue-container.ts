@@ -81,7 +81,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   ) {
     this.topicsDir = join(resolve(options.rootDir), TOPICS_DIR);
     this.journalDir = join(resolve(options.rootDir), JOURNAL_DIR);
-    this.journal = new Journal({ intervalMs: options.flushIntervalMs, bytes: options.flushBytes });
+    this.journal = new Journal({ intervalMs: options.flushIntervalMs, bytes: options.flushBytes }, undefined, options.fsyncIntervalMs);
     this.maxTopics = limits?.maxTopics ?? Infinity;
     // The process's descriptor budget: one pool for every broker of the process (they share its RLIMIT_NOFILE).
     if (limits) descriptorPool.setMax(limits.maxOpenFiles);

@@ -1,4 +1,4 @@
-import type { DeliveryMode } from '@mmmq/core';
+import type { DeliveryMode, FsyncMode } from '@mmmq/core';
 
 /**
  * What a topic keeps and how it treats the messages it holds: retention, limits, expiry, delivery mode and
@@ -93,6 +93,11 @@ export interface TopicPolicy {
   expiry?: ExpiryOptions;
   /** Mode of a message published without one. Default `persistent`. */
   deliveryMode?: DeliveryMode;
+  /**
+   * When a publish's journal record is fsync'd (docs/storage.md#flush-policy-fsync): `always` (before the ACK),
+   * `interval` or `never`. Default the broker's `persistence.fsync`, itself `always`.
+   */
+  fsync?: FsyncMode;
   /** Broker-side de-duplication of producer-given message ids (docs/destinations.md#de-duplication). */
   deduplication?: DeduplicationOptions;
 }
@@ -115,6 +120,7 @@ export interface ResolvedTopicPolicy {
   limits: { maxBytes: number | null; maxMessages: number | null; overflow: TopicOverflow };
   expiry: { ttlMs: number | null; whenExpired: WhenExpired };
   deliveryMode: DeliveryMode;
+  fsync: FsyncMode;
   /** `windowMs` 0: off. */
   deduplication: { windowMs: number; maxIds: number };
 }
@@ -124,5 +130,6 @@ export const DEFAULT_TOPIC_POLICY: ResolvedTopicPolicy = Object.freeze({
   limits: Object.freeze({ maxBytes: null, maxMessages: null, overflow: 'reject' as const }),
   expiry: Object.freeze({ ttlMs: null, whenExpired: 'deadLetter' as const }),
   deliveryMode: 'persistent' as const,
+  fsync: 'always' as const,
   deduplication: Object.freeze({ windowMs: DEFAULT_DEDUPLICATION_WINDOW_MS, maxIds: DEFAULT_DEDUPLICATION_MAX_IDS }),
 });

@@ -1,4 +1,12 @@
-import { describeValue as describe, InvalidTopicPatternError, optionChecks, RESERVED_TOPIC_PREFIX, TopicPattern } from '@mmmq/core';
+import {
+  describeValue as describe,
+  FSYNC_MODES,
+  FsyncMode,
+  InvalidTopicPatternError,
+  optionChecks,
+  RESERVED_TOPIC_PREFIX,
+  TopicPattern,
+} from '@mmmq/core';
 import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
 import {
   DeduplicationOptions,
@@ -39,7 +47,7 @@ export const RESERVED_TOPIC_POLICY: ResolvedTopicPolicy = Object.freeze({
 const { positiveInteger, nonNegativeInteger, oneOf, plainObject, refuseUnknownFields } = optionChecks(InvalidBrokerOptionsError);
 const fields = (...names: string[]): ReadonlySet<string> => new Set(names);
 const TOPICS_FIELDS = fields('defaults', 'overrides');
-const POLICY_FIELDS = fields('retention', 'limits', 'expiry', 'deliveryMode', 'deduplication');
+const POLICY_FIELDS = fields('retention', 'limits', 'expiry', 'deliveryMode', 'fsync', 'deduplication');
 const RETENTION_FIELDS = fields('ms', 'bytes', 'whenNeeded');
 const LIMIT_FIELDS = fields('maxBytes', 'maxMessages', 'overflow');
 const EXPIRY_FIELDS = fields('ttlMs', 'whenExpired');
@@ -50,10 +58,10 @@ const DEDUPLICATION_FIELDS = fields('windowMs', 'maxIds');
  *
  * @throws InvalidBrokerOptionsError
  */
-export function resolveTopicsOptions(given: TopicsOptions = {}): ResolvedTopicsOptions {
+export function resolveTopicsOptions(given: TopicsOptions = {}, fsync: FsyncMode = DEFAULT_TOPIC_POLICY.fsync): ResolvedTopicsOptions {
   const topics = plainObject('topics', given);
   refuseUnknownFields('topics', topics, TOPICS_FIELDS);
-  const defaults = overlay(DEFAULT_TOPIC_POLICY, resolvePolicy('topics.defaults', topics.defaults ?? {}));
+  const defaults = overlay({ ...DEFAULT_TOPIC_POLICY, fsync }, resolvePolicy('topics.defaults', topics.defaults ?? {}));
   if (topics.overrides !== undefined && !Array.isArray(topics.overrides)) {
     throw new InvalidBrokerOptionsError(`topics.overrides must be an array, got ${describe(topics.overrides)}`);
   }
@@ -78,6 +86,7 @@ function overlay(base: ResolvedTopicPolicy, part: PartialTopicPolicy): ResolvedT
     limits: { ...base.limits, ...part.limits },
     expiry: { ...base.expiry, ...part.expiry },
     deliveryMode: part.deliveryMode ?? base.deliveryMode,
+    fsync: part.fsync ?? base.fsync,
     deduplication: { ...base.deduplication, ...part.deduplication },
   };
 }
@@ -90,6 +99,7 @@ function resolvePolicy(where: string, given: unknown): PartialTopicPolicy {
   if (policy.limits !== undefined) resolved.limits = resolveLimits(`${where}.limits`, policy.limits);
   if (policy.expiry !== undefined) resolved.expiry = resolveExpiry(`${where}.expiry`, policy.expiry);
   if (policy.deliveryMode !== undefined) resolved.deliveryMode = oneOf(`${where}.deliveryMode`, policy.deliveryMode, DELIVERY_MODES);
+  if (policy.fsync !== undefined) resolved.fsync = oneOf(`${where}.fsync`, policy.fsync, FSYNC_MODES);
   if (policy.deduplication !== undefined) resolved.deduplication = resolveDeduplication(`${where}.deduplication`, policy.deduplication);
   return resolved;
 }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { decodeEnvelope, MmmqBrokerModule, registerRawBodyParser, TopicQueueContainer } from '../../src';
+import { MmmqBrokerModule, registerRawBodyParser, TopicQueueContainer } from '../../src';
+import { decodeEnvelope } from '../../src/internal';
 
 describe('the broker on @nestjs/platform-fastify', () => {
   let rootDir: string;

@@ -1,5 +1,5 @@
 import { StreamRequestKind } from '@mmmq/core';
-import { decodeEnvelope } from '../../src';
+import { decodeEnvelope } from '../../src/internal';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { STREAM_ON, StreamClient } from './stream-client';
 

@@ -26,10 +26,31 @@ describe('topic policies (the topics option)', () => {
       limits: { maxBytes: null, maxMessages: 10, overflow: 'dropOldest' },
       expiry: { ttlMs: 60_000, whenExpired: 'deadLetter' },
       deliveryMode: 'nonPersistent',
+      fsync: 'always',
       deduplication: { windowMs: DEFAULT_DEDUPLICATION_WINDOW_MS, maxIds: DEFAULT_DEDUPLICATION_MAX_IDS },
     });
     expect(topicPolicyOf(resolved, 'order.paid').retention).toEqual({ ms: 3_600_000, bytes: 1_000_000, whenNeeded: 'keep' });
     expect(topicPolicyOf(resolved, 'billing').deliveryMode).toBe('persistent');
+  });
+
+  it("takes each topic's flush policy from its overrides, then topics.defaults, then the broker's persistence.fsync", () => {
+    const resolved = resolveTopicsOptions(
+      {
+        defaults: {},
+        overrides: [
+          { pattern: 'scratch.**', fsync: 'never' },
+          { pattern: 'audit.*', fsync: 'always' },
+        ],
+      },
+      'interval',
+    );
+    expect(topicPolicyOf(resolved, 'order.created').fsync).toBe('interval');
+    expect(topicPolicyOf(resolved, 'scratch.a.b').fsync).toBe('never');
+    expect(topicPolicyOf(resolved, 'audit.login').fsync).toBe('always');
+    expect(topicPolicyOf(resolveTopicsOptions({ defaults: { fsync: 'always' } }, 'never'), 'x').fsync).toBe('always');
+    expect(topicPolicyOf(resolveTopicsOptions(), 'x').fsync).toBe('always');
+    // Dead letters keep the default, whatever the broker's: they are written with the state that settles them.
+    expect(topicPolicyOf(resolved, '__dlq.billing').fsync).toBe('always');
   });
 
   it('de-duplicates every topic for two minutes by default; an override sets the window or turns it off with windowMs 0', () => {
@@ -74,6 +95,7 @@ describe('topic policies (the topics option)', () => {
     [{ limits: { overflow: 'block' } }, 'topics.defaults.limits.overflow must be one of "reject", "dropOldest", got "block"'],
     [{ expiry: { whenExpired: 'delete' } }, 'topics.defaults.expiry.whenExpired must be one of "deadLetter", "drop"'],
     [{ deliveryMode: 'fast' }, 'topics.defaults.deliveryMode must be one of "persistent", "nonPersistent"'],
+    [{ fsync: 'everysec' }, 'topics.defaults.fsync must be one of "always", "interval", "never", got "everysec"'],
     [{ ttlMs: 5 }, 'topics.defaults has unknown field(s) ttlMs'],
     [{ deduplication: { windowMs: -1 } }, 'topics.defaults.deduplication.windowMs must be a non-negative integer, got -1'],
     [{ deduplication: { windowMs: 1.5 } }, 'topics.defaults.deduplication.windowMs must be a non-negative integer, got 1.5'],

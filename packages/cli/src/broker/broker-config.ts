@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { HOST_PORT_MAX } from '@mmmq/core';
+import { FSYNC_MODES, FsyncMode, HOST_PORT_MAX } from '@mmmq/core';
 import {
   DEFAULT_ROOT_DIR,
   HealthOptions,
@@ -88,6 +88,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
         rootDir: resolve(nonBlank(env, 'MMMQ_ROOT_DIR') ?? DEFAULT_ROOT_DIR),
         segment: segmentMaxBytes === undefined ? undefined : { maxBytes: segmentMaxBytes },
         flush,
+        ...fsyncOptions(env),
         diskGuard: diskGuard(env),
         retention: retentionCheckIntervalMs === undefined ? undefined : { checkIntervalMs: retentionCheckIntervalMs },
       },
@@ -142,6 +143,19 @@ function consoleEnabled(env: NodeJS.ProcessEnv): boolean {
   if (value === undefined || value === 'on') return true;
   if (value === 'off') return false;
   throw new InvalidBrokerOptionsError(`MMMQ_CONSOLE must be on or off, got ${JSON.stringify(value)}`);
+}
+
+/** `MMMQ_FSYNC` (`always`, `interval`, `never`) and `MMMQ_FSYNC_INTERVAL_MS`: the flush policy (docs/storage.md#flush-policy-fsync). */
+function fsyncOptions(env: NodeJS.ProcessEnv): Pick<PersistenceOptions, 'fsync' | 'fsyncIntervalMs'> {
+  const fsync = nonBlank(env, 'MMMQ_FSYNC');
+  if (fsync !== undefined && !FSYNC_MODES.includes(fsync as FsyncMode)) {
+    throw new InvalidBrokerOptionsError(`MMMQ_FSYNC must be one of ${FSYNC_MODES.join(', ')}, got ${JSON.stringify(fsync)}`);
+  }
+  const fsyncIntervalMs = positive(env, 'MMMQ_FSYNC_INTERVAL_MS');
+  return {
+    ...(fsync === undefined ? {} : { fsync: fsync as FsyncMode }),
+    ...(fsyncIntervalMs === undefined ? {} : { fsyncIntervalMs }),
+  };
 }
 
 /** `MMMQ_DISK_MIN_FREE_BYTES=0` turns the guard off. */

@@ -73,10 +73,14 @@ function readAcknowledgement(reply: BrokerReply): Record<string, unknown> {
 /** A broker without delivery modes sends no `deliveryMode`: its ACKs are persistent, with an offset. */
 function asPublished(value: unknown): PublishedMessage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { id, topic, offset, deliveryMode = 'persistent', duplicate } = value as Record<string, unknown>;
+  const { id, topic, offset, deliveryMode = 'persistent', duplicate, fsync } = value as Record<string, unknown>;
   if (typeof id !== 'string' || typeof topic !== 'string') return undefined;
-  // The broker's de-duplication answered with the original's ACK (docs/http-api.md).
-  const flag = duplicate === true ? { duplicate: true as const } : {};
+  // The broker's de-duplication answered with the original's ACK (docs/http-api.md); a topic's flush policy wrote the
+  // message without fsyncing it first (docs/storage.md#flush-policy-fsync).
+  const flag = {
+    ...(duplicate === true ? { duplicate: true as const } : {}),
+    ...(fsync === 'interval' || fsync === 'never' ? { fsync: fsync as 'interval' | 'never' } : {}),
+  };
   if (deliveryMode === 'nonPersistent') return { id, topic, deliveryMode, ...flag };
   if (deliveryMode !== 'persistent') return undefined;
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) return undefined;

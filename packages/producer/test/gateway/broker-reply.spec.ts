@@ -47,6 +47,18 @@ describe('readPublishReply', () => {
     expect(unknown.message).toMatch(/expected an ACK or NACK/);
   });
 
+  it("keeps the ACK's fsync when the topic's flush policy wrote the message without fsyncing it first", () => {
+    const ack = { acknowledgement: 'ACK', id: 'm-1', topic: 'orders', offset: 3, deliveryMode: 'persistent' };
+    expect(readPublishReply(reply(200, { ...ack, fsync: 'interval' }), sent)).toEqual({
+      ...ack,
+      acknowledgement: undefined,
+      fsync: 'interval',
+    });
+    expect(readPublishReply(reply(200, { ...ack, fsync: 'never' }), sent)).toMatchObject({ fsync: 'never' });
+    expect(readPublishReply(reply(200, { ...ack, fsync: 'sometimes' }), sent)).not.toHaveProperty('fsync');
+    expect(readPublishReply(reply(200, ack), sent)).not.toHaveProperty('fsync');
+  });
+
   it('reports a NACK with its reason, status and Retry-After', () => {
     const error = failureOf(() => readPublishReply(reply(503, { acknowledgement: 'NACK', message: 'disk full' }, '2'), sent));
     expect(error).toMatchObject({ status: 503, reason: 'disk full', retryAfterMs: 2000 });

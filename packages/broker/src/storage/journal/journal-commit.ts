@@ -1,3 +1,4 @@
+import type { FsyncMode } from '@mmmq/core';
 import type { JournalOp, JournalOpKind } from './journal-record';
 
 /** Something the journal's flush makes durable: a topic's files or a checkpoint. Returns the fsyncs it took. */
@@ -35,6 +36,8 @@ export interface CommitRequest {
   bytes: number;
   /** Its publisher was answered before it is durable (nonPersistent) and may be sending more meanwhile. */
   answeredEarly: boolean;
+  /** When its record is fsync'd: the strictest mode of a group applies to the whole record. */
+  fsync: FsyncMode;
   /** Resolved with the first offset of each topic part (undefined for the others). */
   resolve: (firstOffsets: Array<number | undefined>) => void;
   reject: (error: Error) => void;

@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import { FsyncMode, stricterFsync } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
+import { DEFAULT_FSYNC_INTERVAL_MS } from '../../mmmq-broker.options';
 import { StorageUnavailableError } from '../storage.errors';
 import { describeCause } from './describe-cause';
 import { CommitPart, CommitRequest, Flushable } from './journal-commit';
@@ -64,10 +66,16 @@ export class Journal implements FlushedJournal {
    * (779 vs 2,490 msg/s delivered, one run each).
    */
   othersNeedEventLoop: (topics: readonly string[]) => boolean = () => false;
+  /** Records written without their fsync (`interval`, `never`) since the last fsync of the current file. */
+  private unsynced = false;
+  /** Set when an `interval` record's time is up: the next group is fsync'd, or an fsync runs alone. */
+  private syncDue = false;
+  private syncTimer?: NodeJS.Timeout;
 
   constructor(
     schedule: FlushSchedule,
     readonly stats: StorageStats = new StorageStats(),
+    private readonly fsyncIntervalMs = DEFAULT_FSYNC_INTERVAL_MS,
   ) {
     this.flusher = new JournalFlush(schedule, this);
   }
@@ -125,16 +133,18 @@ export class Journal implements FlushedJournal {
    * Makes every part durable in one record — all of them or none — and resolves with the first offset of each
    * topic part once they are visible. Concurrent commits made in one turn of the event loop share the record.
    * `answeredEarly`: the caller answered its publisher already (nonPersistent), so more publishes may arrive while
-   * this one is fsync'd: its fsync never blocks the event loop.
+   * this one is fsync'd: its fsync never blocks the event loop. `fsync`: when the record is fsync'd (the topics'
+   * flush policy); the promise resolves once it is written when that is not `always`. A record fsync'd covers every
+   * record written before it, so modes mixed in one journal keep their order.
    */
-  commit(parts: readonly CommitPart[], answeredEarly = false): Promise<Array<number | undefined>> {
+  commit(parts: readonly CommitPart[], answeredEarly = false, fsync: FsyncMode = 'always'): Promise<Array<number | undefined>> {
     let bytes = 0;
     for (const part of parts) if ('topic' in part) for (const payload of part.payloads) bytes += payload.length;
     if (this.closed) {
       return Promise.reject(new StorageUnavailableError('The broker is shutting down; the journal is closed, nothing was written'));
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ parts, bytes, answeredEarly, resolve, reject });
+      this.pending.push({ parts, bytes, answeredEarly, fsync, resolve, reject });
       this.pendingBytes += bytes;
       // Starting at the end of this turn of the event loop lets every commit read in the same turn join.
       this.running ??= this.opened.then(() => new Promise<void>((start) => setImmediate(start))).then(() => this.run());
@@ -170,7 +180,11 @@ export class Journal implements FlushedJournal {
 
   private async run(): Promise<void> {
     try {
-      while (this.pending.length > 0) {
+      while (this.pending.length > 0 || this.syncDue) {
+        if (this.pending.length === 0) {
+          await this.syncUnsynced();
+          continue;
+        }
         const requests = this.takeGroup();
         if (this.failure && !(await this.recover())) {
           this.rejectAll(requests, this.failure?.cause);
@@ -201,20 +215,30 @@ export class Journal implements FlushedJournal {
     const { appends, ops, firstOffsets, applies } = assembleGroup(requests);
     const { record, frameStarts } = encodeRecord(seq, ops);
     let recordStart = this.files.writing.size;
+    const fsync = this.syncDue ? 'always' : requests.reduce<FsyncMode>((mode, request) => stricterFsync(mode, request.fsync), 'never');
     try {
       if (recordStart >= JOURNAL_FILE_MAX_BYTES) {
+        // Records of a file are made durable by its own fsyncs: one closed with records that had none never gets one.
+        if (this.unsynced) await this.syncUnsynced();
         await this.files.rotate(seq);
         recordStart = this.files.writing.size;
       }
       await this.files.writing.append(record);
-      // A lone commit has nothing to overlap with its fsync, unless other work waits for the event loop (pushes in
-      // flight, or publishes after a nonPersistent one, answered already); a group's fsync leaves the event loop
-      // to the next one.
-      const alone = requests.length === 1 && !requests[0].answeredEarly;
-      const syncStarted = performance.now();
-      await this.files.writing.sync(alone && !this.othersNeedEventLoop(appends.map((append) => append.topic.name)));
-      this.stats.journalFsyncs++;
-      this.stats.observer?.recordWritten(requests.length, record.length, (performance.now() - syncStarted) / 1000);
+      if (fsync === 'always') {
+        // A lone commit has nothing to overlap with its fsync, unless other work waits for the event loop (pushes in
+        // flight, or publishes after a nonPersistent one, answered already); a group's fsync leaves the event loop
+        // to the next one.
+        const alone = requests.length === 1 && !requests[0].answeredEarly;
+        const syncStarted = performance.now();
+        await this.files.writing.sync(alone && !this.othersNeedEventLoop(appends.map((append) => append.topic.name)));
+        this.stats.journalFsyncs++;
+        this.stats.observer?.recordWritten(requests.length, record.length, (performance.now() - syncStarted) / 1000);
+        this.unsynced = false;
+        this.syncDue = false;
+      } else {
+        this.unsynced = true;
+        if (fsync === 'interval') this.syncWithinInterval();
+      }
     } catch (cause) {
       await this.cutBack(recordStart, cause);
       this.fail(cause, false);
@@ -249,6 +273,36 @@ export class Journal implements FlushedJournal {
       record.length,
       ops.some((op) => op.kind !== JournalOpKind.FLUSHED),
     );
+  }
+
+  /** Arms the fsync of records written under `interval`, unless one is armed already. */
+  private syncWithinInterval(): void {
+    this.syncTimer ??= setTimeout(() => {
+      this.syncTimer = undefined;
+      this.syncDue = true;
+      this.running ??= this.run();
+    }, this.fsyncIntervalMs).unref();
+  }
+
+  /**
+   * Fsyncs the records written without one. A failure stops writes for good, as a failed flush does: records that
+   * were acknowledged may be lost, and an fsync is never retried (the kernel may have dropped the pages it failed
+   * to write).
+   */
+  private async syncUnsynced(): Promise<void> {
+    this.syncDue = false;
+    if (!this.unsynced || this.failure) return;
+    this.unsynced = false;
+    try {
+      await this.files.writing.sync(false);
+      this.stats.journalFsyncs++;
+    } catch (cause) {
+      this.fail(
+        cause,
+        true,
+        'The journal could not fsync records acknowledged before their fsync (fsync interval or never); they may be lost',
+      );
+    }
   }
 
   /**
@@ -289,11 +343,15 @@ export class Journal implements FlushedJournal {
     }
   }
 
-  private fail(cause: unknown, permanent: boolean): void {
+  private fail(cause: unknown, permanent: boolean, what?: string): void {
     if (this.failure?.permanent) return;
     const first = !this.failure;
     this.failure = { cause, at: Date.now(), permanent };
     if (!first) return;
+    if (what !== undefined) {
+      this.logger.error(`${what} (${describeCause(cause)}); the broker refuses writes until it is restarted`);
+      return;
+    }
     this.logger.error(
       permanent
         ? `A flush could not make the topic files durable (${describeCause(cause)}); the broker refuses writes until ` +
@@ -341,6 +399,8 @@ export class Journal implements FlushedJournal {
       await this.drain();
       await this.flush().catch((error: unknown) => this.logger.error(`The last flush failed: ${describeCause(error)}`));
       await this.drain();
+      clearTimeout(this.syncTimer);
+      await this.syncUnsynced();
       this.closed = true;
       await this.files.close();
     })();
