@@ -12,7 +12,7 @@ describe('a seek across a SIGKILL of the broker process', () => {
 
   afterEach(() => broker?.child.kill('SIGKILL'));
 
-  const call = async (path: string, body: unknown) => {
+  const call = async <T = unknown>(path: string, body: unknown): Promise<T> => {
     const response = await fetch(`${broker!.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -20,7 +20,7 @@ describe('a seek across a SIGKILL of the broker process', () => {
     });
     const json = await response.json();
     if (response.status >= 300) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
+    return json as T;
   };
 
   /** Fetches and acknowledges until `count` messages came, returning their offsets. */
@@ -28,9 +28,12 @@ describe('a seek across a SIGKILL of the broker process', () => {
     const offsets: number[] = [];
     await waitFor(
       async () => {
-        const { messages } = await call(`/mmmq/consumers/${CONSUMER}/fetch`, { max: 100, waitMs: 100 });
-        if (messages.length > 0) await call(`/mmmq/consumers/${CONSUMER}/ack`, { leases: messages.map((m: { lease: string }) => m.lease) });
-        offsets.push(...messages.map((m: { offset: number }) => m.offset));
+        const { messages } = await call<{ messages: Array<{ lease: string; offset: number }> }>(`/mmmq/consumers/${CONSUMER}/fetch`, {
+          max: 100,
+          waitMs: 100,
+        });
+        if (messages.length > 0) await call(`/mmmq/consumers/${CONSUMER}/ack`, { leases: messages.map((m) => m.lease) });
+        offsets.push(...messages.map((m) => m.offset));
         return offsets.length >= count;
       },
       { message: `${count} messages to be consumed (got ${offsets.length})`, deadlineMs: 20_000 },

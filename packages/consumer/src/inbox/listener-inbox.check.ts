@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
-import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import type { ResolvedPull } from '../pull/pull-options.resolver';
 import type { ListenerInbox } from './listener-inbox';
 import { inboxRetentionWarning, knownRedeliveryBounds } from './redelivery-window';
 
@@ -13,7 +13,7 @@ import { inboxRetentionWarning, knownRedeliveryBounds } from './redelivery-windo
 export function checkListenerInbox(
   listeners: readonly ListenerDefinition[],
   inbox: ListenerInbox | undefined,
-  options: Pick<ResolvedConsumerOptions, 'pull'>,
+  options: { pull?: Pick<ResolvedPull, 'ackTimeoutMs'> },
   logger: Pick<LoggerService, 'warn'>,
 ): void {
   const inboxed = listeners.filter((listener) => listener.inbox === true);

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, removeTempDir, spawnApp, type AppProcess } from '@mmmq/test-support';
-import { waitFor } from '../support/wait-for';
+import { makeTempDir, removeTempDir, spawnApp, waitFor, type AppProcess } from '@mmmq/test-support';
 
 const FIXTURE = join(__dirname, 'fixtures/one-app-process.cjs');
 const PUBLISH = 3_000;

@@ -4,10 +4,9 @@ import { MmmqProducerModule, Producer } from '@mmmq/producer';
 import { Injectable, INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { makeTempDir, removeTempDir } from '@mmmq/test-support';
+import { makeTempDir, removeTempDir, waitFor } from '@mmmq/test-support';
 import { MessageContext, MmmqConsumerModule, MMMQListener } from '../../src';
 import { OrderCreated, validOrder } from '../support/order-created.dto';
-import { waitFor } from '../support/wait-for';
 
 const ORDERS = 2_000;
 
