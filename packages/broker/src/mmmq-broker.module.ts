@@ -45,7 +45,7 @@ import {
 } from './mmmq-broker.options';
 import { InProcessRpcClients } from './in-process/in-process-rpc-clients';
 import { InProcessTransport } from './in-process/in-process-transport';
-import { FrontDispatcher } from './publish/front-dispatcher';
+import { PublishIntake } from './publish/publish-intake';
 import { Deduplicator } from './deduplication/deduplicator';
 import { PublishRequestParser } from './publish/publish-request.parser';
 import { RawBodyReader } from './publish/raw-body.reader';
@@ -150,7 +150,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     RawBodyReader,
     PublishRequestParser,
     Deduplicator,
-    FrontDispatcher,
+    PublishIntake,
     PublishStreamServer,
     Authenticator,
     HttpServerLimits,

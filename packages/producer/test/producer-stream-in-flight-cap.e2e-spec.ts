@@ -1,6 +1,6 @@
 import { BrokerApp, expectQuiet, range, startBroker, waitFor } from '@mmmq/test-support';
 // The broker's internals, to hold its commits and watch what it takes in.
-import { FrontDispatcher } from '../../broker/src/publish/front-dispatcher';
+import { PublishIntake } from '../../broker/src/publish/publish-intake';
 import { FileHandle } from '../../broker/src/storage/file-handle';
 import { ProducerApp, startProducer } from './support/producer-app';
 
@@ -36,8 +36,8 @@ describe('producer over the publish stream: batching.maxInFlight when the broker
     });
     let unanswered = 0;
     let mostUnanswered = 0;
-    const enqueue = FrontDispatcher.prototype.enqueue;
-    const received = jest.spyOn(FrontDispatcher.prototype, 'enqueue').mockImplementation(async function (this: FrontDispatcher, messages) {
+    const enqueue = PublishIntake.prototype.enqueue;
+    const received = jest.spyOn(PublishIntake.prototype, 'enqueue').mockImplementation(async function (this: PublishIntake, messages) {
       const placed = await enqueue.call(this, messages);
       mostUnanswered = Math.max(mostUnanswered, ++unanswered);
       void placed.committed.finally(() => unanswered--).catch(() => undefined);

@@ -13,7 +13,7 @@ export interface TransactionInput {
 /** A transaction waiting for its subscription's next state write. */
 export interface PendingTransaction {
   inputs: readonly TransactionInput[];
-  /** Its output messages, as journal parts (see FrontDispatcher.prepare). */
+  /** Its output messages, as journal parts (see PublishIntake.prepare). */
   parts: readonly CommitPart[];
   /** The journal's first offset of each of `parts`, once the record holding them is applied. */
   resolve(firstOffsets: Array<number | undefined>): void;

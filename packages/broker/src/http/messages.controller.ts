@@ -1,6 +1,6 @@
 import { Acknowledgement, MESSAGES_PATH, PublishBatchResponse, PublishResponse } from '@mmmq/core';
 import { Controller, HttpCode, HttpStatus, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
-import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PublishIntake } from '../publish/publish-intake';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { RawBodyReader, RequestWithRawBody } from '../publish/raw-body.reader';
 import { BrokerAccessGuard } from '../security/broker-access.guard';
@@ -25,7 +25,7 @@ export class MessagesController {
   constructor(
     private readonly reader: RawBodyReader,
     private readonly parser: PublishRequestParser,
-    private readonly dispatcher: FrontDispatcher,
+    private readonly intake: PublishIntake,
   ) {}
 
   @Post()
@@ -34,7 +34,7 @@ export class MessagesController {
   async publish(@Req() request: RequestWithRawBody, @Caller() caller: Principal): Promise<PublishResponse> {
     const message = this.parser.parseSingle(await this.reader.read(request));
     caller.assertMayPublish([message.topic]);
-    const published = await this.dispatcher.publish(message);
+    const published = await this.intake.publish(message);
     return { acknowledgement: Acknowledgement.ACK, ...published };
   }
 
@@ -44,6 +44,6 @@ export class MessagesController {
   async publishBatch(@Req() request: RequestWithRawBody, @Caller() caller: Principal): Promise<PublishBatchResponse> {
     const messages = this.parser.parseBatch(await this.reader.read(request));
     caller.assertMayPublish(messages.map((message) => message.topic));
-    return { acknowledgement: Acknowledgement.ACK, messages: await this.dispatcher.publishBatch(messages) };
+    return { acknowledgement: Acknowledgement.ACK, messages: await this.intake.publishBatch(messages) };
   }
 }

@@ -1,11 +1,11 @@
 import { type PublishedMessage, type TransportMessage, type TransportPublisher } from '@mmmq/core';
-import type { FrontDispatcher } from '../publish/front-dispatcher';
+import type { PublishIntake } from '../publish/publish-intake';
 import type { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
 
 /**
  * Publishes into the broker of this application through its intake, with no HTTP and no JSON body: each message's
  * fields are checked by the same parser as `POST /mmmq/messages` (so limits and errors are the same; a refusal is
- * an `MmmqValidationError`, which the producer does not retry), then committed by the FrontDispatcher. A publish
+ * an `MmmqValidationError`, which the producer does not retry), then committed by the PublishIntake. A publish
  * resolves once the message is durable, as an ACK does; a batch is one atomic commit. Publishes are committed in
  * the order they were called, as over the publish stream.
  */
@@ -15,7 +15,7 @@ export class InProcessPublisher implements TransportPublisher {
 
   constructor(
     private readonly parser: PublishRequestParser,
-    private readonly intake: FrontDispatcher,
+    private readonly intake: PublishIntake,
   ) {}
 
   publish(message: TransportMessage): Promise<PublishedMessage> {

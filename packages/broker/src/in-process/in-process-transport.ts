@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Dispatcher } from '../dispatch/dispatcher';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
-import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PublishIntake } from '../publish/publish-intake';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { TransactionService } from '../transactions/transaction.service';
 import { InProcessPublisher } from './in-process-publisher';
@@ -19,7 +19,7 @@ export class InProcessTransport extends InProcessBrokerTransport {
 
   constructor(
     private readonly parser: PublishRequestParser,
-    private readonly intake: FrontDispatcher,
+    private readonly intake: PublishIntake,
     private readonly dispatcher: Dispatcher,
     private readonly registry: DispatcherRegistry,
     private readonly subscriptions: SubscriptionContainer,

@@ -18,7 +18,7 @@ export const GROUP_COMMIT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 /**
  * The broker's registry, of its own (not prom-client's global one: two brokers in one process keep theirs apart),
- * with what is measured where things happen: publish commits (the {@link FrontDispatcher}, once per commit), journal
+ * with what is measured where things happen: publish commits (the {@link PublishIntake}, once per commit), journal
  * records (once per record) and pushes (once per answer, once per backoff). It depends on nothing, so the parts it
  * observes can inject it; {@link BrokerMetrics} adds what is read from the broker's state at scrape time. Its
  * per-topic and per-subscription series are capped by {@link topicSeries} and {@link subscriptionSeries}: what the

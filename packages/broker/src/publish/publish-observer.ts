@@ -7,7 +7,7 @@ export interface PublishedPart {
 }
 
 /**
- * Told about every commit the {@link FrontDispatcher} stored, with the seconds from its arrival to its commit. Only
+ * Told about every commit the {@link PublishIntake} stored, with the seconds from its arrival to its commit. Only
  * provided while metrics are on (`metrics.enabled`); the dispatcher then calls it once per commit, nothing more.
  */
 export interface PublishObserver {

@@ -15,7 +15,7 @@ import {
 } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { toNackResponse } from '../http/nack-response';
-import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PublishIntake } from '../publish/publish-intake';
 import { PayloadTooLargeError } from '../publish/publish.errors';
 import { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
 import { Authenticator } from '../security/authenticator';
@@ -67,7 +67,7 @@ export class PublishStreamConnection {
   constructor(
     private readonly socket: Socket,
     private readonly parser: PublishRequestParser,
-    private readonly dispatcher: FrontDispatcher,
+    private readonly intake: PublishIntake,
     private readonly maxBodyBytes: number,
     authenticator: Authenticator,
     /** Time to send the preamble and, with tokens, to authenticate; `http.headersTimeoutMs`. */
@@ -138,7 +138,7 @@ export class PublishStreamConnection {
     }
     let acknowledged: Promise<PublishedMessage[]>;
     try {
-      ({ acknowledged } = await this.dispatcher.enqueue(this.parse(request)));
+      ({ acknowledged } = await this.intake.enqueue(this.parse(request)));
     } catch (error) {
       this.answerError(request.requestId, error);
       return;

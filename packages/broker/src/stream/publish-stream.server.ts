@@ -4,7 +4,7 @@ import { createServer as createTlsServer } from 'node:tls';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL } from '@mmmq/core';
 import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
-import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PublishIntake } from '../publish/publish-intake';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { Authenticator } from '../security/authenticator';
 import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
@@ -32,7 +32,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     @Inject(MMMQ_STREAM_OPTIONS) private readonly options: ResolvedStreamOptions | undefined,
     @Inject(MMMQ_HTTP_OPTIONS) private readonly http: ResolvedHttpOptions,
     private readonly parser: PublishRequestParser,
-    private readonly dispatcher: FrontDispatcher,
+    private readonly intake: PublishIntake,
     private readonly topics: TopicQueueBootstrapper,
     private readonly authenticator: Authenticator,
     @Optional() private readonly tls?: TlsCertificates,
@@ -80,7 +80,7 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
     const connection = new PublishStreamConnection(
       socket,
       this.parser,
-      this.dispatcher,
+      this.intake,
       this.http.maxBodyBytes,
       this.authenticator,
       this.http.headersTimeoutMs,

@@ -4,7 +4,7 @@ import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { TransactionInput } from '../dispatch/subscription-transactions';
 import { StaleLeaseError } from '../dispatch/transaction.errors';
-import { FrontDispatcher } from '../publish/front-dispatcher';
+import { PublishIntake } from '../publish/publish-intake';
 import { TransactionRequest } from './transaction-request';
 
 /** What a committed transaction did. */
@@ -24,7 +24,7 @@ export class TransactionService {
   constructor(
     private readonly registry: DispatcherRegistry,
     private readonly subscriptions: SubscriptionContainer,
-    private readonly dispatcher: FrontDispatcher,
+    private readonly intake: PublishIntake,
   ) {}
 
   /** @throws StaleLeaseError when an input is no longer leased as named (nothing published) */
@@ -37,8 +37,8 @@ export class TransactionService {
       if (!slot) throw new StaleLeaseError(lease);
       return { slot, delivery, lease };
     });
-    const started = this.dispatcher.startClock();
-    const prepared = messages.length > 0 ? await this.dispatcher.prepare(messages) : undefined;
+    const started = this.intake.startClock();
+    const prepared = messages.length > 0 ? await this.intake.prepare(messages) : undefined;
     const members = new Set(inputs.map(({ slot }) => slot.member));
     const firstOffsets = await subscription.commitTransaction(inputs, prepared?.parts ?? []).then(
       (offsets) => (prepared?.release(offsets), offsets),
@@ -47,7 +47,7 @@ export class TransactionService {
         throw error;
       },
     );
-    if (prepared) this.dispatcher.observeCommitted(prepared.parts, started);
+    if (prepared) this.intake.observeCommitted(prepared.parts, started);
     for (const member of members) if (member) subscription.seen(member);
     return { messages: prepared?.published(firstOffsets) ?? [], settled: inputs.length };
   }

@@ -1,7 +1,7 @@
 import { InvalidMessageError, InvalidTopicError, type TransportMessage } from '@mmmq/core';
 import { resolveBrokerOptions } from '../../src/mmmq-broker-options.resolver';
 import { InProcessPublisher } from '../../src/in-process/in-process-publisher';
-import type { Enqueued, FrontDispatcher } from '../../src/publish/front-dispatcher';
+import type { Enqueued, PublishIntake } from '../../src/publish/publish-intake';
 import { PublishableMessage, PublishRequestParser } from '../../src/publish/publish-request.parser';
 
 const parser = new PublishRequestParser(resolveBrokerOptions({ http: { maxJsonDepth: 3, maxBatchMessages: 2 } }).http);
@@ -26,7 +26,7 @@ function scriptedIntake() {
         const acks = messages.map((m, i) => ({ id: m.id, topic: m.topic.name, offset: i, deliveryMode: 'persistent' as const }));
         places.push(() => resolve({ deliveryMode: 'persistent', acknowledged: Promise.resolve(acks), committed: Promise.resolve() }));
       }),
-  } as unknown as FrontDispatcher;
+  } as unknown as PublishIntake;
   return { intake, enqueued, places };
 }
 

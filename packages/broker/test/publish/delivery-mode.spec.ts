@@ -1,6 +1,6 @@
 import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { FrontDispatcher } from '../../src/publish/front-dispatcher';
+import { PublishIntake } from '../../src/publish/publish-intake';
 import { PublishableMessage } from '../../src/publish/publish-request.parser';
 import { FileHandle } from '../../src/storage/file-handle';
 import { EARLY_ANSWER_MAX_PENDING_BYTES } from '../../src/storage/journal/journal';
@@ -36,11 +36,11 @@ const turns = async (count = 5) => {
   for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-describe('FrontDispatcher delivery modes', () => {
+describe('PublishIntake delivery modes', () => {
   const dir = useTempDir();
   let spy: IoSpy;
   let container: TopicQueueContainer;
-  let dispatcher: FrontDispatcher;
+  let intake: PublishIntake;
   /** Journal fsyncs wait for this while set. */
   let gate: Promise<void> | undefined;
   let open: () => void;
@@ -54,7 +54,7 @@ describe('FrontDispatcher delivery modes', () => {
     await container.getOrCreate(Topic.of('orders'));
     await container.getOrCreate(Topic.of('metrics'));
     const policies = new TopicPolicies(resolveTopicsOptions({ overrides: [{ pattern: 'metrics', deliveryMode: 'nonPersistent' }] }));
-    dispatcher = new FrontDispatcher(container, undefined, policies);
+    intake = new PublishIntake(container, undefined, policies);
   });
 
   afterEach(async () => {
@@ -69,7 +69,7 @@ describe('FrontDispatcher delivery modes', () => {
 
   it('acknowledges a nonPersistent publish while its journal fsync is still held, and shows it to readers only once durable', async () => {
     holdJournalFsyncs();
-    const acked = await dispatcher.publish(message('orders', 'fast', 'nonPersistent'));
+    const acked = await intake.publish(message('orders', 'fast', 'nonPersistent'));
     expect(acked).toEqual({ id: 'fast', topic: 'orders', deliveryMode: 'nonPersistent' });
     await turns();
     expect(tail('orders')).toBe(0);
@@ -85,10 +85,10 @@ describe('FrontDispatcher delivery modes', () => {
       content: Buffer.from(JSON.stringify('x'.repeat(1024 * 1024))),
     });
     // The first is answered at once; while its fsync is held, the next ones pile up in the journal's queue.
-    await dispatcher.publish(big('first'));
+    await intake.publish(big('first'));
     await turns();
     const answered: Array<ReturnType<typeof track>> = [];
-    for (let n = 0; n < EARLY_ANSWER_MAX_PENDING_BYTES / (1024 * 1024) + 2; n++) answered.push(track(dispatcher.publish(big(`m${n}`))));
+    for (let n = 0; n < EARLY_ANSWER_MAX_PENDING_BYTES / (1024 * 1024) + 2; n++) answered.push(track(intake.publish(big(`m${n}`))));
     await turns();
     // The bound counts what waits: once it is reached, the publishes after it wait for their write.
     const early = answered.filter((publish) => publish.state === 'resolved').length;
@@ -103,7 +103,7 @@ describe('FrontDispatcher delivery modes', () => {
 
   it('still acknowledges a persistent publish only after its journal fsync', async () => {
     holdJournalFsyncs();
-    const persistent = track(dispatcher.publish(message('orders', 'slow', 'persistent')));
+    const persistent = track(intake.publish(message('orders', 'slow', 'persistent')));
     await turns();
     expect(persistent.state).toBe('pending');
     open();
@@ -114,9 +114,9 @@ describe('FrontDispatcher delivery modes', () => {
 
   it("takes the topic's default mode for a message without one, and the message's own mode over it", async () => {
     holdJournalFsyncs();
-    expect(await dispatcher.publish(message('metrics', 'by-default'))).toMatchObject({ deliveryMode: 'nonPersistent' });
-    const own = track(dispatcher.publish(message('metrics', 'own', 'persistent')));
-    const unset = track(dispatcher.publish(message('orders', 'unset')));
+    expect(await intake.publish(message('metrics', 'by-default'))).toMatchObject({ deliveryMode: 'nonPersistent' });
+    const own = track(intake.publish(message('metrics', 'own', 'persistent')));
+    const unset = track(intake.publish(message('orders', 'unset')));
     await turns();
     expect([own.state, unset.state]).toEqual(['pending', 'pending']);
     open();
@@ -128,7 +128,7 @@ describe('FrontDispatcher delivery modes', () => {
 
   it('makes a batch persistent when any of its messages is: acknowledged after the fsync, with every offset', async () => {
     holdJournalFsyncs();
-    const batch = track(dispatcher.publishBatch([message('metrics', 'a'), message('orders', 'b', 'persistent')]));
+    const batch = track(intake.publishBatch([message('metrics', 'a'), message('orders', 'b', 'persistent')]));
     await turns();
     expect(batch.state).toBe('pending');
     open();
@@ -142,8 +142,8 @@ describe('FrontDispatcher delivery modes', () => {
 
   it('never lets a nonPersistent publish overtake a persistent one: it is acknowledged first but stored after it', async () => {
     holdJournalFsyncs();
-    const first = track(dispatcher.publish(message('orders', 'first', 'persistent')));
-    await dispatcher.publish(message('orders', 'second', 'nonPersistent'));
+    const first = track(intake.publish(message('orders', 'first', 'persistent')));
+    await intake.publish(message('orders', 'second', 'nonPersistent'));
     expect(first.state).toBe('pending');
     open();
     await container.journal.drain();
@@ -159,9 +159,9 @@ describe('FrontDispatcher delivery modes', () => {
       return sync.mock.calls.flatMap((args, i) => ((sync.mock.contexts[i] as FileHandle).path.endsWith('.journal') ? [args[0]] : []));
     };
     const before = journalSyncs().length;
-    await dispatcher.publish(message('orders', 'alone'));
+    await intake.publish(message('orders', 'alone'));
     await (
-      await dispatcher.enqueue([message('orders', 'early', 'nonPersistent')])
+      await intake.enqueue([message('orders', 'early', 'nonPersistent')])
     ).committed;
     expect(journalSyncs().slice(before)).toEqual([true, false]);
   });
@@ -170,10 +170,7 @@ describe('FrontDispatcher delivery modes', () => {
     let fail!: () => void;
     const failing = new Promise<void>((resolve) => (fail = resolve));
     spy.onSync((path) => (path.endsWith('.journal') ? failing.then(() => Promise.reject(ioError('EIO', 'fdatasync'))) : undefined));
-    const acked = await dispatcher.publishBatch([
-      message('orders', 'gone-1', 'nonPersistent'),
-      message('orders', 'gone-2', 'nonPersistent'),
-    ]);
+    const acked = await intake.publishBatch([message('orders', 'gone-1', 'nonPersistent'), message('orders', 'gone-2', 'nonPersistent')]);
     expect(acked.map((published) => published.deliveryMode)).toEqual(['nonPersistent', 'nonPersistent']);
     fail();
     await container.journal.drain();
@@ -187,9 +184,9 @@ describe('FrontDispatcher delivery modes', () => {
 
   it('does not acknowledge a nonPersistent publish while the journal refuses writes: it answers what the write did', async () => {
     spy.onSync((path) => (path.endsWith('.journal') ? Promise.reject(ioError('EIO', 'fdatasync')) : undefined));
-    await expect(dispatcher.publish(message('orders', 'breaks-it'))).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(intake.publish(message('orders', 'breaks-it'))).rejects.toBeInstanceOf(StorageUnavailableError);
     expect(container.journal.failed).toBe(true);
-    await expect(dispatcher.publish(message('orders', 'refused', 'nonPersistent'))).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(intake.publish(message('orders', 'refused', 'nonPersistent'))).rejects.toBeInstanceOf(StorageUnavailableError);
     expect(container.journal.stats.nonPersistentLost).toBe(0);
   });
 });

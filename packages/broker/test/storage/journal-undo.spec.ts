@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { FrontDispatcher } from '../../src/publish/front-dispatcher';
+import { PublishIntake } from '../../src/publish/publish-intake';
 import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { persistenceOptions } from '../support/topic-fixture';
@@ -19,7 +19,7 @@ describe('a group whose topic write failed', () => {
   it('is cut back from every topic it wrote, even after the cut of one of them failed', async () => {
     const container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
     const [alpha, beta, gamma] = await Promise.all(['alpha', 'beta', 'gamma'].map((name) => container.getOrCreate(Topic.of(name))));
-    const dispatcher = new FrontDispatcher(container);
+    const intake = new PublishIntake(container);
     const write = TopicQueue.prototype.write;
     jest.spyOn(TopicQueue.prototype, 'write').mockImplementation(function (this: TopicQueue, ...args) {
       return this === gamma ? Promise.reject(ioError('ENOSPC', 'write')) : write.apply(this, args);
@@ -34,7 +34,7 @@ describe('a group whose topic write failed', () => {
       headers: {},
       content: Buffer.from('1'),
     }));
-    await expect(dispatcher.publishBatch(messages)).rejects.toThrow();
+    await expect(intake.publishBatch(messages)).rejects.toThrow();
     // Beta's cut ran although alpha's failed first: nothing of the refused group stays in it.
     expect(beta.writtenEnd).toBe(0);
     await container.onApplicationShutdown();

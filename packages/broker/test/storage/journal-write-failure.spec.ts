@@ -1,7 +1,7 @@
 import { join, sep } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { FrontDispatcher } from '../../src/publish/front-dispatcher';
+import { PublishIntake } from '../../src/publish/publish-intake';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/journal/journal';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
@@ -54,7 +54,7 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
   const dir = useTempDir();
   let spy: IoSpy;
   let container: TopicQueueContainer;
-  let dispatcher: FrontDispatcher;
+  let intake: PublishIntake;
   let acked: Ledger;
   let serial = 0;
   const dataDir = () => join(dir(), 'broker');
@@ -63,7 +63,7 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
     spy = IoSpy.install();
     container = new TopicQueueContainer(persistenceOptions(dataDir(), NO_AUTOMATIC_FLUSH));
     await Promise.all(TOPICS.map((name) => container.getOrCreate(Topic.of(name))));
-    dispatcher = new FrontDispatcher(container);
+    intake = new PublishIntake(container);
     acked = new Ledger(container);
   });
 
@@ -77,7 +77,7 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
     const ids = topics.map((topic) => `w${wave}-${serial++}-${topic}`);
     const messages = ids.map((id, i) => ({ topic: Topic.of(topics[i]), id, headers: {}, content: Buffer.from(JSON.stringify(id)) }));
     const attempt: Attempt = { ids, topics, settled: Promise.resolve() };
-    attempt.settled = dispatcher.publishBatch(messages).then(
+    attempt.settled = intake.publishBatch(messages).then(
       (published) => published.forEach(({ id, topic, offset }) => acked.record(topic, offset as number, [id])),
       (error: unknown) => void (attempt.error = error),
     );

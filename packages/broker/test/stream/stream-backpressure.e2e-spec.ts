@@ -1,6 +1,6 @@
 import { BrokerApp, expectQuiet, range, startBroker, waitFor } from '@mmmq/test-support';
 import { STREAM_MAX_UNANSWERED } from '../../src';
-import { FrontDispatcher } from '../../src/publish/front-dispatcher';
+import { PublishIntake } from '../../src/publish/publish-intake';
 import { FileHandle } from '../../src/storage/file-handle';
 import { STREAM_ON, StreamClient } from './stream-client';
 
@@ -32,7 +32,7 @@ describe('publish stream backpressure: a broker that cannot commit stops reading
       await released;
       return sync.apply(this, args);
     });
-    const enqueue = jest.spyOn(FrontDispatcher.prototype, 'enqueue');
+    const enqueue = jest.spyOn(PublishIntake.prototype, 'enqueue');
     const takenIn = () => enqueue.mock.calls.length;
 
     client.sendAll(

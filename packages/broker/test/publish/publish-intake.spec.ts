@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { FrontDispatcher } from '../../src/publish/front-dispatcher';
+import { PublishIntake } from '../../src/publish/publish-intake';
 import { decodeEnvelope } from '../../src/publish/message-envelope';
 import { PublishableMessage } from '../../src/publish/publish-request.parser';
 import { TopicQueueContainer } from '../../src/storage';
@@ -15,15 +15,15 @@ const message = (topic: string, id: string, content = '{}'): PublishableMessage 
   content: Buffer.from(content),
 });
 
-describe('FrontDispatcher', () => {
+describe('PublishIntake', () => {
   let rootDir: string;
   let queues: TopicQueueContainer;
-  let dispatcher: FrontDispatcher;
+  let intake: PublishIntake;
 
   beforeEach(async () => {
-    rootDir = await mkdtemp(join(tmpdir(), 'mmmq-dispatcher-'));
+    rootDir = await mkdtemp(join(tmpdir(), 'mmmq-intake-'));
     queues = new TopicQueueContainer(persistenceOptions(rootDir, { segmentMaxBytes: 1024 * 1024 }));
-    dispatcher = new FrontDispatcher(queues);
+    intake = new PublishIntake(queues);
   });
 
   afterEach(async () => {
@@ -32,21 +32,21 @@ describe('FrontDispatcher', () => {
   });
 
   it('stores an envelope around the content and answers with its offset', async () => {
-    expect(await dispatcher.publish(message('orders', 'a', '[1]'))).toEqual({
+    expect(await intake.publish(message('orders', 'a', '[1]'))).toEqual({
       id: 'a',
       topic: 'orders',
       offset: 0,
       deliveryMode: 'persistent',
     });
-    expect(await dispatcher.publish(message('orders', 'b'))).toEqual({ id: 'b', topic: 'orders', offset: 1, deliveryMode: 'persistent' });
+    expect(await intake.publish(message('orders', 'b'))).toEqual({ id: 'b', topic: 'orders', offset: 1, deliveryMode: 'persistent' });
     const stored = decodeEnvelope((await queues.get('orders')?.peek(0)) ?? Buffer.alloc(0));
     expect(stored).toMatchObject({ id: 'a', topic: 'orders', headers: { source: 'test' } });
     expect(stored.content.toString()).toBe('[1]');
   });
 
   it('stores a batch at consecutive offsets in request order', async () => {
-    await dispatcher.publish(message('orders', 'first'));
-    const published = await dispatcher.publishBatch([message('orders', 'x'), message('orders', 'y')]);
+    await intake.publish(message('orders', 'first'));
+    const published = await intake.publishBatch([message('orders', 'x'), message('orders', 'y')]);
     expect(published).toEqual([
       { id: 'x', topic: 'orders', offset: 1, deliveryMode: 'persistent' },
       { id: 'y', topic: 'orders', offset: 2, deliveryMode: 'persistent' },
@@ -56,9 +56,9 @@ describe('FrontDispatcher', () => {
   });
 
   it('commits a batch spanning topics in one journal record: each topic at consecutive offsets, in batch order', async () => {
-    await dispatcher.publish(message('a', 'before'));
+    await intake.publish(message('a', 'before'));
     const commits = queues.journal.stats.commits;
-    const published = await dispatcher.publishBatch([message('a', '1'), message('b', '2'), message('a', '3')]);
+    const published = await intake.publishBatch([message('a', '1'), message('b', '2'), message('a', '3')]);
     expect(published).toEqual([
       { id: '1', topic: 'a', offset: 1, deliveryMode: 'persistent' },
       { id: '2', topic: 'b', offset: 0, deliveryMode: 'persistent' },

@@ -21,7 +21,7 @@ import { encodeEnvelope } from './message-envelope';
 import { PUBLISH_OBSERVER, PublishObserver } from './publish-observer';
 import { PublishableMessage } from './publish-request.parser';
 
-/** Messages that have their place in the broker's commit order (see {@link FrontDispatcher.enqueue}). */
+/** Messages that have their place in the broker's commit order (see {@link PublishIntake.enqueue}). */
 export interface Enqueued {
   /** `persistent` if any of the messages is (one commit cannot be half durable when acknowledged). */
   deliveryMode: DeliveryMode;
@@ -43,12 +43,12 @@ export interface Enqueued {
  * re-publish of a known producer-given id with its original ACK instead of storing it again.
  */
 @Injectable()
-export class FrontDispatcher {
-  private readonly logger = new Logger(FrontDispatcher.name);
+export class PublishIntake {
+  private readonly logger = new Logger(PublishIntake.name);
 
   constructor(
     private readonly queues: TopicQueueContainer,
-    // All but the queues are absent only where a test builds the dispatcher by hand: then nothing is refused for
+    // All but the queues are absent only where a test builds the intake by hand: then nothing is refused for
     // space or limits, every topic is persistent without a default time to live, and nothing is measured.
     private readonly diskGuard?: DiskGuard,
     private readonly policies?: TopicPolicies,
