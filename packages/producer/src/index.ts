@@ -33,3 +33,12 @@ export { BrokerResponseError, type BrokerResponse } from './errors/broker-respon
 export { BrokerUnreachableError } from './errors/broker-unreachable.error';
 export { TransactionEndedError } from './errors/transaction-ended.error';
 export { InvalidProducerOptionsError } from './errors/invalid-producer-options.error';
+export {
+  RequestError,
+  RequestTimeoutError,
+  ReplyError,
+  RequestCancelledError,
+  RequestReplyUnavailableError,
+} from './errors/request.errors';
+export { DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './request/request-options';
+export type { ReplyStats } from './request/pending-requests';

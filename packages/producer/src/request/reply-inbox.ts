@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Reply, ReplyInboxes } from '@mmmq/core';
+import { Logger } from '@nestjs/common';
+import type { RequestIdentity } from '../errors/request.errors';
+import { PendingRequests, type ReplyStats } from './pending-requests';
+import { REPLY_COLLECT_WAIT_MS, ReplyCollectionRefused, ReplyCollector } from './reply-collector';
+import type { ReplyRoute } from './reply-route';
+
+/** First wait after a failed collection; doubled on each further failure up to the maximum. */
+const COLLECT_RETRY_MS = 250;
+const COLLECT_RETRY_MAX_MS = 5_000;
+
+/**
+ * One producer's reply inbox: a random name (the `mmmq-reply-to` of its requests), the requests waiting on it, and,
+ * for a producer of a remote broker, the long poll that collects its replies from the broker's relay while any
+ * request waits. Replies from listeners of this process arrive directly (`ReplyInboxes`).
+ */
+export class ReplyInbox {
+  readonly name = randomUUID();
+  private readonly logger = new Logger('MmmqProducer');
+  private readonly requests = new PendingRequests();
+  private readonly closing = new AbortController();
+  private readonly collector?: ReplyCollector;
+  private closeLocal?: () => void;
+  private collecting = false;
+
+  constructor(route: ReplyRoute & { kind: 'local' | 'http' }) {
+    if (route.kind === 'http') this.collector = new ReplyCollector(route.broker, this.name, route.access);
+  }
+
+  /** Waits for the reply to `request`; starts receiving on the first request. */
+  expect(request: RequestIdentity, timeoutMs: number): Promise<unknown> {
+    this.closeLocal ??= ReplyInboxes.open(this.name, (reply) => this.receive(reply));
+    const reply = this.requests.expect(request, timeoutMs, () => undefined);
+    this.startCollecting();
+    return reply;
+  }
+
+  forget(correlationId: string): void {
+    this.requests.forget(correlationId);
+  }
+
+  stats(): ReplyStats {
+    return this.requests.stats();
+  }
+
+  /** Rejects the waiting requests (`RequestCancelledError`), stops collecting. Idempotent. */
+  close(): void {
+    if (this.closing.signal.aborted) return;
+    this.closing.abort();
+    this.closeLocal?.();
+    this.requests.cancelAll();
+    this.collector?.close();
+  }
+
+  private receive(reply: Reply): void {
+    const before = this.requests.stats().late;
+    this.requests.receive(reply);
+    if (this.requests.stats().late > before) {
+      this.logger.debug(`Dropped a late reply to request ${reply.correlationId}: it is no longer waiting`);
+    }
+  }
+
+  /** One long poll at a time, while requests wait; a reply that comes with nothing waiting is late anyway. */
+  private startCollecting(): void {
+    if (this.collector === undefined || this.collecting) return;
+    this.collecting = true;
+    void this.collect(this.collector).finally(() => {
+      this.collecting = false;
+      // A request made while the last poll was ending.
+      if (this.requests.size > 0 && !this.closing.signal.aborted) this.startCollecting();
+    });
+  }
+
+  private async collect(collector: ReplyCollector): Promise<void> {
+    let retryMs = COLLECT_RETRY_MS;
+    let failing = false;
+    while (this.requests.size > 0 && !this.closing.signal.aborted) {
+      try {
+        for (const reply of await collector.collect(REPLY_COLLECT_WAIT_MS, this.closing.signal)) this.receive(reply);
+        retryMs = COLLECT_RETRY_MS;
+        failing = false;
+      } catch (error) {
+        if (this.closing.signal.aborted) return;
+        if (error instanceof ReplyCollectionRefused) {
+          this.logger.error(`Cannot collect replies from the broker (inbox ${this.name}): ${error.message}`);
+          return;
+        }
+        if (!failing) this.logger.warn(`Could not collect replies from the broker (inbox ${this.name}): ${(error as Error).message}; retrying`);
+        failing = true;
+        await delay(retryMs, undefined, { signal: this.closing.signal }).catch(() => undefined);
+        retryMs = Math.min(COLLECT_RETRY_MAX_MS, retryMs * 2);
+      }
+    }
+  }
+}
