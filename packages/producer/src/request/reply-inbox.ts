@@ -10,6 +10,11 @@ import type { ReplyRoute } from './reply-route';
 /** First wait after a failed collection; doubled on each further failure up to the maximum. */
 const COLLECT_RETRY_MS = 250;
 const COLLECT_RETRY_MAX_MS = 5_000;
+/**
+ * How long collecting goes on after the last request settled, so that a reply coming after its request timed out
+ * is received, dropped and counted as late rather than left on the broker.
+ */
+export const REPLY_COLLECT_LINGER_MS = 30_000;
 
 /**
  * One producer's reply inbox: a random name (the `mmmq-reply-to` of its requests), the requests waiting on it, and,
@@ -24,6 +29,7 @@ export class ReplyInbox {
   private readonly collector?: ReplyCollector;
   private closeLocal?: () => void;
   private collecting = false;
+  private lastSettledAt = 0;
 
   constructor(route: ReplyRoute & { kind: 'local' | 'http' }) {
     if (route.kind === 'http') this.collector = new ReplyCollector(route.broker, this.name, route.access);
@@ -32,7 +38,7 @@ export class ReplyInbox {
   /** Waits for the reply to `request`; starts receiving on the first request. */
   expect(request: RequestIdentity, timeoutMs: number): Promise<unknown> {
     this.closeLocal ??= ReplyInboxes.open(this.name, (reply) => this.receive(reply));
-    const reply = this.requests.expect(request, timeoutMs, () => undefined);
+    const reply = this.requests.expect(request, timeoutMs, () => (this.lastSettledAt = Date.now()));
     this.startCollecting();
     return reply;
   }
@@ -62,21 +68,26 @@ export class ReplyInbox {
     }
   }
 
-  /** One long poll at a time, while requests wait; a reply that comes with nothing waiting is late anyway. */
+  private wanted(): boolean {
+    if (this.closing.signal.aborted) return false;
+    return this.requests.size > 0 || Date.now() - this.lastSettledAt < REPLY_COLLECT_LINGER_MS;
+  }
+
+  /** One long poll at a time, while requests wait and for a while after, for late replies. */
   private startCollecting(): void {
     if (this.collector === undefined || this.collecting) return;
     this.collecting = true;
     void this.collect(this.collector).finally(() => {
       this.collecting = false;
       // A request made while the last poll was ending.
-      if (this.requests.size > 0 && !this.closing.signal.aborted) this.startCollecting();
+      if (this.wanted()) this.startCollecting();
     });
   }
 
   private async collect(collector: ReplyCollector): Promise<void> {
     let retryMs = COLLECT_RETRY_MS;
     let failing = false;
-    while (this.requests.size > 0 && !this.closing.signal.aborted) {
+    while (this.wanted()) {
       try {
         for (const reply of await collector.collect(REPLY_COLLECT_WAIT_MS, this.closing.signal)) this.receive(reply);
         retryMs = COLLECT_RETRY_MS;
