@@ -28,5 +28,5 @@ describe('request-reply with broker, listener and producer in one application (i
     await removeTempDir(rootDir);
   });
 
-  requestReplyCases({ producer: () => app!.get(Producer), calculator: () => app!.get(Calculator) });
+  requestReplyCases({ producer: () => app!.get(Producer) });
 });

@@ -3,7 +3,11 @@ import { of } from 'rxjs';
 import { Gate } from '@mmmq/test-support';
 import { MessageContext, MMMQListener } from '../../src';
 
-/** The replier of the request-reply tests: one listener per way a handler can answer. */
+/**
+ * The replier of the request-reply tests: one listener per way a handler can answer, and two that let a requester
+ * see and steer it (`calc.state`, `calc.open`), so the same cases run against it in process and in another process
+ * (`fixtures/calculator-process.cjs` is its twin there).
+ */
 @Injectable()
 export class Calculator {
   /** Holds `slow` until opened. */
@@ -40,6 +44,16 @@ export class Calculator {
     this.slowStarted++;
     await this.gate.promise;
     return n;
+  }
+
+  @MMMQListener('calc.state', { consumerId: 'calc-state' })
+  state(): { slowStarted: number; failures: number; events: unknown[] } {
+    return { slowStarted: this.slowStarted, failures: this.failures, events: this.events };
+  }
+
+  @MMMQListener('calc.open', { consumerId: 'calc-open' })
+  open(): void {
+    this.gate.open();
   }
 
   @MMMQListener('calc.silent', { consumerId: 'calc-silent' })
