@@ -147,6 +147,7 @@ describe('@mmmq/core public API', () => {
         'REPLY_HEADERS',
         'REPLIES_PATH',
         'REPLY_ERROR_TEXT_MAX_LENGTH',
+        'REPLY_ERROR_DATA',
         'isReplyAddress',
         'parseReply',
         'replyAddressOf',

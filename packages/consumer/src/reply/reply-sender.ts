@@ -25,8 +25,13 @@ export class ReplySender {
   private readonly client?: JsonHttpClient;
   private warnedNoRoute = false;
 
-  constructor(private readonly route: ReplyRelayRoute) {
+  constructor(private route: ReplyRelayRoute) {
     if (route.kind === 'http') this.client = new JsonHttpClient(route.access.url, route.access);
+  }
+
+  /** Relays through the application's own broker from now on, unless replies go to a broker over HTTP. */
+  relayInProcess(broker: InProcessBrokerTransport): void {
+    if (this.route.kind === 'none') this.route = { kind: 'in-process', broker };
   }
 
   /** @throws BrokerRequestError when the relay could not be reached or refused the reply */

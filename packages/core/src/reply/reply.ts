@@ -7,11 +7,20 @@ const REPLY_ADDRESS = /^[A-Za-z0-9._:-]{1,128}$/;
 /** The longest `error.name` / `error.message` a reply carries; what a handler's error says beyond that is cut. */
 export const REPLY_ERROR_TEXT_MAX_LENGTH = 4096;
 
+/**
+ * Where an error carries JSON details for the requester beside its name and message: a Nest microservice's handler
+ * error as its exception filter answered it (`{ status: 'error', message }`), which a Nest client receives as `err`.
+ * A registered symbol, so that two copies of this package agree on it.
+ */
+export const REPLY_ERROR_DATA: unique symbol = Symbol.for('@mmmq/core:reply-error-data') as never;
+
 /** Why a request failed on the replier's side, as the requester sees it: never a stack trace. */
 export interface ReplyErrorBody {
   /** The error's class name (`NotFoundException`, `RpcException`, `Error`). */
   name: string;
   message: string;
+  /** JSON details the error carried under {@link REPLY_ERROR_DATA}, if any. */
+  data?: unknown;
 }
 
 /** The answer to one request: the handler's result (`content`, absent for `undefined`), or its `error`. */
@@ -38,7 +47,19 @@ export function isReplyAddress(value: unknown): value is string {
 export function replyErrorOf(error: unknown): ReplyErrorBody {
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : typeof error === 'string' ? error : describeValue(error);
-  return { name: name.slice(0, REPLY_ERROR_TEXT_MAX_LENGTH), message: message.slice(0, REPLY_ERROR_TEXT_MAX_LENGTH) };
+  const body = { name: name.slice(0, REPLY_ERROR_TEXT_MAX_LENGTH), message: message.slice(0, REPLY_ERROR_TEXT_MAX_LENGTH) };
+  const data = typeof error === 'object' && error !== null ? (error as { [REPLY_ERROR_DATA]?: unknown })[REPLY_ERROR_DATA] : undefined;
+  return data === undefined ? body : { ...body, data: jsonOf(data) };
+}
+
+/** `value` as it reads back from JSON; undefined when it is not JSON. */
+function jsonOf(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -58,9 +79,9 @@ export function parseReply(value: unknown): Reply {
   }
   if (error === undefined) return content === undefined ? { inbox, correlationId } : { inbox, correlationId, content };
   if (content !== undefined) throw new InvalidMessageError('A reply has either "content" or "error", not both');
-  const { name, message } = (error ?? {}) as Record<string, unknown>;
+  const { name, message, data } = (error ?? {}) as Record<string, unknown>;
   if (typeof name !== 'string' || typeof message !== 'string') {
-    throw new InvalidMessageError(`Reply field "error" must be { name: string, message: string }, got ${describeValue(error)}`);
+    throw new InvalidMessageError(`Reply field "error" must be { name: string, message: string, data? }, got ${describeValue(error)}`);
   }
-  return { inbox, correlationId, error: replyErrorOf(Object.assign(new Error(message), { name })) };
+  return { inbox, correlationId, error: replyErrorOf(Object.assign(new Error(message), { name, [REPLY_ERROR_DATA]: data })) };
 }

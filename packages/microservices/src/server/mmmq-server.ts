@@ -149,11 +149,11 @@ export class MmmqServer
     return async (content: unknown, message: MessageContext) => {
       const context = new MmmqContext([message, pattern]);
       const data = await this.deserialize(content, message.topic);
-      await new Promise<void>((resolve, reject) => {
+      // The result answers a request (`@MessagePattern`); an event handler's is ignored.
+      return new Promise<unknown>((resolve, reject) => {
         this.onProcessingStartHook(this.transportId, context, async () => {
           try {
-            await lastValueFrom(this.transformToObservable(await handler(data, context)), { defaultValue: undefined });
-            resolve();
+            resolve(await lastValueFrom(this.transformToObservable(await handler(data, context)), { defaultValue: undefined }));
           } catch (failure) {
             reject(handlerFailure(failure));
           } finally {

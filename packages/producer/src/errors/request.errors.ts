@@ -47,6 +47,8 @@ export class ReplyError extends RequestError {
     readonly remoteName: string,
     /** What the handler's error said. */
     readonly remoteMessage: string,
+    /** The JSON details the error carried, if any: a Nest microservice's, what its exception filter answered. */
+    readonly remoteData?: unknown,
   ) {
     super(`The handler of request ${request.id} on ${request.topic} failed: ${remoteName}: ${remoteMessage}`, request);
   }

@@ -52,7 +52,7 @@ export class PendingRequests {
     }
     this.answered++;
     if (reply.error === undefined) entry.resolve(reply.content);
-    else entry.reject(new ReplyError(entry.request, reply.error.name, reply.error.message));
+    else entry.reject(new ReplyError(entry.request, reply.error.name, reply.error.message, reply.error.data));
   }
 
   /** Stops waiting for `correlationId` without settling its promise (its publish failed; the caller gets that error). */

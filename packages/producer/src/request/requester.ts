@@ -44,12 +44,12 @@ export class Requester {
     this.inbox ??= new ReplyInbox(this.route);
     headers[REPLY_HEADERS.replyTo] = this.inbox.name;
     const reply = this.inbox.expect({ topic, id, correlationId }, timeoutMs);
+    // The reply (an error reply, a timeout) may settle while the publish is awaited: handled below, not unhandled.
+    reply.catch(() => undefined);
     try {
       await this.publish(topic, content, { ...produceOptions, id, headers });
     } catch (error) {
       this.inbox.forget(correlationId);
-      // A timeout during the publish rejected `reply` already: the caller gets the publish's error instead.
-      reply.catch(() => undefined);
       throw error;
     }
     return reply;
