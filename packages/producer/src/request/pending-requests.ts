@@ -63,9 +63,9 @@ export class PendingRequests {
     this.pending.delete(correlationId);
   }
 
-  /** Rejects every waiting request with a `RequestCancelledError`. */
-  cancelAll(): void {
-    for (const entry of [...this.pending.values()]) entry.reject(new RequestCancelledError(entry.request));
+  /** Rejects every waiting request with a `RequestCancelledError`, or with what `error` makes for it. */
+  cancelAll(error: (request: RequestIdentity) => Error = (request) => new RequestCancelledError(request)): void {
+    for (const entry of [...this.pending.values()]) entry.reject(error(entry.request));
   }
 
   get size(): number {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Reply, ReplyInboxes } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import type { RequestIdentity } from '../errors/request.errors';
+import { type RequestIdentity, RequestReplyUnavailableError } from '../errors/request.errors';
 import { PendingRequests, type ReplyStats } from './pending-requests';
 import { REPLY_COLLECT_WAIT_MS, ReplyCollectionRefused, ReplyCollector } from './reply-collector';
 import type { ReplyRoute } from './reply-route';
@@ -95,7 +95,14 @@ export class ReplyInbox {
       } catch (error) {
         if (this.closing.signal.aborted) return;
         if (error instanceof ReplyCollectionRefused) {
-          this.logger.error(`Cannot collect replies from the broker (inbox ${this.name}): ${error.message}`);
+          // A broker without the reply relay (an older one) answers 404: no reply can come, so none is waited for.
+          this.requests.cancelAll(
+            ({ id, topic }) =>
+              new RequestReplyUnavailableError(
+                `Request ${id} on ${topic} was published, but its reply cannot be collected from the broker: ${error.message}`,
+                { cause: error },
+              ),
+          );
           return;
         }
         if (!failing) this.logger.warn(`Could not collect replies from the broker (inbox ${this.name}): ${(error as Error).message}; retrying`);
