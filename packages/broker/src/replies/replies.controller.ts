@@ -57,7 +57,10 @@ export class RepliesController {
 }
 
 function parseWaitMs(body: unknown): number {
-  const { waitMs = 0, ...rest } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new MmmqValidationError(`A reply fetch must be a JSON object such as {"waitMs":20000}, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+  }
+  const { waitMs = 0, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw new MmmqValidationError(`A reply fetch has unknown field(s) ${unknown.join(', ')}; allowed is waitMs`);
   if (typeof waitMs !== 'number' || !Number.isInteger(waitMs) || waitMs < 0 || waitMs > REPLY_FETCH_MAX_WAIT_MS) {

@@ -39,6 +39,11 @@ export class ReplyRelay implements OnModuleDestroy {
     return this.dropped;
   }
 
+  /** True while a collection waits on inbox `name`. */
+  collecting(name: string): boolean {
+    return this.inboxes.get(name)?.waiter !== undefined;
+  }
+
   /**
    * Hands `reply` to its requester: directly in this process, else into its inbox (opened if the requester has not
    * collected yet: its first collection may reach the broker after the reply). False when it had to be dropped.
