@@ -94,7 +94,9 @@ describe('MmmqServer handlers, checked at listen', () => {
     }
     const error = await listenFailure([OrdersController], { listeners: { 'orders.*': { concurrency: 2 } } });
     expect(error).toBeInstanceOf(InvalidServerOptionsError);
-    expect((error as Error).message).toBe('listeners["orders.*"] names no @EventPattern or @MessagePattern of this application; known patterns: order.*');
+    expect((error as Error).message).toBe(
+      'listeners["orders.*"] names no @EventPattern or @MessagePattern of this application; known patterns: order.*',
+    );
   });
 
   it('refuses invalid extras, naming the pattern', async () => {

@@ -1,4 +1,10 @@
-import { IN_PROCESS_TRANSPORT_NAME, InProcessBrokerTransport, type Reply, type TransportPublisher, type TransportSubscriber } from '@mmmq/core';
+import {
+  IN_PROCESS_TRANSPORT_NAME,
+  InProcessBrokerTransport,
+  type Reply,
+  type TransportPublisher,
+  type TransportSubscriber,
+} from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
 import { Dispatcher } from '../dispatch/dispatcher';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';

@@ -58,7 +58,9 @@ export class RepliesController {
 
 function parseWaitMs(body: unknown): number {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new MmmqValidationError(`A reply fetch must be a JSON object such as {"waitMs":20000}, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+    throw new MmmqValidationError(
+      `A reply fetch must be a JSON object such as {"waitMs":20000}, got ${Array.isArray(body) ? 'an array' : typeof body}`,
+    );
   }
   const { waitMs = 0, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);

@@ -56,7 +56,12 @@ describe("the broker's reply relay: listeners post replies, requesters collect t
 
   it.each<[string, string, unknown, RegExp]>([
     ['a reply without a correlation id', '/mmmq/replies', { inbox: 'i', content: 1 }, /correlationId/],
-    ['a reply with content and error', '/mmmq/replies', { inbox: 'i', correlationId: 'c', content: 1, error: { name: 'E', message: 'm' } }, /either/],
+    [
+      'a reply with content and error',
+      '/mmmq/replies',
+      { inbox: 'i', correlationId: 'c', content: 1, error: { name: 'E', message: 'm' } },
+      /either/,
+    ],
     ['a reply with an unknown field', '/mmmq/replies', { inbox: 'i', correlationId: 'c', stack: 'at …' }, /unknown field\(s\) stack/],
     ['a collection waiting too long', '/mmmq/replies/i/fetch', { waitMs: 60_001 }, /waitMs must be an integer from 0 to 60000/],
     ['a collection with an unknown field', '/mmmq/replies/i/fetch', { wait: 1 }, /unknown field\(s\) wait/],
@@ -79,7 +84,12 @@ describe('the reply relay on a broker with tokens', () => {
 
   beforeAll(async () => {
     broker = await startBroker({
-      auth: { tokens: [{ token: PUBLISHER, roles: ['publish'] }, { token: CONSUMER, roles: ['consume'] }] },
+      auth: {
+        tokens: [
+          { token: PUBLISHER, roles: ['publish'] },
+          { token: CONSUMER, roles: ['consume'] },
+        ],
+      },
     });
     port = (broker.app.getHttpServer().address() as AddressInfo).port;
   });

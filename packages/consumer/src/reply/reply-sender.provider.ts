@@ -13,6 +13,7 @@ export function replyRelayRouteOf(options: ResolvedConsumerOptions, inProcess?: 
 
 export const REPLY_SENDER_PROVIDER: Provider = {
   provide: ReplySender,
-  useFactory: (options: ResolvedConsumerOptions, inProcess?: InProcessBrokerTransport) => new ReplySender(replyRelayRouteOf(options, inProcess)),
+  useFactory: (options: ResolvedConsumerOptions, inProcess?: InProcessBrokerTransport) =>
+    new ReplySender(replyRelayRouteOf(options, inProcess)),
   inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS, { token: InProcessBrokerTransport, optional: true }],
 };

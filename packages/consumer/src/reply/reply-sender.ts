@@ -45,7 +45,9 @@ export class ReplySender {
     if (route.kind === 'none' || this.client === undefined) {
       if (!this.warnedNoRoute) {
         this.warnedNoRoute = true;
-        this.logger.warn(`Cannot send replies to requesters in other processes: ${route.kind === 'none' ? route.reason : ''}; they are dropped`);
+        this.logger.warn(
+          `Cannot send replies to requesters in other processes: ${route.kind === 'none' ? route.reason : ''}; they are dropped`,
+        );
       }
       return;
     }

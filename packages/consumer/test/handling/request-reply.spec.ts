@@ -73,11 +73,16 @@ describe('a listener answering a request', () => {
 
   it('answers a result that is not JSON with an error', async () => {
     expect(await invoke('quotes.price', request('quote.price', { item: 'big' }))).toEqual({ acknowledgement: Acknowledgement.ACK });
-    expect(replies).toEqual([{ inbox: INBOX, correlationId: 'c-1', error: { name: 'TypeError', message: expect.stringMatching(/BigInt/) } }]);
+    expect(replies).toEqual([
+      { inbox: INBOX, correlationId: 'c-1', error: { name: 'TypeError', message: expect.stringMatching(/BigInt/) } },
+    ]);
   });
 
   it('handles a message without valid reply headers as an event: a failure is retried, nothing is answered', async () => {
-    expect(await invoke('quotes.fail', delivery('quote.fail', {}))).toEqual({ acknowledgement: Acknowledgement.NACK, message: 'the price list is down' });
+    expect(await invoke('quotes.fail', delivery('quote.fail', {}))).toEqual({
+      acknowledgement: Acknowledgement.NACK,
+      message: 'the price list is down',
+    });
     const badInbox = delivery('quote.price', { item: 'x' }, { [REPLY_HEADERS.replyTo]: 'a b', [REPLY_HEADERS.correlationId]: 'c-2' });
     expect(await invoke('quotes.price', badInbox)).toEqual({ acknowledgement: Acknowledgement.ACK });
     expect(replies).toEqual([]);
@@ -90,7 +95,10 @@ describe('a listener answering a request', () => {
     try {
       const invoker = new ListenerInvoker(undefined, undefined, undefined, sender);
       const answer = await invoke('quotes.price', request('quote.price', { item: 'book' }), invoker);
-      expect(answer).toEqual({ acknowledgement: Acknowledgement.NACK, message: expect.stringMatching(/^its reply could not be sent: POST .* failed/) });
+      expect(answer).toEqual({
+        acknowledgement: Acknowledgement.NACK,
+        message: expect.stringMatching(/^its reply could not be sent: POST .* failed/),
+      });
     } finally {
       sender.close();
     }

@@ -33,7 +33,9 @@ export function requestReplyCases(parties: RequestReplyParties): void {
     const producer = parties.producer();
     const count = 300;
     const replies = await Promise.all(
-      Array.from({ length: count }, (_, i) => producer.request<{ value: number }>(i % 2 === 0 ? 'calc.echo' : 'calc.sum', i % 2 === 0 ? i : [i, 1])),
+      Array.from({ length: count }, (_, i) =>
+        producer.request<{ value: number }>(i % 2 === 0 ? 'calc.echo' : 'calc.sum', i % 2 === 0 ? i : [i, 1]),
+      ),
     );
     replies.forEach((reply, i) => expect(i % 2 === 0 ? (reply as { value: number }).value : reply).toBe(i % 2 === 0 ? i : i + 1));
     expect(producer.replyStats()).toMatchObject({ pending: 0, answered: count, late: 0 });

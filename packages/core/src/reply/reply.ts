@@ -32,7 +32,9 @@ export interface Reply {
 }
 
 /** Where the reply to a delivered message goes, if it is a request: both reply headers valid, else undefined. */
-export function replyAddressOf(headers: Readonly<Record<string, unknown>> | undefined): { inbox: string; correlationId: string } | undefined {
+export function replyAddressOf(
+  headers: Readonly<Record<string, unknown>> | undefined,
+): { inbox: string; correlationId: string } | undefined {
   const inbox = headers?.[REPLY_HEADERS.replyTo];
   const correlationId = headers?.[REPLY_HEADERS.correlationId];
   if (!isReplyAddress(inbox) || !isReplyAddress(correlationId)) return undefined;

@@ -12,7 +12,10 @@ const ANSWER_MARGIN_MS = 10_000;
 
 /** The broker answered a collection with a status that will not change by asking again (404: no relay there). */
 export class ReplyCollectionRefused extends Error {
-  constructor(readonly status: number, body: string) {
+  constructor(
+    readonly status: number,
+    body: string,
+  ) {
     super(`the broker answered ${status}: ${body.slice(0, 200)}`);
   }
 }
@@ -33,7 +36,9 @@ export class ReplyCollector {
   ) {
     const secure = broker.startsWith('https:');
     this.client = secure ? https : http;
-    this.agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 1, ca: tls?.ca }) : new http.Agent({ keepAlive: true, maxSockets: 1 });
+    this.agent = secure
+      ? new https.Agent({ keepAlive: true, maxSockets: 1, ca: tls?.ca })
+      : new http.Agent({ keepAlive: true, maxSockets: 1 });
     this.headers = { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) };
   }
 
@@ -51,7 +56,10 @@ export class ReplyCollector {
           readBoundedReply(request, response, MAX_ANSWER_BYTES, (chunks) => {
             const text = Buffer.concat(chunks).toString('utf8');
             const status = response.statusCode ?? 0;
-            if (status !== 200) return reject(status >= 500 || status === 429 ? new Error(`the broker answered ${status}`) : new ReplyCollectionRefused(status, text));
+            if (status !== 200)
+              return reject(
+                status >= 500 || status === 429 ? new Error(`the broker answered ${status}`) : new ReplyCollectionRefused(status, text),
+              );
             try {
               const { replies } = JSON.parse(text) as { replies?: unknown };
               resolve(Array.isArray(replies) ? replies.map(parseReply) : []);

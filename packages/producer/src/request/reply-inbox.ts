@@ -105,7 +105,8 @@ export class ReplyInbox {
           );
           return;
         }
-        if (!failing) this.logger.warn(`Could not collect replies from the broker (inbox ${this.name}): ${(error as Error).message}; retrying`);
+        if (!failing)
+          this.logger.warn(`Could not collect replies from the broker (inbox ${this.name}): ${(error as Error).message}; retrying`);
         failing = true;
         await delay(retryMs, undefined, { signal: this.closing.signal }).catch(() => undefined);
         retryMs = Math.min(COLLECT_RETRY_MAX_MS, retryMs * 2);

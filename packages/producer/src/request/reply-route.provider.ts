@@ -5,7 +5,11 @@ import { isStreamUrl, RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from 
 import { REPLY_ROUTE, ReplyRoute } from './reply-route';
 
 /** Where the producer publishes decides how its replies come back (the same choice as its transport's). */
-export function replyRouteOf(options: ResolvedProducerOptions, inMemory?: InMemoryTransport, inProcess?: InProcessBrokerTransport): ReplyRoute {
+export function replyRouteOf(
+  options: ResolvedProducerOptions,
+  inMemory?: InMemoryTransport,
+  inProcess?: InProcessBrokerTransport,
+): ReplyRoute {
   if (inMemory !== undefined) return { kind: 'local' };
   const { transport, broker } = options;
   if (transport !== undefined) {
@@ -14,7 +18,10 @@ export function replyRouteOf(options: ResolvedProducerOptions, inMemory?: InMemo
   }
   if (broker === undefined) return inProcess !== undefined ? { kind: 'local' } : { kind: 'unavailable', reason: 'there is no broker' };
   if (isStreamUrl(broker)) {
-    return { kind: 'unavailable', reason: `replies are collected over HTTP, and broker is the publish stream (${broker}); use the broker's http:// URL` };
+    return {
+      kind: 'unavailable',
+      reason: `replies are collected over HTTP, and broker is the publish stream (${broker}); use the broker's http:// URL`,
+    };
   }
   return { kind: 'http', broker, access: { token: options.token, tls: options.tls } };
 }

@@ -6,9 +6,7 @@ import type { BrokerAccess } from '../gateway/broker-access';
  * collected from the broker's relay at `broker`; `unavailable`, not at all, for `reason`.
  */
 export type ReplyRoute =
-  | { kind: 'local' }
-  | { kind: 'http'; broker: string; access: BrokerAccess }
-  | { kind: 'unavailable'; reason: string };
+  { kind: 'local' } | { kind: 'http'; broker: string; access: BrokerAccess } | { kind: 'unavailable'; reason: string };
 
 /** The injection token of the producer's {@link ReplyRoute}. */
 export const REPLY_ROUTE = Symbol('MMMQ_REPLY_ROUTE');

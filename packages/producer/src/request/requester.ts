@@ -31,7 +31,9 @@ export class Requester {
       throw new InvalidMessageError(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`);
     }
     if (this.route.kind === 'unavailable') {
-      throw new RequestReplyUnavailableError(`Cannot send a request to ${topic}: no reply could reach this producer, since ${this.route.reason}. Nothing was sent.`);
+      throw new RequestReplyUnavailableError(
+        `Cannot send a request to ${topic}: no reply could reach this producer, since ${this.route.reason}. Nothing was sent.`,
+      );
     }
     const id = produceOptions.id ?? randomUUID();
     assertMessageId(id);

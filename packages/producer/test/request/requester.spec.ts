@@ -19,7 +19,11 @@ function requester(publish: (sent: Sent) => Promise<unknown> = () => Promise.res
   });
   const answer = (index: number, reply: { content?: unknown; error?: { name: string; message: string } }) => {
     const headers = sent[index].options.headers!;
-    return ReplyInboxes.deliver({ inbox: String(headers[REPLY_HEADERS.replyTo]), correlationId: String(headers[REPLY_HEADERS.correlationId]), ...reply });
+    return ReplyInboxes.deliver({
+      inbox: String(headers[REPLY_HEADERS.replyTo]),
+      correlationId: String(headers[REPLY_HEADERS.correlationId]),
+      ...reply,
+    });
   };
   return { subject, sent, answer };
 }
