@@ -7,11 +7,18 @@ export const REPLY_INBOX_IDLE_MS = 60_000;
 export const REPLY_INBOX_MAX_REPLIES = 10_000;
 /** Inboxes the broker keeps at most; beyond that a reply to a new inbox is dropped. */
 export const REPLY_INBOXES_MAX = 10_000;
+/** Bytes (as JSON) of all the replies held, at most; beyond that a reply is dropped, so replies cannot exhaust memory. */
+export const REPLY_RELAY_MAX_BYTES = 64 * 1024 * 1024;
 /** The longest a collection waits for a first reply. */
 export const REPLY_FETCH_MAX_WAIT_MS = 60_000;
 
+interface Held {
+  reply: Reply;
+  bytes: number;
+}
+
 interface Inbox {
-  replies: Reply[];
+  replies: Held[];
   /** The collection waiting for a first reply, if any. */
   waiter?: (replies: Reply[]) => void;
   touchedAt: number;
@@ -29,12 +36,13 @@ export class ReplyRelay implements OnModuleDestroy {
   private readonly inboxes = new Map<string, Inbox>();
   private readonly sweeper: NodeJS.Timeout;
   private dropped = 0;
+  private heldBytes = 0;
 
   constructor() {
     this.sweeper = setInterval(() => this.sweep(), REPLY_INBOX_IDLE_MS / 2).unref();
   }
 
-  /** Replies dropped so far: their inbox was full, or too many inboxes were open. */
+  /** Replies dropped so far: their inbox was full, too many inboxes were open, the relay held its byte limit, or nobody collected them. */
   get droppedReplies(): number {
     return this.dropped;
   }
@@ -62,8 +70,10 @@ export class ReplyRelay implements OnModuleDestroy {
       waiter([reply]);
       return true;
     }
-    if (inbox.replies.length >= REPLY_INBOX_MAX_REPLIES) return this.drop();
-    inbox.replies.push(reply);
+    const bytes = Buffer.byteLength(JSON.stringify(reply));
+    if (inbox.replies.length >= REPLY_INBOX_MAX_REPLIES || this.heldBytes + bytes > REPLY_RELAY_MAX_BYTES) return this.drop();
+    inbox.replies.push({ reply, bytes });
+    this.heldBytes += bytes;
     return true;
   }
 
@@ -75,7 +85,7 @@ export class ReplyRelay implements OnModuleDestroy {
       this.inboxes.set(name, inbox);
     }
     inbox.touchedAt = Date.now();
-    if (inbox.replies.length > 0 || waitMs === 0 || signal.aborted) return Promise.resolve(inbox.replies.splice(0));
+    if (inbox.replies.length > 0 || waitMs === 0 || signal.aborted) return Promise.resolve(this.take(inbox));
     // A second collector of one inbox replaces the first, which gets nothing: one requester owns an inbox.
     inbox.waiter?.([]);
     const owner = inbox;
@@ -100,13 +110,21 @@ export class ReplyRelay implements OnModuleDestroy {
     clearInterval(this.sweeper);
     for (const inbox of this.inboxes.values()) inbox.waiter?.([]);
     this.inboxes.clear();
+    this.heldBytes = 0;
+  }
+
+  /** Every reply `inbox` holds, no longer held. */
+  private take(inbox: Inbox): Reply[] {
+    const held = inbox.replies.splice(0);
+    for (const { bytes } of held) this.heldBytes -= bytes;
+    return held.map(({ reply }) => reply);
   }
 
   private sweep(): void {
     const before = Date.now() - REPLY_INBOX_IDLE_MS;
     for (const [name, inbox] of this.inboxes) {
       if (inbox.waiter === undefined && inbox.touchedAt < before) {
-        this.dropped += inbox.replies.length;
+        this.dropped += this.take(inbox).length;
         this.inboxes.delete(name);
       }
     }
