@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { bearerAuthorization, parseReply, readBoundedReply, REPLIES_PATH, type Reply } from '@mmmq/core';
+import { anySignal, bearerAuthorization, parseReply, readBoundedReply, REPLIES_PATH, type Reply } from '@mmmq/core';
 import type { BrokerAccess } from '../gateway/broker-access';
 
 /** How long one collection waits on the broker for a first reply (long poll). */
@@ -46,11 +46,19 @@ export class ReplyCollector {
   collect(waitMs: number, signal: AbortSignal): Promise<Reply[]> {
     const url = `${this.broker}${REPLIES_PATH}/${this.inbox}/fetch`;
     const body = JSON.stringify({ waitMs });
-    const deadline = AbortSignal.any([signal, AbortSignal.timeout(waitMs + ANSWER_MARGIN_MS)]);
-    return new Promise((resolve, reject) => {
+    // Not AbortSignal.any: combined with the producer's long-lived closing signal on every poll, it would leak.
+    const expired = new AbortController();
+    const timer = setTimeout(() => expired.abort(new Error(`no answer within ${waitMs + ANSWER_MARGIN_MS} ms`)), waitMs + ANSWER_MARGIN_MS);
+    const deadline = anySignal([signal, expired.signal]);
+    return new Promise<Reply[]>((resolve, reject) => {
       const request = this.client.request(
         url,
-        { method: 'POST', agent: this.agent, signal: deadline, headers: { ...this.headers, 'content-length': Buffer.byteLength(body) } },
+        {
+          method: 'POST',
+          agent: this.agent,
+          signal: deadline.signal,
+          headers: { ...this.headers, 'content-length': Buffer.byteLength(body) },
+        },
         (response) => {
           response.on('error', reject);
           readBoundedReply(request, response, MAX_ANSWER_BYTES, (chunks) => {
@@ -71,6 +79,9 @@ export class ReplyCollector {
       );
       request.on('error', reject);
       request.end(body);
+    }).finally(() => {
+      clearTimeout(timer);
+      deadline.dispose();
     });
   }
 
