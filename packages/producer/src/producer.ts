@@ -49,8 +49,10 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     @Optional() @Inject(PRODUCE_OBSERVER) private readonly observer?: ProduceObserver,
     @Optional() @Inject(REPLY_ROUTE) route?: ReplyRoute,
   ) {
-    this.requester = new Requester(route ?? replyRouteOf(options), (topic, content, produceOptions) =>
-      this.produce(topic as EventTopic<E>, content as E[EventTopic<E>], produceOptions),
+    this.requester = new Requester(
+      route ?? replyRouteOf(options),
+      (topic, content, produceOptions) => this.produce(topic as EventTopic<E>, content as E[EventTopic<E>], produceOptions),
+      observer,
     );
     this.policy = new RetryPolicy(options);
     this.maxAttempts = options.maxRetryCount + 1;

@@ -31,7 +31,11 @@ export class ReplyInbox {
   private collecting = false;
   private lastSettledAt = 0;
 
-  constructor(route: ReplyRoute & { kind: 'local' | 'http' }) {
+  /** @param onLate told of each reply dropped because no request waits for it */
+  constructor(
+    route: ReplyRoute & { kind: 'local' | 'http' },
+    private readonly onLate: () => void = () => undefined,
+  ) {
     if (route.kind === 'http') this.collector = new ReplyCollector(route.broker, this.name, route.access);
   }
 
@@ -65,6 +69,7 @@ export class ReplyInbox {
     this.requests.receive(reply);
     if (this.requests.stats().late > before) {
       this.logger.debug(`Dropped a late reply to request ${reply.correlationId}: it is no longer waiting`);
+      this.onLate();
     }
   }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { assertMessageId, InvalidMessageError, REPLY_HEADERS } from '@mmmq/core';
+import { performance } from 'node:perf_hooks';
 import type { ProduceOptions } from '../produce-options';
-import { RequestReplyUnavailableError } from '../errors/request.errors';
+import type { ProduceObserver, RequestOutcome } from '../produce-observer';
+import { ReplyError, RequestCancelledError, RequestReplyUnavailableError, RequestTimeoutError } from '../errors/request.errors';
 import { ReplyInbox } from './reply-inbox';
 import type { ReplyStats } from './pending-requests';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './request-options';
@@ -23,6 +25,7 @@ export class Requester {
   constructor(
     private readonly route: ReplyRoute,
     private readonly publish: Publish,
+    private readonly observer?: ProduceObserver,
   ) {}
 
   async request(topic: string, content: unknown, options: RequestOptions = {}): Promise<unknown> {
@@ -43,17 +46,24 @@ export class Requester {
       // produce() refuses with ProducerClosedError, naming the topic; no inbox is opened for it.
       await this.publish(topic, content, { ...produceOptions, id, headers });
     }
-    this.inbox ??= new ReplyInbox(this.route);
+    const started = performance.now();
+    this.inbox ??= new ReplyInbox(this.route, () => this.observer?.lateReply?.());
     headers[REPLY_HEADERS.replyTo] = this.inbox.name;
     const reply = this.inbox.expect({ topic, id, correlationId }, timeoutMs);
     // The reply (an error reply, a timeout) may settle while the publish is awaited: handled below, not unhandled.
     reply.catch(() => undefined);
+    const observe = (outcome: RequestOutcome) => this.observer?.requested?.(topic, outcome, (performance.now() - started) / 1000);
     try {
       await this.publish(topic, content, { ...produceOptions, id, headers });
     } catch (error) {
       this.inbox.forget(correlationId);
       throw error;
     }
+    if (this.observer?.requested !== undefined)
+      reply.then(
+        () => observe('answered'),
+        (error: unknown) => observe(outcomeOf(error)),
+      );
     return reply;
   }
 
@@ -65,4 +75,11 @@ export class Requester {
     this.closed = true;
     this.inbox?.close();
   }
+}
+
+function outcomeOf(error: unknown): RequestOutcome {
+  if (error instanceof ReplyError) return 'error';
+  if (error instanceof RequestTimeoutError) return 'timeout';
+  if (error instanceof RequestCancelledError) return 'cancelled';
+  return 'unavailable';
 }
