@@ -51,7 +51,9 @@ describe.each(['push', 'pull'] as const)('request-reply across processes, the re
     await replier!.exited;
     replier = await startReplier({ GATE_OPEN: '1' });
     await expect(answer).resolves.toBe(42);
-    // At least once: a second delivery of the request may answer too, and that reply is dropped by correlation.
-    expect(producer.replyStats().pending).toBe(0);
+    // At least once: a calc.state request the killed replier answered but had not acknowledged yet is delivered again
+    // and answered a second time; that reply is dropped by its correlation id, and counted.
+    expect(producer.replyStats()).toMatchObject({ pending: 0, late: expect.any(Number) });
+    expect(producer.replyStats().late).toBeLessThanOrEqual(1);
   });
 });
