@@ -41,4 +41,6 @@ export {
   RequestReplyUnavailableError,
 } from './errors/request.errors';
 export { DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './request/request-options';
+export { REPLY_COLLECT_WAIT_MS } from './request/reply-collector';
+export { REPLY_COLLECT_LINGER_MS } from './request/reply-inbox';
 export type { ReplyStats } from './request/pending-requests';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { anySignal, bearerAuthorization, parseReply, readBoundedReply, REPLIES_PATH, type Reply } from '@mmmq/core';
+import { anySignal, bearerAuthorization, MmmqError, parseReply, readBoundedReply, REPLIES_PATH, type Reply } from '@mmmq/core';
 import type { BrokerAccess } from '../gateway/broker-access';
 
 /** How long one collection waits on the broker for a first reply (long poll). */
@@ -11,7 +11,7 @@ const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 const ANSWER_MARGIN_MS = 10_000;
 
 /** The broker answered a collection with a status that will not change by asking again (404: no relay there). */
-export class ReplyCollectionRefused extends Error {
+export class ReplyCollectionRefused extends MmmqError {
   constructor(
     readonly status: number,
     body: string,
