@@ -27,6 +27,9 @@ export const rabbitMqTransport: TransportUnderTest = {
       'are handled before its retry; messages that are not retried keep their order',
     publishBeforeSubscription:
       'a message is routed to the queues bound when it is published: with no consumer id subscribed yet, nothing holds it',
+    requestReply:
+      "replies travel through the MMMQ broker's reply relay, which RabbitMQ has no counterpart of here: request() is " +
+      'refused with RequestReplyUnavailableError, naming the transport, before anything is published',
   },
 };
 

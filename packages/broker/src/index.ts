@@ -142,3 +142,11 @@ export { DEFAULT_HEALTH_PATH, type HealthOptions } from './health/health.options
 export { BrokerReadinessIndicator } from './health/broker-readiness.indicator';
 export { DEFAULT_METRICS_PATH, type MetricsOptions } from './metrics/metrics.options';
 export { BrokerMetrics } from './metrics/broker-metrics';
+export {
+  ReplyRelay,
+  REPLY_FETCH_MAX_WAIT_MS,
+  REPLY_INBOX_IDLE_MS,
+  REPLY_INBOX_MAX_REPLIES,
+  REPLY_INBOXES_MAX,
+  REPLY_RELAY_MAX_BYTES,
+} from './replies/reply-relay';

@@ -29,6 +29,8 @@ import { TopicLimits } from './retention/topic-limits';
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { TopicsController } from './http/topics.controller';
 import { TransactionsController } from './http/transactions.controller';
+import { RepliesController } from './replies/replies.controller';
+import { ReplyRelay } from './replies/reply-relay';
 import { TransactionService } from './transactions/transaction.service';
 import { BrokerEvents } from './events/broker-events';
 import { ConfigurableMmmqBrokerModule, MMMQ_BROKER_OPTIONS, MMMQ_BROKER_OPTIONS_TYPE } from './mmmq-broker.module-definition';
@@ -88,6 +90,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     StorageController,
     TopicsController,
     TransactionsController,
+    RepliesController,
     ConsoleController,
   ],
   providers: [
@@ -146,6 +149,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     PullService,
     SeekService,
     TransactionService,
+    ReplyRelay,
     JsonBodyReader,
     RawBodyReader,
     PublishRequestParser,

@@ -28,6 +28,7 @@ import { RegistrationStatus } from './registration/registration-status';
 import { MmmqConsumerHealthIndicator } from './health/mmmq-consumer.health-indicator';
 import { TransportConsumer } from './transport/transport-consumer';
 import { TransportStatus } from './transport/transport-status';
+import { REPLY_SENDER_PROVIDER } from './reply/reply-sender.provider';
 
 /**
  * Receives messages for the application's listeners, each subscribed on one transport: by default the MMMQ broker,
@@ -63,6 +64,7 @@ import { TransportStatus } from './transport/transport-status';
       useFactory: (options: ResolvedConsumerOptions) => new ClaimCheckResolver(options.claimCheck?.store, options.claimCheck?.maxBytes),
       inject: [MMMQ_CONSUMER_RESOLVED_OPTIONS],
     },
+    REPLY_SENDER_PROVIDER,
     ListenerInvoker,
     DeliveryHandler,
     { provide: PushSequencer, useFactory: () => new PushSequencer() },

@@ -136,3 +136,4 @@ export { DeadLetterHeaders } from './dead-letter-headers';
 export * from './transport';
 export { isTimePosition, parseIsoTime, parseSeekPosition, type SeekPosition, type TimePosition } from './seek-position';
 export { isStartFrom, parseStartFrom, sameStartFrom, START_FROM_CHOICES, type StartFrom } from './start-from';
+export * from './reply';

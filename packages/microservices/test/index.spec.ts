@@ -17,7 +17,6 @@ describe('@mmmq/microservices public API', () => {
         'MmmqRecord',
         'MmmqRecordBuilder',
         'MmmqServer',
-        'RequestReplyNotSupportedError',
         'ServerEventsNotSupportedError',
         'UnsupportedPatternError',
       ].sort(),

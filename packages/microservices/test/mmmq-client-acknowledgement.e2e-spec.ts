@@ -1,4 +1,4 @@
-import { BrokerUnreachableError, ProduceError } from '@mmmq/producer';
+import { BrokerUnreachableError, ProduceError, RequestReplyUnavailableError } from '@mmmq/producer';
 import { freePort, waitFor } from '@mmmq/test-support';
 import { lastValueFrom } from 'rxjs';
 import { FakeBroker, startFakeBroker } from './support/fake-broker';
@@ -51,12 +51,12 @@ describe('MmmqClient emit() and the broker acknowledgement', () => {
     expect((error as ProduceError).cause).toBeInstanceOf(BrokerUnreachableError);
   });
 
-  it('publishes nothing for send(), not even a connection', async () => {
+  it('publishes send() as one request, and errors at once when the broker has no reply relay to collect from', async () => {
     fake = await startFakeBroker('ack');
     app = await startClientApp({ broker: fake.url });
-    await expect(lastValueFrom(app.client.send('order.quote', { orderId: 4 }))).rejects.toThrow('does not support request/response');
-    // A later emit goes through, so the fake broker would have seen a publish from send() before it.
-    await lastValueFrom(app.client.emit('order.created', { orderId: 5 }));
-    expect(fake.requests.map((request) => request.topic)).toEqual(['order.created']);
+    const error = await lastValueFrom(app.client.send('order.quote', { orderId: 4 })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestReplyUnavailableError);
+    expect((error as Error).message).toMatch(/published, but its reply cannot be collected from the broker: the broker answered 404/);
+    expect(fake.requests.map((request) => request.topic)).toEqual(['order.quote']);
   });
 });

@@ -3,7 +3,7 @@ import { BrokerApp, startBroker } from '@mmmq/test-support';
 import { lastValueFrom } from 'rxjs';
 import { MmmqClient } from '../src/client/mmmq-client';
 import { MmmqRecord, MmmqRecordBuilder } from '../src/client/mmmq-record';
-import { RequestReplyNotSupportedError } from '../src/errors/request-reply-not-supported.error';
+import { RequestTimeoutError } from '@mmmq/producer';
 import { UnsupportedPatternError } from '../src/errors/unsupported-pattern.error';
 import { ClientApp, startAsyncClientApp, startClientApp } from './support/client-app';
 
@@ -51,11 +51,14 @@ describe('MmmqClient against the real broker', () => {
     expect(await broker.stored('order.refunded')).toEqual([]);
   });
 
-  it('refuses send() with RequestReplyNotSupportedError, and publishes nothing', async () => {
-    const error = await lastValueFrom(app.client.send('order.quote', { orderId: 5 })).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(RequestReplyNotSupportedError);
-    expect((error as Error).message).toMatch(/emit\(\) for events.*HTTP, gRPC or Nest's TCP transport/);
-    expect(await broker.stored('order.quote')).toEqual([]);
+  it('publishes send() as a request with reply headers, and errors with RequestTimeoutError when nobody answers', async () => {
+    const sent = app.client.send('order.quote', new MmmqRecord({ orderId: 5 }, { id: 'quote-5', timeoutMs: 200 }));
+    const error = await lastValueFrom(sent).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect(error).toMatchObject({ topic: 'order.quote', id: 'quote-5', timeoutMs: 200 });
+    const [stored] = await broker.stored('order.quote');
+    expect(stored).toMatchObject({ id: 'quote-5', content: '{"orderId":5}' });
+    expect(Object.keys(stored.headers ?? {}).sort()).toEqual(['mmmq-correlation-id', 'mmmq-reply-to']);
   });
 
   describe('with a custom serializer, registered with registerAsync', () => {

@@ -1,10 +1,11 @@
-import { InvalidProducerOptionsError, Producer, ProducerClosedError } from '@mmmq/producer';
+import { waitFor } from '@mmmq/test-support';
+import { InvalidProducerOptionsError, Producer, ProducerClosedError, RequestReplyUnavailableError } from '@mmmq/producer';
 import { ClientsModule } from '@nestjs/microservices';
 import { lastValueFrom, Observable } from 'rxjs';
 import { MmmqClient } from '../src/client/mmmq-client';
 import type { MmmqClientOptions } from '../src/client/mmmq-client.options';
 import { ClientEventsNotSupportedError } from '../src/errors/client-events-not-supported.error';
-import { RequestReplyNotSupportedError } from '../src/errors/request-reply-not-supported.error';
+import { UnsupportedPatternError } from '../src/errors/unsupported-pattern.error';
 import { MMMQ_CLIENT, startAsyncClientApp } from './support/client-app';
 
 // A reserved name that never resolves (RFC 2606): these tests connect to nothing and publish nothing.
@@ -62,20 +63,21 @@ describe('MmmqClient options and lifecycle', () => {
     expect(() => new MmmqClient({ broker: BROKER }).on('error', () => undefined)).toThrow(ClientEventsNotSupportedError);
   });
 
-  it('reports the request/response refusal through publish() too, with a no-op teardown', () => {
+  it('reports a request that cannot be sent through publish(), with a no-op teardown', async () => {
     class Exposed extends MmmqClient {
       publishNow(callback: (packet: { err?: unknown; isDisposed?: boolean }) => void): () => void {
-        return this.publish({ pattern: 'order.quote', data: {} }, callback);
+        return this.publish({ pattern: { cmd: 'quote' }, data: {} }, callback);
       }
     }
     const packets: Array<{ err?: unknown; isDisposed?: boolean }> = [];
     const teardown = new Exposed({ broker: BROKER }).publishNow((packet) => packets.push(packet));
-    expect(packets).toEqual([{ err: expect.any(RequestReplyNotSupportedError), isDisposed: true }]);
     expect(teardown()).toBeUndefined();
+    await waitFor(() => packets.length === 1, { message: 'the packet reported' });
+    expect(packets).toEqual([{ err: expect.any(UnsupportedPatternError), isDisposed: true }]);
   });
 
-  it('errors send() at once, as an Observable', async () => {
-    const sent: Observable<unknown> = new MmmqClient({ broker: BROKER }).send('order.quote', {});
-    await expect(lastValueFrom(sent)).rejects.toBeInstanceOf(RequestReplyNotSupportedError);
+  it("errors send() with the producer's refusal, as an Observable: no reply can reach a publish-stream producer", async () => {
+    const sent: Observable<unknown> = new MmmqClient({ broker: 'mmmq://127.0.0.1:1' }).send('order.quote', {});
+    await expect(lastValueFrom(sent)).rejects.toBeInstanceOf(RequestReplyUnavailableError);
   });
 });

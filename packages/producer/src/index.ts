@@ -33,3 +33,14 @@ export { BrokerResponseError, type BrokerResponse } from './errors/broker-respon
 export { BrokerUnreachableError } from './errors/broker-unreachable.error';
 export { TransactionEndedError } from './errors/transaction-ended.error';
 export { InvalidProducerOptionsError } from './errors/invalid-producer-options.error';
+export {
+  RequestError,
+  RequestTimeoutError,
+  ReplyError,
+  RequestCancelledError,
+  RequestReplyUnavailableError,
+} from './errors/request.errors';
+export { DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './request/request-options';
+export { REPLY_COLLECT_WAIT_MS } from './request/reply-collector';
+export { REPLY_COLLECT_LINGER_MS } from './request/reply-inbox';
+export type { ReplyStats } from './request/pending-requests';

@@ -6,6 +6,7 @@ import { ConfigurableMmmqProducerModule, MMMQ_PRODUCER_OPTIONS, MMMQ_PRODUCER_OP
 import { RESOLVED_PRODUCER_OPTIONS, resolveProducerOptions } from './mmmq-producer-options.resolver';
 import { MmmqProducerOptions } from './mmmq-producer.options';
 import { Producer } from './producer';
+import { REPLY_ROUTE_PROVIDER } from './request/reply-route.provider';
 
 /**
  * Provides an injectable {@link Producer}. Options are validated when the application starts, and an invalid
@@ -26,6 +27,7 @@ import { Producer } from './producer';
       inject: [MMMQ_PRODUCER_OPTIONS, { token: InMemoryTransport, optional: true }, { token: InProcessBrokerTransport, optional: true }],
     },
     TRANSPORT_GATEWAY_PROVIDER,
+    REPLY_ROUTE_PROVIDER,
     Producer,
     // Ctrl-C and `kill` end the process with code 0 once it shut down cleanly, as with `useProcessExit`.
     ExitAfterSignalShutdown,

@@ -16,6 +16,11 @@ import { ProducerTransaction, TransactionCollector, TransactionResult } from './
 import { PublishBatcher } from './publish-batcher';
 import { isTransient, RetryPolicy } from './retry/retry-policy';
 import { ClaimCheckOffloader } from './claim-check/claim-check-offloader';
+import { Requester } from './request/requester';
+import type { RequestOptions } from './request/request-options';
+import type { ReplyStats } from './request/pending-requests';
+import { REPLY_ROUTE, type ReplyRoute } from './request/reply-route';
+import { replyRouteOf } from './request/reply-route.provider';
 
 /**
  * Publishes messages to the broker and resolves once the broker acknowledged them: as durable (persistent, with
@@ -36,12 +41,19 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   private closed?: Promise<void>;
   private readonly batcher?: PublishBatcher;
   private readonly claimCheck?: ClaimCheckOffloader;
+  private readonly requester: Requester;
 
   constructor(
     private readonly gateway: TransportGateway,
     @Inject(RESOLVED_PRODUCER_OPTIONS) options: ResolvedProducerOptions,
     @Optional() @Inject(PRODUCE_OBSERVER) private readonly observer?: ProduceObserver,
+    @Optional() @Inject(REPLY_ROUTE) route?: ReplyRoute,
   ) {
+    this.requester = new Requester(
+      route ?? replyRouteOf(options),
+      (topic, content, produceOptions) => this.produce(topic as EventTopic<E>, content as E[EventTopic<E>], produceOptions),
+      observer,
+    );
     this.policy = new RetryPolicy(options);
     this.maxAttempts = options.maxRetryCount + 1;
     // Every retry wait listens on this one signal; hundreds waiting at once is normal, not a leak.
@@ -94,6 +106,27 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     const outgoing = ready instanceof Promise ? await claimChecked([prepared], ready) : ready;
     if (this.batcher) return this.batcher.add(outgoing);
     return this.send(publicationOf([outgoing]), () => this.gateway.publish(outgoing));
+  }
+
+  /**
+   * Publishes a request to `topic` and resolves with its reply: what the listener's handler returned (or its
+   * Promise resolved with, or its Observable emitted last), once the request is durable and handled. The message
+   * carries the `mmmq-reply-to` and `mmmq-correlation-id` headers (docs/producer.md#request-reply).
+   * @typeParam R the reply's type, as the listener returns it (not checked at run time)
+   * @throws MmmqValidationError (nothing sent) for an invalid topic, id, headers, content or `timeoutMs`
+   * @throws RequestReplyUnavailableError (nothing sent) when no reply can reach this producer
+   * @throws ProduceError when the request could not be published
+   * @throws RequestTimeoutError when no reply came within `timeoutMs`
+   * @throws ReplyError when the listener's handler failed
+   * @throws RequestCancelledError when the producer closed first
+   */
+  request<R = unknown, K extends EventTopic<E> = EventTopic<E>>(topic: K, content: E[K], options?: RequestOptions): Promise<R> {
+    return this.requester.request(topic, content, options) as Promise<R>;
+  }
+
+  /** Requests waiting for their reply, replies that answered one, and late replies dropped. */
+  replyStats(): ReplyStats {
+    return this.requester.stats();
   }
 
   /** What the batcher sends: one message on its own, several as one atomic batch. */
@@ -172,6 +205,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
 
   private async shutdown(): Promise<void> {
     this.closing.abort();
+    this.requester.close();
     await Promise.allSettled(this.inFlight);
     await this.gateway.close();
   }

@@ -27,6 +27,14 @@ describe('@mmmq/producer public API', () => {
         'DEFAULT_CLAIM_CHECK_THRESHOLD_BYTES',
         'DEFAULT_CLAIM_CHECK_TTL_MS',
         'FileSystemObjectStore',
+        'DEFAULT_REQUEST_TIMEOUT_MS',
+        'REPLY_COLLECT_WAIT_MS',
+        'REPLY_COLLECT_LINGER_MS',
+        'RequestError',
+        'RequestTimeoutError',
+        'ReplyError',
+        'RequestCancelledError',
+        'RequestReplyUnavailableError',
       ].sort(),
     );
   });

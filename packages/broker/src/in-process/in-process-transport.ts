@@ -1,9 +1,16 @@
-import { IN_PROCESS_TRANSPORT_NAME, InProcessBrokerTransport, type TransportPublisher, type TransportSubscriber } from '@mmmq/core';
+import {
+  IN_PROCESS_TRANSPORT_NAME,
+  InProcessBrokerTransport,
+  type Reply,
+  type TransportPublisher,
+  type TransportSubscriber,
+} from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
 import { Dispatcher } from '../dispatch/dispatcher';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { PublishIntake } from '../publish/publish-intake';
+import { ReplyRelay } from '../replies/reply-relay';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { TransactionService } from '../transactions/transaction.service';
 import { InProcessPublisher } from './in-process-publisher';
@@ -24,6 +31,7 @@ export class InProcessTransport extends InProcessBrokerTransport {
     private readonly registry: DispatcherRegistry,
     private readonly subscriptions: SubscriptionContainer,
     private readonly transactions: TransactionService,
+    private readonly replies: ReplyRelay,
   ) {
     super();
   }
@@ -35,6 +43,10 @@ export class InProcessTransport extends InProcessBrokerTransport {
   createSubscriber(): TransportSubscriber {
     const { dispatcher, registry, subscriptions, transactions, parser } = this;
     return new InProcessSubscriber({ dispatcher, registry, subscriptions, transactions, parser });
+  }
+
+  relayReply(reply: Reply): boolean {
+    return this.replies.relay(reply);
   }
 
   /** The broker honours every listener setting. */

@@ -29,6 +29,8 @@ const ROUTES: BodyRoute[] = [
   { method: 'PUT', path: '/mmmq/dispatchers/existing', validBody: () => JSON.stringify({ host: CONSUMER, pattern: 'u' }), okStatus: 200 },
   { method: 'POST', path: '/mmmq/dead-letters/existing/redrive', validBody: () => '{}', okStatus: 200, bodyOptional: true },
   { method: 'POST', path: '/mmmq/dead-letters/existing/purge', validBody: () => '{}', okStatus: 200, bodyOptional: true },
+  { method: 'POST', path: '/mmmq/replies', validBody: () => '{"inbox":"inbox-1","correlationId":"c-1","content":1}', okStatus: 200 },
+  { method: 'POST', path: '/mmmq/replies/inbox-2/fetch', validBody: () => '{"waitMs":0}', okStatus: 200 },
 ];
 
 interface Expected {

@@ -1,4 +1,4 @@
-import { Acknowledgement } from '@mmmq/core';
+import { Acknowledgement, type Reply } from '@mmmq/core';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
@@ -12,6 +12,8 @@ import { CONSUMER_OBSERVER, ConsumerObserver, outcomeOf } from './consumer-obser
 import type { ConsumerDelivery } from './consumer-delivery';
 import { verdictOf } from './listener-verdict';
 import { ConsumerReply, replyFor, Settlement, SettlementChannel } from './settlement';
+import { errorReply, replyAddress, resultReply } from '../reply/listener-reply';
+import { ReplySender } from '../reply/reply-sender';
 
 const ACK: ConsumerReply = { acknowledgement: Acknowledgement.ACK };
 
@@ -21,6 +23,9 @@ export interface InvocationOutcome {
   /** True when the handler's `ack()` / `nack()` / `terminate()` already reached the broker (pull `manual`). */
   sent: boolean;
 }
+
+/** A handler run's outcome, and the answer to send first when the delivery is a request. */
+type Answered = InvocationOutcome & { answer?: Reply | Promise<Reply> };
 
 /**
  * Runs one listener on one delivery (through its Nest pipes, guards, interceptors and filters) and turns the
@@ -38,6 +43,7 @@ export class ListenerInvoker {
     @Optional() @Inject(CONSUMER_OBSERVER) private readonly observer?: ConsumerObserver,
     @Optional() private readonly claimChecks: ClaimCheckResolver = new ClaimCheckResolver(undefined),
     @Optional() private readonly inbox?: ListenerInbox,
+    @Optional() private readonly replies: ReplySender = new ReplySender({ kind: 'none', reason: 'no reply route is configured' }),
   ) {}
 
   async invoke(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<ConsumerReply> {
@@ -53,7 +59,38 @@ export class ListenerInvoker {
     return outcome;
   }
 
+  /**
+   * A request (its delivery carries reply headers) is answered once its handler ran: with the result on success, with
+   * the error when it failed or its content was refused. A handler's failure is then the requester's to see, so the
+   * request is settled (ACK), not retried; a verdict (invalid content, `NonRetriableError`) still dead-letters it.
+   */
   private async settle(listener: ListenerDefinition, received: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+    const { answer, ...outcome } = await this.handle(listener, received, channel);
+    return answer === undefined ? outcome : this.replying(listener, received, answer, outcome);
+  }
+
+  /** Sends a request's reply before its acknowledgement: a reply that could not be sent NACKs it, to be answered again. */
+  private async replying(
+    listener: ListenerDefinition,
+    delivery: ConsumerDelivery,
+    answer: Reply | Promise<Reply>,
+    outcome: InvocationOutcome,
+  ): Promise<InvocationOutcome> {
+    try {
+      await this.replies.send(await answer);
+      return outcome;
+    } catch (error) {
+      const message = `its reply could not be sent: ${error instanceof Error ? error.message : String(error)}`;
+      const settled = outcome.sent || listener.ackMode === 'none';
+      this.logger.warn(
+        `${listener.where} handled request ${delivery.id} from ${delivery.topic}, but ${message}; ` +
+          `${settled ? 'it was settled already' : retryNote(listener, delivery)}`,
+      );
+      return settled ? outcome : { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };
+    }
+  }
+
+  private async handle(listener: ListenerDefinition, received: ConsumerDelivery, channel?: SettlementChannel): Promise<Answered> {
     let claimCheck;
     try {
       claimCheck = await this.claimChecks.resolve(received);
@@ -84,10 +121,14 @@ export class ListenerInvoker {
       return this.failed(listener, delivery, settlement, error);
     }
     settlement.close();
-    if (settlement.decision !== undefined) return { reply: replyFor(settlement.decision), sent: settlement.sent };
+    const address = replyAddress(delivery);
+    if (settlement.decision !== undefined) {
+      const answer = address !== undefined && settlement.decision.kind === 'ack' ? resultReply(address, result) : undefined;
+      return { reply: replyFor(settlement.decision), sent: settlement.sent, answer };
+    }
     if (listener.ackMode === 'manual') return this.unsettled(listener, delivery);
     if (result instanceof NonRetriableError) return this.reject(listener, delivery, result.message);
-    return { reply: ACK, sent: false };
+    return { reply: ACK, sent: false, answer: address === undefined ? undefined : resultReply(address, result) };
   }
 
   /** Runs the handler in the inbox's transaction, after the reservation of (message id, consumer id). */
@@ -111,7 +152,7 @@ export class ListenerInvoker {
     return { reply: ACK, sent: false };
   }
 
-  private failed(listener: ListenerDefinition, delivery: ConsumerDelivery, settlement: Settlement, error: unknown): InvocationOutcome {
+  private failed(listener: ListenerDefinition, delivery: ConsumerDelivery, settlement: Settlement, error: unknown): Answered {
     const message = error instanceof Error ? error.message : String(error);
     if (settlement.decision !== undefined) {
       this.logger.warn(
@@ -121,7 +162,12 @@ export class ListenerInvoker {
       return { reply: replyFor(settlement.decision), sent: settlement.sent };
     }
     const verdict = verdictOf(error);
-    if (verdict !== undefined) return this.reject(listener, delivery, verdict);
+    if (verdict !== undefined) return this.reject(listener, delivery, verdict, error);
+    const address = replyAddress(delivery);
+    if (address !== undefined) {
+      this.logger.debug(`${listener.where} failed on request ${delivery.id} from ${delivery.topic}; it answers with the error: ${message}`);
+      return { reply: ACK, sent: false, answer: errorReply(address, error) };
+    }
     this.logger.warn(
       `${listener.where} failed on message ${delivery.id} from ${delivery.topic} (attempt ${delivery.deliveryCount}); ` +
         `${retryNote(listener, delivery)}: ${message}`,
@@ -148,12 +194,15 @@ export class ListenerInvoker {
     return { reply: { acknowledgement: Acknowledgement.NACK, message }, sent: false };
   }
 
-  private reject(listener: ListenerDefinition, delivery: ConsumerDelivery, message: string): InvocationOutcome {
+  /** @param error what the handler threw, answered to a request as it is; absent: a refusal, answered by `message` */
+  private reject(listener: ListenerDefinition, delivery: ConsumerDelivery, message: string, error?: unknown): Answered {
+    const address = replyAddress(delivery);
+    const answer = address === undefined ? undefined : errorReply(address, error ?? new NonRetriableError(message));
     this.logger.warn(
       `${listener.where} refused message ${delivery.id} from ${delivery.topic}; ` +
         `${listener.ackMode === 'none' ? retryNote(listener, delivery) : 'the broker dead-letters it'}: ${message}`,
     );
-    return { reply: { acknowledgement: Acknowledgement.NACK, retry: false, message }, sent: false };
+    return { reply: { acknowledgement: Acknowledgement.NACK, retry: false, message }, sent: false, answer };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { MmmqTransport } from '@mmmq/core';
+import { InProcessBrokerTransport, type MmmqTransport } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -26,6 +26,8 @@ import { RegistrationStatus } from '../registration/registration-status';
 import { brokerSubscription } from '../transport/broker-subscription';
 import { TransportConsumer } from '../transport/transport-consumer';
 import { TransportStatus } from '../transport/transport-status';
+import { ReplySender } from '../reply/reply-sender';
+import { replyRelayRouteOf } from '../reply/reply-sender.provider';
 
 /**
  * The consumer of `MmmqConsumerModule` — options, worker pool, subscriptions on the MMMQ broker (self-registration,
@@ -45,6 +47,7 @@ export class ConsumerRuntime {
   private readonly transport: TransportConsumer;
   private readonly pushes: PushRequestHandler;
   private readonly server = new HttpAdapterHost();
+  private readonly replies: ReplySender;
   private closing: Promise<void> | undefined;
 
   /** @throws InvalidConsumerOptionsError naming the first invalid option */
@@ -54,9 +57,12 @@ export class ConsumerRuntime {
   ) {
     this.options = resolveConsumerOptions(options);
     this.frontHandler = new FrontHandler({ queueSize: this.options.queueSize, maxWorkers: this.options.workers.max });
+    this.replies = new ReplySender(replyRelayRouteOf(this.options));
     const invoker = new ListenerInvoker(
       undefined,
       new ClaimCheckResolver(this.options.claimCheck?.store, this.options.claimCheck?.maxBytes),
+      undefined,
+      this.replies,
     );
     this.api = new ConsumerApi(this.options);
     this.registrar = new DispatcherRegistrar(this.options, this.status, this.server);
@@ -87,6 +93,7 @@ export class ConsumerRuntime {
     // The runtime has no ListenerInbox: an inbox listener fails here, naming itself, not at every delivery.
     checkListenerInbox(listeners, undefined, this.options, this.logger);
     this.registry.replaceAll(listeners);
+    if (on instanceof InProcessBrokerTransport) this.replies.relayInProcess(on);
     if (on !== undefined) return this.transport.subscribeAll(on, listeners);
     checkListenerDelivery(listeners, this.options, false);
     const { name, subscriberOf, ...how } = brokerSubscription(this.options, listeners, this.push, this.pull);
@@ -130,6 +137,7 @@ export class ConsumerRuntime {
     } finally {
       this.registrar.close();
       this.api.onApplicationShutdown();
+      this.replies.close();
     }
   }
 }

@@ -1,11 +1,9 @@
 import { describeValue, PublishedMessage } from '@mmmq/core';
-import { InvalidProducerOptionsError, Producer } from '@mmmq/producer';
+import { InvalidProducerOptionsError, Producer, ReplyError } from '@mmmq/producer';
 import { createProducer } from '@mmmq/producer/internal';
 import { ClientProxy, ReadPacket, Serializer, WritePacket } from '@nestjs/microservices';
 import { IdentitySerializer } from '@nestjs/microservices/serializers/identity.serializer';
-import { Observable, throwError } from 'rxjs';
 import { ClientEventsNotSupportedError } from '../errors/client-events-not-supported.error';
-import { RequestReplyNotSupportedError } from '../errors/request-reply-not-supported.error';
 import { UnsupportedPatternError } from '../errors/unsupported-pattern.error';
 import type { MmmqClientOptions } from './mmmq-client.options';
 import { outgoingEvent } from './outgoing-event';
@@ -27,7 +25,11 @@ import { outgoingEvent } from './outgoing-event';
  * data for an `MmmqRecord`); when it returns an object with a `data` key, that value is published, else what it
  * returns.
  *
- * `send()` (request/response) is refused with {@link RequestReplyNotSupportedError}: see that error for why.
+ * `send(pattern, data)` (request/response) publishes a request with `producer.request()` and emits its reply: what the
+ * `@MessagePattern` (or `@MMMQListener`) handler returned, once the request is durable and handled. A handler's error
+ * arrives as Nest's transports deliver it, what its exception filter answered (`{ status: 'error', message }`); no
+ * reply within the request timeout (`MmmqRecord`'s `timeoutMs`, default 30 s) errors with `RequestTimeoutError`
+ * (docs/microservices.md).
  */
 export class MmmqClient extends ClientProxy {
   private readonly producer: Producer;
@@ -73,17 +75,22 @@ export class MmmqClient extends ClientProxy {
   }
 
   /**
-   * Refused at once, without connecting or publishing anything: MMMQ has no request/response.
-   * @returns an Observable that errors with {@link RequestReplyNotSupportedError}
+   * One `send()`: the request published, its reply (or error) handed to Nest. Unsubscribing does not withdraw the
+   * request, which is durable: its reply, if it comes, is dropped as late once the request timed out.
    */
-  override send<TResult = never, TInput = unknown>(_pattern?: unknown, _data?: TInput): Observable<TResult> {
-    return throwError(() => new RequestReplyNotSupportedError());
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    this.request(packet).then(
+      (response) => callback({ response, isDisposed: true }),
+      (error: unknown) => callback({ err: nestErrorOf(error), isDisposed: true }),
+    );
+    return () => undefined;
   }
 
-  /** Request/response, which `send()` already refuses: reports the same error, in case Nest calls it directly. */
-  protected publish(_packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    callback({ err: new RequestReplyNotSupportedError(), isDisposed: true });
-    return () => undefined;
+  private async request(packet: ReadPacket): Promise<unknown> {
+    const { pattern, data } = packet;
+    if (typeof pattern !== 'string') throw new UnsupportedPatternError(pattern);
+    const { content, options, timeoutMs } = outgoingEvent(pattern, data, this.serializer);
+    return this.producer.request(pattern, content, timeoutMs === undefined ? options : { ...options, timeoutMs });
   }
 
   /** Publishes one emitted event and resolves with the broker's acknowledgement. */
@@ -93,6 +100,11 @@ export class MmmqClient extends ClientProxy {
     const { content, options } = outgoingEvent(pattern, data, this.serializer);
     return (await this.producer.produce(pattern, content, options)) as T;
   }
+}
+
+/** A handler's error as Nest's transports hand it to a client: what the replier's exception filter answered. */
+function nestErrorOf(error: unknown): unknown {
+  return error instanceof ReplyError && error.remoteData !== undefined ? error.remoteData : error;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -9,6 +9,11 @@ export interface MmmqRecordOptions {
   id?: string;
   /** Typed message properties (name → string, finite number or boolean), delivered with the message. Default none. */
   headers?: MessageHeaders;
+  /**
+   * `send()` only: how long to wait for the reply, in ms. Default: the producer's `DEFAULT_REQUEST_TIMEOUT_MS`
+   * (30 s). On expiry the Observable errors with `RequestTimeoutError`.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -41,6 +46,11 @@ export class MmmqRecordBuilder<TData = unknown> {
 
   setHeaders(headers: MessageHeaders): this {
     this.options = { ...this.options, headers };
+    return this;
+  }
+
+  setTimeoutMs(timeoutMs: number): this {
+    this.options = { ...this.options, timeoutMs };
     return this;
   }
 

@@ -6,6 +6,8 @@ import { MmmqRecord } from './mmmq-record';
 export interface OutgoingEvent {
   content: unknown;
   options: ProduceOptions;
+  /** `send()` only: the record's `timeoutMs`. */
+  timeoutMs?: number;
 }
 
 /**
@@ -20,5 +22,5 @@ export function outgoingEvent(topic: string, data: unknown, serializer: Producer
   const options: ProduceOptions = {};
   if (record?.options.id !== undefined) options.id = record.options.id;
   if (record?.options.headers !== undefined) options.headers = record.options.headers;
-  return { content, options };
+  return { content, options, timeoutMs: record?.options.timeoutMs };
 }

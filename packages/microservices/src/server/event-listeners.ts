@@ -21,28 +21,21 @@ export type MmmqEventPatternExtras = ListenerConfig;
 export type PatternRunner = (pattern: string, handler: MessageHandler) => ListenerDefinition['handle'];
 
 /**
- * One listener, and so one dispatcher on the broker, per event pattern; several handlers of one pattern (Nest chains
- * them) all run on each message. `@MessagePattern` handlers are refused: MMMQ has no request/response.
- * @throws InvalidServerOptionsError for a request/response handler, a pattern that is no topic pattern, invalid
- *   extras, a `listeners` entry that names no pattern, or two patterns with one consumer id
+ * One listener, and so one dispatcher on the broker, per pattern; several handlers of one pattern (Nest chains
+ * them) all run on each message. A `@MessagePattern` handler is a listener too: its result answers a request
+ * (`ClientProxy.send()`, `producer.request()`), as any listener's does.
+ * @throws InvalidServerOptionsError for a pattern that is no topic pattern, invalid extras, a `listeners` entry that
+ *   names no pattern, or two patterns with one consumer id
  */
 export function eventListeners(
   handlers: ReadonlyMap<string, MessageHandler>,
   options: ResolvedConsumerOptions,
   run: PatternRunner,
 ): ListenerDefinition[] {
-  const requestReply = [...handlers].filter(([, handler]) => !handler.isEventHandler).map(([pattern]) => pattern);
-  if (requestReply.length > 0) {
-    throw new InvalidServerOptionsError(
-      `@MessagePattern(${requestReply.map((pattern) => JSON.stringify(pattern)).join(', ')}) cannot run on MmmqServer: MMMQ ` +
-        `delivers events, it has no request/response (docs/microservices.md). Use @EventPattern, or bind the handler ` +
-        `to the transport that serves it, e.g. @MessagePattern('sum', Transport.TCP)`,
-    );
-  }
   const unmatched = [...options.listeners.keys()].filter((pattern) => !handlers.has(pattern));
   if (unmatched.length > 0) {
     throw new InvalidServerOptionsError(
-      `listeners[${JSON.stringify(unmatched[0])}] names no @EventPattern of this application; known patterns: ` +
+      `listeners[${JSON.stringify(unmatched[0])}] names no @EventPattern or @MessagePattern of this application; known patterns: ` +
         `${[...handlers.keys()].join(', ') || 'none'}`,
     );
   }
@@ -62,7 +55,7 @@ export function eventListeners(
 }
 
 function definition(pattern: string, handler: MessageHandler, options: ResolvedConsumerOptions, run: PatternRunner): ListenerDefinition {
-  const where = `@EventPattern(${JSON.stringify(pattern)})`;
+  const where = `@${handler.isEventHandler ? 'EventPattern' : 'MessagePattern'}(${JSON.stringify(pattern)})`;
   const topicPattern = parsePattern(where, pattern);
   const extras = extrasOf(where, handler.extras);
   const config = overlay(extras, options.listeners.get(pattern));

@@ -1,4 +1,5 @@
 import { NonRetriableError } from '@mmmq/consumer';
+import { REPLY_ERROR_DATA } from '@mmmq/core';
 import { describeViolations, verdictOf } from '@mmmq/consumer/internal';
 import { RpcException } from '@nestjs/microservices';
 import type { ValidationError } from 'class-validator';
@@ -16,6 +17,26 @@ import { MmmqNonRetriableException } from '../errors/mmmq-non-retriable.exceptio
  * `HttpException` 400, 401, 403 or 422), except an `RpcException`, which is what every error of a Nest microservice is.
  */
 export function handlerFailure(failure: unknown): Error {
+  const error = judged(failure);
+  // A requester's Nest client receives this as `err`, as on Nest's own transports.
+  const answer = rpcAnswerOf(failure);
+  if (answer !== undefined) Object.defineProperty(error, REPLY_ERROR_DATA, { value: answer });
+  return error;
+}
+
+/**
+ * What Nest's RPC exception filter answers for `failure` (`{ status: 'error', message }`, or an `RpcException`'s own
+ * object); a filter's answer as it is; undefined for an Error that no filter turned into an answer.
+ */
+function rpcAnswerOf(failure: unknown): unknown {
+  if (failure instanceof RpcException) {
+    const error = failure.getError();
+    return typeof error === 'object' && error !== null ? error : { status: 'error', message: error };
+  }
+  return failure instanceof Error ? undefined : failure;
+}
+
+function judged(failure: unknown): Error {
   if (failure instanceof MmmqNonRetriableException) return new NonRetriableError(failure.message, { cause: failure });
   // Passed on as it is (MmmqExceptionFilter): judged by its error, as Nest's default filter would hand it on.
   const error = failure instanceof RpcException ? failure.getError() : failure;

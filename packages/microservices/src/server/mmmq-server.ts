@@ -117,14 +117,14 @@ export class MmmqServer
     const subscribe = async () => {
       try {
         await this.runtime.start(listeners, broker);
-        this.logger.log(`${listeners.length} @EventPattern handler(s) receive in process from this application's broker`);
+        this.logger.log(`${listeners.length} pattern handler(s) receive in process from this application's broker`);
       } catch (error) {
         await this.close();
         throw error;
       }
     };
     if (!(await this[IN_PROCESS_BROKER_CLIENT].whenStarted(subscribe))) {
-      this.logger.log(`The @EventPattern handlers receive in process once this application's broker has started (app.listen())`);
+      this.logger.log(`The pattern handlers receive in process once this application's broker has started (app.listen())`);
     }
   }
 
@@ -149,11 +149,11 @@ export class MmmqServer
     return async (content: unknown, message: MessageContext) => {
       const context = new MmmqContext([message, pattern]);
       const data = await this.deserialize(content, message.topic);
-      await new Promise<void>((resolve, reject) => {
+      // The result answers a request (`@MessagePattern`); an event handler's is ignored.
+      return new Promise<unknown>((resolve, reject) => {
         this.onProcessingStartHook(this.transportId, context, async () => {
           try {
-            await lastValueFrom(this.transformToObservable(await handler(data, context)), { defaultValue: undefined });
-            resolve();
+            resolve(await lastValueFrom(this.transformToObservable(await handler(data, context)), { defaultValue: undefined }));
           } catch (failure) {
             reject(handlerFailure(failure));
           } finally {

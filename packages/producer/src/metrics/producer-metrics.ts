@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { ProduceObserver, ProduceOutcome } from '../produce-observer';
+import type { ProduceObserver, ProduceOutcome, RequestOutcome } from '../produce-observer';
 import { MMMQ_PRODUCER_METRICS_REGISTRY } from './mmmq-producer-metrics.options';
 
 /**
@@ -14,6 +14,8 @@ export const PRODUCE_DURATION_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0
 export class ProducerMetrics implements ProduceObserver {
   private readonly duration: Histogram<'topic' | 'outcome'>;
   private readonly retries: Counter<'topic'>;
+  private readonly requests: Histogram<'topic' | 'outcome'>;
+  private readonly lateReplies: Counter;
 
   constructor(@Inject(MMMQ_PRODUCER_METRICS_REGISTRY) registry: Registry) {
     this.duration = new Histogram({
@@ -29,6 +31,26 @@ export class ProducerMetrics implements ProduceObserver {
       labelNames: ['topic'],
       registers: [registry],
     });
+    this.requests = new Histogram({
+      name: 'mmmq_producer_request_duration_seconds',
+      help: 'Seconds from a request() call to its outcome (answered, error, timeout, cancelled or unavailable), per topic',
+      labelNames: ['topic', 'outcome'],
+      buckets: PRODUCE_DURATION_BUCKETS_SECONDS,
+      registers: [registry],
+    });
+    this.lateReplies = new Counter({
+      name: 'mmmq_producer_late_replies_total',
+      help: 'Replies dropped because no request waited for them any more (timed out, cancelled, or answered already)',
+      registers: [registry],
+    });
+  }
+
+  requested(topic: string, outcome: RequestOutcome, seconds: number): void {
+    this.requests.observe({ topic, outcome }, seconds);
+  }
+
+  lateReply(): void {
+    this.lateReplies.inc();
   }
 
   produced(topics: readonly string[], outcome: ProduceOutcome, seconds: number): void {

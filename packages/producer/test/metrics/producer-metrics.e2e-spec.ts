@@ -1,3 +1,6 @@
+import { REPLY_HEADERS, ReplyInboxes } from '@mmmq/core';
+import { InMemoryBroker, MmmqTestingModule } from '@mmmq/core/testing';
+import { waitFor } from '@mmmq/test-support';
 import { Test } from '@nestjs/testing';
 import { Registry } from 'prom-client';
 import { MmmqProducerModule, Producer } from '../../src';
@@ -52,6 +55,43 @@ describe('MmmqProducerMetricsModule', () => {
     expect(await sample(registry, count, { topic: 'order.paid', outcome: 'failed' })).toBe(1);
     expect(await sample(registry, 'mmmq_producer_retries_total', { topic: 'order.created' })).toBe(2);
     expect(await sample(registry, 'mmmq_producer_retries_total', { topic: 'order.paid' })).toBe(2);
+  });
+
+  it('measures each request with its outcome, and counts late replies', async () => {
+    const registry = new Registry();
+    const module = await Test.createTestingModule({
+      imports: [MmmqTestingModule.forRoot(), MmmqProducerMetricsModule.forRoot({ registry }), MmmqProducerModule.forRoot()],
+    })
+      .setLogger(new RecordingLogger())
+      .compile();
+    await module.init();
+    const producer = module.get(Producer);
+    const memory = module.get(InMemoryBroker);
+    // Answers the n-th request of `topic` by hand, as a listener's consumer would.
+    const answer = async (topic: string, n: number, reply: { content?: unknown; error?: { name: string; message: string } }) => {
+      await waitFor(() => memory.published(topic).length > n, { message: `request ${n} of ${topic} published` });
+      const { headers = {} } = memory.published(topic)[n];
+      ReplyInboxes.deliver({
+        inbox: String(headers[REPLY_HEADERS.replyTo]),
+        correlationId: String(headers[REPLY_HEADERS.correlationId]),
+        ...reply,
+      });
+    };
+    const answered = producer.request('quote.price', { sku: 'a' });
+    await answer('quote.price', 0, { content: 1 });
+    await expect(answered).resolves.toBe(1);
+    const failed = producer.request('quote.price', { sku: 'b' });
+    await answer('quote.price', 1, { error: { name: 'Error', message: 'no price' } });
+    await expect(failed).rejects.toThrow(/no price/);
+    await expect(producer.request('quote.slow', {}, { timeoutMs: 50 })).rejects.toThrow(/within 50 ms/);
+    await answer('quote.slow', 0, { content: 'late' });
+    await module.close();
+
+    const count = 'mmmq_producer_request_duration_seconds_count';
+    expect(await sample(registry, count, { topic: 'quote.price', outcome: 'answered' })).toBe(1);
+    expect(await sample(registry, count, { topic: 'quote.price', outcome: 'error' })).toBe(1);
+    expect(await sample(registry, count, { topic: 'quote.slow', outcome: 'timeout' })).toBe(1);
+    expect(await sample(registry, 'mmmq_producer_late_replies_total')).toBe(1);
   });
 
   it('refuses a registry that is not a prom-client Registry, and unknown options, naming them', () => {

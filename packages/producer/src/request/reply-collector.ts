@@ -1,0 +1,91 @@
+import http from 'node:http';
+import https from 'node:https';
+import { anySignal, bearerAuthorization, MmmqError, parseReply, readBoundedReply, REPLIES_PATH, type Reply } from '@mmmq/core';
+import type { BrokerAccess } from '../gateway/broker-access';
+
+/** How long one collection waits on the broker for a first reply (long poll). */
+export const REPLY_COLLECT_WAIT_MS = 20_000;
+/** A collection's answer is a list of replies; anything this long is not one. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** Beyond the long poll's own wait, how long to wait for the broker's answer. */
+const ANSWER_MARGIN_MS = 10_000;
+
+/** The broker answered a collection with a status that will not change by asking again (404: no relay there). */
+export class ReplyCollectionRefused extends MmmqError {
+  constructor(
+    readonly status: number,
+    body: string,
+  ) {
+    super(`the broker answered ${status}: ${body.slice(0, 200)}`);
+  }
+}
+
+/**
+ * Collects the replies of one inbox from the broker's relay over HTTP (`POST /mmmq/replies/{inbox}/fetch`), one
+ * long poll at a time, on a connection of its own so that publishes never wait behind it.
+ */
+export class ReplyCollector {
+  private readonly client: typeof http | typeof https;
+  private readonly agent: http.Agent;
+  private readonly headers: Record<string, string>;
+
+  constructor(
+    private readonly broker: string,
+    private readonly inbox: string,
+    { token, tls }: BrokerAccess = {},
+  ) {
+    const secure = broker.startsWith('https:');
+    this.client = secure ? https : http;
+    this.agent = secure
+      ? new https.Agent({ keepAlive: true, maxSockets: 1, ca: tls?.ca })
+      : new http.Agent({ keepAlive: true, maxSockets: 1 });
+    this.headers = { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) };
+  }
+
+  /** The replies the inbox holds, waiting up to `waitMs` for a first one. */
+  collect(waitMs: number, signal: AbortSignal): Promise<Reply[]> {
+    const url = `${this.broker}${REPLIES_PATH}/${this.inbox}/fetch`;
+    const body = JSON.stringify({ waitMs });
+    // Not AbortSignal.any: combined with the producer's long-lived closing signal on every poll, it would leak.
+    const expired = new AbortController();
+    const timer = setTimeout(() => expired.abort(new Error(`no answer within ${waitMs + ANSWER_MARGIN_MS} ms`)), waitMs + ANSWER_MARGIN_MS);
+    const deadline = anySignal([signal, expired.signal]);
+    return new Promise<Reply[]>((resolve, reject) => {
+      const request = this.client.request(
+        url,
+        {
+          method: 'POST',
+          agent: this.agent,
+          signal: deadline.signal,
+          headers: { ...this.headers, 'content-length': Buffer.byteLength(body) },
+        },
+        (response) => {
+          response.on('error', reject);
+          readBoundedReply(request, response, MAX_ANSWER_BYTES, (chunks) => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const status = response.statusCode ?? 0;
+            if (status !== 200)
+              return reject(
+                status >= 500 || status === 429 ? new Error(`the broker answered ${status}`) : new ReplyCollectionRefused(status, text),
+              );
+            try {
+              const { replies } = JSON.parse(text) as { replies?: unknown };
+              resolve(Array.isArray(replies) ? replies.map(parseReply) : []);
+            } catch (error) {
+              reject(error as Error);
+            }
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    }).finally(() => {
+      clearTimeout(timer);
+      deadline.dispose();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
