@@ -38,7 +38,9 @@ export function requestReplyCases(parties: RequestReplyParties): void {
       ),
     );
     replies.forEach((reply, i) => expect(i % 2 === 0 ? (reply as { value: number }).value : reply).toBe(i % 2 === 0 ? i : i + 1));
-    expect(producer.replyStats()).toMatchObject({ pending: 0, answered: count, late: 0 });
+    // Each request answered once, by its own reply. On a busy machine a pull replier's lease can run out behind 300
+    // queued requests: the broker delivers them again and their second replies are dropped as late (at least once).
+    expect(producer.replyStats()).toMatchObject({ pending: 0, answered: count });
   });
 
   it("rejects with the handler's error (name and message, no stack) and settles the request without retrying it", async () => {
