@@ -64,6 +64,8 @@ export const MAX_PULL_WAIT_MS = MAX_FETCH_WAIT_MS;
 /** The broker's limits on a lease asked for with `ackTimeoutMs` (1 s to 12 h). */
 export const MIN_PULL_ACK_TIMEOUT_MS = MIN_ACK_TIMEOUT_MS;
 export const MAX_PULL_ACK_TIMEOUT_MS = MAX_ACK_TIMEOUT_MS;
+/** How long after its fetch a pulled message's lease is kept alive at most (5 min, the handlers' `maxHandlerMs` default). */
+export const DEFAULT_PULL_MAX_LEASE_EXTENSION_MS = 5 * 60_000;
 
 /** How messages reach the listeners: pushed by the broker to this application, or fetched by it. */
 export type DeliveryMode = 'push' | 'pull';
@@ -90,6 +92,13 @@ export interface PullOptions {
    * dispatcher's `ackTimeoutMs` (30 s on the broker). From {@link MIN_PULL_ACK_TIMEOUT_MS} to {@link MAX_PULL_ACK_TIMEOUT_MS}.
    */
   ackTimeoutMs?: number;
+  /**
+   * A fetched message's lease is extended every third of a lease while it waits for a worker or its handler runs,
+   * for up to this long after the fetch, so a prefetch the handlers take a while to get through is not delivered
+   * again meanwhile. 0 turns extending off. Default {@link DEFAULT_PULL_MAX_LEASE_EXTENSION_MS}, at most
+   * {@link MAX_PULL_ACK_TIMEOUT_MS}.
+   */
+  maxLeaseExtensionMs?: number;
 }
 
 /**

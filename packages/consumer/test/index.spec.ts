@@ -15,6 +15,7 @@ describe('@mmmq/consumer public API', () => {
         'BrokerRequestError',
         'DEFAULT_ACK_MODE',
         'DEFAULT_DELIVERY_MODE',
+        'DEFAULT_PULL_MAX_LEASE_EXTENSION_MS',
         'DEFAULT_PULL_PREFETCH',
         'DEFAULT_PULL_WAIT_MS',
         'DUPS_OK_ACK_BATCH',

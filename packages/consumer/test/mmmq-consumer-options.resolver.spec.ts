@@ -3,6 +3,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
   DEFAULT_MIN_WORKERS,
+  DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
   DEFAULT_PULL_PREFETCH,
   DEFAULT_PULL_WAIT_MS,
   DEFAULT_QUEUE_SIZE,
@@ -36,6 +37,7 @@ describe('resolveConsumerOptions', () => {
         waitMs: DEFAULT_PULL_WAIT_MS,
         member: defaultPullMember(undefined),
         ackTimeoutMs: undefined,
+        maxLeaseExtensionMs: DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
       },
       given: {},
     });

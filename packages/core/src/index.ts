@@ -114,6 +114,7 @@ export { anySignal, type AnySignal } from './any-signal';
 export {
   MAX_PUSH_BATCH_SIZE,
   MAX_PUSH_IN_FLIGHT,
+  DEFAULT_ACK_TIMEOUT_MS,
   MIN_ACK_TIMEOUT_MS,
   MAX_ACK_TIMEOUT_MS,
   MAX_FETCH_MESSAGES,

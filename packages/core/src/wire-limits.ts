@@ -7,6 +7,8 @@
 export const MAX_PUSH_BATCH_SIZE = 1000;
 /** The largest `maxInFlight` a dispatcher may ask for: pushes of one subscription on their way at once. */
 export const MAX_PUSH_IN_FLIGHT = 16;
+/** A pulled message's lease when neither its dispatcher nor its fetch says otherwise (`ackTimeoutMs`). */
+export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
 /** The shortest `ackTimeoutMs` (a message's lease) a dispatcher may ask for. */
 export const MIN_ACK_TIMEOUT_MS = 1000;
 /** The longest `ackTimeoutMs`: 12 hours, SQS's longest visibility timeout. */

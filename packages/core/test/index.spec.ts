@@ -66,6 +66,7 @@ describe('@mmmq/core public API', () => {
         'assertConsumerId',
         'assertDeliveryMode',
         'DELIVERY_MODES',
+        'DEFAULT_ACK_TIMEOUT_MS',
         'FSYNC_MODES',
         'stricterFsync',
         'assertHeaders',

@@ -1,5 +1,6 @@
 import {
   assertConsumerId,
+  DEFAULT_ACK_TIMEOUT_MS,
   Host,
   InvalidConsumerIdError,
   InvalidSelectorError,
@@ -35,8 +36,8 @@ export const DEFAULT_MAX_IN_FLIGHT = 1;
 export const DEFAULT_MAX_DELIVERIES = 16;
 /** `maxDeliveries` that never dead-letters (a choice that can block a subscription for good). */
 export const UNLIMITED_DELIVERIES = -1;
-/** How long a pulled message stays leased to its member unless it asks for another time. */
-export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
+/** How long a pulled message stays leased to its member unless it asks for another time (a wire default, in core). */
+export { DEFAULT_ACK_TIMEOUT_MS };
 /** The most patterns and push hosts one dispatcher may have. */
 export const MAX_PATTERNS = 32;
 export const MAX_HOSTS = 64;

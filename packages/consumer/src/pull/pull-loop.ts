@@ -1,9 +1,17 @@
-import { Acknowledgement, ConsumerAcknowledgement, sleep, type TransportHandler, type TransportListener } from '@mmmq/core';
+import {
+  Acknowledgement,
+  ConsumerAcknowledgement,
+  DEFAULT_ACK_TIMEOUT_MS,
+  sleep,
+  type TransportHandler,
+  type TransportListener,
+} from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
 import { HandlerAbandonedError } from '../errors/handler-abandoned.error';
 import { AckBatcher, DUPS_OK_ACK_BATCH, DUPS_OK_ACK_LINGER_MS, MAX_ACKS_PER_REQUEST } from './ack-batcher';
 import { lostLease } from './lease-channel';
+import { LeaseKeeper } from './lease-keeper';
 import { pullBackoffDelay } from './pull-backoff';
 import type { PulledMessage, PullClient } from './pull-client';
 import type { ResolvedPull } from './pull-options.resolver';
@@ -28,6 +36,7 @@ export class PullLoop {
   private readonly abort = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly acks: AckBatcher;
+  private readonly keeper: LeaseKeeper;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   /** Messages a `manual` handler settled before it returned: its acknowledgement changes nothing then. */
@@ -42,6 +51,13 @@ export class PullLoop {
       lingerMs: lazy ? DUPS_OK_ACK_LINGER_MS : 0,
       maxBatch: lazy ? DUPS_OK_ACK_BATCH : MAX_ACKS_PER_REQUEST,
     });
+    const { ackTimeoutMs, maxLeaseExtensionMs } = deps.settings;
+    this.keeper = new LeaseKeeper(
+      (leases, leaseMs) => deps.client.extend(listener.consumerId, leases, leaseMs),
+      // Messages fetched with autoAck have no lease to keep.
+      { leaseMs: ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, maxExtensionMs: listener.ackMode === 'none' ? 0 : maxLeaseExtensionMs },
+      deps.logger,
+    );
   }
 
   start(): void {
@@ -58,6 +74,7 @@ export class PullLoop {
   /** Waits for every fetched message to be handled or refused, then sends the acknowledgements still waiting. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    this.keeper.stop();
     await this.acks.flush();
   }
 
@@ -116,6 +133,7 @@ export class PullLoop {
   }
 
   private async handle(message: PulledMessage): Promise<void> {
+    if (message.lease !== undefined) this.keeper.hold(message.lease);
     try {
       const reply = await this.deps.handle(message);
       if (message.lease === undefined || this.listener.ackMode === 'none' || this.settledByHandler.has(message)) return;
@@ -126,6 +144,8 @@ export class PullLoop {
       this.deps.logger.warn(
         `Settling message ${message.id} of ${this.listener.consumerId} failed; the broker delivers it again when its lease ends: ${(error as Error).message}`,
       );
+    } finally {
+      if (message.lease !== undefined) this.keeper.release(message.lease);
     }
   }
 

@@ -1,5 +1,6 @@
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import {
+  DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
   DEFAULT_PULL_PREFETCH,
   DEFAULT_PULL_WAIT_MS,
   MAX_PULL_ACK_TIMEOUT_MS,
@@ -17,9 +18,11 @@ export interface ResolvedPull {
   member: string;
   /** Absent: the dispatcher's lease length. */
   ackTimeoutMs: number | undefined;
+  /** 0: leases are not extended. */
+  maxLeaseExtensionMs: number;
 }
 
-const PULL_FIELDS = new Set(['prefetch', 'waitMs', 'member', 'ackTimeoutMs']);
+const PULL_FIELDS = new Set(['prefetch', 'waitMs', 'member', 'ackTimeoutMs', 'maxLeaseExtensionMs']);
 
 /**
  * @param pull the `pull` option as given
@@ -40,5 +43,11 @@ export function resolvePull(pull: unknown, app: string | undefined): ResolvedPul
       record.ackTimeoutMs === undefined
         ? undefined
         : integerInRange('pull.ackTimeoutMs', record.ackTimeoutMs, MIN_PULL_ACK_TIMEOUT_MS, MAX_PULL_ACK_TIMEOUT_MS),
+    maxLeaseExtensionMs: integerInRange(
+      'pull.maxLeaseExtensionMs',
+      record.maxLeaseExtensionMs ?? DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
+      0,
+      MAX_PULL_ACK_TIMEOUT_MS,
+    ),
   };
 }

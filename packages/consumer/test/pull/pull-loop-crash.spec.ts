@@ -6,6 +6,7 @@ import { FrontHandler } from '../../src/handling/front-handler';
 import { ListenerInvoker } from '../../src/handling/listener-invoker';
 import type { ListenerDefinition } from '../../src/listener/listener-definition';
 import { PullClient } from '../../src/pull/pull-client';
+import { DEFAULT_PULL_MAX_LEASE_EXTENSION_MS } from '../../src/mmmq-consumer.options';
 import { PullLoop } from '../../src/pull/pull-loop';
 import { toTransportListener } from '../../src/transport/transport-listener';
 import { FakePullBroker } from '../support/fake-pull-broker';
@@ -44,7 +45,13 @@ describe('what a consumer crash redelivers, by ack mode (stand-in broker)', () =
         if (id === stuckAt) await stuck;
       },
     };
-    const settings = { prefetch: 100, waitMs: 50, member: MEMBER, ackTimeoutMs: undefined };
+    const settings = {
+      prefetch: 100,
+      waitMs: 50,
+      member: MEMBER,
+      ackTimeoutMs: undefined,
+      maxLeaseExtensionMs: DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
+    };
     const deliveries = new DeliveryHandler(frontHandler, new ListenerInvoker());
     return new PullLoop(toTransportListener(listener), {
       client,

@@ -1,4 +1,10 @@
-import { DEFAULT_PULL_PREFETCH, DEFAULT_PULL_WAIT_MS, InvalidConsumerOptionsError, MmmqConsumerOptions } from '../../src';
+import {
+  DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
+  DEFAULT_PULL_PREFETCH,
+  DEFAULT_PULL_WAIT_MS,
+  InvalidConsumerOptionsError,
+  MmmqConsumerOptions,
+} from '../../src';
 import { resolveConsumerOptions } from '../../src/mmmq-consumer-options.resolver';
 import { defaultPullMember } from '../../src/pull/pull-member';
 
@@ -14,6 +20,7 @@ describe('pull and acknowledge-mode options', () => {
       waitMs: DEFAULT_PULL_WAIT_MS,
       member: defaultPullMember('billing'),
       ackTimeoutMs: undefined,
+      maxLeaseExtensionMs: DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
     });
     expect(resolved.broker?.url).toBe('http://broker:8080');
     expect(resolved.registrations.pull?.brokerUrl).toBe('http://broker:8080');
@@ -28,7 +35,13 @@ describe('pull and acknowledge-mode options', () => {
       pull: { prefetch: 10, waitMs: 0, member: 'billing:pod-7', ackTimeoutMs: 60_000 },
       listeners: { 'A.b': { ackMode: 'manual' } },
     });
-    expect(resolved.pull).toEqual({ prefetch: 10, waitMs: 0, member: 'billing:pod-7', ackTimeoutMs: 60_000 });
+    expect(resolved.pull).toEqual({
+      prefetch: 10,
+      waitMs: 0,
+      member: 'billing:pod-7',
+      ackTimeoutMs: 60_000,
+      maxLeaseExtensionMs: DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
+    });
     expect(resolved.ackMode).toBe('dupsOk');
     expect(resolved.listeners.get('A.b')?.ackMode).toBe('manual');
   });
@@ -51,6 +64,11 @@ describe('pull and acknowledge-mode options', () => {
     ['pull.prefetch', { ...pull, pull: { prefetch: 1001 } }, 'pull.prefetch must be an integer from 1 to 1000, got 1001'],
     ['pull.waitMs', { ...pull, pull: { waitMs: 60_001 } }, 'pull.waitMs must be an integer from 0 to 60000, got 60001'],
     ['pull.ackTimeoutMs', { ...pull, pull: { ackTimeoutMs: 999 } }, 'pull.ackTimeoutMs must be an integer from 1000 to 43200000, got 999'],
+    [
+      'pull.maxLeaseExtensionMs',
+      { ...pull, pull: { maxLeaseExtensionMs: -1 } },
+      'pull.maxLeaseExtensionMs must be an integer from 0 to 43200000, got -1',
+    ],
     ['pull.member', { ...pull, pull: { member: 'pod 7' } }, 'pull.member must be 1 to 128 characters of [A-Za-z0-9._:-], got "pod 7"'],
   ])('names the offending option: %s', (_name, options, message) => {
     expect(() => resolveConsumerOptions(options)).toThrow(InvalidConsumerOptionsError);
