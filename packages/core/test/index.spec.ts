@@ -1,4 +1,5 @@
 import * as core from '../src';
+import * as internal from '../src/internal';
 import * as testing from '../src/testing';
 
 describe('@mmmq/core public API', () => {
@@ -144,6 +145,7 @@ describe('@mmmq/core public API', () => {
         'InvalidObjectKeyError',
         'OBJECT_KEY_MAX_LENGTH',
         'OUTBOX_HEADERS',
+        'TRACE_HEADERS',
         'ObjectNotFoundError',
         'assertObjectKey',
         'fetchClaimCheck',
@@ -166,6 +168,19 @@ describe('@mmmq/core/testing public API', () => {
       'InMemoryTransport',
       'MmmqTestingModule',
       'NOT_TAKEN',
+    ]);
+  });
+});
+
+describe('@mmmq/core/internal', () => {
+  it('exports what the producer and the consumer share for tracing, and nothing else', () => {
+    expect(Object.keys(internal).sort()).toEqual([
+      'MESSAGING_SYSTEM',
+      'MessagingAttributes',
+      'TRACE_HEADERS',
+      'activeTracing',
+      'extractTraceContext',
+      'injectTraceContext',
     ]);
   });
 });

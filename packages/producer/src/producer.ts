@@ -14,6 +14,7 @@ import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-produ
 import { messageFromArguments, OutgoingMessage, prepareBatch, prepareMessage } from './outgoing-message';
 import { ProducerTransaction, TransactionCollector, TransactionResult } from './producer-transaction';
 import { PublishBatcher } from './publish-batcher';
+import { traceSend } from './send-tracing';
 import { isTransient, RetryPolicy } from './retry/retry-policy';
 import { ClaimCheckOffloader } from './claim-check/claim-check-offloader';
 
@@ -89,6 +90,11 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   async produce(topicOrMessage: unknown, content?: unknown, options?: ProduceOptions): Promise<PublishedMessage> {
     const prepared = prepareMessage(messageFromArguments(topicOrMessage, content, options));
     if (this.closing.signal.aborted) throw new ProducerClosedError(publicationOf([prepared]));
+    return traceSend([prepared], () => this.publish(prepared));
+  }
+
+  /** A prepared message on its way: its large content stored, then batched or sent on its own. */
+  private async publish(prepared: OutgoingMessage): Promise<PublishedMessage> {
     const ready = this.claimCheck?.prepare(prepared) ?? prepared;
     // Awaited only when a content is being stored, so small messages reach the batcher in the same turn.
     const outgoing = ready instanceof Promise ? await claimChecked([prepared], ready) : ready;
@@ -183,7 +189,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   }
 
   private sendBatch(messages: OutgoingMessage[]): Promise<PublishedMessage[]> {
-    return this.send(publicationOf(messages), () => this.gateway.publishBatch(messages));
+    return traceSend(messages, () => this.send(publicationOf(messages), () => this.gateway.publishBatch(messages)));
   }
 
   private send<T>(publication: Publication, attempt: () => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {
