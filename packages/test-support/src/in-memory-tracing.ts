@@ -10,6 +10,8 @@ export interface InMemoryTracing {
   spans(): ReadableSpan[];
   /** The ended spans named `name`, once there are `count` of them (within the deadline). */
   waitForSpans(name: string, count?: number): Promise<ReadableSpan[]>;
+  /** Runs `work` inside a span named `name` (a request handler's, say), ended when `work` settles. */
+  inSpan<T>(name: string, work: () => Promise<T>): Promise<T>;
   reset(): void;
   /** Unregisters the provider, the propagators and the context manager: tracing is off again. */
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export function startInMemoryTracing(): InMemoryTracing {
       });
       return named(name);
     },
+    inSpan: (name, work) => trace.getTracer('test').startActiveSpan(name, (span) => work().finally(() => span.end())),
     reset: () => exporter.reset(),
     async close() {
       await provider.shutdown();
@@ -39,6 +42,11 @@ export function startInMemoryTracing(): InMemoryTracing {
       context.disable();
     },
   };
+}
+
+/** The id of the span current where this is called, if any. */
+export function activeSpanId(): string | undefined {
+  return trace.getActiveSpan()?.spanContext().spanId;
 }
 
 function describe(spans: ReadableSpan[]): string {
