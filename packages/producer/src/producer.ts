@@ -90,16 +90,12 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   async produce(topicOrMessage: unknown, content?: unknown, options?: ProduceOptions): Promise<PublishedMessage> {
     const prepared = prepareMessage(messageFromArguments(topicOrMessage, content, options));
     if (this.closing.signal.aborted) throw new ProducerClosedError(publicationOf([prepared]));
-    return traceSend([prepared], () => this.publish(prepared));
-  }
-
-  /** A prepared message on its way: its large content stored, then batched or sent on its own. */
-  private async publish(prepared: OutgoingMessage): Promise<PublishedMessage> {
     const ready = this.claimCheck?.prepare(prepared) ?? prepared;
     // Awaited only when a content is being stored, so small messages reach the batcher in the same turn.
     const outgoing = ready instanceof Promise ? await claimChecked([prepared], ready) : ready;
-    if (this.batcher) return this.batcher.add(outgoing);
-    return this.send(publicationOf([outgoing]), () => this.gateway.publish(outgoing));
+    const batcher = this.batcher;
+    if (batcher) return traceSend([outgoing], () => batcher.add(outgoing));
+    return traceSend([outgoing], () => this.send(publicationOf([outgoing]), () => this.gateway.publish(outgoing)));
   }
 
   /** What the batcher sends: one message on its own, several as one atomic batch. */

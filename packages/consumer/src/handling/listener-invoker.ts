@@ -46,7 +46,7 @@ export class ListenerInvoker {
   }
 
   /** @param channel how a `manual` decision and `inProgress()` reach the broker while the handler runs */
-  async run(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+  run(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
     return traceProcess(listener, delivery, () => this.observed(listener, delivery, channel));
   }
 
