@@ -132,6 +132,7 @@ export { ExitAfterSignalShutdown, STOP_SIGNALS } from './lifecycle/exit-after-si
 export { writeJson } from './http/write-json';
 export { readBoundedReply } from './http/read-bounded-reply';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
+export { TRACE_HEADERS, type TraceHeaderName } from './tracing/trace-headers';
 export * from './claim-check';
 export { DeadLetterHeaders } from './dead-letter-headers';
 export * from './transport';

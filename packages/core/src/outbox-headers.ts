@@ -1,3 +1,5 @@
+import { TRACE_HEADERS } from './tracing/trace-headers';
+
 /**
  * The headers every message relayed from a transactional outbox carries, whoever relays it: `@mmmq/postgres`'s
  * polling relay, or a change-data-capture pipeline (Debezium's outbox event router, say) configured to write the
@@ -12,9 +14,9 @@ export const OUTBOX_HEADERS = {
   /** That entity's id (`o-1042`); messages of one aggregate are relayed in order when the relay is asked to. */
   aggregateId: 'mmmq-aggregate-id',
   /** W3C trace context of the transaction that wrote the row, when it had one. */
-  traceparent: 'traceparent',
+  traceparent: TRACE_HEADERS.traceparent,
   /** W3C trace state, with `traceparent`. */
-  tracestate: 'tracestate',
+  tracestate: TRACE_HEADERS.tracestate,
   /** When the row was written: an ISO 8601 timestamp from the database clock. */
   createdAt: 'mmmq-outbox-created-at',
 } as const;

@@ -1,4 +1,5 @@
 import * as core from '../src';
+import * as internal from '../src/internal';
 import * as testing from '../src/testing';
 
 describe('@mmmq/core public API', () => {
@@ -156,6 +157,7 @@ describe('@mmmq/core public API', () => {
         'replyAddressOf',
         'replyErrorOf',
         'ReplyInboxes',
+        'TRACE_HEADERS',
         'ObjectNotFoundError',
         'assertObjectKey',
         'fetchClaimCheck',
@@ -178,6 +180,19 @@ describe('@mmmq/core/testing public API', () => {
       'InMemoryTransport',
       'MmmqTestingModule',
       'NOT_TAKEN',
+    ]);
+  });
+});
+
+describe('@mmmq/core/internal', () => {
+  it('exports what the producer and the consumer share for tracing, and nothing else', () => {
+    expect(Object.keys(internal).sort()).toEqual([
+      'MESSAGING_SYSTEM',
+      'MessagingAttributes',
+      'TRACE_HEADERS',
+      'activeTracing',
+      'extractTraceContext',
+      'injectTraceContext',
     ]);
   });
 });

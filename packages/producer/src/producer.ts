@@ -14,6 +14,7 @@ import { RESOLVED_PRODUCER_OPTIONS, ResolvedProducerOptions } from './mmmq-produ
 import { messageFromArguments, OutgoingMessage, prepareBatch, prepareMessage } from './outgoing-message';
 import { ProducerTransaction, TransactionCollector, TransactionResult } from './producer-transaction';
 import { PublishBatcher } from './publish-batcher';
+import { traceSend } from './send-tracing';
 import { isTransient, RetryPolicy } from './retry/retry-policy';
 import { ClaimCheckOffloader } from './claim-check/claim-check-offloader';
 import { Requester } from './request/requester';
@@ -104,8 +105,9 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
     const ready = this.claimCheck?.prepare(prepared) ?? prepared;
     // Awaited only when a content is being stored, so small messages reach the batcher in the same turn.
     const outgoing = ready instanceof Promise ? await claimChecked([prepared], ready) : ready;
-    if (this.batcher) return this.batcher.add(outgoing);
-    return this.send(publicationOf([outgoing]), () => this.gateway.publish(outgoing));
+    const batcher = this.batcher;
+    if (batcher) return traceSend([outgoing], () => batcher.add(outgoing));
+    return traceSend([outgoing], () => this.send(publicationOf([outgoing]), () => this.gateway.publish(outgoing)));
   }
 
   /**
@@ -217,7 +219,7 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
   }
 
   private sendBatch(messages: OutgoingMessage[]): Promise<PublishedMessage[]> {
-    return this.send(publicationOf(messages), () => this.gateway.publishBatch(messages));
+    return traceSend(messages, () => this.send(publicationOf(messages), () => this.gateway.publishBatch(messages)));
   }
 
   private send<T>(publication: Publication, attempt: () => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {

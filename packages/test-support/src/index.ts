@@ -12,3 +12,4 @@ export * from './test-consumer';
 export * from './wait-for';
 export { Gate } from './gate';
 export * from './type-errors';
+export * from './in-memory-tracing';

@@ -11,6 +11,7 @@ import { convertContent } from './content-converter';
 import { CONSUMER_OBSERVER, ConsumerObserver, outcomeOf } from './consumer-observer';
 import type { ConsumerDelivery } from './consumer-delivery';
 import { verdictOf } from './listener-verdict';
+import { traceProcess } from './process-tracing';
 import { ConsumerReply, replyFor, Settlement, SettlementChannel } from './settlement';
 import { errorReply, replyAddress, resultReply } from '../reply/listener-reply';
 import { ReplySender } from '../reply/reply-sender';
@@ -51,7 +52,15 @@ export class ListenerInvoker {
   }
 
   /** @param channel how a `manual` decision and `inProgress()` reach the broker while the handler runs */
-  async run(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+  run(listener: ListenerDefinition, delivery: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
+    return traceProcess(listener, delivery, () => this.observed(listener, delivery, channel));
+  }
+
+  private async observed(
+    listener: ListenerDefinition,
+    delivery: ConsumerDelivery,
+    channel?: SettlementChannel,
+  ): Promise<InvocationOutcome> {
     if (this.observer === undefined) return this.settle(listener, delivery, channel);
     const started = performance.now();
     const outcome = await this.settle(listener, delivery, channel);

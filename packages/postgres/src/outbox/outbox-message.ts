@@ -10,6 +10,7 @@ import {
   Topic,
 } from '@mmmq/core';
 import { describeValue } from '@mmmq/core';
+import { withActiveTraceContext } from './active-trace-context';
 
 /** What `outbox.add()` accepts besides the topic and the content. */
 export interface OutboxAddOptions {
@@ -57,6 +58,7 @@ export function prepareOutboxMessage(topic: unknown, content: unknown, options: 
   if (typeof options !== 'object' || options === null) {
     throw new InvalidMessageError(`outbox.add() options must be an object, got ${describeValue(options)}`);
   }
+  options = withActiveTraceContext(options);
   const unknown: string[] = [];
   for (const key in options) if (!KNOWN_OPTIONS.has(key) && Object.hasOwn(options, key)) unknown.push(key);
   if (unknown.length > 0) {

@@ -1,0 +1,8 @@
+/**
+ * Building blocks MMMQ's own packages share (the producer's and the consumer's tracing). Not a public API: it may
+ * change in any release.
+ */
+export { activeTracing, type OpenTelemetry } from './tracing/opentelemetry';
+export { extractTraceContext, injectTraceContext } from './tracing/message-trace-context';
+export { MESSAGING_SYSTEM, MessagingAttributes } from './tracing/messaging-attributes';
+export { TRACE_HEADERS } from './tracing/trace-headers';
