@@ -84,12 +84,14 @@ export class ProcessSampler {
     // A pid first seen after start() was started during the measurement, so all of its time counts.
     for (const [pid, end] of this.last) ticks += end - (this.baseline.get(pid) ?? 0);
     const client = process.cpuUsage(this.clientCpuStart);
+    // No process seen at all (a reference with no server): no figure rather than a CPU time of zero.
+    const cpuSeconds = this.last.size > 0 ? ticks / CLK_TCK : NaN;
     return {
       broker: {
-        cpuPct: seconds > 0 ? (100 * ticks) / CLK_TCK / seconds : NaN,
-        cpuSeconds: ticks / CLK_TCK,
-        rssPeakMiB: this.rssPeakKiB / 1024,
-        rssEndMiB: this.rssLastKiB / 1024,
+        cpuPct: seconds > 0 ? (100 * cpuSeconds) / seconds : NaN,
+        cpuSeconds,
+        rssPeakMiB: cpuSeconds >= 0 ? this.rssPeakKiB / 1024 : NaN,
+        rssEndMiB: cpuSeconds >= 0 ? this.rssLastKiB / 1024 : NaN,
       },
       clientCpuPct: seconds > 0 ? (client.user + client.system) / 1e4 / seconds : NaN,
       clientCpuSeconds: (client.user + client.system) / 1e6,
