@@ -4,6 +4,11 @@ import { format } from './runner';
 
 /** A path is flagged when its median CPU per message is at least this much above its baseline. */
 export const REGRESSION = 0.1;
+/**
+ * Other processes using more than this share of a core (%) while the paths were measured make the run suspect: on this
+ * 2-core machine, CPU per message rose by a quarter and more when other work kept both cores busy.
+ */
+export const BUSY_MACHINE_PCT = 25;
 
 /** One path's figures: medians over the measured rounds (the warm-up round left out), with their spread. */
 export interface PathFigure {
@@ -24,6 +29,8 @@ export interface CpuBaseline {
   machine: Record<string, string>;
   /** The sizes and rounds the figures came from; a run with others is not comparable. */
   config: Record<string, number>;
+  /** Median CPU of the machine's other processes over the measured phases, % of a core: how busy the machine was. */
+  othersCpuPct: number;
   paths: Record<string, PathFigure>;
 }
 
@@ -81,6 +88,14 @@ export function renderComparison(rows: Comparison[], baseline: CpuBaseline | und
     lines.push(
       `${pad(r.path.label, width)}  ${pad(now, 17, true)}  ${pad(us(r.before?.us), 8, true)}  ${pad(change, 8, true)}  ${pad(r.now ? format(r.now.rate, '/s') : '–', 8, true)}${flag}`,
     );
+  }
+  const others = (pct: number) => (Number.isFinite(pct) ? `${Math.round(pct)} %` : '–');
+  lines.push(
+    '',
+    `other processes used ${others(current.othersCpuPct)} of a core (the baseline: ${others(baseline?.othersCpuPct ?? NaN)}) during the measured phases, median over the rounds`,
+  );
+  if (current.othersCpuPct > BUSY_MACHINE_PCT) {
+    lines.push(`⚠ the machine was busy: CPU per message rises when other work competes for the cores; run again when it is quieter`);
   }
   if (baseline) {
     const differs = Object.keys(current.config).filter((key) => baseline.config[key] !== current.config[key]);

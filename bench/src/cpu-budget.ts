@@ -31,9 +31,11 @@ const COMPARED_CONFIG = [
   'window',
 ] as const;
 
+const measured = (results: BenchResults) => results.runs.filter((r) => r.round > WARM_UP_ROUNDS && !r.error);
+
 /** The medians of one path over the measured rounds. */
 function figure(results: BenchResults, p: CpuPath): PathFigure | undefined {
-  const runs = results.runs.filter((r) => r.workload === p.workload && r.system === p.system && r.round > WARM_UP_ROUNDS && !r.error);
+  const runs = measured(results).filter((r) => r.workload === p.workload && r.system === p.system);
   const values = runs.map((r) => r.metrics[p.metric]).filter(Number.isFinite);
   if (values.length === 0) return undefined;
   const [min, max] = minMax(values);
@@ -91,7 +93,13 @@ async function main(): Promise<number> {
   const file = values.baseline ? path.resolve(process.cwd(), values.baseline) : DEFAULT_BASELINE;
   const baseline = readBaseline(file);
   const figures = Object.fromEntries(paths.flatMap((p) => (figure(results, p) ? [[p.id, figure(results, p)!]] : [])));
-  const current = { takenAt: results.startedAt, commit: await commit(), machine: results.machine, config: configOf(config, rounds) };
+  const current = {
+    takenAt: results.startedAt,
+    commit: await commit(),
+    machine: results.machine,
+    config: configOf(config, rounds),
+    othersCpuPct: median(measured(results).map((r) => r.metrics.othersCpu)),
+  };
   const rows = compare(paths, figures, baseline);
   process.stdout.write(`\n${renderComparison(rows, baseline, current)}\n\n`);
   log(`took ${Math.round((performance.now() - started) / 1000)} s; raw results: ${path.relative(REPO_ROOT, raw)}`);

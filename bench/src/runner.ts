@@ -153,6 +153,7 @@ export async function runBench(
               `broker CPU ${format(record.metrics.brokerCpu, '%')} (${format(record.metrics.brokerCpuSeconds, 's')} s, ${format(record.metrics.brokerCpuUs, 'µs')} µs/msg)`,
               `client CPU ${format(record.metrics.clientCpuSeconds, 's')} s (${format(record.metrics.clientCpuUs, 'µs')} µs/msg)`,
               `RSS ${format(record.metrics.brokerRss, 'MiB')}`,
+              `other processes ${format(record.metrics.othersCpu, '%')}`,
             );
           log(
             `  round ${round} ${system.label}: ${shown.join(', ')}${record.note ? ` (${record.note})` : ''}${record.error ? ` FAILED: ${record.error}` : ''}`,

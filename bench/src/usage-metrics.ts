@@ -28,6 +28,7 @@ export function usageFigures(usage: SampledUsage, messages: number | undefined, 
     clientCpu: usage.clientCpuPct,
     brokerCpuSeconds: usage.broker.cpuSeconds,
     clientCpuSeconds: usage.clientCpuSeconds,
+    othersCpu: usage.othersCpuPct,
     brokerCpuUs: own.brokerCpuUs ?? perMessage(usage.broker.cpuSeconds),
     clientCpuUs: own.clientCpuUs ?? perMessage(usage.clientCpuSeconds),
   };

@@ -12,6 +12,7 @@ const usage = (brokerSeconds: number, clientSeconds: number): SampledUsage => ({
   broker: { cpuPct: 50, cpuSeconds: brokerSeconds, rssPeakMiB: 100, rssEndMiB: 90 },
   clientCpuPct: 20,
   clientCpuSeconds: clientSeconds,
+  othersCpuPct: 5,
 });
 
 describe('CPU per message', () => {
@@ -88,6 +89,7 @@ describe('pnpm bench:cpu', () => {
     commit: 'abc1234',
     machine: { cpu: '2 × test' },
     config: { e2e: 30_000 },
+    othersCpuPct: 10,
     paths,
   });
 
@@ -125,8 +127,11 @@ describe('pnpm bench:cpu', () => {
       commit: '',
       machine: { cpu: '2 × test' },
       config: { e2e: 40_000 },
+      othersCpuPct: 80,
     });
     expect(text).toContain("sizes differ from the baseline's (e2e)");
     expect(text).not.toContain('another machine');
+    expect(text).toContain('other processes used 80 % of a core (the baseline: 10 %)');
+    expect(text).toContain('⚠ the machine was busy');
   });
 });
