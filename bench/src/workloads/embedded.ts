@@ -106,16 +106,12 @@ function figures(results: Record<EmbeddedPhase, PhaseResult>): RoundOutcome {
   const messages = phases.reduce((sum, r) => sum + r.messages, 0);
   const total = (of: (usage: SampledUsage) => number) =>
     phases.every((r) => r.usage) ? phases.reduce((sum, r) => sum + of(r.usage!), 0) : undefined;
+  const serverSeconds = total((u) => u.broker.cpuSeconds);
+  const clientSeconds = total((u) => u.clientCpuSeconds);
   return {
     metrics: {
-      brokerCpuUs: perMessageUs(
-        total((u) => u.broker.cpuSeconds),
-        messages,
-      ),
-      clientCpuUs: perMessageUs(
-        total((u) => u.clientCpuSeconds),
-        messages,
-      ),
+      brokerCpuUs: perMessageUs(serverSeconds, messages),
+      clientCpuUs: perMessageUs(clientSeconds, messages),
       rate: saturation.outcome.metrics.rate,
       cpuUs: serverUs(saturation),
       cpuUsAll: perMessageUs(all, saturation.messages),
