@@ -31,6 +31,9 @@ const COMPARED_CONFIG = [
   'window',
 ] as const;
 
+/** Figures to a tenth: the file is read by people, and /proc's 10 ms ticks give no more. */
+const tenth = (v: number) => Math.round(v * 10) / 10;
+
 const measured = (results: BenchResults) => results.runs.filter((r) => r.round > WARM_UP_ROUNDS && !r.error);
 
 /** The medians of one path over the measured rounds. */
@@ -39,7 +42,8 @@ function figure(results: BenchResults, p: CpuPath): PathFigure | undefined {
   const values = runs.map((r) => r.metrics[p.metric]).filter(Number.isFinite);
   if (values.length === 0) return undefined;
   const [min, max] = minMax(values);
-  return { label: p.label, us: median(values), min, max, rounds: values.length, rate: median(runs.map((r) => r.metrics[p.rate])) };
+  const rate = Math.round(median(runs.map((r) => r.metrics[p.rate])));
+  return { label: p.label, us: tenth(median(values)), min: tenth(min), max: tenth(max), rounds: values.length, rate };
 }
 
 function configOf(config: BenchConfig, rounds: number): Record<string, number> {
@@ -98,7 +102,7 @@ async function main(): Promise<number> {
     commit: await commit(),
     machine: results.machine,
     config: configOf(config, rounds),
-    othersCpuPct: median(measured(results).map((r) => r.metrics.othersCpu)),
+    othersCpuPct: Math.round(median(measured(results).map((r) => r.metrics.othersCpu))),
   };
   const rows = compare(paths, figures, baseline);
   process.stdout.write(`\n${renderComparison(rows, baseline, current)}\n\n`);
