@@ -98,7 +98,8 @@ export function renderComparison(rows: Comparison[], baseline: CpuBaseline | und
     lines.push(`⚠ the machine was busy: CPU per message rises when other work competes for the cores; run again when it is quieter`);
   }
   if (baseline) {
-    const differs = Object.keys(current.config).filter((key) => baseline.config[key] !== current.config[key]);
+    // More or fewer rounds change the median's spread, not what a round measures.
+    const differs = Object.keys(current.config).filter((key) => key !== 'rounds' && baseline.config[key] !== current.config[key]);
     if (differs.length) lines.push('', `⚠ sizes differ from the baseline's (${differs.join(', ')}): the figures are not comparable`);
     if (baseline.machine.cpu !== current.machine.cpu) lines.push('', `⚠ another machine: the baseline's is ${baseline.machine.cpu}`);
   }

@@ -126,7 +126,7 @@ describe('pnpm bench:cpu', () => {
       takenAt: '',
       commit: '',
       machine: { cpu: '2 × test' },
-      config: { e2e: 40_000 },
+      config: { e2e: 40_000, rounds: 5 },
       othersCpuPct: 80,
     });
     expect(text).toContain("sizes differ from the baseline's (e2e)");
