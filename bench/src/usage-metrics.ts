@@ -3,7 +3,7 @@ import type { MetricDef } from './workloads/workload';
 
 /**
  * Measured by the runner around every round's measured phase, beside each workload's own metrics. The CPU per message
- * comes first: unlike a rate, it hardly moves when other work shares the machine's cores, so it is the budget to watch.
+ * comes first: it moves much less than a rate when other work shares the machine's cores, so it is the budget to watch.
  */
 export const USAGE_METRICS: MetricDef[] = [
   { key: 'brokerCpuUs', label: 'broker CPU/msg', unit: 'µs', better: 'lower' },
