@@ -95,7 +95,7 @@ export const CPU_PATHS: CpuPath[] = [
 /**
  * Sizes for short rounds: each path's measured phase takes a few seconds, long enough that a 10 ms CPU tick is under
  * 1 % of it. The plain consumer and the embedded fixed-rate phase run at 1,000 msg/s, which one-message pushes keep up
- * with on this machine, so every published message is also pushed while sampled.
+ * with on this machine unless other work fills both cores, so each published message is also pushed while sampled.
  */
 export function cpuBenchConfig(rounds: number): BenchConfig {
   return parseBenchArgs([
