@@ -5,7 +5,8 @@ import { parseBenchArgs, USAGE } from './config';
 import { renderChart } from './chart';
 import { renderReport } from './report';
 import { runBench, type BenchResults } from './runner';
-import { log, removeTempRoot, REPO_ROOT, stopAll } from './services';
+import { runToExit } from './exit';
+import { log, REPO_ROOT } from './services';
 import { createSystems, selectSystems } from './systems';
 import { WORKLOADS } from './workloads';
 
@@ -57,33 +58,4 @@ function writeReport(results: BenchResults, outPath: string): void {
   log(`wrote ${path.relative(REPO_ROOT, out)} and ${path.relative(REPO_ROOT, chart)}`);
 }
 
-async function cleanUpAndExit(code: number): Promise<never> {
-  await stopAll();
-  removeTempRoot();
-  process.exit(code);
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping the servers the bench started`);
-    void cleanUpAndExit(130);
-  });
-}
-
-process.on('uncaughtException', (error) => {
-  log(`uncaught: ${error.stack ?? error.message}`);
-  void cleanUpAndExit(1);
-});
-process.on('unhandledRejection', (error) => {
-  log(`unhandled rejection: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  void cleanUpAndExit(1);
-});
-
-main().then(
-  // Clients (Nest apps, sockets) may keep the loop alive; the work is done.
-  () => cleanUpAndExit(0),
-  (error: unknown) => {
-    log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    void cleanUpAndExit(1);
-  },
-);
+runToExit(main);

@@ -4,14 +4,10 @@ import { FsyncMeter } from './fsync-meter';
 import { ProcessSampler, type SampledUsage } from './sampler';
 import { commandOutput, ensureNats, ensureRabbitMq, log, removeTempRoot, sleep, stopAll } from './services';
 import type { System, SystemKind } from './systems/system';
+import { BROKER_USAGE, usageFigures } from './usage-metrics';
 import { appliesTo, type MetricDef, type RoundContext, type Workload } from './workloads/workload';
 
-/** Measured on the broker by the runner for every round, beside each workload's own metrics. */
-export const USAGE_METRICS: MetricDef[] = [
-  { key: 'brokerCpu', label: 'broker CPU', unit: '%', better: 'lower' },
-  { key: 'brokerRss', label: 'broker RSS', unit: 'MiB', better: 'lower' },
-  { key: 'clientCpu', label: 'client CPU', unit: '%', better: 'lower' },
-];
+export { USAGE_METRICS } from './usage-metrics';
 
 export interface RunRecord {
   workload: string;
@@ -154,9 +150,10 @@ export async function runBench(
           const shown = workload.metrics
             .map((m) => `${m.label} ${format(record.metrics[m.key], m.unit)}`)
             .concat(
-              `broker CPU ${format(record.metrics.brokerCpu, '%')} (${format(record.metrics.brokerCpuSeconds, 's')} s)`,
-              `client CPU ${format(record.metrics.clientCpuSeconds, 's')} s`,
+              `broker CPU ${format(record.metrics.brokerCpu, '%')} (${format(record.metrics.brokerCpuSeconds, 's')} s, ${format(record.metrics.brokerCpuUs, 'µs')} µs/msg)`,
+              `client CPU ${format(record.metrics.clientCpuSeconds, 's')} s (${format(record.metrics.clientCpuUs, 'µs')} µs/msg)`,
               `RSS ${format(record.metrics.brokerRss, 'MiB')}`,
+              `other processes ${format(record.metrics.othersCpu, '%')}`,
             );
           log(
             `  round ${round} ${system.label}: ${shown.join(', ')}${record.note ? ` (${record.note})` : ''}${record.error ? ` FAILED: ${record.error}` : ''}`,
@@ -208,6 +205,7 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
     },
   };
   const record: RunRecord = { workload: workload.id, system: system.id, round, metrics: {} };
+  let messages: number | undefined;
   const hardLimitMs = (workload.hardLimitSeconds?.(config) ?? config.roundTimeoutSeconds * 3) * 1000;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -220,6 +218,7 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
     ]);
     record.metrics = { ...outcome.metrics };
     record.note = outcome.note;
+    messages = outcome.messages;
   } catch (error) {
     record.error = (error as Error).message.split('\n')[0];
   } finally {
@@ -227,17 +226,15 @@ async function runRound(config: BenchConfig, workload: Workload, system: System,
   }
   await ctx.stopSampling().catch((error: Error) => log(`  ${system.label}: reading fsync counters: ${error.message}`));
   if (usage) {
-    record.metrics.brokerCpu = usage.broker.cpuPct;
-    record.metrics.brokerRss = usage.broker.rssPeakMiB;
-    record.metrics.clientCpu = usage.clientCpuPct;
-    // CPU seconds over the measured phase: divided by the round's messages, the CPU each message cost.
-    record.metrics.brokerCpuSeconds = usage.broker.cpuSeconds;
-    record.metrics.clientCpuSeconds = usage.clientCpuSeconds;
+    Object.assign(record.metrics, usageFigures(usage, messages, record.metrics));
+    // A reference without a server process (the bare fdatasync loop): its broker figures are "n/a", not missing.
+    if (Number.isNaN(usage.broker.cpuSeconds))
+      record.unmeasured = Object.fromEntries(BROKER_USAGE.map((key) => [key, 'no server process']));
   }
   if (fsyncs && !record.error) {
     const { metrics, unmeasured } = fsyncs.result();
     Object.assign(record.metrics, metrics);
-    if (unmeasured) record.unmeasured = { fsyncRate: unmeasured };
+    if (unmeasured) record.unmeasured = { ...record.unmeasured, fsyncRate: unmeasured };
   }
   return record;
 }
@@ -249,5 +246,6 @@ export function format(value: number | undefined, unit: string): string {
   if (unit === 'MiB') return `${value.toFixed(0)} MiB`;
   if (unit === 'MiB/s') return value.toFixed(1);
   if (unit === 's') return value.toFixed(2);
+  if (unit === 'µs') return value >= 10 ? Math.round(value).toLocaleString('en') : value.toFixed(1);
   return Math.round(value).toLocaleString('en');
 }

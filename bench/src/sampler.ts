@@ -27,6 +27,19 @@ export function readCpuTicks(pid: number): number | undefined {
   }
 }
 
+/**
+ * The whole machine's busy CPU time in clock ticks, every core: user, nice, system, irq, softirq and steal from the
+ * first line of /proc/stat (idle and iowait left out).
+ */
+export function readMachineBusyTicks(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return user + nice + system + irq + softirq + steal;
+}
+
 /** VmRSS in KiB; undefined when the process has exited. */
 export function readRssKiB(pid: number): number | undefined {
   try {
@@ -44,6 +57,11 @@ export interface SampledUsage {
   clientCpuPct: number;
   /** The bench process's CPU time over the sampled period, seconds (user + system, all its threads). */
   clientCpuSeconds: number;
+  /**
+   * What every other process of the machine used meanwhile (other people's work on a shared machine); 100 = one core.
+   * CPU per message rises when they compete for the cores, so it says how far a round's figures can be trusted.
+   */
+  othersCpuPct: number;
 }
 
 /**
@@ -58,12 +76,14 @@ export class ProcessSampler {
   private rssPeakKiB = 0;
   private rssLastKiB = 0;
   private clientCpuStart?: NodeJS.CpuUsage;
+  private machineBusyStart = 0;
 
   constructor(private readonly pids: () => number[]) {}
 
   start(): void {
     this.startedAt = performance.now();
     this.clientCpuStart = process.cpuUsage();
+    this.machineBusyStart = readMachineBusyTicks();
     for (const pid of this.pids()) {
       const ticks = readCpuTicks(pid);
       if (ticks !== undefined) {
@@ -84,15 +104,20 @@ export class ProcessSampler {
     // A pid first seen after start() was started during the measurement, so all of its time counts.
     for (const [pid, end] of this.last) ticks += end - (this.baseline.get(pid) ?? 0);
     const client = process.cpuUsage(this.clientCpuStart);
+    const clientSeconds = (client.user + client.system) / 1e6;
+    const othersSeconds = (readMachineBusyTicks() - this.machineBusyStart - ticks) / CLK_TCK - clientSeconds;
+    // No process seen at all (a reference with no server): no figure rather than a CPU time of zero.
+    const cpuSeconds = this.last.size > 0 ? ticks / CLK_TCK : NaN;
     return {
       broker: {
-        cpuPct: seconds > 0 ? (100 * ticks) / CLK_TCK / seconds : NaN,
-        cpuSeconds: ticks / CLK_TCK,
-        rssPeakMiB: this.rssPeakKiB / 1024,
-        rssEndMiB: this.rssLastKiB / 1024,
+        cpuPct: seconds > 0 ? (100 * cpuSeconds) / seconds : NaN,
+        cpuSeconds,
+        rssPeakMiB: cpuSeconds >= 0 ? this.rssPeakKiB / 1024 : NaN,
+        rssEndMiB: cpuSeconds >= 0 ? this.rssLastKiB / 1024 : NaN,
       },
-      clientCpuPct: seconds > 0 ? (client.user + client.system) / 1e4 / seconds : NaN,
-      clientCpuSeconds: (client.user + client.system) / 1e6,
+      clientCpuPct: seconds > 0 ? (100 * clientSeconds) / seconds : NaN,
+      clientCpuSeconds: clientSeconds,
+      othersCpuPct: seconds > 0 ? Math.max(0, (100 * othersSeconds) / seconds) : NaN,
     };
   }
 

@@ -1,6 +1,7 @@
 import { aggregate, best, isDurablePeer, mmmqOf } from './aggregate';
 import { embeddedTargets } from './embedded-report';
 import { fsyncTarget } from './fsync-report';
+import { httpCeilingTarget } from './http-ceiling-report';
 import type { BenchResults, SystemInfo, WorkloadInfo } from './runner';
 import { format } from './runner';
 
@@ -56,6 +57,8 @@ export function targets(results: BenchResults): TargetRow[] {
   versus('e2e-fixed-rate', 'p50', 1.0, "end to end at 5,000 msg/s: p50 ≤ the best durable peer's p50");
   versus('e2e-fixed-rate', 'p99', 1.0, "end to end at 5,000 msg/s: p99 ≤ the best durable peer's p99");
   versus('http-publishers', 'rate', 1.5, 'plain HTTP publishers ≥ 1.5× the best durable peer (64 unpipelined confirmed publishers)');
+  const ceiling = httpCeilingTarget(results);
+  if (ceiling) rows.push(ceiling);
   versus('e2e-saturation', 'rate', 1.5, 'end to end at saturation ≥ 1.5× the best durable peer (no regression)');
   const backlog = workload('backlog-restart');
   if (backlog) {

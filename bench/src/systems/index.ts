@@ -1,3 +1,5 @@
+import { BareFdatasyncSystem } from './bare-fdatasync';
+import { BareHttpSystem } from './bare-http';
 import { MmmqSystem } from './mmmq';
 import { MmmqOnRabbitMqSystem, RAW_RABBITMQ_PREFETCH } from './mmmq-on-rabbitmq';
 import { NatsJetStreamSystem } from './nats-jetstream';
@@ -8,7 +10,8 @@ import type { System } from './system';
 
 /**
  * MMMQ first, then the durable peers (MMMQ's API on RabbitMQ quorum beside raw RabbitMQ quorum), then the others,
- * then the outbox workload's no-broker reference; the report keeps this order.
+ * then the references that are not brokers (the outbox workload's no-broker pipeline, the bare node:http server, the
+ * bare fdatasync loop); the report keeps this order.
  */
 export function createSystems(): System[] {
   return [
@@ -22,6 +25,8 @@ export function createSystems(): System[] {
     new RedisStreamsSystem('everysec'),
     new NatsJetStreamSystem(),
     new NoBrokerSystem(),
+    new BareHttpSystem(),
+    new BareFdatasyncSystem(),
   ];
 }
 

@@ -63,6 +63,7 @@ export const backlogRestart: Workload = {
           rate: tracker.delivered > 1 ? tracker.delivered / drainSeconds : NaN,
           drained: tracker.delivered,
         },
+        messages: tracker.delivered,
         note:
           [
             complete

@@ -28,6 +28,10 @@ export const competing: Workload = {
         }),
     });
     const { p50, p99, rate } = outcome.metrics;
-    return { metrics: { rate, p50, p99, busiest: busiestShare(perMember), duplicates: outcome.duplicates }, note: outcome.note };
+    return {
+      metrics: { rate, p50, p99, busiest: busiestShare(perMember), duplicates: outcome.duplicates },
+      messages: outcome.messages,
+      note: outcome.note,
+    };
   },
 };

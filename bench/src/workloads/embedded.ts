@@ -101,8 +101,17 @@ function figures(results: Record<EmbeddedPhase, PhaseResult>): RoundOutcome {
   const fixed = results['fixed-rate'];
   const all = saturation.usage && saturation.usage.broker.cpuSeconds + saturation.usage.clientCpuSeconds;
   const notes = EMBEDDED_PHASES.flatMap((phase) => (results[phase].outcome.note ? [`${phase}: ${results[phase].outcome.note}`] : []));
+  // The round's CPU per message over the three phases' measured parts only, not the set-up and the loop between them.
+  const phases = EMBEDDED_PHASES.map((phase) => results[phase]);
+  const messages = phases.reduce((sum, r) => sum + r.messages, 0);
+  const total = (of: (usage: SampledUsage) => number) =>
+    phases.every((r) => r.usage) ? phases.reduce((sum, r) => sum + of(r.usage!), 0) : undefined;
+  const serverSeconds = total((u) => u.broker.cpuSeconds);
+  const clientSeconds = total((u) => u.clientCpuSeconds);
   return {
     metrics: {
+      brokerCpuUs: perMessageUs(serverSeconds, messages),
+      clientCpuUs: perMessageUs(clientSeconds, messages),
       rate: saturation.outcome.metrics.rate,
       cpuUs: serverUs(saturation),
       cpuUsAll: perMessageUs(all, saturation.messages),

@@ -102,7 +102,13 @@ export async function endToEnd(
     const seconds = (end - start) / 1000;
     const { p50, p99, max } = tracker.latencies.summary();
     const notes = [note, handle.note?.()].filter(Boolean).join('; ') || undefined;
-    return { metrics: { rate: tracker.delivered / seconds, p50, p99, max }, note: notes, seconds, duplicates: tracker.duplicates };
+    return {
+      metrics: { rate: tracker.delivered / seconds, p50, p99, max },
+      messages: o.messages,
+      note: notes,
+      seconds,
+      duplicates: tracker.duplicates,
+    };
   } finally {
     await handle.close();
     await system.drop(plan);

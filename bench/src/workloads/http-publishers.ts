@@ -49,7 +49,7 @@ export const httpPublishers: Workload = {
       const seconds = (performance.now() - start) / 1000;
       await ctx.stopSampling();
       const { p50, p99 } = latencies.summary();
-      return { metrics: { rate: n / seconds, p50, p99 } };
+      return { metrics: { rate: n / seconds, p50, p99 }, messages: n };
     } finally {
       await publishers.close();
       await system.drop(plan);

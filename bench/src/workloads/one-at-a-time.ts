@@ -23,7 +23,7 @@ export async function publishOneAtATime(system: MessagePath, ctx: RoundContext, 
     const seconds = (performance.now() - start) / 1000;
     await ctx.stopSampling();
     const { p50, p99 } = latencies.summary();
-    return { metrics: { rate: messages / seconds, p50, p99 } };
+    return { metrics: { rate: messages / seconds, p50, p99 }, messages };
   } finally {
     await system.drop(plan);
   }

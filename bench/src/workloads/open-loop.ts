@@ -27,7 +27,7 @@ export async function openLoopEndToEnd(system: MessagePath, ctx: RoundContext, m
     const end = tracker.delivered === tracker.expected ? tracker.lastAt : performance.now();
     const { p50, p99, max } = tracker.latencies.summary();
     const notes = [note, handle.note?.()].filter(Boolean).join('; ') || undefined;
-    return { metrics: { p50, p99, max, rate: tracker.delivered / ((end - start) / 1000) }, note: notes };
+    return { metrics: { p50, p99, max, rate: tracker.delivered / ((end - start) / 1000) }, messages, note: notes };
   } finally {
     await handle.close();
     await system.drop(plan);

@@ -154,6 +154,7 @@ export const outboxInbox = (mode: OutboxInboxMode): Workload => ({
           writeRate,
           clientCpuPerMessage: usage ? (usage.clientCpuSeconds * 1000) / Math.max(1, tracker.delivered) : NaN,
         },
+        messages: Math.max(1, tracker.delivered),
         note: notes.filter(Boolean).join('; ') || undefined,
       };
     } finally {

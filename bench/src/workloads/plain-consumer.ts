@@ -65,6 +65,8 @@ export function plainConsumer(members: number): Workload {
             max,
             ...(members > 1 ? { busiest: busiestShare(perMember) } : {}),
           },
+          // Sampled while publishing: per message published then (all of them delivered, where the consumer keeps up).
+          messages: n,
           note: notes.filter(Boolean).join('; ') || undefined,
         };
       } finally {

@@ -22,7 +22,7 @@ export const publishWindow: Workload = {
       await pump(n, ctx.config.window, (i) => system.publish(plan.topics[0], content(i, performance.now(), ctx.config.size)));
       const seconds = (performance.now() - start) / 1000;
       await ctx.stopSampling();
-      return { metrics: { rate: n / seconds } };
+      return { metrics: { rate: n / seconds }, messages: n };
     } finally {
       await system.drop(plan);
     }

@@ -27,6 +27,6 @@ export const pull: Workload = {
       consume: (plan, onMessage) => system.pull!(plan, { batch: PULL_BATCH, waitMs: PULL_WAIT_MS }, onMessage),
     });
     const { p50, p99, rate } = outcome.metrics;
-    return { metrics: { rate, p50, p99, duplicates: outcome.duplicates }, note: outcome.note };
+    return { metrics: { rate, p50, p99, duplicates: outcome.duplicates }, messages: outcome.messages, note: outcome.note };
   },
 };

@@ -28,6 +28,11 @@ export interface RoundContext {
 
 export interface RoundOutcome {
   metrics: Record<string, number>;
+  /**
+   * Messages the measured phase carried (each published once; a fan-out's deliveries count once): the runner divides
+   * the sampled CPU time by it for the CPU per message. Absent: no CPU per message for the round.
+   */
+  messages?: number;
   /** Something the reader must know about this round (timed out, lost or duplicate messages). */
   note?: string;
 }
