@@ -1,6 +1,7 @@
 export * from './app-process';
 export * from './broker-app';
 export * from './broker-process';
+export * from './event-loop-turns';
 export * from './free-port';
 export * from './quiet-logger';
 export * from './rabbitmq';

@@ -138,11 +138,15 @@ export class TestConsumer {
   }
 
   /** Resolves once `predicate` holds; fails after the deadline (a number is the deadline in ms) with the message. */
-  async waitFor(predicate: () => boolean, options: number | { deadlineMs?: number; message?: string } = {}): Promise<void> {
+  async waitFor(
+    predicate: () => boolean,
+    options: number | { deadlineMs?: number; message?: string | (() => string) } = {},
+  ): Promise<void> {
     const { deadlineMs, message } = typeof options === 'number' ? { deadlineMs: options, message: undefined } : options;
+    const awaited = typeof message === 'function' ? message : () => message ?? 'the deliveries awaited';
     await waitFor(predicate, {
       deadlineMs,
-      message: () => `${message ?? 'the deliveries awaited'}; got ${this.received.length} deliveries`,
+      message: () => `${awaited()}; got ${this.received.length} deliveries`,
     });
   }
 
