@@ -48,8 +48,6 @@ export interface DeliveryContext {
   observer?: DeliveryObserver;
 }
 
-/** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */
-export const DELIVERY_MARK_RESERVE = 100;
 /**
  * Push deliveries a crash may redeliver at most (leased, or settled and not durable yet), unless the windows in
  * flight hold more: settlements are journaled in the background, shared with everything else of that moment.
@@ -268,8 +266,9 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.expire(this.ledger.expiredMessages());
     const highest = slots.reduce((top, slot) => Math.max(top, slot.offset), -1);
     if (highest >= this.writer.durableMark) {
-      // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
-      this.ledger.reserveMark(highest + 1 + DELIVERY_MARK_RESERVE);
+      // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered. Only what is
+      // handed out now, no further: a message never sent must not come back as redelivered after a restart.
+      this.ledger.reserveMark(highest + 1);
       if (!(await this.writer.durable()) || this.stopping) {
         for (const slot of slots)
           this.ledger.release(slot, { outcome: 'not sent: the subscription stopped', counted: false }, performance.now());
