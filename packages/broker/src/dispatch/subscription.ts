@@ -49,6 +49,11 @@ export interface DeliveryContext {
 }
 
 /**
+ * The delivery mark is written this far ahead of what is handed out (within what has been read), so takes rarely
+ * wait for it: after a crash, at most this many messages read but never sent come back counted as delivered.
+ */
+export const DELIVERY_MARK_RESERVE = 64;
+/**
  * Push deliveries a crash may redeliver at most (leased, or settled and not durable yet), unless the windows in
  * flight hold more: settlements are journaled in the background, shared with everything else of that moment.
  */
@@ -266,20 +271,30 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     this.expire(this.ledger.expiredMessages());
     const highest = slots.reduce((top, slot) => Math.max(top, slot.offset), -1);
     if (highest >= this.writer.durableMark) {
-      // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered. Only what is
-      // handed out now, no further: a message never sent must not come back as redelivered after a restart.
-      this.ledger.reserveMark(highest + 1);
+      // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
+      this.ledger.reserveMark(this.markAfter(highest));
       if (!(await this.writer.durable()) || this.stopping) {
         for (const slot of slots)
           this.ledger.release(slot, { outcome: 'not sent: the subscription stopped', counted: false }, performance.now());
         return [];
       }
+    } else if (highest >= 0 && highest + 1 + DELIVERY_MARK_RESERVE / 2 > this.ledger.deliveredMark) {
+      // Half the reserve used: the next one is written now, in the background, so the next take need not wait for it.
+      if (this.ledger.reserveMark(this.markAfter(highest))) this.writer.writeNow();
     }
     if (slots.length > 0) this.lastLeasedBy = member;
     for (const slot of slots) if (slot.deliveries > 1) this.stats.redelivered++;
     if (slots.some((slot) => slot.deliveries > 1)) this.writer.schedule();
     this.armTimer();
     return slots;
+  }
+
+  /**
+   * The delivery mark to write once `highest` is handed out: a reserve ahead, so that the next takes need not wait for
+   * a write, but never past what has been read: a message not read yet cannot be sent before the next take writes.
+   */
+  private markAfter(highest: number): number {
+    return Math.max(highest + 1, Math.min(highest + 1 + DELIVERY_MARK_RESERVE, this.ledger.readEnd));
   }
 
   private leaseWatcher(): LeaseWatcher {
@@ -673,6 +688,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       this.changes.notify();
       this.timer.stop();
       await Promise.allSettled([...this.deadLettering]);
+      // Nothing is handed out from here on: the mark drops its reserve, so a restart counts only what was sent.
+      this.ledger.trimMark();
       await this.writer.durable();
       this.transactions.close(stoppedError(this.label()));
       this.deadLetters.close(stoppedError(this.label()));

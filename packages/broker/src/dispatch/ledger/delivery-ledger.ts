@@ -61,6 +61,8 @@ export class DeliveryLedger {
   readEnd: number;
   /** Every unsettled offset below it may have been delivered (see SubscriptionSnapshot). */
   deliveredMark: number;
+  /** Every offset handed out lies below it (or below the restored mark): where the mark may drop to at a stop. */
+  private handedOutEnd: number;
   /** Moves whenever the durable state would change. */
   version = 0;
   private readonly slots = new Map<number, Slot>();
@@ -91,6 +93,7 @@ export class DeliveryLedger {
     this.readEnd = snapshot.cursor;
     this.deliveredMark = snapshot.deliveredMark;
     this.restoredMark = snapshot.deliveredMark;
+    this.handedOutEnd = snapshot.deliveredMark;
     this.restoredSettled = snapshot.settled.map(([first, end]) => [first, end]);
     for (const { offset, deliveries, nacks } of snapshot.counts) this.restoredCounts.set(offset, { deliveries, nacks });
   }
@@ -183,7 +186,7 @@ export class DeliveryLedger {
     this.restoredSettled.splice(0, this.restoredSettled.length, ...snapshot.settled.map(([first, end]): [number, number] => [first, end]));
     for (const { offset, deliveries, nacks } of snapshot.counts) this.restoredCounts.set(offset, { deliveries, nacks });
     this.cursor = this.readEnd = snapshot.cursor;
-    this.deliveredMark = this.restoredMark = snapshot.deliveredMark;
+    this.deliveredMark = this.restoredMark = this.handedOutEnd = snapshot.deliveredMark;
     this.staleReady = 0;
     this.version++;
     return ended;
@@ -217,6 +220,7 @@ export class DeliveryLedger {
       slot.state = SlotState.LEASED;
       slot.member = member;
       slot.deliveries++;
+      if (slot.offset >= this.handedOutEnd) this.handedOutEnd = slot.offset + 1;
       slot.deadline = now + leaseMs;
       if (Number.isFinite(slot.deadline)) this.watchDeadline(slot);
       this.leasedCount++;
@@ -382,11 +386,23 @@ export class DeliveryLedger {
     return slots;
   }
 
-  /** Records that offsets below `mark` may be handed out (see SubscriptionSnapshot.deliveredMark). */
-  reserveMark(mark: number): void {
-    if (mark <= this.deliveredMark) return;
+  /**
+   * Nothing more will be handed out (the subscription stops): the mark drops to what was, so the state written last
+   * counts no message that was only reserved.
+   */
+  trimMark(): void {
+    const mark = Math.max(this.handedOutEnd, this.cursor);
+    if (mark >= this.deliveredMark) return;
     this.deliveredMark = mark;
     this.version++;
+  }
+
+  /** Records that offsets below `mark` may be handed out (see SubscriptionSnapshot.deliveredMark); false: it did already. */
+  reserveMark(mark: number): boolean {
+    if (mark <= this.deliveredMark) return false;
+    this.deliveredMark = mark;
+    this.version++;
+    return true;
   }
 
   /**
