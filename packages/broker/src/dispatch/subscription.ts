@@ -267,10 +267,13 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     const undurable = this.writer.undurableSettlements;
     if (undurable > 0 && undurable + this.ledger.leased + max > this.settlementBound && !(await this.writer.durable())) return [];
     await this.reader.fill(max);
+    const handedOut = this.ledger.handedOut;
     const slots = this.ledger.take(member, max, maxBytes, performance.now(), leaseMs, Date.now());
     this.expire(this.ledger.expiredMessages());
     const highest = slots.reduce((top, slot) => Math.max(top, slot.offset), -1);
-    if (highest >= this.writer.durableMark) {
+    // One handed out before and given back unsent may be on disk as never delivered: that must not outlive this send.
+    const resent = slots.some((slot) => slot.deliveries === 1 && slot.offset < handedOut);
+    if (highest >= this.writer.durableMark || resent) {
       // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
       this.ledger.reserveMark(this.markAfter(highest));
       if (!(await this.writer.durable()) || this.stopping) {

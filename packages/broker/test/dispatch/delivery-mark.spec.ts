@@ -74,6 +74,26 @@ describe('the delivery mark a subscription writes', () => {
     expect(checkpoint.snapshot.deliveredMark).toBe(10);
   });
 
+  it('keeps a message given back unsent (503) as never delivered: after a restart it comes with deliveryCount 1', async () => {
+    await publish(queue, { n: 0 }, { n: 1 });
+    consumer.reply = () => ({ status: 503 });
+    const first = await subscribe(10);
+    await consumer.waitFor(() => consumer.received.length >= 2, { message: 'the push refused with 503' });
+    await first.stop();
+    sender.close();
+    await container.onApplicationShutdown();
+    container = openContainer(dir());
+    queue = await topicQueue(container, 'order.created');
+    consumer.received.length = 0;
+    consumer.reply = () => 'ACK';
+    const second = await subscribe(10);
+    await consumer.waitFor(() => second.position === 2, { message: 'both messages to be acknowledged after the restart' });
+    expect(consumer.received.map(({ body }) => [body.deliveryCount, body.redelivered])).toEqual([
+      [1, false],
+      [1, false],
+    ]);
+  });
+
   it('never reaches past the messages read, so none published later counts as delivered', async () => {
     await publish(queue, ...Array.from({ length: 5 }, (_, n) => ({ n })));
     const running = await subscribe(10);

@@ -134,7 +134,8 @@ export class DeliveryLedger {
       this.advance();
       return skipped;
     }
-    const deliveries = Math.max(restored?.deliveries ?? 0, offset < this.restoredMark ? 1 : 0);
+    // A restored count is the truth, 0 included (handed out, then given back unsent); else the mark says.
+    const deliveries = restored?.deliveries ?? (offset < this.restoredMark ? 1 : 0);
     const slot = newSlot(offset, envelope, bytes, deliveries, restored?.nacks ?? 0);
     this.slots.set(offset, slot);
     if (slot.key === undefined || !this.keyHolders.has(slot.key)) {
@@ -220,7 +221,9 @@ export class DeliveryLedger {
       slot.state = SlotState.LEASED;
       slot.member = member;
       slot.deliveries++;
-      if (slot.offset >= this.handedOutEnd) this.handedOutEnd = slot.offset + 1;
+      // Handed out before: the state on disk may say it never was (given back unsent); it must be written again.
+      if (slot.offset < this.handedOutEnd) this.version++;
+      else this.handedOutEnd = slot.offset + 1;
       slot.deadline = now + leaseMs;
       if (Number.isFinite(slot.deadline)) this.watchDeadline(slot);
       this.leasedCount++;
@@ -386,6 +389,11 @@ export class DeliveryLedger {
     return slots;
   }
 
+  /** Every offset handed out lies below it (or below the restored mark). */
+  get handedOut(): number {
+    return this.handedOutEnd;
+  }
+
   /**
    * Nothing more will be handed out (the subscription stops): the mark drops to what was, so the state written last
    * counts no message that was only reserved.
@@ -448,7 +456,8 @@ export class DeliveryLedger {
         const last = settled[settled.length - 1];
         if (last && last[1] === offset) last[1]++;
         else settled.push([offset, offset + 1]);
-      } else if (slot.deliveries > 1 || slot.nacks > 0) {
+      } else if (slot.deliveries > 1 || slot.nacks > 0 || (slot.deliveries === 0 && offset < this.handedOutEnd)) {
+        // A 0 below the mark: handed out, then given back without counting (never sent), so not a delivery.
         counts.push({ offset, deliveries: slot.deliveries, nacks: slot.nacks });
       }
     }
