@@ -3,7 +3,6 @@ import https from 'node:https';
 import {
   BATCH_MESSAGES_PATH,
   BATCH_REPLY_ACCEPT,
-  SettlementStreamParser,
   CONSUMER_ID_HEADER,
   ConsumerAcknowledgement,
   isConsumerAcknowledgement,
@@ -13,6 +12,7 @@ import {
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
   readBoundedReply,
+  SettlementStreamParser,
   SigningSecret,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,

@@ -26,7 +26,10 @@ import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './deli
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
 import type { SettlementStreamWriter } from './settlement-stream.writer';
 
-/** What a push is answered with: always JSON, with `acknowledgement` (one) or `acknowledgements` (a batch). */
+/**
+ * What a push is answered with: JSON, with `acknowledgement` (one) or `acknowledgements` (a batch). A batch whose
+ * handlers settled some messages already goes out as a stream instead (SettlementStreamWriter).
+ */
 export interface PushAnswer {
   status: number;
   body: ConsumerAcknowledgement | { acknowledgements: ConsumerAcknowledgement[] };
