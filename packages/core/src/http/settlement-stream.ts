@@ -14,8 +14,14 @@ export const BATCH_REPLY_ACCEPT = `${SETTLEMENT_STREAM_TYPE}, application/json`;
 /** A streamed reply that is not one: a line that is not JSON, no acknowledgement, an index out of the batch. */
 export class SettlementStreamError extends MmmqError {}
 
+/** The common line, around its index: written and read without JSON's general machinery (thousands a second). */
+const ACK_HEAD = '{"index":';
+const ACK_TAIL = ',"acknowledgement":"ACK"}';
+const PLAIN_ACK: ConsumerAcknowledgement = Object.freeze({ acknowledgement: 'ACK' });
+
 /** One line of a streamed reply: the acknowledgement of the batch's message `index` (from 0), newline-terminated. */
 export function settlementLine(index: number, acknowledgement: ConsumerAcknowledgement): string {
+  if (acknowledgement.acknowledgement === 'ACK' && Object.keys(acknowledgement).length === 1) return `${ACK_HEAD}${index}${ACK_TAIL}\n`;
   return `${JSON.stringify({ index, ...acknowledgement })}\n`;
 }
 
@@ -63,6 +69,10 @@ export class SettlementStreamParser {
   }
 
   private line(text: string): void {
+    if (text.startsWith(ACK_HEAD) && text.endsWith(ACK_TAIL) && text.length > ACK_HEAD.length + ACK_TAIL.length) {
+      const index = Number(text.slice(ACK_HEAD.length, -ACK_TAIL.length));
+      if (Number.isInteger(index) && index >= 0 && index < this.size) return this.settle(index, PLAIN_ACK);
+    }
     if (text.trim() === '') return;
     let parsed: unknown;
     try {
@@ -74,11 +84,14 @@ export class SettlementStreamParser {
     if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= this.size || !isConsumerAcknowledgement(parsed)) {
       throw new SettlementStreamError(`a line of the streamed reply settles no message of the ${this.size} pushed: ${text.slice(0, 100)}`);
     }
-    const at = index as number;
-    if (this.settled[at]) return;
-    this.settled[at] = true;
-    this.count++;
     const { acknowledgement, message, retry, delayMs } = parsed as ConsumerAcknowledgement;
-    this.onSettled(at, { acknowledgement, message, retry, delayMs });
+    this.settle(index as number, { acknowledgement, message, retry, delayMs });
+  }
+
+  private settle(index: number, acknowledgement: ConsumerAcknowledgement): void {
+    if (this.settled[index]) return;
+    this.settled[index] = true;
+    this.count++;
+    this.onSettled(index, acknowledgement);
   }
 }
