@@ -49,10 +49,10 @@ export interface DeliveryContext {
 }
 
 /**
- * The delivery mark is written this far ahead of what is handed out (within what has been read), so takes rarely
- * wait for it: after a crash, at most this many messages read but never sent come back counted as delivered.
+ * The delivery mark is written this far ahead of what is handed out (within the log), so takes rarely wait for it:
+ * after a crash, at most this many messages published but never sent come back counted as delivered.
  */
-export const DELIVERY_MARK_RESERVE = 64;
+export const DELIVERY_MARK_RESERVE = 100;
 /**
  * Push deliveries a crash may redeliver at most (leased, or settled and not durable yet), unless the windows in
  * flight hold more: settlements are journaled in the background, shared with everything else of that moment.
@@ -294,10 +294,10 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
 
   /**
    * The delivery mark to write once `highest` is handed out: a reserve ahead, so that the next takes need not wait for
-   * a write, but never past what has been read: a message not read yet cannot be sent before the next take writes.
+   * a write, but never past the log's end: a message not published yet cannot be sent before the next take writes.
    */
   private markAfter(highest: number): number {
-    return Math.max(highest + 1, Math.min(highest + 1 + DELIVERY_MARK_RESERVE, this.ledger.readEnd));
+    return Math.max(highest + 1, Math.min(highest + 1 + DELIVERY_MARK_RESERVE, this.queue.tailOffset));
   }
 
   private leaseWatcher(): LeaseWatcher {

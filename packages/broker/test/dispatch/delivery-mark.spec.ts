@@ -94,7 +94,7 @@ describe('the delivery mark a subscription writes', () => {
     ]);
   });
 
-  it('never reaches past the messages read, so none published later counts as delivered', async () => {
+  it('never reaches past the log’s end, so no message published later counts as delivered', async () => {
     await publish(queue, ...Array.from({ length: 5 }, (_, n) => ({ n })));
     const running = await subscribe(10);
     await consumer.waitFor(() => running.position === 5, { message: 'the 5 messages to be acknowledged' });
