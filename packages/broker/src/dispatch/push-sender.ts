@@ -194,6 +194,8 @@ export class PushSender {
       const refusal = this.targets.refusalBeforePush(host);
       if (refusal !== undefined) return fail(`push target ${host.address} is refused: ${refusal}`);
       let timedOut = false;
+      /** When the last chunk of a streamed reply arrived (monotonic clock); 0 before. */
+      let lineAt = 0;
       const agent = this.agents[host.protocol];
       const request = requestMakingRoom(agent, () =>
         client.request(
@@ -206,7 +208,8 @@ export class PushSender {
           (response) => {
             response.on('error', (error) => fail(timedOut ? `no reply within ${this.timeoutMs} ms` : error.message, error));
             if (parser && isStreamedReply(response)) {
-              return readStreamedReply(request, response, parser, MAX_REPLY_BYTES, () => resolve(STREAMED));
+              const progressed = () => (lineAt = performance.now());
+              return readStreamedReply(request, response, parser, MAX_REPLY_BYTES, progressed, () => resolve(STREAMED));
             }
             readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) => {
               const status = response.statusCode ?? 0;
@@ -232,9 +235,10 @@ export class PushSender {
       this.open++;
       // One timer and one listener per push, both released when it ends: `AbortSignal.timeout` + `AbortSignal.any`
       // cost ~25 µs a push and keep their timers alive for the whole timeout, which adds up at thousands of pushes
-      // a second. A consumer that asked for more time (extendedUntil) gets it: the timer is armed again.
+      // a second. A consumer that asked for more time (extendedUntil), or whose streamed reply settled a message
+      // lately (it is making progress), gets it: the timer is armed again.
       const expire = () => {
-        const more = (push.extendedUntil?.() ?? 0) - performance.now();
+        const more = Math.max(push.extendedUntil?.() ?? 0, lineAt + this.timeoutMs) - performance.now();
         if (more > 0) {
           timer = setTimeout(expire, more);
           return;

@@ -19,10 +19,13 @@ export function readStreamedReply(
   response: IncomingMessage,
   parser: SettlementStreamParser,
   maxBytes: number,
+  /** Each chunk: the consumer is making progress. */
+  onProgress: () => void,
   onEnd: () => void,
 ): void {
   let length = 0;
   response.on('data', (chunk: Buffer) => {
+    onProgress();
     length += chunk.length;
     if (length > maxBytes) return void request.destroy(new Error(`reply longer than ${maxBytes} bytes`));
     try {

@@ -103,6 +103,28 @@ describe('a batched push settled by a streamed reply', () => {
     expect(subscription.stats).toMatchObject({ delivered: 3, nacked: 1 });
   });
 
+  it('lets a reply that keeps settling run past the push timeout, which counts from its last line', async () => {
+    await broker.close();
+    broker = await startBroker({ delivery: { ...FAST_BACKOFF, timeoutMs: 400 } });
+    consumer.onPush = ({ response, messages }) => {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      // A line every 150 ms: the whole reply takes 900 ms, more than twice the timeout.
+      const next = (index: number) => {
+        if (index === messages.length) return response.end();
+        response.write(line(index, 'ACK'));
+        setTimeout(() => next(index + 1), 150);
+      };
+      next(0);
+    };
+    await broker.publishAll(TOPIC, range(6));
+    await broker.addDispatcher(CONSUMER_ID, consumer.url, TOPIC, { batchSize: 100 });
+    await broker.caughtUp(CONSUMER_ID, TOPIC);
+    expect(consumer.pushes).toHaveLength(1);
+    const subscription = await broker.subscription(CONSUMER_ID, TOPIC);
+    expect(subscription.stats).toMatchObject({ delivered: 6, redelivered: 0 });
+    expect(subscription.members[0].failedPushes).toBe(0);
+  });
+
   it('fails the push when the stream ends without a line for every message, keeping the lines it had', async () => {
     consumer.onPush = ({ response, messages }) => {
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
