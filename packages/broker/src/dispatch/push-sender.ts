@@ -194,7 +194,7 @@ export class PushSender {
       const refusal = this.targets.refusalBeforePush(host);
       if (refusal !== undefined) return fail(`push target ${host.address} is refused: ${refusal}`);
       let timedOut = false;
-      /** When the last chunk of a streamed reply arrived (monotonic clock); 0 before. */
+      /** When a streamed reply last settled a message (monotonic clock); 0 before. */
       let lineAt = 0;
       const agent = this.agents[host.protocol];
       const request = requestMakingRoom(agent, () =>

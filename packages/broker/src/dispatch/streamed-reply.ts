@@ -19,20 +19,22 @@ export function readStreamedReply(
   response: IncomingMessage,
   parser: SettlementStreamParser,
   maxBytes: number,
-  /** Each chunk: the consumer is making progress. */
+  /** A chunk settled a message not settled before: the consumer is making progress (bounded: once per message). */
   onProgress: () => void,
   onEnd: () => void,
 ): void {
   let length = 0;
   response.on('data', (chunk: Buffer) => {
-    onProgress();
     length += chunk.length;
     if (length > maxBytes) return void request.destroy(new Error(`reply longer than ${maxBytes} bytes`));
+    const settled = parser.settledCount;
     try {
       parser.push(chunk);
     } catch (error) {
       request.destroy(error as Error);
+      return;
     }
+    if (parser.settledCount > settled) onProgress();
   });
   response.on('end', onEnd);
 }

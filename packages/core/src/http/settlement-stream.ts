@@ -47,6 +47,11 @@ export class SettlementStreamParser {
     this.settled = new Array<boolean>(size).fill(false);
   }
 
+  /** Messages settled so far (each counted once). */
+  get settledCount(): number {
+    return this.count;
+  }
+
   /** @throws SettlementStreamError for a line that is not a settlement of this batch */
   push(chunk: Buffer): void {
     const text = this.rest + chunk.toString('utf8');
