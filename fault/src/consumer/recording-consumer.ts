@@ -46,7 +46,14 @@ export class RecordingConsumer {
   /** Set by the harness before each broker start. */
   epoch = 0;
   private seq = 0;
-  private readonly server = http.createServer((request, response) => this.handle(request, response));
+  /**
+   * The epoch each connection was accepted in: a push's bytes the broker sent just before its SIGKILL may be read
+   * after the harness moved to the next epoch, and belong to the broker that opened the connection.
+   */
+  private readonly connectionEpochs = new WeakMap<object, number>();
+  private readonly server = http
+    .createServer((request, response) => this.handle(request, response))
+    .on('connection', (socket) => this.connectionEpochs.set(socket, this.epoch));
 
   constructor(private readonly inspect: DeliveryInspection = () => undefined) {}
 
@@ -81,8 +88,9 @@ export class RecordingConsumer {
         response.writeHead(400, { 'content-type': 'application/json' }).end('{"acknowledgement":"NACK","retry":false}');
         return;
       }
+      const epoch = this.connectionEpochs.get(request.socket) ?? this.epoch;
       const received = messages.map((message) => {
-        const delivery: Delivery = { ...message, epoch: this.epoch, seq: ++this.seq, problem: this.inspect(message, body) };
+        const delivery: Delivery = { ...message, epoch, seq: ++this.seq, problem: this.inspect(message, body) };
         this.deliveries.push(delivery);
         this.highestOffset.set(message.topic, Math.max(this.highestOffset.get(message.topic) ?? -1, message.offset));
         return delivery;
