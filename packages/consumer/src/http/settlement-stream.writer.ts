@@ -6,8 +6,9 @@ import type { PushAnswer } from './push-receiver';
  * Answers a batched push as a stream (docs/http-api.md, "Streamed settlement"): the first settled message starts a
  * `200` reply of `application/x-ndjson`, and each handler's acknowledgement is written as one line as it finishes,
  * so the broker settles it then and a crash re-runs only the handler that was running. Lines settled in one turn of
- * the event loop go out as one chunk. A push refused before any handler finished (503, 401, 413, …) is answered as
- * JSON, as ever; one that fails after the stream started is cut off (the broker gives back what no line settled).
+ * the event loop go out as one chunk; a batch handled whole within one turn is answered with plain JSON. A push refused
+ * before any handler finished (503, 401, 413, …) is answered as JSON, as ever; one that fails after the stream
+ * started is cut off (the broker gives back what no line settled).
  */
 export class SettlementStreamWriter {
   private started = false;
@@ -35,20 +36,25 @@ export class SettlementStreamWriter {
     this.flushing ??= setImmediate(() => this.flush());
   }
 
-  /** The push's answer: the lines not written yet close the stream; without one written, the answer as JSON. */
+  /**
+   * The push's answer. Before any line went out (the whole batch was handled within one turn of the event loop, or it
+   * was refused), it is answered as JSON: one write, as a consumer that does not stream. After, the lines not written
+   * yet close the stream in one write with its end; a failure cuts it off.
+   */
   finish(answer: PushAnswer): void {
     this.ended = true;
-    if (!this.started && this.pending === '') {
+    clearImmediate(this.flushing);
+    this.flushing = undefined;
+    const { body } = answer;
+    const whole = answer.status === 200 && 'acknowledgements' in body;
+    if (!this.started && (whole || this.pending === '')) {
       if (this.response.headersSent) return;
       if (this.hangUp()) this.response.shouldKeepAlive = false;
       writeJson(this.response, answer.status, answer.body, answer.headers);
       return;
     }
-    const { body } = answer;
-    if (answer.status !== 200 || !('acknowledgements' in body)) {
+    if (!whole) {
       // The status went out with the first line: cutting the reply off is how a failure is told now.
-      clearImmediate(this.flushing);
-      this.flushing = undefined;
       this.flush();
       this.response.destroy();
       return;
@@ -58,10 +64,8 @@ export class SettlementStreamWriter {
       this.written[index] = true;
       this.pending += settlementLine(index, acknowledgement);
     });
-    clearImmediate(this.flushing);
-    this.flushing = undefined;
-    this.flush();
-    this.response.end();
+    this.response.end(this.pending);
+    this.pending = '';
   }
 
   private flush(): void {
