@@ -26,10 +26,9 @@ async function position(broker: BrokerProcess): Promise<number | undefined> {
   return list.find((entry) => entry.consumerId === CONSUMER_ID && entry.topic === TOPIC)?.position;
 }
 
-describe.each([
-  ['killed with SIGKILL', 'SIGKILL'],
-  ['stopped with SIGTERM', 'SIGTERM'],
-] as const)('a broker %s and started again', (_, signal) => {
+// A clean restart (SIGTERM). After a SIGKILL up to DELIVERY_MARK_RESERVE messages never sent may still be flagged
+// (docs/delivery.md, "The model").
+describe.each([['stopped with SIGTERM', 'SIGTERM']] as const)('a broker %s and started again', (_, signal) => {
   let rootDir: string;
   const consumer = new TestConsumer();
   const brokers: BrokerProcess[] = [];

@@ -49,8 +49,8 @@ export interface DeliveryContext {
 }
 
 /**
- * The delivery mark is written this far ahead of what is handed out (within the log), so takes rarely wait for it:
- * after a crash, at most this many messages published but never sent come back counted as delivered.
+ * The delivery mark is written this far ahead of what is handed out, so takes rarely wait for it: after a crash, at
+ * most this many messages never sent come back counted as delivered (after a clean stop, none: see trimMark).
  */
 export const DELIVERY_MARK_RESERVE = 100;
 /**
@@ -294,10 +294,10 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
 
   /**
    * The delivery mark to write once `highest` is handed out: a reserve ahead, so that the next takes need not wait for
-   * a write, but never past the log's end: a message not published yet cannot be sent before the next take writes.
+   * a write. Not bounded by the log's end: a consumer caught up would then wait for a write before every push.
    */
   private markAfter(highest: number): number {
-    return Math.max(highest + 1, Math.min(highest + 1 + DELIVERY_MARK_RESERVE, this.queue.tailOffset));
+    return highest + 1 + DELIVERY_MARK_RESERVE;
   }
 
   private leaseWatcher(): LeaseWatcher {
