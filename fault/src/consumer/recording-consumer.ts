@@ -13,6 +13,10 @@ export interface PushedMessage {
 export interface Delivery extends PushedMessage {
   /** Which broker process delivered it (the harness counts restarts). */
   epoch: number;
+  /** Its place among the consumer's events (arrivals and settlements), from 1. */
+  seq: number;
+  /** When its ACK was written to the broker (the event's place): a line of a streamed reply, or the whole reply. */
+  settledSeq?: number;
   /** What the inspection found wrong with it (garbage), checked on arrival. */
   problem?: string;
 }
@@ -25,11 +29,14 @@ export type DeliveryInspection = (message: PushedMessage, body: Buffer) => strin
 
 /** Pushes per request when the dispatcher asks for batches (`batchSize`); a plain consumer takes them one by one. */
 export const CHECKER_BATCH_SIZE = 100;
+/** Lines of a streamed reply written per turn of the event loop: a kill can land between two writes of one push. */
+const STREAM_LINES_PER_WRITE = 10;
 
 /**
  * A push consumer on 127.0.0.1 that acknowledges everything and records what it got: a plain node:http server
- * speaking the wire contract (`POST /mmmq/messages`, and `/mmmq/messages/batch` for a batching dispatcher).
- * A body that is not the documented JSON is recorded as malformed and answered 400.
+ * speaking the wire contract (`POST /mmmq/messages`, and `/mmmq/messages/batch` for a batching dispatcher). A batch
+ * whose broker asks for a streamed reply is settled a few lines at a time (docs/http-api.md, "Streamed settlement"),
+ * recording when each ACK went out. A body that is not the documented JSON is recorded as malformed and answered 400.
  */
 export class RecordingConsumer {
   readonly deliveries: Delivery[] = [];
@@ -38,7 +45,15 @@ export class RecordingConsumer {
   readonly highestOffset = new Map<string, number>();
   /** Set by the harness before each broker start. */
   epoch = 0;
-  private readonly server = http.createServer((request, response) => this.handle(request, response));
+  private seq = 0;
+  /**
+   * The epoch each connection was accepted in: a push's bytes the broker sent just before its SIGKILL may be read
+   * after the harness moved to the next epoch, and belong to the broker that opened the connection.
+   */
+  private readonly connectionEpochs = new WeakMap<object, number>();
+  private readonly server = http
+    .createServer((request, response) => this.handle(request, response))
+    .on('connection', (socket) => this.connectionEpochs.set(socket, this.epoch));
 
   constructor(private readonly inspect: DeliveryInspection = () => undefined) {}
 
@@ -73,13 +88,36 @@ export class RecordingConsumer {
         response.writeHead(400, { 'content-type': 'application/json' }).end('{"acknowledgement":"NACK","retry":false}');
         return;
       }
-      for (const message of messages) {
-        this.deliveries.push({ ...message, epoch: this.epoch, problem: this.inspect(message, body) });
+      const epoch = this.connectionEpochs.get(request.socket) ?? this.epoch;
+      const received = messages.map((message) => {
+        const delivery: Delivery = { ...message, epoch, seq: ++this.seq, problem: this.inspect(message, body) };
+        this.deliveries.push(delivery);
         this.highestOffset.set(message.topic, Math.max(this.highestOffset.get(message.topic) ?? -1, message.offset));
-      }
+        return delivery;
+      });
+      if (batch && String(request.headers.accept ?? '').includes('application/x-ndjson')) return this.stream(received, response);
       const answer = batch ? { acknowledgements: messages.map(() => ({ acknowledgement: 'ACK' })) } : { acknowledgement: 'ACK' };
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      this.settled(received);
     });
+  }
+
+  /** Answers a batch line by line, a few lines a turn, until done or the broker is gone. */
+  private stream(received: Delivery[], response: http.ServerResponse): void {
+    response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const next = (from: number) => {
+      if (response.destroyed) return;
+      const part = received.slice(from, from + STREAM_LINES_PER_WRITE);
+      response.write(part.map((_, i) => `{"index":${from + i},"acknowledgement":"ACK"}\n`).join(''));
+      this.settled(part);
+      if (from + part.length < received.length) setImmediate(() => next(from + part.length));
+      else response.end();
+    };
+    next(0);
+  }
+
+  private settled(deliveries: Delivery[]): void {
+    for (const delivery of deliveries) delivery.settledSeq = ++this.seq;
   }
 
   private parse(body: Buffer, batch: boolean): PushedMessage[] | undefined {

@@ -15,10 +15,21 @@ export interface DeliveryCheck {
   skipped: number;
   /** Pushes of an offset already delivered (allowed: at-least-once after a restart). */
   redeliveries: number;
+  /** Messages delivered again by the broker process whose consumer had acknowledged them (never allowed). */
+  settledRedeliveredWithoutCrash: number;
+  /** The most messages one subscription had acknowledged before a kill and delivered again after it. */
+  settledRedeliveredAfterKillMax: number;
+  /** Kills after which a subscription delivered more acknowledged messages again than SETTLED_NOT_DURABLE_MAX. */
+  settledRedeliveredBeyondBound: number;
   problems: string[];
 }
 
 const MAX_PROBLEMS = 25;
+/**
+ * What a broker crash may deliver again per subscription of what the consumer had acknowledged: settlements not
+ * durable yet (docs/delivery.md, "The model": `SETTLED_NOT_DURABLE_MAX`; the checker's windows are smaller).
+ */
+export const SETTLED_NOT_DURABLE_MAX = 1000;
 
 export function checkDeliveries(history: PublishHistory, deliveries: readonly Delivery[], topics: Map<string, StoredTopic>): DeliveryCheck {
   const check: DeliveryCheck = {
@@ -28,6 +39,9 @@ export function checkDeliveries(history: PublishHistory, deliveries: readonly De
     ackedNotDelivered: 0,
     skipped: 0,
     redeliveries: 0,
+    settledRedeliveredWithoutCrash: 0,
+    settledRedeliveredAfterKillMax: 0,
+    settledRedeliveredBeyondBound: 0,
     problems: [],
   };
   const problem = (text: string) => {
@@ -66,6 +80,7 @@ export function checkDeliveries(history: PublishHistory, deliveries: readonly De
     }
     highest.set(delivery.topic, delivery.offset);
   }
+  checkSettledRedeliveries(deliveries, check, problem);
   for (const attempt of history.attempts) {
     if (attempt.outcome !== 'acked') continue;
     if (!delivered.has(`${attempt.topic}@${attempt.offset}#${attempt.id}`)) {
@@ -74,6 +89,47 @@ export function checkDeliveries(history: PublishHistory, deliveries: readonly De
     }
   }
   return check;
+}
+
+/**
+ * A message the consumer acknowledged may come again only after a kill of the broker that had it (its settlement was
+ * not durable yet), and then at most SETTLED_NOT_DURABLE_MAX of them per subscription and kill. The kill is that of
+ * the epoch of its last acknowledgement before the redelivery.
+ */
+function checkSettledRedeliveries(deliveries: readonly Delivery[], check: DeliveryCheck, problem: (text: string) => void): void {
+  const lastSettled = new Map<string, Delivery>();
+  /** Per epoch and topic: the messages acknowledged in that epoch and delivered again after its kill. */
+  const afterKill = new Map<string, Set<number>>();
+  const events = deliveries.flatMap((delivery) => [
+    { seq: delivery.seq, delivery, settles: false },
+    ...(delivery.settledSeq === undefined ? [] : [{ seq: delivery.settledSeq, delivery, settles: true }]),
+  ]);
+  events.sort((a, b) => a.seq - b.seq);
+  for (const { delivery, settles } of events) {
+    const where = `${delivery.topic}@${delivery.offset}`;
+    if (settles) {
+      lastSettled.set(where, delivery);
+      continue;
+    }
+    const settled = lastSettled.get(where);
+    if (settled === undefined) continue;
+    if (settled.epoch === delivery.epoch) {
+      check.settledRedeliveredWithoutCrash++;
+      problem(`${where} was delivered again by the broker process its consumer had acknowledged it to (epoch ${delivery.epoch})`);
+      continue;
+    }
+    const key = `${settled.epoch}\n${delivery.topic}`;
+    const offsets = afterKill.get(key) ?? new Set<number>();
+    offsets.add(delivery.offset);
+    afterKill.set(key, offsets);
+  }
+  for (const [key, offsets] of afterKill) {
+    check.settledRedeliveredAfterKillMax = Math.max(check.settledRedeliveredAfterKillMax, offsets.size);
+    if (offsets.size <= SETTLED_NOT_DURABLE_MAX) continue;
+    check.settledRedeliveredBeyondBound++;
+    const [epoch, topic] = key.split('\n');
+    problem(`${topic}: ${offsets.size} messages acknowledged in epoch ${epoch} were delivered again after its kill`);
+  }
 }
 
 /** A push is garbage unless it carries a message published to its topic, with that message's exact content bytes. */

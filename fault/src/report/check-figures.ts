@@ -26,6 +26,9 @@ export function reportDeliveryCheck(scenario: ScenarioRun, pushes: DeliveryCheck
   const figure = scenario.figure.bind(scenario);
   figure('pushes received (incl. redeliveries)', pushes.deliveries);
   figure('redeliveries after restarts', pushes.redeliveries);
+  figure('acknowledged, then delivered again without a kill', pushes.settledRedeliveredWithoutCrash, 0);
+  figure('acknowledged, then delivered again after a kill: most per subscription and kill', pushes.settledRedeliveredAfterKillMax);
+  figure('kills after which more than 1,000 acknowledged messages came again', pushes.settledRedeliveredBeyondBound, 0);
   figure('garbage served to the consumer', pushes.garbageServed, 0);
   figure('acked but never pushed', pushes.ackedNotDelivered, 0);
   figure('pushed, then replaced in the log', pushes.deliveredThenChanged, 0);
@@ -41,6 +44,7 @@ export function logFailures(log: LogCheck): Record<string, number> {
 
 /** The counts of a delivery check that must be 0. */
 export function deliveryFailures(pushes: DeliveryCheck): Record<string, number> {
-  const { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped } = pushes;
-  return { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped };
+  const { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped, settledRedeliveredWithoutCrash, settledRedeliveredBeyondBound } =
+    pushes;
+  return { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped, settledRedeliveredWithoutCrash, settledRedeliveredBeyondBound };
 }

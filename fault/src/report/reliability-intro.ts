@@ -63,7 +63,10 @@ kill). It then reads everything back two ways:
 - **through a push consumer**, a plain \`node:http\` server subscribed to \`**\`: every push must carry a
   message published to that topic with its exact content bytes (**garbage served**), every acked message must
   be pushed at its offset, an offset once pushed must keep its message, and delivery may skip only damaged
-  entries.
+  entries. It settles batched pushes as a streamed reply, ten lines at a time (partial settlement: a kill lands
+  between the lines of one push), and records when each ACK went out: a message it acknowledged must never come again
+  from the same broker process, and after a kill at most 1,000 per subscription (\`SETTLED_NOT_DURABLE_MAX\`,
+  settlements not durable yet, [delivery.md](delivery.md#the-model)).
 
 The load mixes sequential HTTP publishes, HTTP batches and a pipelining publish-stream connection (single and
 batch frames), on one topic, on five, or (power loss) on 32 at once; a share of the batches (HTTP and stream)

@@ -131,6 +131,14 @@ export { PushRouteConflictError } from './errors/push-route-conflict-error';
 export { ExitAfterSignalShutdown, STOP_SIGNALS } from './lifecycle/exit-after-signal-shutdown';
 export { writeJson } from './http/write-json';
 export { readBoundedReply } from './http/read-bounded-reply';
+export {
+  acceptsSettlementStream,
+  BATCH_REPLY_ACCEPT,
+  SETTLEMENT_STREAM_TYPE,
+  SettlementStreamError,
+  SettlementStreamParser,
+  settlementLine,
+} from './http/settlement-stream';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
 export { TRACE_HEADERS, type TraceHeaderName } from './tracing/trace-headers';
 export * from './claim-check';

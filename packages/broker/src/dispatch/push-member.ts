@@ -42,8 +42,13 @@ interface SentPush {
   slots: Slot[];
   /** Each slot's delivery this push is: a reply only settles a slot still leased as that delivery. */
   deliveries: number[];
+  /** Slots a streamed reply settled already, as their lines arrived: the end of the push leaves them be. */
+  applied: boolean[];
   reply: Promise<ConsumerAcknowledgement[] | Error>;
 }
+
+/** A push before its reply is known. */
+type Taken = Omit<SentPush, 'reply'>;
 
 /**
  * One push host of a subscription: takes windows of messages from the subscription (one message, or up to
@@ -157,8 +162,8 @@ export class PushMember {
           const slots = await this.subscription.acquire(this.id, this.sizeLimit.next(batchSize), PUSH_BATCH_MAX_BYTES, Infinity);
           if (slots.length === 0) break;
           const order = session && { session: session.id, sequence: session.next++ };
-          const deliveries = slots.map((slot) => slot.deliveries);
-          inFlight.push({ slots, deliveries, reply: this.push(slots, cutOff.signal, order).catch((error: Error) => error) });
+          const taken = { slots, deliveries: slots.map((slot) => slot.deliveries), applied: slots.map(() => false) };
+          inFlight.push({ ...taken, reply: this.push(taken, cutOff.signal, order).catch((error: Error) => error) });
         }
         const sent = inFlight.shift();
         if (!sent) return undefined;
@@ -182,11 +187,14 @@ export class PushMember {
     }
   }
 
-  /** Messages of a push that failed (or was cut off) go back; they count unless the push never left whole. */
-  private giveBack({ slots, deliveries }: SentPush, error: Error | undefined): void {
+  /**
+   * Messages of a push that failed (or was cut off) go back, but for those its streamed reply settled already; they
+   * count unless the push never left whole.
+   */
+  private giveBack({ slots, deliveries, applied }: SentPush, error: Error | undefined): void {
     const counted = !(error instanceof DeliveryFailedError) || error.reachedConsumer;
     const outcome = error ? shortOutcome(error) : 'cut off behind a failed push';
-    slots.forEach((slot, i) => void this.subscription.release(slot, { outcome, counted }, deliveries[i]));
+    slots.forEach((slot, i) => applied[i] || void this.subscription.release(slot, { outcome, counted }, deliveries[i]));
   }
 
   /**
@@ -205,12 +213,19 @@ export class PushMember {
     slots.forEach((slot, i) => void this.subscription.release(slot, { outcome, counted: false }, deliveries[i]));
   }
 
-  /** Each reply applied to its message (see applyConsumerReply). */
-  private applyReplies({ slots, deliveries }: SentPush, replies: ConsumerAcknowledgement[]): void {
-    slots.forEach((slot, i) => void applyConsumerReply(this.subscription, slot, deliveries[i], replies[i]));
+  /** Each reply applied to its message (see applyConsumerReply), unless its streamed line did already. */
+  private applyReplies(sent: SentPush, replies: ConsumerAcknowledgement[]): void {
+    sent.slots.forEach((_, i) => this.applyReply(sent, i, replies[i]));
   }
 
-  private push(slots: Slot[], signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement[]> {
+  private applyReply({ slots, deliveries, applied }: Taken, i: number, reply: ConsumerAcknowledgement): void {
+    if (applied[i]) return;
+    applied[i] = true;
+    void applyConsumerReply(this.subscription, slots[i], deliveries[i], reply);
+  }
+
+  private push(sent: Taken, signal: AbortSignal, order?: PushOrder): Promise<ConsumerAcknowledgement[]> {
+    const { slots } = sent;
     const topic = this.subscription.queue.topic.name;
     const bodies = slots.map((slot) => this.subscription.deliveryBody(slot));
     const id = pushIdOf(
@@ -224,7 +239,13 @@ export class PushMember {
     const replies =
       this.definition.batchSize === 1
         ? sender.send(this.target, { body: bodies[0], id, order, extendedUntil }, signal).then((reply) => [reply])
-        : sender.sendBatch(this.target, { body: encodeDeliveryBatch(bodies), id, order, extendedUntil }, bodies.length, signal);
+        : sender.sendBatch(
+            this.target,
+            { body: encodeDeliveryBatch(bodies), id, order, extendedUntil },
+            bodies.length,
+            signal,
+            (i, reply) => this.applyReply(sent, i, reply),
+          );
     if (observer === undefined || started === undefined) return replies;
     return replies.then((answered) => {
       observer.pushAnswered(topic, this.target.consumerId, (performance.now() - started) / 1000);

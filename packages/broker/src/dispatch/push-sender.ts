@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import {
   BATCH_MESSAGES_PATH,
+  BATCH_REPLY_ACCEPT,
   CONSUMER_ID_HEADER,
   ConsumerAcknowledgement,
   isConsumerAcknowledgement,
@@ -11,6 +12,7 @@ import {
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
   readBoundedReply,
+  SettlementStreamParser,
   SigningSecret,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
@@ -19,6 +21,7 @@ import {
 import { DEFAULT_PUSH_SOCKET_LIMITS, pushAgents, PushSocketLimits, requestMakingRoom } from './push-agents';
 import { PushTargetGuard, PushTargetResolver } from './push-target-guard';
 import { PushTargetPolicy } from './push-target-policy';
+import { isStreamedReply, readStreamedReply, STREAMED } from './streamed-reply';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
@@ -115,9 +118,38 @@ export class PushSender {
     return reply;
   }
 
-  /** Pushes `{"messages":[…]}` and returns one acknowledgement per message, in order. */
-  async sendBatch(dispatcher: PushTarget, push: Push, count: number, signal: AbortSignal): Promise<ConsumerAcknowledgement[]> {
-    const reply = (await this.post(dispatcher, BATCH_MESSAGES_PATH, push, signal)) as { acknowledgements?: unknown };
+  /**
+   * Pushes `{"messages":[…]}` and returns one acknowledgement per message, in order. A consumer that streams its reply
+   * (docs/http-api.md, "Streamed settlement") has each message's acknowledgement handed to `onSettled` as its line
+   * arrives; a stream that ends without a line for every message fails (the messages with one stay settled).
+   */
+  async sendBatch(
+    dispatcher: PushTarget,
+    push: Push,
+    count: number,
+    signal: AbortSignal,
+    onSettled?: (index: number, acknowledgement: ConsumerAcknowledgement) => void,
+  ): Promise<ConsumerAcknowledgement[]> {
+    const streamed = new Array<ConsumerAcknowledgement>(count);
+    const parser =
+      onSettled &&
+      new SettlementStreamParser(count, (index, acknowledgement) => {
+        streamed[index] = acknowledgement;
+        onSettled(index, acknowledgement);
+      });
+    const reply = (await this.post(dispatcher, BATCH_MESSAGES_PATH, push, signal, parser)) as
+      { acknowledgements?: unknown } | typeof STREAMED;
+    if (reply === STREAMED) {
+      const missing = parser!.end();
+      if (missing.length > 0) {
+        throw this.failure(
+          dispatcher,
+          BATCH_MESSAGES_PATH,
+          `the streamed reply ended with ${missing.length} of ${count} messages unsettled`,
+        );
+      }
+      return streamed;
+    }
     const acknowledgements = reply?.acknowledgements;
     if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
       throw this.failure(dispatcher, BATCH_MESSAGES_PATH, `the reply needs "acknowledgements" with ${count} entries`);
@@ -125,12 +157,13 @@ export class PushSender {
     return acknowledgements;
   }
 
-  private headersOf(dispatcher: PushTarget, { body, id, order }: Push): http.OutgoingHttpHeaders {
+  private headersOf(dispatcher: PushTarget, { body, id, order }: Push, streams: boolean): http.OutgoingHttpHeaders {
     const headers: http.OutgoingHttpHeaders = {
       'content-type': 'application/json',
       'content-length': body.length,
       [CONSUMER_ID_HEADER]: dispatcher.consumerId,
     };
+    if (streams) headers.accept = BATCH_REPLY_ACCEPT;
     if (order) {
       headers[PUSH_SESSION_HEADER] = order.session;
       headers[PUSH_SEQUENCE_HEADER] = String(order.sequence);
@@ -144,10 +177,11 @@ export class PushSender {
     return headers;
   }
 
-  private post(dispatcher: PushTarget, path: string, push: Push, signal: AbortSignal): Promise<unknown> {
+  /** Resolves with the reply's JSON, or {@link STREAMED} once a streamed reply has been fed to `parser` whole. */
+  private post(dispatcher: PushTarget, path: string, push: Push, signal: AbortSignal, parser?: SettlementStreamParser): Promise<unknown> {
     const { host } = dispatcher;
     const client = host.protocol === 'HTTPS' ? https : http;
-    const headers = this.headersOf(dispatcher, push);
+    const headers = this.headersOf(dispatcher, push, parser !== undefined);
     const { body } = push;
     return new Promise((resolve, reject) => {
       // A request that was never sent whole cannot have reached a handler.
@@ -160,6 +194,8 @@ export class PushSender {
       const refusal = this.targets.refusalBeforePush(host);
       if (refusal !== undefined) return fail(`push target ${host.address} is refused: ${refusal}`);
       let timedOut = false;
+      /** When a streamed reply last settled a message (monotonic clock); 0 before. */
+      let lineAt = 0;
       const agent = this.agents[host.protocol];
       const request = requestMakingRoom(agent, () =>
         client.request(
@@ -171,6 +207,10 @@ export class PushSender {
           },
           (response) => {
             response.on('error', (error) => fail(timedOut ? `no reply within ${this.timeoutMs} ms` : error.message, error));
+            if (parser && isStreamedReply(response)) {
+              const progressed = () => (lineAt = performance.now());
+              return readStreamedReply(request, response, parser, MAX_REPLY_BYTES, progressed, () => resolve(STREAMED));
+            }
             readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) => {
               const status = response.statusCode ?? 0;
               if (status === HTTP_UNAUTHORIZED) {
@@ -195,9 +235,10 @@ export class PushSender {
       this.open++;
       // One timer and one listener per push, both released when it ends: `AbortSignal.timeout` + `AbortSignal.any`
       // cost ~25 µs a push and keep their timers alive for the whole timeout, which adds up at thousands of pushes
-      // a second. A consumer that asked for more time (extendedUntil) gets it: the timer is armed again.
+      // a second. A consumer that asked for more time (extendedUntil), or whose streamed reply settled a message
+      // lately (it is making progress), gets it: the timer is armed again.
       const expire = () => {
-        const more = (push.extendedUntil?.() ?? 0) - performance.now();
+        const more = Math.max(push.extendedUntil?.() ?? 0, lineAt + this.timeoutMs) - performance.now();
         if (more > 0) {
           timer = setTimeout(expire, more);
           return;

@@ -22,6 +22,8 @@ export class SubscriptionStateWriter {
   private stopped = false;
   /** Callers of `durable()` waiting now. */
   private waiters = 0;
+  /** {@link writeNow} was asked while a write ran: the next one follows at once. */
+  private again = false;
   /** Settlements since the last durable write started: what a crash now would redeliver. */
   private settledPending = 0;
   private settledInWrite = 0;
@@ -70,7 +72,8 @@ export class SubscriptionStateWriter {
   writeNow(): void {
     clearTimeout(this.delayed);
     this.delayed = undefined;
-    if (!this.writing && this.changed()) this.writing = this.run();
+    if (this.writing) this.again = true;
+    else if (this.changed()) this.writing = this.run();
   }
 
   private changed(): boolean {
@@ -101,6 +104,7 @@ export class SubscriptionStateWriter {
    */
   private async run(): Promise<void> {
     try {
+      this.again = false;
       const mark = this.ledger.deliveredMark;
       this.settledInWrite = this.settledPending;
       this.settledPending = 0;
@@ -114,7 +118,7 @@ export class SubscriptionStateWriter {
       this.durableMarkValue = mark;
     } finally {
       this.writing = undefined;
-      if (!this.stopped && (this.waiters > 0 || this.waiting())) this.writeNow();
+      if (!this.stopped && (this.waiters > 0 || this.again || this.waiting())) this.writeNow();
       else if (!this.stopped) this.schedule();
     }
   }

@@ -48,7 +48,10 @@ export interface DeliveryContext {
   observer?: DeliveryObserver;
 }
 
-/** The delivery mark is reserved at least this far ahead, so it is written once per this many new deliveries. */
+/**
+ * The delivery mark is written this far ahead of what is handed out, so takes rarely wait for it: after a crash, at
+ * most this many messages never sent come back counted as delivered (after a clean stop, none: see trimMark).
+ */
 export const DELIVERY_MARK_RESERVE = 100;
 /**
  * Push deliveries a crash may redeliver at most (leased, or settled and not durable yet), unless the windows in
@@ -264,23 +267,37 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     const undurable = this.writer.undurableSettlements;
     if (undurable > 0 && undurable + this.ledger.leased + max > this.settlementBound && !(await this.writer.durable())) return [];
     await this.reader.fill(max);
+    const handedOut = this.ledger.handedOut;
     const slots = this.ledger.take(member, max, maxBytes, performance.now(), leaseMs, Date.now());
     this.expire(this.ledger.expiredMessages());
     const highest = slots.reduce((top, slot) => Math.max(top, slot.offset), -1);
-    if (highest >= this.writer.durableMark) {
+    // One handed out before and given back unsent may be on disk as never delivered: that must not outlive this send.
+    const resent = slots.some((slot) => slot.deliveries === 1 && slot.offset < handedOut);
+    if (highest >= this.writer.durableMark || resent) {
       // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
-      this.ledger.reserveMark(highest + 1 + DELIVERY_MARK_RESERVE);
+      this.ledger.reserveMark(this.markAfter(highest));
       if (!(await this.writer.durable()) || this.stopping) {
         for (const slot of slots)
           this.ledger.release(slot, { outcome: 'not sent: the subscription stopped', counted: false }, performance.now());
         return [];
       }
+    } else if (highest >= 0 && highest + 1 + DELIVERY_MARK_RESERVE / 2 > this.ledger.deliveredMark) {
+      // Half the reserve used: the next one is written now, in the background, so the next take need not wait for it.
+      if (this.ledger.reserveMark(this.markAfter(highest))) this.writer.writeNow();
     }
     if (slots.length > 0) this.lastLeasedBy = member;
     for (const slot of slots) if (slot.deliveries > 1) this.stats.redelivered++;
     if (slots.some((slot) => slot.deliveries > 1)) this.writer.schedule();
     this.armTimer();
     return slots;
+  }
+
+  /**
+   * The delivery mark to write once `highest` is handed out: a reserve ahead, so that the next takes need not wait for
+   * a write. Not bounded by the log's end: a consumer caught up would then wait for a write before every push.
+   */
+  private markAfter(highest: number): number {
+    return highest + 1 + DELIVERY_MARK_RESERVE;
   }
 
   private leaseWatcher(): LeaseWatcher {
@@ -674,6 +691,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       this.changes.notify();
       this.timer.stop();
       await Promise.allSettled([...this.deadLettering]);
+      // Nothing is handed out from here on: the mark drops its reserve, so a restart counts only what was sent.
+      this.ledger.trimMark();
       await this.writer.durable();
       this.transactions.close(stoppedError(this.label()));
       this.deadLetters.close(stoppedError(this.label()));

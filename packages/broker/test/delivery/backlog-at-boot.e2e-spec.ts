@@ -33,7 +33,8 @@ describe('a backlog present at boot', () => {
     try {
       await consumer.waitFor(() => consumer.received.length === 10);
       expect(consumer.contents()).toEqual(range(10).map((n) => ({ n })));
-      expect(consumer.received[0].body.redelivered).toBe(true);
+      // The first broker's push of it was refused with 503, which no handler saw: the restart does not count it.
+      expect(consumer.received[0].body).toMatchObject({ redelivered: false, deliveryCount: 1 });
     } finally {
       await second.close();
     }

@@ -26,6 +26,8 @@ export class LedgerModel {
   readEnd = 0;
   mark = 0;
   restoredMark = 0;
+  /** Every offset ever taken lies below it (or below the restored mark). */
+  handedOut = 0;
   /** What the last take set aside as expired (DEAD_LETTERING), in the order it met them. */
   lastExpired: number[] = [];
 
@@ -73,6 +75,7 @@ export class LedgerModel {
         continue;
       }
       Object.assign(slot, { state: 'LEASED', member, deadline: now + leaseMs, deliveries: slot.deliveries + 1 });
+      this.handedOut = Math.max(this.handedOut, offset + 1);
       taken.push(offset);
     }
     return taken;
@@ -141,24 +144,30 @@ export class LedgerModel {
     for (const [offset, slot] of [...this.slots].sort(([a], [b]) => a - b)) {
       if (offset < this.cursor) continue;
       if (slot.state === 'SETTLED') settled.push(offset);
-      else if (slot.deliveries > 1 || slot.nacks > 0) counts.push({ offset, deliveries: slot.deliveries, nacks: slot.nacks });
+      else if (this.counted(offset, slot)) counts.push({ offset, deliveries: slot.deliveries, nacks: slot.nacks });
     }
     return { cursor: this.cursor, settled, counts, deliveredMark: Math.max(this.mark, this.cursor) };
   }
 
   /**
-   * A restart from the snapshot: leases and delays are gone, counts of more than one delivery or a NACK survive,
-   * and every unsettled offset below the mark counts as delivered once at least.
+   * A restart from the snapshot: leases and delays are gone, counts of more than one delivery or a NACK survive, and
+   * so does a 0 of one taken and given back uncounted; every other unsettled offset below the mark counts as delivered
+   * once.
    */
   restart(): void {
     const mark = Math.max(this.mark, this.cursor);
     for (const [offset, slot] of this.slots) {
       if (offset < this.cursor || slot.state === 'SETTLED') continue;
-      const kept = slot.deliveries > 1 || slot.nacks > 0 ? slot.deliveries : 0;
-      Object.assign(slot, { state: 'AVAILABLE', member: undefined, deadline: Infinity, deliveries: Math.max(kept, offset < mark ? 1 : 0) });
+      const deliveries = this.counted(offset, slot) ? slot.deliveries : offset < mark ? 1 : 0;
+      Object.assign(slot, { state: 'AVAILABLE', member: undefined, deadline: Infinity, deliveries });
     }
     this.readEnd = this.cursor;
-    this.mark = this.restoredMark = mark;
+    this.mark = this.restoredMark = this.handedOut = mark;
+  }
+
+  /** Whether the snapshot keeps the slot's count. */
+  private counted(offset: number, slot: ModelSlot): boolean {
+    return slot.deliveries > 1 || slot.nacks > 0 || (slot.deliveries === 0 && offset < this.handedOut);
   }
 
   private leased(offset: number): ModelSlot {

@@ -69,18 +69,24 @@ export class DeliveryHandler {
 
   /**
    * Deliveries handed over together (a batched push): one queue entry for the whole batch, whose messages run one
-   * after another, so the batch is accepted or refused as a unit and its order is kept.
+   * after another, so the batch is accepted or refused as a unit and its order is kept. `onSettled` hears each reply as
+   * its handler finishes (a streamed reply settles it at once, so a crash re-runs only the handler running then).
    * @throws DeliveryRefusedError (queue full, shutting down): none of the batch was handled
    */
   async handleBatch(
     listener: ListenerDefinition,
     deliveries: TransportDelivery[],
     channelOf: (delivery: TransportDelivery) => SettlementChannel,
+    onSettled?: (index: number, reply: ConsumerReply) => void,
   ): Promise<ConsumerReply[]> {
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
     const run = async () => {
       const replies: ConsumerReply[] = [];
-      for (const delivery of deliveries) replies.push(await this.invoker.invoke(listener, delivery, channelOf(delivery)));
+      for (const delivery of deliveries) {
+        const reply = await this.invoker.invoke(listener, delivery, channelOf(delivery));
+        onSettled?.(replies.length, reply);
+        replies.push(reply);
+      }
       return replies;
     };
     if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run);

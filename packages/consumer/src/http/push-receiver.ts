@@ -24,8 +24,12 @@ import { BrokerPushSubscriber, PushHandlers } from './broker-push-subscriber';
 import { DeliveryBodyReader, parseJson } from './delivery-body.reader';
 import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
+import type { SettlementStreamWriter } from './settlement-stream.writer';
 
-/** What a push is answered with: always JSON, with `acknowledgement` (one) or `acknowledgements` (a batch). */
+/**
+ * What a push is answered with: JSON, with `acknowledgement` (one) or `acknowledgements` (a batch). A batch whose
+ * handlers settled some messages already goes out as a stream instead (SettlementStreamWriter).
+ */
 export interface PushAnswer {
   status: number;
   body: ConsumerAcknowledgement | { acknowledgements: ConsumerAcknowledgement[] };
@@ -69,14 +73,22 @@ export class PushReceiver {
     }
   }
 
-  /** `POST /mmmq/messages/batch`: `{"messages":[…]}` in, one acknowledgement per message out. Never throws. */
-  async receiveBatch(request: IncomingMessage): Promise<PushAnswer> {
+  /**
+   * `POST /mmmq/messages/batch`: `{"messages":[…]}` in, one acknowledgement per message out. Never throws.
+   * @param streamOf for a streamed reply: called once the batch is parsed, with its size; the writer it returns hears
+   *   each message's acknowledgement as its handler finishes
+   */
+  async receiveBatch(request: IncomingMessage, streamOf?: (size: number) => SettlementStreamWriter): Promise<PushAnswer> {
     try {
       const { consumerId, order } = this.addressOf(request.headers);
       const deliveries = parseDeliveryBatch(await this.readSigned(request));
+      const stream = streamOf?.(deliveries.length);
+      const onSettled = stream && ((index: number, acknowledgement: ConsumerAcknowledgement) => stream.settled(index, acknowledgement));
       const handle = () => {
         const handlers = this.handlersOf(consumerId);
-        return handlers === undefined ? Promise.resolve(deliveries.map(() => this.unknown(consumerId))) : handlers.handleBatch(deliveries);
+        return handlers === undefined
+          ? Promise.resolve(deliveries.map(() => this.unknown(consumerId)))
+          : handlers.handleBatch(deliveries, onSettled);
       };
       const acknowledgements = await this.inOrder(consumerId, deliveries[0].topic, order, handle);
       return { status: HttpStatus.OK, body: { acknowledgements }, headers: {} };

@@ -1,8 +1,9 @@
-import { BATCH_MESSAGES_PATH, CONSUMER_ID_HEADER, MESSAGES_PATH, writeJson } from '@mmmq/core';
+import { acceptsSettlementStream, BATCH_MESSAGES_PATH, CONSUMER_ID_HEADER, MESSAGES_PATH, writeJson } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { PushReceiver } from './push-receiver';
+import { SettlementStreamWriter } from './settlement-stream.writer';
 
 /**
  * The broker's pushes at the level of Node's HTTP server — `POST /mmmq/messages` (one message) and
@@ -30,11 +31,21 @@ export class PushRequestHandler {
   }
 
   /**
-   * Handles a push (see {@link isPush}) and answers it.
+   * Handles a push (see {@link isPush}) and answers it: a batch whose sender accepts a streamed reply is settled message
+   * by message as its handlers finish (SettlementStreamWriter), anything else with one JSON answer at the end.
    * @param hangUp asked when the answer is ready: true closes the connection after it (the server is closing)
    */
   receive(request: IncomingMessage, response: ServerResponse, hangUp: () => boolean = () => false): void {
     const path = request.url?.split('?', 1)[0];
+    if (path === BATCH_MESSAGES_PATH && acceptsSettlementStream(request.headers.accept)) {
+      let stream: SettlementStreamWriter | undefined;
+      const streamOf = (size: number) => (stream = new SettlementStreamWriter(response, size, hangUp));
+      void this.receiver.receiveBatch(request, streamOf).then((answer) => {
+        if (stream) stream.finish(answer);
+        else if (!response.headersSent) writeJson(response, answer.status, answer.body, answer.headers);
+      });
+      return;
+    }
     const answered = path === BATCH_MESSAGES_PATH ? this.receiver.receiveBatch(request) : this.receiver.receive(request);
     void answered.then((answer) => {
       // Shutdown answered it already (503, HttpShutdownGate); what failed since is the body it cut short.

@@ -76,9 +76,13 @@ export type TransportHandler = (delivery: TransportDelivery) => Promise<Consumer
 /**
  * Handles deliveries of one listener handed over together (the MMMQ broker's batched pushes) as one unit: taken or
  * refused whole, handled in their order; one acknowledgement per delivery, in that order. Rejects, as
- * {@link TransportHandler} does, only when the consumer could not take them: none was handled.
+ * {@link TransportHandler} does, only when the consumer could not take them: none was handled. `onSettled`, when
+ * given, hears each delivery's acknowledgement as soon as its handler is done (a streamed reply settles it then).
  */
-export type TransportBatchHandler = (deliveries: TransportDelivery[]) => Promise<ConsumerAcknowledgement[]>;
+export type TransportBatchHandler = (
+  deliveries: TransportDelivery[],
+  onSettled?: (index: number, acknowledgement: ConsumerAcknowledgement) => void,
+) => Promise<ConsumerAcknowledgement[]>;
 
 /**
  * What the consumer does with a delivery while its worker queue is full: `wait` for room (a transport that bounds

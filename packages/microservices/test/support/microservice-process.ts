@@ -30,6 +30,8 @@ export interface SlowHandlerEnv {
   DELIVERY: 'push' | 'pull';
   HANDLER_MS: string;
   ADVERTISED_URL?: string;
+  /** Messages a push carries (default 1). */
+  BATCH_SIZE?: string;
 }
 
 /** Spawns the slow-handler microservice and resolves once it logged that it listens. */

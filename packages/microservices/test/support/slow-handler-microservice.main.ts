@@ -14,6 +14,8 @@ const env = (name: string): string => {
   return value;
 };
 const HANDLER_MS = Number(env('HANDLER_MS'));
+/** Messages a push carries (default 1: see main). */
+const BATCH_SIZE = Number(process.env.BATCH_SIZE ?? 1);
 
 /** One line per event on stdout, which the test reads: `EVENT <json>`. */
 const record = (event: Record<string, unknown>) => process.stdout.write(`EVENT ${JSON.stringify({ ...event, at: Date.now() })}\n`);
@@ -38,9 +40,9 @@ async function main(): Promise<void> {
     broker: env('BROKER_URL'),
     delivery,
     shutdownTimeoutMs: 30_000,
-    // One message a push: a batch push is one job that a drain runs to its end (packages/consumer
-    // DeliveryHandler.handleBatch), so the messages after the running one would not be left to the next instance.
-    ...(delivery === 'push' ? { advertisedUrl: env('ADVERTISED_URL'), host: '127.0.0.1', deliveryBatchSize: 1 } : {}),
+    // One message a push unless BATCH_SIZE says more: a batch push is one job that a drain runs to its end (packages/
+    // consumer DeliveryHandler.handleBatch), so the messages after the running one would not be left to the next instance.
+    ...(delivery === 'push' ? { advertisedUrl: env('ADVERTISED_URL'), host: '127.0.0.1', deliveryBatchSize: BATCH_SIZE } : {}),
   });
   const app = await NestFactory.createMicroservice(SlowHandlerModule, {
     strategy: server,

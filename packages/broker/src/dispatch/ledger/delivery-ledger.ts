@@ -61,6 +61,8 @@ export class DeliveryLedger {
   readEnd: number;
   /** Every unsettled offset below it may have been delivered (see SubscriptionSnapshot). */
   deliveredMark: number;
+  /** Every offset handed out lies below it (or below the restored mark): where the mark may drop to at a stop. */
+  private handedOutEnd: number;
   /** Moves whenever the durable state would change. */
   version = 0;
   private readonly slots = new Map<number, Slot>();
@@ -91,6 +93,7 @@ export class DeliveryLedger {
     this.readEnd = snapshot.cursor;
     this.deliveredMark = snapshot.deliveredMark;
     this.restoredMark = snapshot.deliveredMark;
+    this.handedOutEnd = snapshot.deliveredMark;
     this.restoredSettled = snapshot.settled.map(([first, end]) => [first, end]);
     for (const { offset, deliveries, nacks } of snapshot.counts) this.restoredCounts.set(offset, { deliveries, nacks });
   }
@@ -131,7 +134,8 @@ export class DeliveryLedger {
       this.advance();
       return skipped;
     }
-    const deliveries = Math.max(restored?.deliveries ?? 0, offset < this.restoredMark ? 1 : 0);
+    // A restored count is the truth, 0 included (handed out, then given back unsent); else the mark says.
+    const deliveries = restored?.deliveries ?? (offset < this.restoredMark ? 1 : 0);
     const slot = newSlot(offset, envelope, bytes, deliveries, restored?.nacks ?? 0);
     this.slots.set(offset, slot);
     if (slot.key === undefined || !this.keyHolders.has(slot.key)) {
@@ -183,7 +187,7 @@ export class DeliveryLedger {
     this.restoredSettled.splice(0, this.restoredSettled.length, ...snapshot.settled.map(([first, end]): [number, number] => [first, end]));
     for (const { offset, deliveries, nacks } of snapshot.counts) this.restoredCounts.set(offset, { deliveries, nacks });
     this.cursor = this.readEnd = snapshot.cursor;
-    this.deliveredMark = this.restoredMark = snapshot.deliveredMark;
+    this.deliveredMark = this.restoredMark = this.handedOutEnd = snapshot.deliveredMark;
     this.staleReady = 0;
     this.version++;
     return ended;
@@ -217,6 +221,9 @@ export class DeliveryLedger {
       slot.state = SlotState.LEASED;
       slot.member = member;
       slot.deliveries++;
+      // Handed out before: the state on disk may say it never was (given back unsent); it must be written again.
+      if (slot.offset < this.handedOutEnd) this.version++;
+      else this.handedOutEnd = slot.offset + 1;
       slot.deadline = now + leaseMs;
       if (Number.isFinite(slot.deadline)) this.watchDeadline(slot);
       this.leasedCount++;
@@ -382,11 +389,28 @@ export class DeliveryLedger {
     return slots;
   }
 
-  /** Records that offsets below `mark` may be handed out (see SubscriptionSnapshot.deliveredMark). */
-  reserveMark(mark: number): void {
-    if (mark <= this.deliveredMark) return;
+  /** Every offset handed out lies below it (or below the restored mark). */
+  get handedOut(): number {
+    return this.handedOutEnd;
+  }
+
+  /**
+   * Nothing more will be handed out (the subscription stops): the mark drops to what was, so the state written last
+   * counts no message that was only reserved.
+   */
+  trimMark(): void {
+    const mark = Math.max(this.handedOutEnd, this.cursor);
+    if (mark >= this.deliveredMark) return;
     this.deliveredMark = mark;
     this.version++;
+  }
+
+  /** Records that offsets below `mark` may be handed out (see SubscriptionSnapshot.deliveredMark); false: it did already. */
+  reserveMark(mark: number): boolean {
+    if (mark <= this.deliveredMark) return false;
+    this.deliveredMark = mark;
+    this.version++;
+    return true;
   }
 
   /**
@@ -432,7 +456,8 @@ export class DeliveryLedger {
         const last = settled[settled.length - 1];
         if (last && last[1] === offset) last[1]++;
         else settled.push([offset, offset + 1]);
-      } else if (slot.deliveries > 1 || slot.nacks > 0) {
+      } else if (slot.deliveries > 1 || slot.nacks > 0 || (slot.deliveries === 0 && offset < this.handedOutEnd)) {
+        // A 0 below the mark: handed out, then given back without counting (never sent), so not a delivery.
         counts.push({ offset, deliveries: slot.deliveries, nacks: slot.nacks });
       }
     }

@@ -1,0 +1,40 @@
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { SETTLEMENT_STREAM_TYPE, type SettlementStreamParser } from '@mmmq/core';
+
+/** What a push resolves with once a streamed reply ended (its lines went to the parser as they arrived). */
+export const STREAMED = Symbol('streamed');
+
+/** Whether a `200` reply to a batched push is a streamed one (docs/http-api.md, "Streamed settlement"). */
+export function isStreamedReply(response: IncomingMessage): boolean {
+  const type = response.headers['content-type'];
+  return response.statusCode === 200 && type !== undefined && type.toLowerCase().startsWith(SETTLEMENT_STREAM_TYPE);
+}
+
+/**
+ * Feeds a streamed reply's chunks to `parser` as they arrive, so each line settles its message at once; a reply
+ * longer than `maxBytes`, or a line that settles nothing, fails the push (the request is destroyed with why).
+ */
+export function readStreamedReply(
+  request: ClientRequest,
+  response: IncomingMessage,
+  parser: SettlementStreamParser,
+  maxBytes: number,
+  /** A chunk settled a message not settled before: the consumer is making progress (bounded: once per message). */
+  onProgress: () => void,
+  onEnd: () => void,
+): void {
+  let length = 0;
+  response.on('data', (chunk: Buffer) => {
+    length += chunk.length;
+    if (length > maxBytes) return void request.destroy(new Error(`reply longer than ${maxBytes} bytes`));
+    const settled = parser.settledCount;
+    try {
+      parser.push(chunk);
+    } catch (error) {
+      request.destroy(error as Error);
+      return;
+    }
+    if (parser.settledCount > settled) onProgress();
+  });
+  response.on('end', onEnd);
+}

@@ -1,0 +1,102 @@
+import { type ConsumerAcknowledgement, isConsumerAcknowledgement } from '../acknowledgement';
+import { MmmqError } from '../errors/mmmq-error';
+
+/**
+ * The media type of a streamed batch reply: one JSON line per message, `{"index":i,"acknowledgement":…}`, written as
+ * each handler finishes (docs/http-api.md, "Streamed settlement"). The broker asks for it with `Accept`; a consumer
+ * that answers plain JSON at the end is as good.
+ */
+export const SETTLEMENT_STREAM_TYPE = 'application/x-ndjson';
+
+/** What the broker sends as `Accept` with a batched push: a streamed reply, or the whole batch's JSON. */
+export const BATCH_REPLY_ACCEPT = `${SETTLEMENT_STREAM_TYPE}, application/json`;
+
+/** A streamed reply that is not one: a line that is not JSON, no acknowledgement, an index out of the batch. */
+export class SettlementStreamError extends MmmqError {}
+
+/** The common line, around its index: written and read without JSON's general machinery (thousands a second). */
+const ACK_HEAD = '{"index":';
+const ACK_TAIL = ',"acknowledgement":"ACK"}';
+const PLAIN_ACK: ConsumerAcknowledgement = Object.freeze({ acknowledgement: 'ACK' });
+
+/** One line of a streamed reply: the acknowledgement of the batch's message `index` (from 0), newline-terminated. */
+export function settlementLine(index: number, acknowledgement: ConsumerAcknowledgement): string {
+  if (acknowledgement.acknowledgement === 'ACK' && Object.keys(acknowledgement).length === 1) return `${ACK_HEAD}${index}${ACK_TAIL}\n`;
+  return `${JSON.stringify({ index, ...acknowledgement })}\n`;
+}
+
+/** Whether a request for a batch accepts a streamed reply. */
+export function acceptsSettlementStream(accept: string | string[] | undefined): boolean {
+  const value = Array.isArray(accept) ? accept.join(',') : accept;
+  return value !== undefined && value.toLowerCase().includes(SETTLEMENT_STREAM_TYPE);
+}
+
+/**
+ * Reads a streamed reply chunk by chunk and hands over each message's acknowledgement as its line completes; the
+ * first for an index counts, a later one is ignored. {@link end} says which indexes got none.
+ */
+export class SettlementStreamParser {
+  private rest = '';
+  private readonly settled: boolean[];
+  private count = 0;
+
+  constructor(
+    private readonly size: number,
+    private readonly onSettled: (index: number, acknowledgement: ConsumerAcknowledgement) => void,
+  ) {
+    this.settled = new Array<boolean>(size).fill(false);
+  }
+
+  /** Messages settled so far (each counted once). */
+  get settledCount(): number {
+    return this.count;
+  }
+
+  /** @throws SettlementStreamError for a line that is not a settlement of this batch */
+  push(chunk: Buffer): void {
+    const text = this.rest + chunk.toString('utf8');
+    let start = 0;
+    for (let end = text.indexOf('\n', start); end >= 0; end = text.indexOf('\n', start)) {
+      this.line(text.slice(start, end));
+      start = end + 1;
+    }
+    this.rest = text.slice(start);
+  }
+
+  /** The indexes no line settled, once the reply ended. @throws SettlementStreamError for a cut-off last line */
+  end(): number[] {
+    if (this.rest.trim() !== '') this.line(this.rest);
+    this.rest = '';
+    const missing: number[] = [];
+    if (this.count === this.size) return missing;
+    this.settled.forEach((done, index) => done || missing.push(index));
+    return missing;
+  }
+
+  private line(text: string): void {
+    if (text.startsWith(ACK_HEAD) && text.endsWith(ACK_TAIL) && text.length > ACK_HEAD.length + ACK_TAIL.length) {
+      const index = Number(text.slice(ACK_HEAD.length, -ACK_TAIL.length));
+      if (Number.isInteger(index) && index >= 0 && index < this.size) return this.settle(index, PLAIN_ACK);
+    }
+    if (text.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new SettlementStreamError(`a line of the streamed reply is not JSON: ${text.slice(0, 100)}`);
+    }
+    const index = (parsed as { index?: unknown })?.index;
+    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= this.size || !isConsumerAcknowledgement(parsed)) {
+      throw new SettlementStreamError(`a line of the streamed reply settles no message of the ${this.size} pushed: ${text.slice(0, 100)}`);
+    }
+    const { acknowledgement, message, retry, delayMs } = parsed as ConsumerAcknowledgement;
+    this.settle(index as number, { acknowledgement, message, retry, delayMs });
+  }
+
+  private settle(index: number, acknowledgement: ConsumerAcknowledgement): void {
+    if (this.settled[index]) return;
+    this.settled[index] = true;
+    this.count++;
+    this.onSettled(index, acknowledgement);
+  }
+}
