@@ -48,7 +48,8 @@ async function startConsumer(broker: BrokerApp, delivery: 'pull' | 'push', ackTi
     broker: broker.url,
     delivery,
     ...(delivery === 'pull'
-      ? { pull: { waitMs: 200, ackTimeoutMs } }
+      ? // A test that gives a lease wants it to run out while the handler works: nothing extends it.
+        { pull: { waitMs: 200, ackTimeoutMs, ...(ackTimeoutMs === undefined ? {} : { maxLeaseExtensionMs: 0 }) } }
       : { advertisedUrl: `http://127.0.0.1:${port}`, deliveryBatchSize: 1 }),
   });
   @Module({ imports: [consumer], providers: [delivery === 'pull' ? Shop : PushShop] })
