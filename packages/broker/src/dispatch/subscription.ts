@@ -80,6 +80,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   private readonly pushMembers = new Map<string, PushMember>();
   /** The member that leased last: {@link signalPushMembers} wakes the push member after it first. */
   private lastLeasedBy?: string;
+  /** Leases held per member: an exclusive consumer's new active member waits until the previous one holds none. */
+  private readonly leasesByMember = new Map<string, number>();
   private readonly roster: MemberRoster;
   private readonly stopSignal = new AbortController();
   private readonly reader: LogReader;
@@ -262,6 +264,9 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
       this.roster.join(member, !Number.isFinite(leaseMs), now);
       if (Number.isFinite(leaseMs)) this.roster.seen(member, now);
       if (!this.roster.mayReceive(member, now)) return [];
+      // Strict order across a takeover: what the previous member still holds (a push on its way, a lease running)
+      // comes back first, then the new active member takes from the lowest offset.
+      if (this.heldByOthers(member)) return [];
     }
     // A crash redelivers what is leased plus what was settled but is not durable yet: keep both within the bound.
     const undurable = this.writer.undurableSettlements;
@@ -302,9 +307,23 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
 
   private leaseWatcher(): LeaseWatcher {
     return {
-      leased: (slot) => this.leasedIds?.add(this.idOf(slot), this, slot),
-      ended: (slot) => this.leasedIds?.remove(this.idOf(slot), slot),
+      leased: (slot) => {
+        this.leasedIds?.add(this.idOf(slot), this, slot);
+        if (slot.member !== undefined) this.leasesByMember.set(slot.member, (this.leasesByMember.get(slot.member) ?? 0) + 1);
+      },
+      ended: (slot) => {
+        this.leasedIds?.remove(this.idOf(slot), slot);
+        const held = slot.member === undefined ? undefined : this.leasesByMember.get(slot.member);
+        if (held === undefined) return;
+        if (held > 1) this.leasesByMember.set(slot.member!, held - 1);
+        else this.leasesByMember.delete(slot.member!);
+      },
     };
+  }
+
+  private heldByOthers(member: string): boolean {
+    for (const [holder, held] of this.leasesByMember) if (holder !== member && held > 0) return true;
+    return false;
   }
 
   /** The id settlements name a message by: its own, or `{topic}@{offset}` for an entry without one (the Java broker's). */

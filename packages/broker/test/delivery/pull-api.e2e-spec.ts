@@ -186,6 +186,27 @@ describe('the pull API', () => {
     expect(await consumer.fetch({ member: 'a' })).toEqual([]);
   });
 
+  it('exclusive: the member taking over waits for what the silent one still holds, then receives in order', async () => {
+    await setUp(4, { exclusive: true, ackTimeoutMs: 1000 });
+    // a takes offset 0 with a lease longer than the lease period after which b takes over.
+    const held = await consumer.fetch({ max: 1, member: 'a', ackTimeoutMs: 4000 });
+    expect(held.map((message) => message.offset)).toEqual([0]);
+    expect(await consumer.fetch({ member: 'b' })).toEqual([]);
+    // b becomes the active member after a's lease period (1 s), but offset 0 is a's until its own lease ends (4 s).
+    const received: Array<[number, boolean]> = [];
+    while (received.length < 4) {
+      const taken = await consumer.fetch({ max: 4, member: 'b', waitMs: 1000 });
+      received.push(...taken.map((message): [number, boolean] => [message.offset, message.redelivered]));
+      if (taken.length > 0) await consumer.ack(taken.map((message) => message.lease));
+    }
+    expect(received).toEqual([
+      [0, true],
+      [1, false],
+      [2, false],
+      [3, false],
+    ]);
+  });
+
   it('fetches from every topic of a dispatcher with several patterns, each topic once', async () => {
     const patterns = [`order.m${id}.*`, `invoice.m${id}`, `order.m${id}.**`];
     const created = await broker.request('POST', '/mmmq/dispatchers', { consumerId: consumer.consumerId, patterns });
