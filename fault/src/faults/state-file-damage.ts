@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { checkpointLayout, encodeCheckpointV1, encodeCheckpointV2 } from '../format/checkpoint-format';
+import { checkpointLayout, decodeCheckpoint, encodeCheckpointV1, encodeCheckpointV2 } from '../format/checkpoint-format';
 import type { Random } from '../random';
 
 /**
@@ -93,9 +93,19 @@ export const CHECKPOINT_DAMAGES: CheckpointDamage[] = [
   },
 ];
 
-/** The checkpoint file as the broker left it, which must be a v2 snapshot (a push subscription reserves its mark ahead). */
+/**
+ * The checkpoint file as the broker left it, as a v2 snapshot. A subscription the broker stopped cleanly drops its
+ * mark's reserve and, with nothing else to keep, writes the 8-byte cursor: that state is written back as the same
+ * state in v2 form (mark at the cursor, nothing settled past it, no counts), so the damage has a snapshot to hit.
+ */
 function brokerSnapshot(path: string): Buffer {
   const bytes = readFileSync(path);
+  const state = decodeCheckpoint(bytes);
+  if (typeof state !== 'string' && state.form === 'v1') {
+    const snapshot = encodeCheckpointV2({ cursor: state.cursor, deliveredMark: state.deliveredMark, settled: [], counts: [] });
+    writeFileSync(path, snapshot);
+    return snapshot;
+  }
   const layout = checkpointLayout(bytes);
   if (typeof layout === 'string') throw new Error(`${path} is not the v2 snapshot this damage needs: ${layout}`);
   return bytes;
