@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { MmmqValidationError, StreamFrameReader, StreamFrameTooLargeError } from '@mmmq/core';
 import { resolveBrokerOptions } from '../../packages/broker/src/mmmq-broker-options.resolver';
-import { scanJson } from '../../packages/broker/src/publish/json-scanner';
+import { scanJson } from '../../packages/broker/src/format/json-scanner';
 import { PublishRequestParser } from '../../packages/broker/src/publish/publish-request.parser';
 import { checkProperty } from '../src/fuzz/check-property';
 import { applyEdits, edits, jsonText, publishBody, spacedJson } from '../src/fuzz/json-text';

@@ -7,18 +7,14 @@ export {
   type DispatcherRegistration,
   type DispatcherUpdate,
 } from './dispatch/dispatcher';
-export type { DispatcherDefinitionJson, StartFrom } from './dispatch/dispatcher-definition';
-export {
-  DispatcherNotFoundError,
-  DuplicateConsumerIdError,
-  PushHostNotFoundError,
-  SubscriptionBacklogFullError,
-} from './dispatch/dispatcher.errors';
+export type { StartFrom } from './dispatch/dispatcher-definition';
+export type { DispatcherDefinitionJson } from './format/dispatcher-json';
+export { DispatcherNotFoundError, DuplicateConsumerIdError, PushHostNotFoundError } from './dispatch/dispatcher.errors';
 export { type BacklogOverflow, BACKLOG_LIMIT_REASON, DEFAULT_BACKLOG_OVERFLOW } from './dispatch/backlog-limit';
 export type { SubscriptionView } from './dispatch/subscription-container';
 export type { SubscriptionStatsSnapshot } from './dispatch/subscription-stats';
 export type { SubscriptionState } from './dispatch/subscription';
-export { TopicRegistry, type TopicInfo } from './topics/topic-registry';
+export { TopicRegistry, type TopicInfo } from './overview/topic-registry';
 export { TopicPolicies } from './topics/topic-policies';
 export { type MessagePage, type MessageView } from './topics/topic-browser';
 export { TopicNotFoundError } from './topics/topic.errors';
@@ -95,22 +91,24 @@ export { readTlsCredentials, TlsCertificates, type TlsCredentials } from './tls/
 export { TlsCertificateError } from './tls/tls-certificate.error';
 export { PublishStreamServer, STREAM_SHUTDOWN_GRACE_MS } from './stream/publish-stream.server';
 export { STREAM_MAX_UNANSWERED } from './stream/publish-stream.connection';
-export { StreamFencedError, StreamListenError } from './stream/stream.errors';
-export { BrokerLimitReachedError, type BrokerLimitName } from './broker-limit.error';
+export { StreamListenError } from './stream/stream.errors';
+export { BrokerLimitReachedError, type BrokerLimitName } from './config/broker-limit.error';
 export { MIN_TOKEN_LENGTH, MAX_TOKEN_LENGTH, type AuthOptions, type AuthTokenOptions } from './security/auth.options';
 export { BROKER_ROLES, type BrokerRole } from './security/broker-role';
 export { AccessDeniedError, AuthenticationRequiredError, CrossOriginRequestError, HostNotAllowedError } from './security/security.errors';
 export { ANY_HOST } from './security/host-policy';
-export { InvalidBrokerOptionsError } from './invalid-broker-options.error';
+export { InvalidBrokerOptionsError } from './config/invalid-broker-options.error';
 export {
   IncompleteRequestBodyError,
-  MalformedEnvelopeError,
   MissingRequestBodyError,
   PayloadTooLargeError,
   RequestBodyConsumedError,
+  StreamFencedError,
+  SubscriptionBacklogFullError,
   UnsupportedContentEncodingError,
   UnsupportedContentTypeError,
 } from './publish/publish.errors';
+export { MalformedEnvelopeError } from './format/format.errors';
 export { RETRY_AFTER_SECONDS } from '@mmmq/core';
 export {
   DEFAULT_PUSH_ALLOWED_NETWORKS,

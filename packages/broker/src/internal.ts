@@ -15,6 +15,6 @@ export {
 export { resolveAuthTokens } from './security/auth-options.resolver';
 export { isLoopbackAddress, isLoopbackHost, isUnspecifiedAddress } from './security/loopback-address';
 export { parseAllowedNetwork } from './dispatch/push-target-policy';
-export { decodeEnvelope, type DecodedEnvelope } from './publish/message-envelope';
+export { decodeEnvelope, type DecodedEnvelope } from './format/message-envelope';
 export { resolveHealthOptions } from './health/health.options';
 export { resolveMetricsOptions } from './metrics/metrics.options';

@@ -5,7 +5,7 @@ import { DEFAULT_DELIVERY_OPTIONS, DeliveryOptions, ResolvedDeliveryOptions } fr
 import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/dispatcher-definition';
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
 import { parseAllowedNetwork, PushTargetPolicy } from './dispatch/push-target-policy';
-import { InvalidBrokerOptionsError } from './invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from './config/invalid-broker-options.error';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,

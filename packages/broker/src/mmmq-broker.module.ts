@@ -14,8 +14,8 @@ import { DispatchersFile } from './dispatch/dispatchers-file';
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
 import { PushTargetGuard, PushTargetResolver } from './dispatch/push-target-guard';
 import { PushTargetPolicy } from './dispatch/push-target-policy';
-import { AttachGate } from './dispatch/attach-gate';
-import { BacklogGuard } from './dispatch/backlog-guard';
+import { AttachGate } from './publish/attach-gate';
+import { BacklogGuard } from './publish/backlog-guard';
 import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { DispatchersController } from './http/dispatchers.controller';
@@ -24,12 +24,15 @@ import { RawBodyRoutes } from './http/raw-body-routes';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { StorageController } from './http/storage.controller';
+import { RETENTION_HOLDERS } from './retention/retention-holders';
+import { EventLoopDemand } from './dispatch/event-loop-demand';
+import { JOURNAL_LOOP_DEMAND } from './storage/journal/journal-ports';
 import { RetentionService } from './retention/retention.service';
 import { TopicLimits } from './retention/topic-limits';
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { TopicsController } from './http/topics.controller';
 import { TransactionsController } from './http/transactions.controller';
-import { RepliesController } from './replies/replies.controller';
+import { RepliesController } from './http/replies.controller';
 import { ReplyRelay } from './replies/reply-relay';
 import { TransactionService } from './transactions/transaction.service';
 import { BrokerEvents } from './events/broker-events';
@@ -50,13 +53,13 @@ import { InProcessTransport } from './in-process/in-process-transport';
 import { PublishIntake } from './publish/publish-intake';
 import { Deduplicator } from './deduplication/deduplicator';
 import { PublishRequestParser } from './publish/publish-request.parser';
-import { RawBodyReader } from './publish/raw-body.reader';
+import { RawBodyReader } from './http/raw-body.reader';
 import { MMMQ_AUTH_OPTIONS } from './security/auth-options.resolver';
 import { Authenticator } from './security/authenticator';
 import { STORAGE_PROVIDERS } from './storage';
 import { PublishStreamServer } from './stream/publish-stream.server';
 import { TlsCertificates } from './tls/tls-certificates';
-import { TopicRegistry } from './topics/topic-registry';
+import { TopicRegistry } from './overview/topic-registry';
 import { MMMQ_TOPICS_OPTIONS, TopicPolicies } from './topics/topic-policies';
 
 /** The options after defaults and validation. */
@@ -143,6 +146,9 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     SubscriptionContainer,
     Dispatcher,
     RetentionService,
+    { provide: RETENTION_HOLDERS, useExisting: SubscriptionContainer },
+    EventLoopDemand,
+    { provide: JOURNAL_LOOP_DEMAND, useExisting: EventLoopDemand },
     TopicLimits,
     TopicRegistry,
     DeadLetterService,

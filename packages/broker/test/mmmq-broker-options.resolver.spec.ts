@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { InvalidBrokerOptionsError } from '../src/invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../src/config/invalid-broker-options.error';
 import { MAX_BODY_BYTES_LIMIT, resolveBrokerOptions } from '../src/mmmq-broker-options.resolver';
 import {
   DEFAULT_MAX_DISPATCHERS,

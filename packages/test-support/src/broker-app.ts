@@ -4,7 +4,7 @@ import { DynamicModule, INestApplication, LoggerService, NestApplicationOptions 
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 // Internals a test inspects, by path: the package's public entry need not export them.
-import { decodeEnvelope } from '../../broker/src/publish/message-envelope';
+import { decodeEnvelope } from '../../broker/src/format/message-envelope';
 import { TopicQueueContainer } from '../../broker/src/storage';
 import { PublishStreamServer } from '../../broker/src/stream/publish-stream.server';
 import { makeTempDir, removeTempDir } from './temp-dir';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { assertUnambiguousHead } from '../http/request-head';
-import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
+import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../config/broker-options';
 import { Authenticator } from '../security/authenticator';
 import { ADMIN_ROLE } from '../security/broker-role';
 import { HostPolicy } from '../security/host-policy';

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpStatus, Param, Req, Res, UseFilters } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { NackExceptionFilter } from '../http/nack-exception.filter';
-import { incomingMessageOf, RequestWithRawBody } from '../publish/raw-body.reader';
+import { incomingMessageOf, RequestWithRawBody } from '../http/raw-body.reader';
 import { ConsoleAccess } from './console-access';
 import { CONSOLE_PAGE, ConsoleAsset, ConsoleAssets } from './console-assets';
 import { notFoundPage } from './not-found-page';

@@ -1,5 +1,5 @@
 import type { PublishedMessage } from '@mmmq/core';
-import type { PublishableMessage } from '../publish/publish-request.parser';
+import type { PublishableMessage } from '../format/publishable-message';
 import { DeduplicationWindow, RememberedId } from './deduplication-window';
 
 /**

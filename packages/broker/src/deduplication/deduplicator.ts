@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { PublishableMessage } from '../publish/publish-request.parser';
+import type { PublishableMessage } from '../format/publishable-message';
 import { TopicQueue, TopicQueueContainer } from '../storage';
 import { describeCause } from '../storage/journal/describe-cause';
 import { TopicPolicies } from '../topics/topic-policies';

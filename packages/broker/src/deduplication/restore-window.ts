@@ -1,4 +1,4 @@
-import { decodeEnvelopeHead, EnvelopeHead } from '../publish/message-envelope';
+import { decodeEnvelopeHead, EnvelopeHead } from '../format/message-envelope';
 import { TopicQueue } from '../storage';
 import { DeduplicationRestoreError } from './deduplication.errors';
 import { DeduplicationWindow } from './deduplication-window';

@@ -1,6 +1,6 @@
 import { Acknowledgement, type ConsumerAcknowledgement } from '@mmmq/core';
 import type { Slot } from './ledger/slot';
-import type { Subscription } from './subscription';
+import type { SettlingSubscription } from './member-subscription';
 
 /** The longest `delayMs` a NACK may ask for: an hour. */
 const MAX_NACK_DELAY_MS = 3_600_000;
@@ -14,7 +14,7 @@ const MAX_NACK_DELAY_MS = 3_600_000;
  * letter and the move past the message in one record); false when it changed nothing
  */
 export function applyConsumerReply(
-  subscription: Subscription,
+  subscription: SettlingSubscription,
   slot: Slot,
   delivery: number,
   reply: ConsumerAcknowledgement,

@@ -1,6 +1,6 @@
 import { Topic } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
-import { decodeEnvelope } from '../publish/message-envelope';
+import { decodeEnvelope } from '../format/message-envelope';
 import { DiskGuard } from '../storage/disk-guard';
 import { CorruptionError } from '../storage/storage.errors';
 import { TopicQueueContainer } from '../storage/topic-queue-container';

@@ -1,7 +1,7 @@
 import { DeadLetterHeaders, MessageHeaders, Topic } from '@mmmq/core';
 import { BrokerEvents } from '../events/broker-events';
 import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
-import { DecodedEnvelope, encodeEnvelope } from '../publish/message-envelope';
+import { DecodedEnvelope, encodeEnvelope } from '../format/message-envelope';
 import type { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import type { DeliveryAttempt } from './ledger/slot';

@@ -1,4 +1,4 @@
-import { DecodedEnvelope } from '../publish/message-envelope';
+import { DecodedEnvelope } from '../format/message-envelope';
 
 /** What a delivery body says about the attempt, besides the message. */
 export interface DeliveryAttemptFields {

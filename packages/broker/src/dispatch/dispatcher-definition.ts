@@ -20,8 +20,9 @@ import {
   sameStartFrom,
   type StartFrom as CoreStartFrom,
 } from '@mmmq/core';
-import { BacklogLimit, BacklogOverflow, backlogLimitJson, parseBacklogLimit, sameBacklogLimit } from './backlog-limit';
+import { BacklogLimit, backlogLimitJson, parseBacklogLimit, sameBacklogLimit } from './backlog-limit';
 import { deadLetterTopicOf, redriveTopicOf } from './reserved-topics';
+import type { DispatcherDefinitionJson } from '../format/dispatcher-json';
 
 /** Where a new subscription starts when it has no checkpoint yet (`{"time"}`: the first message published at or after it). */
 export type StartFrom = CoreStartFrom;
@@ -87,31 +88,6 @@ export interface DispatcherDefinition {
    * settled (see backlog-limit.ts). Default none (no limit). Not applied to the consumer's redrive topic.
    */
   backlogLimit?: BacklogLimit;
-}
-
-/** The JSON shape of a definition as the dispatcher API shows it: `signed` instead of the secret. */
-type HostJson = { protocol: string; address: string; port: number };
-
-/** One host is shown as `host`, several as `hosts`, none (pull only) as neither; patterns likewise. */
-export interface DispatcherDefinitionJson {
-  consumerId: string;
-  host?: HostJson;
-  hosts?: HostJson[];
-  pattern?: string;
-  patterns?: string[];
-  startFrom: StartFrom;
-  batchSize: number;
-  maxInFlight: number;
-  maxDeliveries: number;
-  ackTimeoutMs: number;
-  exclusive: boolean;
-  /** The selector's text, when there is one. */
-  selector?: string;
-  /** With `backlogOverflow`, when the dispatcher has a backlog limit. */
-  maxBacklog?: number;
-  backlogOverflow?: BacklogOverflow;
-  /** Present (true) when the pushes are signed. */
-  signed?: true;
 }
 
 /** The JSON shape of a definition in `dispatchers.json`, and as given to the dispatcher API: with the secret. */

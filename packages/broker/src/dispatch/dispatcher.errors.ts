@@ -26,23 +26,3 @@ export class PushHostNotFoundError extends MmmqError {
     super(`Dispatcher '${consumerId}' has no push host ${host.toUrl()}`);
   }
 }
-
-/**
- * A publish refused (429 with `Retry-After`) because a subscription of its topic with `backlogOverflow: 'reject'`
- * has `maxBacklog` messages not settled. Nothing of the refused publish is stored; a retry succeeds once the
- * consumer has caught up.
- */
-export class SubscriptionBacklogFullError extends MmmqError {
-  constructor(
-    readonly topic: string,
-    readonly consumerId: string,
-    readonly backlog: number,
-    readonly maxBacklog: number,
-    readonly retryAfterMs: number,
-  ) {
-    super(
-      `Topic ${topic} is not taking messages: consumer ${consumerId} has ${backlog} messages not settled, its ` +
-        `dispatcher's maxBacklog is ${maxBacklog} (backlogOverflow "reject"); publishing resumes as it catches up`,
-    );
-  }
-}

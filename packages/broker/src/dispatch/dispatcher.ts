@@ -1,6 +1,7 @@
 import { Host, HostDefinition, MmmqValidationError } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
-import { DispatcherDefinitionJson, parseConsumerId, parseDispatcherDefinition, StartFrom, toDefinitionJson } from './dispatcher-definition';
+import type { DispatcherDefinitionJson } from '../format/dispatcher-json';
+import { parseConsumerId, parseDispatcherDefinition, StartFrom, toDefinitionJson } from './dispatcher-definition';
 import { BacklogOverflow } from './backlog-limit';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { SubscriptionContainer } from './subscription-container';

@@ -1,3 +1,6 @@
+import { Injectable } from '@nestjs/common';
+import type { EventLoopDemandPort } from '../storage/journal/journal-ports';
+
 /**
  * Whether the application's code needs the event loop while a lone commit is fsync'd: the fsync then goes through
  * the thread pool, otherwise it blocks the loop, which is faster when nothing else waits (one-at-a-time publishes
@@ -5,16 +8,20 @@
  * listeners run, and when a committed topic has an in-process listener, which takes the message right after the
  * commit (one at 5,000 msg/s: fsyncs on the loop took 22 % of it, and the publishes' timers waited behind them).
  */
-export class EventLoopDemand {
+@Injectable()
+export class EventLoopDemand implements EventLoopDemandPort {
   private handlersRunning = 0;
   /** In-process members by consumer id. */
   private readonly inProcess = new Map<string, number>();
+  private pushesInFlight: () => number = () => 0;
+  /** The consumer ids subscribed to a topic. */
+  private consumersOf: (topic: string) => Iterable<string> = () => [];
 
-  constructor(
-    private readonly pushesInFlight: () => number,
-    /** The consumer ids subscribed to a topic. */
-    private readonly consumersOf: (topic: string) => Iterable<string>,
-  ) {}
+  /** Where pushes in flight and each topic's consumers are counted: the subscription container, once it exists. */
+  watch(pushesInFlight: () => number, consumersOf: (topic: string) => Iterable<string>): void {
+    this.pushesInFlight = pushesInFlight;
+    this.consumersOf = consumersOf;
+  }
 
   /** A commit of `topics` alone: whether its fsync must leave the event loop to the application. */
   needed(topics: readonly string[]): boolean {

@@ -1,9 +1,8 @@
 import { Slot, SlotState } from './ledger/slot';
-import type { Subscription } from './subscription';
 
-/** A leased message and the subscription it belongs to. */
-export interface Leased {
-  subscription: Subscription;
+/** A leased message and the subscription it belongs to (generic: the subscription imports this file). */
+export interface Leased<S> {
+  subscription: S;
   slot: Slot;
 }
 
@@ -14,10 +13,10 @@ export interface Leased {
  * it holds one entry per leased message — bounded by the subscriptions' windows — and nothing once they are settled.
  * An id leased more than once at a time (published twice, or in two topics) resolves to the oldest of its leases.
  */
-export class LeasedIds {
-  private readonly byId = new Map<string, Leased | Leased[]>();
+export class LeasedIds<S> {
+  private readonly byId = new Map<string, Leased<S> | Leased<S>[]>();
 
-  add(id: string, subscription: Subscription, slot: Slot): void {
+  add(id: string, subscription: S, slot: Slot): void {
     const known = this.byId.get(id);
     const leased = { subscription, slot };
     if (known === undefined) this.byId.set(id, leased);
@@ -39,7 +38,7 @@ export class LeasedIds {
   }
 
   /** The lease of the message with this id, if one is leased now. */
-  find(id: string): Leased | undefined {
+  find(id: string): Leased<S> | undefined {
     const known = this.byId.get(id);
     if (known === undefined) return undefined;
     // Every entry is leased (ended leases are removed); checked all the same, as it costs nothing.

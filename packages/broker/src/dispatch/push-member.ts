@@ -11,7 +11,8 @@ import { Slot } from './ledger/slot';
 import { pushIdOf } from './push-id';
 import { DeliveryFailedError, PushOrder, PushTarget, PushTooLargeError, PushUnauthorizedError } from './push-sender';
 import { PushSizeLimit } from './push-size-limit';
-import type { DeliveryContext, Subscription } from './subscription';
+import type { DeliveryContext } from './delivery-context';
+import type { MemberSubscription } from './member-subscription';
 import { StallWatch } from '../events/stall-watch';
 
 /**
@@ -78,7 +79,7 @@ export class PushMember {
   readonly id: string;
 
   constructor(
-    private readonly subscription: Subscription,
+    private readonly subscription: MemberSubscription,
     private target: PushTarget,
     private readonly context: DeliveryContext,
   ) {

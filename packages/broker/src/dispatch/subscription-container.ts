@@ -1,12 +1,12 @@
 import { MmmqValidationError, Topic } from '@mmmq/core';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { BrokerEvents } from '../events/broker-events';
-import { DispatcherAnnouncer } from '../events/dispatcher-announcer';
+import { DispatcherAnnouncer } from './dispatcher-announcer';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
-import { AttachGate } from './attach-gate';
+import { AttachGate } from '../publish/attach-gate';
 import { AttachRetry } from './attach-retry';
-import { BacklogGuard } from './backlog-guard';
+import { BacklogGuard } from '../publish/backlog-guard';
 import { Notifier } from './ledger/notifier';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { DELIVERY_OBSERVER, DeliveryObserver } from './delivery-observer';
@@ -22,12 +22,14 @@ import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
 import { TopicPolicies } from '../topics/topic-policies';
 import { Leased, LeasedIds } from './leased-ids';
-import { DeliveryContext, Subscription, SubscriptionState } from './subscription';
+import type { DeliveryContext } from './delivery-context';
+import { Subscription, SubscriptionState } from './subscription';
 import { SubscriptionStatsSnapshot } from './subscription-stats';
 import { Host } from '@mmmq/core';
 import { startOffsetOf } from './start-offset';
-import { BrokerLimitReachedError } from '../broker-limit.error';
-import { MMMQ_LIMITS_OPTIONS, ResolvedLimitsOptions } from '../mmmq-broker.options';
+import { BrokerLimitReachedError } from '../config/broker-limit.error';
+import { MMMQ_LIMITS_OPTIONS, ResolvedLimitsOptions } from '../config/broker-options';
+import type { NeededFrom, RetentionHolders } from '../retention/retention-holders';
 
 /** One open topic and its subscriptions by consumer id. */
 interface AttachedTopic {
@@ -63,13 +65,13 @@ export interface SubscriptionView {
  * two subscriptions to one topic and a stopped one never sends again.
  */
 @Injectable()
-export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShutdown {
+export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShutdown, RetentionHolders {
   private readonly logger = new Logger(SubscriptionContainer.name);
   private readonly topics = new Map<string, AttachedTopic>();
   /** Each consumer's subscriptions by topic name: a fetch finds its own without walking every topic of the broker. */
   private readonly byConsumer = new Map<string, Map<string, Subscription>>();
   /** Each consumer's leases by message id, across its topics; kept while it has subscriptions. */
-  private readonly leasedIds = new Map<string, LeasedIds>();
+  private readonly leasedIds = new Map<string, LeasedIds<Subscription>>();
   private readonly context: DeliveryContext;
   private readonly sender: PushSender;
   private readonly announce: DispatcherAnnouncer;
@@ -86,8 +88,6 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /** Subscriptions retrying to start, across topics (counted here: summing them per topic would walk every topic). */
   private retrying = 0;
   private closing = false;
-  /** What the application's code asks of the event loop (in-process listeners): where lone commits are fsync'd. */
-  readonly loopDemand: EventLoopDemand;
 
   constructor(
     private readonly queues: TopicQueueContainer,
@@ -98,16 +98,16 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     policies: TopicPolicies,
     backlogGuard: BacklogGuard,
     private readonly gate: AttachGate,
+    readonly loopDemand: EventLoopDemand,
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets, options.delivery);
     this.pending = new PendingSubscriptions((topic) => queues.isOpenOrOpening(topic));
-    this.loopDemand = new EventLoopDemand(
+    loopDemand.watch(
       () => this.sender.inFlight,
       (topic) => this.topics.get(topic)?.subscriptions.keys() ?? [],
     );
-    queues.journal.othersNeedEventLoop = (topics) => this.loopDemand.needed(topics);
     const deadLetters = new DeadLetterWriter(queues, events);
     this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard, observer };
     this.announce = new DispatcherAnnouncer(events);
@@ -256,7 +256,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   }
 
   /** The consumer's lease of the message with this id, in any of its topics (one lookup, whatever it holds). */
-  leaseOfId(consumerId: string, id: string): Leased | undefined {
+  leaseOfId(consumerId: string, id: string): Leased<Subscription> | undefined {
     return this.leasedIds.get(consumerId)?.find(id);
   }
 
@@ -270,7 +270,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
    * keep` deletes nothing at or past it. `Infinity` without any; 0 while it cannot be known (the topic's
    * subscriptions are not all attached yet, or one is still retrying to create its checkpoint).
    */
-  async neededFrom(topic: string): Promise<{ offset: number; consumerIds: string[] }> {
+  async neededFrom(topic: string): Promise<NeededFrom> {
     const attached = this.topics.get(topic);
     if (!attached?.attached) return { offset: 0, consumerIds: [] };
     if (attached.attaching.size > 0) return { offset: 0, consumerIds: [...attached.attaching.keys()] };
@@ -467,7 +467,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     const initial = await startOffsetOf(topic.queue, definition.startFrom, tail);
     const checkpoint = await topic.queue.checkpoints.open(definition.consumerId, initial, topic.queue.tailOffset);
     let leasedIds = this.leasedIds.get(definition.consumerId);
-    if (!leasedIds) this.leasedIds.set(definition.consumerId, (leasedIds = new LeasedIds()));
+    if (!leasedIds) this.leasedIds.set(definition.consumerId, (leasedIds = new LeasedIds<Subscription>()));
     const subscription = new Subscription(topic.queue, definition, checkpoint, this.context, leasedIds);
     topic.subscriptions.set(definition.consumerId, subscription);
     let ofConsumer = this.byConsumer.get(definition.consumerId);

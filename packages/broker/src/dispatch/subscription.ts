@@ -1,16 +1,14 @@
 import { anySignal, Host } from '@mmmq/core';
-import type { DeliveryObserver } from './delivery-observer';
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { CheckpointFile } from '../storage/checkpoint-file';
 import { TopicQueue } from '../storage/topic-queue';
 import { backoffDelay, sleep } from '@mmmq/core';
-import { BrokerEvents } from '../events/broker-events';
-import { BacklogGuard, RejectingSubscription } from './backlog-guard';
+import { RejectingSubscription } from '../publish/backlog-guard';
+import type { DeliveryContext } from './delivery-context';
+import type { MemberSubscription, TerminationReason } from './member-subscription';
 import { BacklogTrimmer, BacklogTrimmerHost } from './backlog-trimmer';
-import { DeadLetterWriter } from './dead-letter-writer';
 import { encodeDelivery } from './delivery-body';
-import { ResolvedDeliveryOptions } from './delivery.options';
 import { DispatcherDefinition } from './dispatcher-definition';
 import { DeliveryLedger, Unsettled } from './ledger/delivery-ledger';
 import { DueTimer } from './ledger/due-timer';
@@ -22,31 +20,14 @@ import type { LeaseWatcher } from './ledger/lease-watcher';
 import type { LeasedIds } from './leased-ids';
 import { MemberRoster } from './member-roster';
 import { PushMember, PushMemberState, PushMemberView } from './push-member';
-import { PushSender } from './push-sender';
 import { redriveTopicOf } from './reserved-topics';
 import { DeadLetterBatch, SubscriptionDeadLetters } from './subscription-dead-letters';
 import { SubscriptionStateWriter } from './subscription-state-writer';
 import { SubscriptionStats } from './subscription-stats';
-import type { TopicPolicies } from '../topics/topic-policies';
 import { SubscriptionTransactions, TransactionBatch, TransactionInput } from './subscription-transactions';
 import type { CommitPart } from '../storage/journal/journal-commit';
 import { StorageUnavailableError } from '../storage/storage.errors';
 import type { SubscriptionSnapshot } from '../storage/subscription-snapshot';
-
-/** What a subscription needs besides its topic, consumer and checkpoint. */
-export interface DeliveryContext {
-  sender: PushSender;
-  deadLetters: DeadLetterWriter;
-  options: ResolvedDeliveryOptions;
-  /** Where push members report stalls. */
-  events: BrokerEvents;
-  /** Each topic's `expiry.whenExpired`; absent where a test builds the context: expired messages are dead-lettered. */
-  policies?: TopicPolicies;
-  /** Where subscriptions with `backlogOverflow: 'reject'` make publishes wait; absent where tests build a context. */
-  backlogGuard?: BacklogGuard;
-  /** Push latencies and backoffs, for the metrics; absent while they are off. */
-  observer?: DeliveryObserver;
-}
 
 /**
  * The delivery mark is written this far ahead of what is handed out, so takes rarely wait for it: after a crash, at
@@ -71,7 +52,7 @@ export type SubscriptionState = PushMemberState;
  * on `terminate`) a message is dead-lettered with its history, in the same journal record as the state that passes it
  * (see {@link SubscriptionDeadLetters}): a crash leaves both or neither, never a dead letter and a redelivery.
  */
-export class Subscription implements LogReaderHost, RejectingSubscription {
+export class Subscription implements LogReaderHost, RejectingSubscription, MemberSubscription {
   private readonly logger = new Logger(Subscription.name);
   readonly stats = new SubscriptionStats();
   private readonly ledger: DeliveryLedger;
@@ -100,7 +81,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     checkpoint: CheckpointFile,
     private readonly context: DeliveryContext,
     /** The consumer's leases by message id (for settling by `{"id"}`), shared by its subscriptions. */
-    private leasedIds?: LeasedIds,
+    private leasedIds?: LeasedIds<Subscription>,
   ) {
     const { maxDeliveries } = currentDefinition;
     // An exclusive dispatcher is the strictly ordered kind: it gets offset order whatever the priorities.
@@ -450,7 +431,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
    * repeated terminate makes no second dead letter), settled by a transaction — or the subscription stopped before it
    * was durable. `counted` false: its current delivery never reached a handler (a push refused as too large).
    */
-  terminate(slot: Slot, reason: 'REJECTED' | 'TERMINATED' | 'TOO_LARGE', message: string, counted = true): Promise<boolean> {
+  terminate(slot: Slot, reason: TerminationReason, message: string, counted = true): Promise<boolean> {
     return new Promise((resolve) =>
       this.transactions.whenUnpinned(slot, (settled) => {
         if (settled || !this.ledger.terminate(slot, reason, counted)) return resolve(false);

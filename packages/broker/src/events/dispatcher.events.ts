@@ -1,4 +1,4 @@
-import type { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
+import type { DispatcherDefinitionJson } from '../format/dispatcher-json';
 
 /** Payload of `mmmq.dispatcher.registered`. */
 export interface DispatcherRegisteredEvent {

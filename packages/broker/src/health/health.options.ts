@@ -1,5 +1,5 @@
 import { describeValue as describe } from '@mmmq/core';
-import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../config/invalid-broker-options.error';
 
 /**
  * Path prefix of the probes when `health.path` is not given: `GET /health/live` and `GET /health/ready`, the

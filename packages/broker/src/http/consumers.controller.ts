@@ -1,12 +1,12 @@
 import { CONSUMERS_PATH } from '@mmmq/core';
 import { Controller, HttpCode, HttpStatus, Param, Post, Req, Res, StreamableFile, UseFilters, UseGuards } from '@nestjs/common';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
-import { RequestWithRawBody } from '../publish/raw-body.reader';
+import { RequestWithRawBody } from './raw-body.reader';
 import { parseAckRequest, parseFetchRequest, parseRecoverRequest, parseSettleRequest } from '../pull/pull-requests';
 import { PullService, SettleResult } from '../pull/pull-service';
 import { parseSeekRequest } from '../seek/seek-request';
 import { SeekResult, SeekService } from '../seek/seek.service';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { JsonBodyReader } from './json-body.reader';
 import { NackExceptionFilter } from './nack-exception.filter';

@@ -3,8 +3,8 @@ import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, UseFilt
 import { DeadLetterPage, DeadLetterPurge, DeadLetterService } from '../dispatch/dead-letter-service';
 import { pageRange } from '../topics/topic-browser';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
-import { RequestWithRawBody } from '../publish/raw-body.reader';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { RequestWithRawBody } from './raw-body.reader';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { JsonBodyReader } from './json-body.reader';
 import { NackExceptionFilter } from './nack-exception.filter';

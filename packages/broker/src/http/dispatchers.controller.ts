@@ -1,9 +1,9 @@
 import { DISPATCHERS_PATH } from '@mmmq/core';
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { Dispatcher, DispatcherInput, DispatcherUpdate } from '../dispatch/dispatcher';
-import { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
-import { RequestWithRawBody } from '../publish/raw-body.reader';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import type { DispatcherDefinitionJson } from '../format/dispatcher-json';
+import { RequestWithRawBody } from './raw-body.reader';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { Caller } from '../security/caller.decorator';
 import { Principal } from '../security/principal';
 import { RequiresRole } from '../security/requires-role.decorator';

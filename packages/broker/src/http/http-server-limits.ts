@@ -3,7 +3,7 @@ import type { Server as HttpServer } from 'node:http';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { HttpShutdownGate } from '@mmmq/core';
-import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
+import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../config/broker-options';
 import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
 import { SERVER_MAX_HEADERS_COUNT } from './request-head';
 

@@ -1,6 +1,6 @@
 import { MmmqValidationError } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
-import { incomingMessageOf, RawBodyReader, RequestWithRawBody } from '../publish/raw-body.reader';
+import { incomingMessageOf, RawBodyReader, RequestWithRawBody } from './raw-body.reader';
 import { assertJsonRequest, hasRequestBody } from './json-request';
 
 /** Refuses bytes that are not UTF-8 rather than reading them as U+FFFD. */

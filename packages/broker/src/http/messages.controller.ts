@@ -2,8 +2,8 @@ import { Acknowledgement, MESSAGES_PATH, PublishBatchResponse, PublishResponse }
 import { Controller, HttpCode, HttpStatus, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
 import { PublishIntake } from '../publish/publish-intake';
 import { PublishRequestParser } from '../publish/publish-request.parser';
-import { RawBodyReader, RequestWithRawBody } from '../publish/raw-body.reader';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { RawBodyReader, RequestWithRawBody } from './raw-body.reader';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { Caller } from '../security/caller.decorator';
 import { Principal } from '../security/principal';
 import { RequiresRole } from '../security/requires-role.decorator';

@@ -3,6 +3,8 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import {
   PayloadTooLargeError,
   RequestBodyConsumedError,
+  StreamFencedError,
+  SubscriptionBacklogFullError,
   TooManyHeaderFieldsError,
   UnsupportedContentEncodingError,
   UnsupportedContentTypeError,
@@ -12,18 +14,16 @@ import {
   DispatcherNotFoundError,
   DuplicateConsumerIdError,
   PushHostNotFoundError,
-  SubscriptionBacklogFullError,
   SubscriptionNotFoundError,
 } from '../dispatch/dispatcher.errors';
 import { SubscriptionLockedError } from '../seek/seek.errors';
 import { RETRY_AFTER_SECONDS } from '@mmmq/core';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../storage';
-import { StreamFencedError } from '../stream/stream.errors';
 import { TooManyFetchesError } from '../pull/pull.errors';
 import { StaleLeaseError } from '../dispatch/transaction.errors';
 import { TopicNotFoundError } from '../topics/topic.errors';
 import { TopicLimitExceededError } from '../retention/topic-limit.errors';
-import { BrokerLimitReachedError } from '../broker-limit.error';
+import { BrokerLimitReachedError } from '../config/broker-limit.error';
 
 /** What a failed publish is answered with. */
 export interface NackResponse {

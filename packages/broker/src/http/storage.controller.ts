@@ -1,5 +1,5 @@
 import { Controller, Get, UseFilters, UseGuards } from '@nestjs/common';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { StorageView, TopicQueueContainer } from '../storage';
 import { NackExceptionFilter } from './nack-exception.filter';

@@ -1,6 +1,6 @@
 import { Controller, Get, UseFilters, UseGuards } from '@nestjs/common';
 import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscription-container';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { NackExceptionFilter } from './nack-exception.filter';
 

@@ -1,10 +1,10 @@
 import { Topic } from '@mmmq/core';
 import { Controller, Get, Param, Query, UseFilters, UseGuards } from '@nestjs/common';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { browseTopic, MessagePage, pageRange } from '../topics/topic-browser';
-import { TopicInfo, TopicRegistry } from '../topics/topic-registry';
+import { TopicInfo, TopicRegistry } from '../overview/topic-registry';
 import { TopicNotFoundError } from '../topics/topic.errors';
 import { NackExceptionFilter } from './nack-exception.filter';
 

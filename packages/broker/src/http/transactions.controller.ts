@@ -1,8 +1,8 @@
 import { Acknowledgement, TRANSACTIONS_PATH, TransactionResponse } from '@mmmq/core';
 import { Controller, HttpCode, HttpStatus, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
 import { PublishRequestParser } from '../publish/publish-request.parser';
-import { RawBodyReader, RequestWithRawBody } from '../publish/raw-body.reader';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { RawBodyReader, RequestWithRawBody } from './raw-body.reader';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { Caller } from '../security/caller.decorator';
 import { Principal } from '../security/principal';
 import { RequiresRole } from '../security/requires-role.decorator';

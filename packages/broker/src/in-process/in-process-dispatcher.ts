@@ -1,7 +1,7 @@
 import { sameStartFrom, type HostDefinition, type TransportListener } from '@mmmq/core';
 import type { Logger } from '@nestjs/common';
 import type { DispatcherInput, Dispatcher } from '../dispatch/dispatcher';
-import type { DispatcherDefinitionJson } from '../dispatch/dispatcher-definition';
+import type { DispatcherDefinitionJson } from '../format/dispatcher-json';
 import { DispatcherNotFoundError } from '../dispatch/dispatcher.errors';
 import { InProcessListenerError } from './in-process.errors';
 

@@ -1,6 +1,7 @@
 import { type PublishedMessage, type TransportMessage, type TransportPublisher } from '@mmmq/core';
 import type { PublishIntake } from '../publish/publish-intake';
-import type { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
+import type { PublishRequestParser } from '../publish/publish-request.parser';
+import type { PublishableMessage } from '../format/publishable-message';
 
 /**
  * Publishes into the broker of this application through its intake, with no HTTP and no JSON body: each message's

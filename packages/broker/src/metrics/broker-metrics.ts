@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 import { Deduplicator } from '../deduplication/deduplicator';
@@ -32,7 +32,7 @@ export const WALK_REUSE_MS = 1_000;
  * under `__other`.
  */
 @Injectable()
-export class BrokerMetrics implements OnModuleDestroy {
+export class BrokerMetrics {
   readonly registry: Registry;
   private readonly topics: CappedSeries<TopicQueue>;
   private readonly subscriptions: CappedSeries<Subscription>;
@@ -43,7 +43,7 @@ export class BrokerMetrics implements OnModuleDestroy {
   private walkedAt = -Infinity;
 
   constructor(
-    private readonly measured: MeasuredMetrics,
+    measured: MeasuredMetrics,
     private readonly queues: TopicQueueContainer,
     private readonly subscriptionContainer: SubscriptionContainer,
     private readonly dispatchers: DispatcherRegistry,
@@ -62,7 +62,6 @@ export class BrokerMetrics implements OnModuleDestroy {
 
     registerBackoffCollector(this.registry, measured);
     registerStorageCollectors(this.registry, queues);
-    queues.journal.stats.observer = measured;
   }
 
   /** The registry in the Prometheus text format, as `GET /metrics` serves it, without holding the event loop for long. */
@@ -84,10 +83,6 @@ export class BrokerMetrics implements OnModuleDestroy {
       this.walkedAt = performance.now();
     });
     return this.walking;
-  }
-
-  onModuleDestroy(): void {
-    if (this.queues.journal.stats.observer === this.measured) this.queues.journal.stats.observer = undefined;
   }
 
   /** Resolves once a recent walk's values are there (a scrape has just walked; a bare `registry.metrics()` has not). */

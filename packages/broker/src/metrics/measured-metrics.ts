@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { DeliveryObserver } from '../dispatch/delivery-observer';
 import type { PublishedPart, PublishObserver } from '../publish/publish-observer';
-import type { JournalObserver } from '../storage/journal/storage-stats';
+import type { JournalObserver } from '../storage/journal/journal-ports';
 import { DEFAULT_MAX_SUBSCRIPTION_SERIES, DEFAULT_MAX_TOPIC_SERIES, EnabledMetricsOptions, MMMQ_METRICS_OPTIONS } from './metrics.options';
 import { replaceOpenDescriptorsCollector } from './open-descriptors.collector';
 import { OTHER_SERIES, SeriesSelection, subscriptionKey } from './series-selection';

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Controller, Get, HttpStatus, Res, StreamableFile, Type, UseFilters, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { NackExceptionFilter } from '../http/nack-exception.filter';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { BrokerAccessGuard } from '../http/broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { BrokerMetrics } from './broker-metrics';
 

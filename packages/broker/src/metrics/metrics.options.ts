@@ -1,5 +1,5 @@
 import { describeValue as describe } from '@mmmq/core';
-import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../config/invalid-broker-options.error';
 
 /** Path of the scrape endpoint when `metrics.path` is not given: `GET /metrics`, what Prometheus scrapes by default. */
 export const DEFAULT_METRICS_PATH = 'metrics';

@@ -1,6 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
 import type { Subscription } from '../dispatch/subscription';
-import { decodeEnvelope } from '../publish/message-envelope';
+import { decodeEnvelope } from '../format/message-envelope';
 import type { CappedSeries } from './capped-series';
 import { line } from './exposition-format';
 import type { LineWriter } from './incremental-exposition';

@@ -1,6 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { DELIVERY_OBSERVER } from '../dispatch/delivery-observer';
 import { PUBLISH_OBSERVER } from '../publish/publish-observer';
+import { JOURNAL_OBSERVER } from '../storage/journal/journal-ports';
 import { BrokerMetrics } from './broker-metrics';
 import { MeasuredMetrics } from './measured-metrics';
 import { metricsController } from './metrics.controller';
@@ -26,6 +27,7 @@ export function withMetrics(definition: DynamicModule, metrics: unknown): Dynami
       BrokerMetrics,
       { provide: PUBLISH_OBSERVER, useExisting: MeasuredMetrics },
       { provide: DELIVERY_OBSERVER, useExisting: MeasuredMetrics },
+      { provide: JOURNAL_OBSERVER, useExisting: MeasuredMetrics },
     ],
     exports: [...(definition.exports ?? []), BrokerMetrics],
   };

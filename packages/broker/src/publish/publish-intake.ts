@@ -10,16 +10,16 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DeduplicationClaim } from '../deduplication/deduplication-claim';
 import { Deduplicator } from '../deduplication/deduplicator';
-import { AttachGate } from '../dispatch/attach-gate';
-import { BacklogGuard } from '../dispatch/backlog-guard';
+import { AttachGate } from './attach-gate';
+import { BacklogGuard } from './backlog-guard';
 import { TopicLimits } from '../retention/topic-limits';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
 import type { CommitPart } from '../storage/journal/journal-commit';
 import { describeCause } from '../storage/journal/describe-cause';
 import { TopicPolicies } from '../topics/topic-policies';
-import { encodeEnvelope } from './message-envelope';
+import { encodeEnvelope } from '../format/message-envelope';
 import { PUBLISH_OBSERVER, PublishObserver } from './publish-observer';
-import { PublishableMessage } from './publish-request.parser';
+import type { PublishableMessage } from '../format/publishable-message';
 
 /** Messages that have their place in the broker's commit order (see {@link PublishIntake.enqueue}). */
 export interface Enqueued {
@@ -255,7 +255,7 @@ export class PublishIntake {
 
   /** nonPersistent messages were acknowledged, then their journal write failed: they are gone. */
   private lost(messages: readonly PublishableMessage[], error: unknown): void {
-    this.queues.journal.stats.nonPersistentLost += messages.length;
+    this.queues.journal.countLost(messages.length);
     const ids = messages.map((message) => `${message.topic.name}/${message.id}`);
     this.logger.error(
       `${messages.length} nonPersistent message(s) acknowledged on receipt were lost: their journal write failed ` +

@@ -7,34 +7,16 @@ import {
   assertMessageId,
   InvalidMessageError,
   InvalidTopicError,
-  MessageHeaders,
-  MessageProperties,
-  DeliveryMode,
   MmmqValidationError,
   RESERVED_TOPIC_PREFIX,
   Topic,
   type TransportMessage,
 } from '@mmmq/core';
 import { Inject, Injectable } from '@nestjs/common';
-import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
-import { JsonOutlineNode } from './json-outline-node';
-import { scanJson } from './json-scanner';
-
-/**
- * One validated message of a publish request, its content still the producer's bytes; `ttlMs` / `expiresAt` /
- * `priority` (MessageProperties) when given.
- */
-export interface PublishableMessage extends MessageProperties {
-  topic: Topic;
-  /** The producer's id, or a UUID the broker assigned. */
-  id: string;
-  /** True when `id` is the producer's: only those are remembered for de-duplication (a UUID never collides). */
-  idFromProducer?: boolean;
-  headers: MessageHeaders;
-  content: Buffer;
-  /** As the producer asked; absent: the topic's default (`TopicPolicies`). */
-  deliveryMode?: DeliveryMode;
-}
+import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../config/broker-options';
+import { JsonOutlineNode } from '../format/json-outline-node';
+import { scanJson } from '../format/json-scanner';
+import type { PublishableMessage } from '../format/publishable-message';
 
 /** Levels of objects and arrays around `content` in `{"content": …}`. */
 const SINGLE_WRAPPER_DEPTH = 1;

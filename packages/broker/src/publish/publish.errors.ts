@@ -9,9 +9,6 @@ export class PayloadTooLargeError extends MmmqError {}
  */
 export class RequestBodyConsumedError extends MmmqError {}
 
-/** A stored payload is not a message envelope (neither this broker's format nor the original Java one). */
-export class MalformedEnvelopeError extends MmmqError {}
-
 /** The body is compressed; the broker stores bytes as sent and does not inflate them. Answered with 415. */
 export class UnsupportedContentEncodingError extends MmmqError {}
 
@@ -29,3 +26,30 @@ export class UnsupportedContentTypeError extends MmmqError {}
 
 /** More header fields than the broker reads (`MAX_REQUEST_HEADER_FIELDS`); answered 431. */
 export class TooManyHeaderFieldsError extends MmmqError {}
+
+/** A stream request refused because an earlier one on the same connection failed; it was not stored (503). */
+export class StreamFencedError extends MmmqError {
+  constructor(cause: string) {
+    super(`Not stored: an earlier publish on this connection failed (${cause}); resend it and everything after it`);
+  }
+}
+
+/**
+ * A publish refused (429 with `Retry-After`) because a subscription of its topic with `backlogOverflow: 'reject'`
+ * has `maxBacklog` messages not settled. Nothing of the refused publish is stored; a retry succeeds once the
+ * consumer has caught up.
+ */
+export class SubscriptionBacklogFullError extends MmmqError {
+  constructor(
+    readonly topic: string,
+    readonly consumerId: string,
+    readonly backlog: number,
+    readonly maxBacklog: number,
+    readonly retryAfterMs: number,
+  ) {
+    super(
+      `Topic ${topic} is not taking messages: consumer ${consumerId} has ${backlog} messages not settled, its ` +
+        `dispatcher's maxBacklog is ${maxBacklog} (backlogOverflow "reject"); publishing resumes as it catches up`,
+    );
+  }
+}

@@ -8,10 +8,13 @@ import { LeaseRef, parseLeaseToken } from '../dispatch/ledger/lease-token';
 import { Subscription } from '../dispatch/subscription';
 import { SlotState } from '../dispatch/ledger/slot';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
-import type { Leased } from '../dispatch/leased-ids';
+import type { Leased as LeasedIn } from '../dispatch/leased-ids';
 import { TooManyFetchesError } from './pull.errors';
 import { FetchRequest, SettleItem, SettleRequest, UpTo } from './pull-requests';
 import { SubscriptionNotFoundError } from '../dispatch/dispatcher.errors';
+
+/** A leased message and its subscription. */
+type Leased = LeasedIn<Subscription>;
 
 /** Fetches of one consumer that may wait at once (NATS' default); more are refused with 429. */
 export const MAX_WAITING_FETCHES = 512;

@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { SubscriptionContainer } from '../dispatch/subscription-container';
-import { MMMQ_RETENTION_CHECK_OPTIONS, ResolvedRetentionCheckOptions } from '../mmmq-broker.options';
+import { MMMQ_RETENTION_CHECK_OPTIONS, ResolvedRetentionCheckOptions } from '../config/broker-options';
 import { ClosedSegment } from '../storage/segment-file-chain';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { TopicPolicies } from '../topics/topic-policies';
+import { RETENTION_HOLDERS, RetentionHolders } from './retention-holders';
 import { AgedSegment, planRetention } from './retention-plan';
 
 /**
@@ -27,7 +27,7 @@ export class RetentionService implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly queues: TopicQueueContainer,
-    private readonly subscriptions: SubscriptionContainer,
+    @Inject(RETENTION_HOLDERS) private readonly subscriptions: RetentionHolders,
     private readonly policies: TopicPolicies,
     @Inject(MMMQ_RETENTION_CHECK_OPTIONS) private readonly options: ResolvedRetentionCheckOptions,
   ) {}

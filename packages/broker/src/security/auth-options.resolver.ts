@@ -1,5 +1,5 @@
 import { isBearerTokenText, MmmqError, optionChecks, TopicPattern } from '@mmmq/core';
-import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../config/invalid-broker-options.error';
 import { AuthTokenOptions, MAX_TOKEN_LENGTH, MIN_TOKEN_LENGTH } from './auth.options';
 import { ADMIN_ROLE, BROKER_ROLES, BrokerRole, isBrokerRole } from './broker-role';
 import { ConsumerScope } from './consumer-scope';

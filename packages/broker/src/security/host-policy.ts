@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../config/invalid-broker-options.error';
 import { HostNotAllowedError } from './security.errors';
 
 /** In `http.allowedHosts`: every host name is served (turns the DNS-rebinding protection off). */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../config/invalid-broker-options.error';
 import { CrossOriginRequestError } from './security.errors';
 
 /** Methods that change something; browsers send `Origin` with every one of them. */

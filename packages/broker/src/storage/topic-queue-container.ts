@@ -2,14 +2,15 @@ import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { BrokerLimitReachedError } from '../broker-limit.error';
+import { BrokerLimitReachedError } from '../config/broker-limit.error';
 import { BrokerEvents } from '../events/broker-events';
 import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
-import { MMMQ_LIMITS_OPTIONS, MMMQ_PERSISTENCE_OPTIONS, ResolvedLimitsOptions, ResolvedPersistenceOptions } from '../mmmq-broker.options';
+import { MMMQ_LIMITS_OPTIONS, MMMQ_PERSISTENCE_OPTIONS, ResolvedLimitsOptions, ResolvedPersistenceOptions } from '../config/broker-options';
 import { descriptorPool, DescriptorPoolView } from './descriptor-pool';
 import { CheckpointDirectory } from './checkpoint-directory';
 import { createDirectoryDurably, syncDirectory } from './file-handle';
 import { Journal } from './journal/journal';
+import { EventLoopDemandPort, JOURNAL_LOOP_DEMAND, JOURNAL_OBSERVER, JournalObserver } from './journal/journal-ports';
 import { recoverJournal } from './journal/journal-recovery';
 import { PurgeMark } from './purge-mark';
 import { SegmentFileChain } from './segment-file-chain';
@@ -78,10 +79,13 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     @Inject(MMMQ_PERSISTENCE_OPTIONS) private readonly options: ResolvedPersistenceOptions,
     private readonly events: BrokerEvents = new BrokerEvents(),
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) limits?: ResolvedLimitsOptions,
+    @Optional() @Inject(JOURNAL_OBSERVER) observer?: JournalObserver,
+    @Optional() @Inject(JOURNAL_LOOP_DEMAND) loopDemand?: EventLoopDemandPort,
   ) {
     this.topicsDir = join(resolve(options.rootDir), TOPICS_DIR);
     this.journalDir = join(resolve(options.rootDir), JOURNAL_DIR);
-    this.journal = new Journal({ intervalMs: options.flushIntervalMs, bytes: options.flushBytes }, undefined, options.fsyncIntervalMs);
+    const schedule = { intervalMs: options.flushIntervalMs, bytes: options.flushBytes };
+    this.journal = new Journal(schedule, undefined, options.fsyncIntervalMs, { observer, loopDemand });
     this.maxTopics = limits?.maxTopics ?? Infinity;
     // The process's descriptor budget: one pool for every broker of the process (they share its RLIMIT_NOFILE).
     if (limits) descriptorPool.setMax(limits.maxOpenFiles);

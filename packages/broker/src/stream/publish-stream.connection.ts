@@ -16,11 +16,11 @@ import {
 import { Logger } from '@nestjs/common';
 import { toNackResponse } from '../http/nack-response';
 import { PublishIntake } from '../publish/publish-intake';
-import { PayloadTooLargeError } from '../publish/publish.errors';
-import { PublishableMessage, PublishRequestParser } from '../publish/publish-request.parser';
+import { PayloadTooLargeError, StreamFencedError } from '../publish/publish.errors';
+import { PublishRequestParser } from '../publish/publish-request.parser';
+import type { PublishableMessage } from '../format/publishable-message';
 import { Authenticator } from '../security/authenticator';
 import { StreamHandshake } from './stream-handshake';
-import { StreamFencedError } from './stream.errors';
 
 /** Bytes of a request frame after its length prefix besides the body: request id and kind. */
 const REQUEST_HEADER_BYTES = 5;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { SECURE_STREAM_URL_PROTOCOL, STREAM_URL_PROTOCOL } from '@mmmq/core';
-import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../mmmq-broker.options';
+import { MMMQ_HTTP_OPTIONS, MMMQ_STREAM_OPTIONS, ResolvedHttpOptions, ResolvedStreamOptions } from '../config/broker-options';
 import { PublishIntake } from '../publish/publish-intake';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { Authenticator } from '../security/authenticator';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { createSecureContext } from 'node:tls';
 import type { Server as TlsServer } from 'node:tls';
-import type { ResolvedTlsOptions } from '../mmmq-broker.options';
+import type { ResolvedTlsOptions } from '../config/broker-options';
 import { TlsCertificateError } from './tls-certificate.error';
 
 /** A private key and its certificate chain, PEM, as `tls.createServer()` and `https.createServer()` take them. */

@@ -1,5 +1,5 @@
-import { decodeEnvelopeHead } from '../publish/message-envelope';
-import { MalformedEnvelopeError } from '../publish/publish.errors';
+import { decodeEnvelopeHead } from '../format/message-envelope';
+import { MalformedEnvelopeError } from '../format/format.errors';
 import { CorruptionError } from '../storage/storage.errors';
 import type { TopicQueue } from '../storage/topic-queue';
 

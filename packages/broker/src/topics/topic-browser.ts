@@ -1,5 +1,5 @@
 import { MessageHeaders, MmmqValidationError } from '@mmmq/core';
-import { decodeEnvelope } from '../publish/message-envelope';
+import { decodeEnvelope } from '../format/message-envelope';
 import { CorruptionError } from '../storage/storage.errors';
 import { TopicQueue } from '../storage/topic-queue';
 

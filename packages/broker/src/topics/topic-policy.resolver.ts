@@ -7,7 +7,7 @@ import {
   RESERVED_TOPIC_PREFIX,
   TopicPattern,
 } from '@mmmq/core';
-import { InvalidBrokerOptionsError } from '../invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../config/invalid-broker-options.error';
 import {
   DeduplicationOptions,
   DEFAULT_TOPIC_POLICY,

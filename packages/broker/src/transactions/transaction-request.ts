@@ -1,7 +1,7 @@
 import { MmmqValidationError } from '@mmmq/core';
 import { parseConsumerId } from '../dispatch/dispatcher-definition';
 import { LeaseRef, parseLeaseToken } from '../dispatch/ledger/lease-token';
-import type { PublishableMessage } from '../publish/publish-request.parser';
+import type { PublishableMessage } from '../format/publishable-message';
 
 /** The most inputs one transaction settles. */
 export const MAX_TRANSACTION_INPUTS = 1000;

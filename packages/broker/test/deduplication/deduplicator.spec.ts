@@ -1,6 +1,6 @@
 import { Topic } from '@mmmq/core';
 import { Deduplicator } from '../../src/deduplication/deduplicator';
-import type { PublishableMessage } from '../../src/publish/publish-request.parser';
+import type { PublishableMessage } from '../../src/format/publishable-message';
 import type { TopicQueue, TopicQueueContainer } from '../../src/storage';
 import type { TopicPolicies } from '../../src/topics/topic-policies';
 

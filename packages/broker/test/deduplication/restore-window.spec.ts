@@ -1,7 +1,7 @@
 import { DeduplicationRestoreError } from '../../src/deduplication/deduplication.errors';
 import { DeduplicationWindow } from '../../src/deduplication/deduplication-window';
 import { restoreWindow } from '../../src/deduplication/restore-window';
-import { encodeEnvelope } from '../../src/publish/message-envelope';
+import { encodeEnvelope } from '../../src/format/message-envelope';
 import type { TopicQueue } from '../../src/storage';
 
 const TOPIC = 'order.created';

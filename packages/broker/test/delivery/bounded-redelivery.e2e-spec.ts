@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { DeadLetterHeaders } from '../../src/dispatch/dead-letter-writer';
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { TestConsumer } from '../support/test-consumer';
 import { FAST_BACKOFF, publishAll } from './delivery.fixture';

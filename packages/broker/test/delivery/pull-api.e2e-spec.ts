@@ -1,4 +1,4 @@
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { DeadLetterHeaders } from '../../src/dispatch/dead-letter-writer';
 import { expectQuiet } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';

@@ -1,6 +1,6 @@
 import { Topic } from '@mmmq/core';
 import { spawnBroker, startBroker, TestConsumer, useTempDir, type BrokerApp } from '@mmmq/test-support';
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { IoSpy } from '../storage/io-spy';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { persistenceOptions } from '../support/topic-fixture';

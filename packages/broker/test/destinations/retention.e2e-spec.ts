@@ -113,9 +113,8 @@ describe('retention', () => {
 
   it('deletes closed segments whose newest message is older than retention.ms', async () => {
     await publish('age.old', 30);
-    const before = info('age.old');
-    expect(before.segments).toBeGreaterThan(1);
-
+    // Not checked here that several segments exist first: on a busy machine publishing takes longer than retention.ms
+    // and the first ones may be gone already. A start past 0 with the tail at 30 shows whole segments were deleted.
     await waitFor(() => info('age.old').segments === 1, { message: () => `old segments to go, now ${JSON.stringify(info('age.old'))}` });
     expect(info('age.old').startOffset).toBeGreaterThan(0);
     expect(info('age.old').tailOffset).toBe(30);

@@ -3,7 +3,7 @@ import { INestApplication, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { LeaseLostError, MessageContext, MmmqConsumerModule, MMMQListener } from '@mmmq/consumer';
 import { expectQuiet, freePort, startBroker as startTestBroker } from '@mmmq/test-support';
-import { encodeEnvelope } from '../../src/publish/message-envelope';
+import { encodeEnvelope } from '../../src/format/message-envelope';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { PullClient, waitUntil } from '../delivery/pull.fixture';
 

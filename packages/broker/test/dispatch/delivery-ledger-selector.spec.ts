@@ -1,6 +1,6 @@
 import type { MessageHeaders, Selector } from '@mmmq/core';
 import { DeliveryLedger } from '../../src/dispatch/ledger/delivery-ledger';
-import type { DecodedEnvelope } from '../../src/publish/message-envelope';
+import type { DecodedEnvelope } from '../../src/format/message-envelope';
 import { cursorOnly } from '../../src/storage/subscription-snapshot';
 import { LEASE_MS, offsets, TEST_LIMITS } from './ledger-fixture';
 

@@ -1,5 +1,5 @@
 import { decodeEntry } from '../../src/dispatch/ledger/entry-decoder';
-import { encodeEnvelope } from '../../src/publish/message-envelope';
+import { encodeEnvelope } from '../../src/format/message-envelope';
 
 describe('decoding the entries the subscriptions of one topic read', () => {
   const payload = (n: number) =>

@@ -3,11 +3,14 @@ import { EventLoopDemand } from '../../src/dispatch/event-loop-demand';
 describe("where a lone commit's fsync runs (EventLoopDemand)", () => {
   let pushes = 0;
   const subscribers: Record<string, string[]> = { orders: ['billing'], audit: ['archive'] };
-  const demand = () =>
-    new EventLoopDemand(
+  const demand = () => {
+    const loop = new EventLoopDemand();
+    loop.watch(
       () => pushes,
       (topic) => subscribers[topic] ?? [],
     );
+    return loop;
+  };
 
   beforeEach(() => (pushes = 0));
 

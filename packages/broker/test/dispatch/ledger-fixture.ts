@@ -1,7 +1,7 @@
 import type { MessageHeaders } from '@mmmq/core';
 import { DeliveryLedger, RedeliveryLimits } from '../../src/dispatch/ledger/delivery-ledger';
 import { ORDERING_KEY_HEADER, Slot } from '../../src/dispatch/ledger/slot';
-import type { DecodedEnvelope } from '../../src/publish/message-envelope';
+import type { DecodedEnvelope } from '../../src/format/message-envelope';
 import { cursorOnly, SubscriptionSnapshot } from '../../src/storage/subscription-snapshot';
 
 /** The limits the ledger tests use unless they say otherwise: small enough to reach in a few steps. */

@@ -2,7 +2,7 @@ import type { MessageHeaders, Selector } from '@mmmq/core';
 import { DeliveryLedger } from '../../src/dispatch/ledger/delivery-ledger';
 import { LogReader, LogReaderHost } from '../../src/dispatch/ledger/log-reader';
 import { SELECTOR_TURN_BUDGET_MS } from '../../src/dispatch/selector-turn-budget';
-import { encodeEnvelope } from '../../src/publish/message-envelope';
+import { encodeEnvelope } from '../../src/format/message-envelope';
 import type { TopicQueue } from '../../src/storage/topic-queue';
 import { cursorOnly } from '../../src/storage/subscription-snapshot';
 import { TEST_LIMITS } from './ledger-fixture';

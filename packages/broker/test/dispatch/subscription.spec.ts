@@ -5,7 +5,7 @@ import { DEFAULT_ACK_TIMEOUT_MS, DEFAULT_MAX_DELIVERIES, DispatcherDefinition } 
 import { PushSender } from '../../src/dispatch/push-sender';
 import { BrokerEvents } from '../../src/events/broker-events';
 import { Subscription } from '../../src/dispatch/subscription';
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { CheckpointFile } from '../../src/storage/checkpoint-file';
 import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';

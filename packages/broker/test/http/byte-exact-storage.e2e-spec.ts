@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { spelledJson } from '../publish/json-text.arbitrary';
 import { BrokerApp, startBroker } from './broker-app.fixture';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NestApplicationOptions } from '@nestjs/common';
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { startBroker } from './broker-app.fixture';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');

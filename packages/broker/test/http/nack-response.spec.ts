@@ -9,7 +9,7 @@ import {
   UnsupportedContentEncodingError,
 } from '../../src/publish/publish.errors';
 import { StorageError, StorageUnavailableError, TopicNameConflictError } from '../../src/storage';
-import { SubscriptionBacklogFullError } from '../../src/dispatch/dispatcher.errors';
+import { SubscriptionBacklogFullError } from '../../src/publish/publish.errors';
 
 describe('toNackResponse', () => {
   it.each<[Error, number]>([

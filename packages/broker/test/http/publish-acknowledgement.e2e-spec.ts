@@ -1,4 +1,4 @@
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { BrokerApp, startBroker } from './broker-app.fixture';
 
 describe('POST /mmmq/messages acknowledges a durable message with its id, topic and offset', () => {

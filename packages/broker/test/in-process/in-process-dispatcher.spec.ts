@@ -1,7 +1,7 @@
 import type { TransportListener } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import type { Dispatcher } from '../../src/dispatch/dispatcher';
-import type { DispatcherDefinitionJson } from '../../src/dispatch/dispatcher-definition';
+import type { DispatcherDefinitionJson } from '../../src/format/dispatcher-json';
 import { ensureInProcessDispatcher } from '../../src/in-process/in-process-dispatcher';
 
 /** A dispatcher registry holding one definition, recording what is asked of it. */

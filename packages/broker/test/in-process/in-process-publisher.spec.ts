@@ -2,7 +2,8 @@ import { InvalidMessageError, InvalidTopicError, type TransportMessage } from '@
 import { resolveBrokerOptions } from '../../src/mmmq-broker-options.resolver';
 import { InProcessPublisher } from '../../src/in-process/in-process-publisher';
 import type { Enqueued, PublishIntake } from '../../src/publish/publish-intake';
-import { PublishableMessage, PublishRequestParser } from '../../src/publish/publish-request.parser';
+import { PublishRequestParser } from '../../src/publish/publish-request.parser';
+import type { PublishableMessage } from '../../src/format/publishable-message';
 
 const parser = new PublishRequestParser(resolveBrokerOptions({ http: { maxJsonDepth: 3, maxBatchMessages: 2 } }).http);
 

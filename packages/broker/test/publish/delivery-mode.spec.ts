@@ -1,7 +1,7 @@
 import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { PublishIntake } from '../../src/publish/publish-intake';
-import { PublishableMessage } from '../../src/publish/publish-request.parser';
+import type { PublishableMessage } from '../../src/format/publishable-message';
 import { FileHandle } from '../../src/storage/file-handle';
 import { EARLY_ANSWER_MAX_PENDING_BYTES } from '../../src/storage/journal/journal';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { JsonOutlineNode } from '../../src/publish/json-outline-node';
-import { scanJson } from '../../src/publish/json-scanner';
+import { JsonOutlineNode } from '../../src/format/json-outline-node';
+import { scanJson } from '../../src/format/json-scanner';
 import { spelledJson } from './json-text.arbitrary';
 
 const UNLIMITED = { maxDepth: Number.MAX_SAFE_INTEGER, outlineLevels: 1 };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { MalformedEnvelopeError } from '../../src/publish/publish.errors';
-import { decodeEnvelope, decodeEnvelopeHead, encodeEnvelope } from '../../src/publish/message-envelope';
+import { MalformedEnvelopeError } from '../../src/format/format.errors';
+import { decodeEnvelope, decodeEnvelopeHead, encodeEnvelope } from '../../src/format/message-envelope';
 import { spelledJson } from './json-text.arbitrary';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { PublishIntake } from '../../src/publish/publish-intake';
-import { decodeEnvelope } from '../../src/publish/message-envelope';
-import { PublishableMessage } from '../../src/publish/publish-request.parser';
+import { decodeEnvelope } from '../../src/format/message-envelope';
+import type { PublishableMessage } from '../../src/format/publishable-message';
 import { TopicQueueContainer } from '../../src/storage';
 import { persistenceOptions } from '../support/topic-fixture';
 

@@ -2,7 +2,7 @@ import { createServer, IncomingMessage, request, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@mmmq/test-support';
 import { resolveBrokerOptions } from '../../src/mmmq-broker-options.resolver';
-import { RawBodyReader, RequestWithRawBody } from '../../src/publish/raw-body.reader';
+import { RawBodyReader, RequestWithRawBody } from '../../src/http/raw-body.reader';
 
 const LIMIT = 1000;
 const reader = new RawBodyReader(resolveBrokerOptions({ http: { maxBodyBytes: LIMIT } }).http);

@@ -1,5 +1,5 @@
 import { TopicPattern } from '@mmmq/core';
-import { InvalidBrokerOptionsError } from '../../src/invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../../src/config/invalid-broker-options.error';
 import { resolveAuthOptions } from '../../src/security/auth-options.resolver';
 import { tokenDigest } from '../../src/security/token-digest';
 

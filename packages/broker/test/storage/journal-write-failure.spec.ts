@@ -2,7 +2,7 @@ import { join, sep } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { PublishIntake } from '../../src/publish/publish-intake';
-import { decodeEnvelope } from '../../src/publish/message-envelope';
+import { decodeEnvelope } from '../../src/format/message-envelope';
 import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/journal/journal';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';

@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { Topic } from '@mmmq/core';
-import { ResolvedPersistenceOptions } from '../../src/mmmq-broker.options';
+import { ResolvedPersistenceOptions } from '../../src/config/broker-options';
 import { Journal } from '../../src/storage/journal/journal';
 import type { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueBootstrapper } from '../../src/storage/topic-queue-bootstrapper';

@@ -4,8 +4,8 @@ import {
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_SEGMENT_MAX_BYTES,
   ResolvedPersistenceOptions,
-} from '../../src/mmmq-broker.options';
-import { encodeEnvelope } from '../../src/publish/message-envelope';
+} from '../../src/config/broker-options';
+import { encodeEnvelope } from '../../src/format/message-envelope';
 import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 

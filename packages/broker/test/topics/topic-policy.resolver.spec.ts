@@ -1,4 +1,4 @@
-import { InvalidBrokerOptionsError } from '../../src/invalid-broker-options.error';
+import { InvalidBrokerOptionsError } from '../../src/config/invalid-broker-options.error';
 import {
   DEFAULT_DEDUPLICATION_MAX_IDS,
   DEFAULT_DEDUPLICATION_WINDOW_MS,

@@ -24,17 +24,8 @@ import { BrokerPushSubscriber, PushHandlers } from './broker-push-subscriber';
 import { DeliveryBodyReader, parseJson } from './delivery-body.reader';
 import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
+import type { PushAnswer } from './push-answer';
 import type { SettlementStreamWriter } from './settlement-stream.writer';
-
-/**
- * What a push is answered with: JSON, with `acknowledgement` (one) or `acknowledgements` (a batch). A batch whose
- * handlers settled some messages already goes out as a stream instead (SettlementStreamWriter).
- */
-export interface PushAnswer {
-  status: number;
-  body: ConsumerAcknowledgement | { acknowledgements: ConsumerAcknowledgement[] };
-  headers: Record<string, string>;
-}
 
 /**
  * Takes a push from the broker, whatever HTTP server it arrived on: checks its signature (with `signingSecrets`),

@@ -1,6 +1,6 @@
 import { type ConsumerAcknowledgement, SETTLEMENT_STREAM_TYPE, settlementLine, writeJson } from '@mmmq/core';
 import type { ServerResponse } from 'node:http';
-import type { PushAnswer } from './push-receiver';
+import type { PushAnswer } from './push-answer';
 
 /**
  * Answers a batched push as a stream (docs/http-api.md, "Streamed settlement"): the first settled message starts a

@@ -1,5 +1,5 @@
 import type { Selector } from '@mmmq/core';
-import type { DecodedEnvelope } from '../../publish/message-envelope';
+import type { DecodedEnvelope } from '../../format/message-envelope';
 import type { SubscriptionSnapshot } from '../../storage/subscription-snapshot';
 import type { LeaseWatcher } from './lease-watcher';
 import { MinHeap } from './min-heap';

@@ -1,5 +1,5 @@
 import { DEFAULT_PRIORITY } from '@mmmq/core';
-import type { DecodedEnvelope } from '../../publish/message-envelope';
+import type { DecodedEnvelope } from '../../format/message-envelope';
 
 /** The header whose value orders messages: two with the same value are never in flight at once. */
 export const ORDERING_KEY_HEADER = 'mmmq-ordering-key';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { FsyncMode, stricterFsync } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
-import { DEFAULT_FSYNC_INTERVAL_MS } from '../../mmmq-broker.options';
+import { DEFAULT_FSYNC_INTERVAL_MS } from '../../config/broker-options';
 import { StorageUnavailableError } from '../storage.errors';
 import { describeCause } from './describe-cause';
 import { CommitPart, CommitRequest, Flushable } from './journal-commit';
@@ -10,6 +10,7 @@ import { JournalFileEntry, JournalFiles } from './journal-files';
 import { FlushedJournal, FlushSchedule, JournalFlush } from './journal-flush';
 import { AppendGroup, assembleGroup, encodeRecord } from './journal-group';
 import { AppendOp, JournalOpKind } from './journal-record';
+import type { JournalPorts } from './journal-ports';
 import { StorageStats } from './storage-stats';
 
 /** Upper bound of the payload bytes of one commit group, so one huge burst cannot hold every publisher's ACK. */
@@ -59,13 +60,6 @@ export class Journal implements FlushedJournal {
   /** Commits made before `open` (a subscription attached while recovery opened its topic) wait for it. */
   private markOpen!: () => void;
   private readonly opened = new Promise<void>((resolve) => (this.markOpen = resolve));
-  /**
-   * Whether work outside the journal needs the event loop while a lone commit of these topics is fsync'd (set by the
-   * delivery side: pushes in flight, in-process listeners). Its fsync then goes through the thread pool instead of
-   * blocking the loop: with a plain consumer at 5,000 msg/s, blocking fsyncs held each push round trip behind them
-   * (779 vs 2,490 msg/s delivered, one run each).
-   */
-  othersNeedEventLoop: (topics: readonly string[]) => boolean = () => false;
   /** Records written without their fsync (`interval`, `never`) since the last fsync of the current file. */
   private unsynced = false;
   /** Set when an `interval` record's time is up: the next group is fsync'd, or an fsync runs alone. */
@@ -76,6 +70,7 @@ export class Journal implements FlushedJournal {
     schedule: FlushSchedule,
     readonly stats: StorageStats = new StorageStats(),
     private readonly fsyncIntervalMs = DEFAULT_FSYNC_INTERVAL_MS,
+    private readonly ports: JournalPorts = {},
   ) {
     this.flusher = new JournalFlush(schedule, this);
   }
@@ -93,6 +88,11 @@ export class Journal implements FlushedJournal {
   }
 
   /** Sequence number of the last record written. */
+  /** nonPersistent messages acknowledged on receipt whose commit then failed: lost, counted in {@link stats}. */
+  countLost(messages: number): void {
+    this.stats.nonPersistentLost += messages;
+  }
+
   get lastSeq(): number {
     return this.nextSeq - 1;
   }
@@ -230,9 +230,9 @@ export class Journal implements FlushedJournal {
         // to the next one.
         const alone = requests.length === 1 && !requests[0].answeredEarly;
         const syncStarted = performance.now();
-        await this.files.writing.sync(alone && !this.othersNeedEventLoop(appends.map((append) => append.topic.name)));
+        await this.files.writing.sync(alone && !this.ports.loopDemand?.needed(appends.map((append) => append.topic.name)));
         this.stats.journalFsyncs++;
-        this.stats.observer?.recordWritten(requests.length, record.length, (performance.now() - syncStarted) / 1000);
+        this.ports.observer?.recordWritten(requests.length, record.length, (performance.now() - syncStarted) / 1000);
         this.unsynced = false;
         this.syncDue = false;
       } else {

@@ -1,11 +1,5 @@
 import { fsyncCount } from '../file-handle';
 
-/** Told about every journal record written, while metrics are on; nothing else is kept per record. */
-export interface JournalObserver {
-  /** `commits`: the commit requests grouped into the record; `fsyncSeconds`: how long its fsync took. */
-  recordWritten(commits: number, bytes: number, fsyncSeconds: number): void;
-}
-
 /** What the storage layer did since the broker started, for `GET /mmmq/storage` and the tests that count fsyncs. */
 export class StorageStats {
   /** Journal records (commit groups) written. */
@@ -20,8 +14,6 @@ export class StorageStats {
    * (each also logged). A crash loses others without a count: nothing is left to count them.
    */
   nonPersistentLost = 0;
-  /** Set by the metrics module when it is on. */
-  observer?: JournalObserver;
   private readonly fsyncsAtStart = fsyncCount();
 
   /** Every fsync the storage layer made since this broker started (counted per process: one broker per process). */

@@ -1,15 +1,15 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { incomingMessageOf, RequestWithRawBody } from '../publish/raw-body.reader';
-import { assertUnambiguousHead } from '../http/request-head';
-import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
-import { Authenticator } from './authenticator';
-import { bearerToken } from './bearer-token';
-import { rememberCaller } from './caller.decorator';
-import { HostPolicy } from './host-policy';
-import { OriginPolicy } from './origin-policy';
-import { ownOrigin } from './own-origin';
-import { RequiresRole } from './requires-role.decorator';
+import { incomingMessageOf, RequestWithRawBody } from './raw-body.reader';
+import { assertUnambiguousHead } from './request-head';
+import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../config/broker-options';
+import { Authenticator } from '../security/authenticator';
+import { bearerToken } from '../security/bearer-token';
+import { rememberCaller } from '../security/caller.decorator';
+import { HostPolicy } from '../security/host-policy';
+import { OriginPolicy } from '../security/origin-policy';
+import { ownOrigin } from '../security/own-origin';
+import { RequiresRole } from '../security/requires-role.decorator';
 
 /** The path parameter by which every consumer-scoped route names its consumer. */
 export const CONSUMER_ID_PARAM = 'consumerId';

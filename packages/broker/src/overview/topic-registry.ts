@@ -5,8 +5,8 @@ import { SubscriptionContainer, SubscriptionView } from '../dispatch/subscriptio
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { RetentionService } from '../retention/retention.service';
-import { TopicPolicies } from './topic-policies';
-import { ResolvedTopicPolicy } from './topic-policy.options';
+import { TopicPolicies } from '../topics/topic-policies';
+import { ResolvedTopicPolicy } from '../topics/topic-policy.options';
 
 /** A topic as {@link TopicRegistry} shows it: a snapshot, read when asked. */
 export interface TopicInfo {

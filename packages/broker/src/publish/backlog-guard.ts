@@ -1,6 +1,6 @@
 import { RETRY_AFTER_SECONDS } from '@mmmq/core';
 import { Injectable } from '@nestjs/common';
-import { SubscriptionBacklogFullError } from './dispatcher.errors';
+import { SubscriptionBacklogFullError } from './publish.errors';
 
 /** A subscription with `backlogOverflow: 'reject'`, as the guard sees it. */
 export interface RejectingSubscription {

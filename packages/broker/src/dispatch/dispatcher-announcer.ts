@@ -1,7 +1,7 @@
-import { DispatcherDefinition, toDefinitionJson } from '../dispatch/dispatcher-definition';
-import type { BrokerEvents } from './broker-events';
-import { hostChanges } from './dispatcher-host.events';
-import { MmmqBrokerEvent } from './mmmq-broker-event';
+import { DispatcherDefinition, toDefinitionJson } from './dispatcher-definition';
+import type { BrokerEvents } from '../events/broker-events';
+import { hostChanges } from '../events/dispatcher-host.events';
+import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
 
 /** Emits the dispatcher events for a change, once it is in `dispatchers.json` and in force. */
 export class DispatcherAnnouncer {

@@ -1,7 +1,7 @@
 import { DEFAULT_PRIORITY, type MessageHeaders } from '@mmmq/core';
 import { JsonOutlineNode } from './json-outline-node';
 import { scanJson } from './json-scanner';
-import { MalformedEnvelopeError } from './publish.errors';
+import { MalformedEnvelopeError } from './format.errors';
 
 /** A message as this broker stores it: the producer's content bytes plus what the broker knows about them. */
 export interface MessageEnvelope {

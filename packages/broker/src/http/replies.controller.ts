@@ -1,12 +1,12 @@
 import { isReplyAddress, MmmqValidationError, parseReply, type Reply, REPLIES_PATH } from '@mmmq/core';
 import { Controller, HttpCode, HttpStatus, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
-import { JsonBodyReader } from '../http/json-body.reader';
-import { NackExceptionFilter } from '../http/nack-exception.filter';
-import { ReadsRawBody } from '../http/reads-raw-body.decorator';
-import { RequestWithRawBody } from '../publish/raw-body.reader';
-import { BrokerAccessGuard } from '../security/broker-access.guard';
+import { JsonBodyReader } from './json-body.reader';
+import { NackExceptionFilter } from './nack-exception.filter';
+import { ReadsRawBody } from './reads-raw-body.decorator';
+import { RequestWithRawBody } from './raw-body.reader';
+import { BrokerAccessGuard } from './broker-access.guard';
 import { RequiresRole } from '../security/requires-role.decorator';
-import { REPLY_FETCH_MAX_WAIT_MS, ReplyRelay } from './reply-relay';
+import { REPLY_FETCH_MAX_WAIT_MS, ReplyRelay } from '../replies/reply-relay';
 
 /** Express' reply, or fastify's (`raw`): where a collection learns that its client went away. */
 interface ClosableReply {

@@ -1,14 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { assertJsonRequest } from '../http/json-request';
-import { restoreBodyHeaders } from '../http/raw-body-routes';
-import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
+import { assertJsonRequest } from './json-request';
+import { restoreBodyHeaders } from './raw-body-routes';
+import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../config/broker-options';
 import {
   IncompleteRequestBodyError,
   PayloadTooLargeError,
   RequestBodyConsumedError,
   UnsupportedContentEncodingError,
-} from './publish.errors';
+} from '../publish/publish.errors';
 
 /**
  * The request as a controller sees it. On express it is Node's IncomingMessage; on fastify it is fastify's request,

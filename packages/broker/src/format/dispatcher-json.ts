@@ -1,0 +1,26 @@
+import type { BacklogOverflow, StartFrom } from '@mmmq/core';
+
+/** The JSON shape of a definition as the dispatcher API shows it: `signed` instead of the secret. */
+export type HostJson = { protocol: string; address: string; port: number };
+
+/** One host is shown as `host`, several as `hosts`, none (pull only) as neither; patterns likewise. */
+export interface DispatcherDefinitionJson {
+  consumerId: string;
+  host?: HostJson;
+  hosts?: HostJson[];
+  pattern?: string;
+  patterns?: string[];
+  startFrom: StartFrom;
+  batchSize: number;
+  maxInFlight: number;
+  maxDeliveries: number;
+  ackTimeoutMs: number;
+  exclusive: boolean;
+  /** The selector's text, when there is one. */
+  selector?: string;
+  /** With `backlogOverflow`, when the dispatcher has a backlog limit. */
+  maxBacklog?: number;
+  backlogOverflow?: BacklogOverflow;
+  /** Present (true) when the pushes are signed. */
+  signed?: true;
+}
