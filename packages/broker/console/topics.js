@@ -1,6 +1,7 @@
 // Topics: what exists, how far each log reaches, and its messages by offset.
 import { api, segment } from './api.js';
 import { dataTable } from './data-table.js';
+import { topicCharts } from './topic-charts.js';
 import { field, formatBytes, formatNumber, formatTime, h, json, statusLine, table } from './dom.js';
 
 /** Messages per page unless the form says otherwise. */
@@ -37,6 +38,7 @@ export async function topicPage(main, name) {
   const limit = h('input', { type: 'number', min: 1, max: 1000, step: 1, value: DEFAULT_PAGE_SIZE, required: true });
   const status = statusLine();
   const results = h('div');
+  const charts = topicCharts(topic.name);
   const browse = async (start) => {
     from.value = String(start);
     const page = await api('GET', `/mmmq/topics/${segment(name)}/messages?from=${Number(from.value)}&limit=${Number(limit.value)}`);
@@ -95,6 +97,7 @@ export async function topicPage(main, name) {
         ],
       ],
     ),
+    charts.element,
     retentionTable(topic),
     table(
       'Consumers reading it',
@@ -121,6 +124,7 @@ export async function topicPage(main, name) {
     results,
   );
   await browse(topic.startOffset);
+  return charts.start();
 }
 
 /** The topic's retention policy (the broker's `topics` option): what it keeps, and what it has kept past it. */

@@ -78,11 +78,12 @@ export class ConsoleHistory {
   private readonly limits: HistoryLimits;
   private readonly times: Float64Array;
   private readonly totals: { published: SampleRing; delivered: SampleRing; lag: SampleRing };
-  private readonly topicRings = new Map<string, SampleRing>();
-  private readonly subscriptionRings = new Map<string, SubscriptionRings>();
-  /** The counters of the previous sample, for every topic and subscription (capped or not). */
-  private previousTails = new Map<string, number>();
-  private previousDelivered = new Map<string, number>();
+  /** By the topic or subscription object itself: no key to build per item and sample. */
+  private readonly topicRings = new Map<SampledTopic, SampleRing>();
+  private readonly subscriptionRings = new Map<SampledSubscription, SubscriptionRings>();
+  /** The counters of the previous sample, for every topic and subscription (capped or not); gone with them. */
+  private readonly previousTails = new WeakMap<SampledTopic, number>();
+  private readonly previousDelivered = new WeakMap<SampledSubscription, number>();
   private previousAt?: number;
   private count = 0;
   private untracked = { topics: 0, subscriptions: 0 };
@@ -118,13 +119,12 @@ export class ConsoleHistory {
 
     let published = 0;
     let untrackedTopics = 0;
-    const tails = new Map<string, number>();
     for (const queue of this.sources.topics()) {
       if (queue.topic.isReserved) continue;
-      const perSecond = rate(queue.tailOffset, this.previousTails.get(queue.name));
-      tails.set(queue.name, queue.tailOffset);
+      const perSecond = rate(queue.tailOffset, this.previousTails.get(queue));
+      this.previousTails.set(queue, queue.tailOffset);
       if (!Number.isNaN(perSecond)) published += perSecond;
-      const ring = this.ringOf(this.topicRings, queue.name, this.limits.maxTopics, () => new SampleRing(this.limits.samples));
+      const ring = this.ringOf(this.topicRings, queue, this.limits.maxTopics, () => new SampleRing(this.limits.samples));
       if (ring === undefined) untrackedTopics++;
       else {
         ring.set(head, perSecond);
@@ -135,14 +135,12 @@ export class ConsoleHistory {
     let delivered = 0;
     let lag = 0;
     let untrackedSubscriptions = 0;
-    const deliveredCounts = new Map<string, number>();
     for (const subscription of this.sources.subscriptions()) {
-      const key = `${subscription.queue.name}\0${subscription.consumerId}`;
-      const perSecond = rate(subscription.stats.delivered, this.previousDelivered.get(key));
-      deliveredCounts.set(key, subscription.stats.delivered);
+      const perSecond = rate(subscription.stats.delivered, this.previousDelivered.get(subscription));
+      this.previousDelivered.set(subscription, subscription.stats.delivered);
       if (!Number.isNaN(perSecond)) delivered += perSecond;
       lag += subscription.backlog;
-      const rings = this.ringOf(this.subscriptionRings, key, this.limits.maxSubscriptions, () => ({
+      const rings = this.ringOf(this.subscriptionRings, subscription, this.limits.maxSubscriptions, () => ({
         topic: subscription.queue.name,
         consumerId: subscription.consumerId,
         delivered: new SampleRing(this.limits.samples),
@@ -160,8 +158,6 @@ export class ConsoleHistory {
     this.totals.delivered.set(head, seconds === undefined ? Number.NaN : delivered);
     this.totals.lag.set(head, lag);
     this.forgetUnseen();
-    this.previousTails = tails;
-    this.previousDelivered = deliveredCounts;
     this.previousAt = now;
     this.untracked = { topics: untrackedTopics, subscriptions: untrackedSubscriptions };
   }
@@ -174,6 +170,7 @@ export class ConsoleHistory {
     const times: number[] = [];
     for (let i = 0; i < count; i++) times.push(this.times[(head - count + 1 + i + this.limits.samples) % this.limits.samples]);
     const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const subscriptions = [...this.subscriptionRings.values()];
     return {
       intervalMs: this.limits.intervalMs,
       capacity: this.limits.samples,
@@ -185,11 +182,11 @@ export class ConsoleHistory {
         lag: this.totals.lag.newest(head, count),
       },
       topics: [...this.topicRings]
-        .sort(([a], [b]) => byName(a, b))
-        .map(([topic, ring]) => ({ topic, published: ring.newest(head, count) })),
-      subscriptions: [...this.subscriptionRings]
-        .sort(([a], [b]) => byName(a, b))
-        .map(([, rings]) => ({
+        .sort(([a], [b]) => byName(a.name, b.name))
+        .map(([queue, ring]) => ({ topic: queue.name, published: ring.newest(head, count) })),
+      subscriptions: subscriptions
+        .sort((a, b) => byName(a.topic, b.topic) || byName(a.consumerId, b.consumerId))
+        .map((rings) => ({
           topic: rings.topic,
           consumerId: rings.consumerId,
           delivered: rings.delivered.newest(head, count),
@@ -200,7 +197,7 @@ export class ConsoleHistory {
   }
 
   /** The series of `key`, made while there is room for one more; undefined beyond the cap. */
-  private ringOf<T>(rings: Map<string, T>, key: string, cap: number, make: () => T): T | undefined {
+  private ringOf<K, T>(rings: Map<K, T>, key: K, cap: number, make: () => T): T | undefined {
     let ring = rings.get(key);
     if (ring === undefined && rings.size < cap) rings.set(key, (ring = make()));
     return ring;
@@ -208,7 +205,9 @@ export class ConsoleHistory {
 
   /** Series whose topic or subscription is gone free their slot (a topic deleted, a dispatcher removed). */
   private forgetUnseen(): void {
-    for (const [name, ring] of this.topicRings) if (ring.seenAt !== this.count) this.topicRings.delete(name);
-    for (const [key, rings] of this.subscriptionRings) if (rings.delivered.seenAt !== this.count) this.subscriptionRings.delete(key);
+    for (const [queue, ring] of this.topicRings) if (ring.seenAt !== this.count) this.topicRings.delete(queue);
+    for (const [subscription, rings] of this.subscriptionRings) {
+      if (rings.delivered.seenAt !== this.count) this.subscriptionRings.delete(subscription);
+    }
   }
 }

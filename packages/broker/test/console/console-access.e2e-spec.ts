@@ -43,6 +43,8 @@ describe('where the console is not served', () => {
       expect(page.status).toBe(404);
       expect(await page.text()).toContain('console.enabled is false');
       expect((await fetch(`${broker.url}/mmmq/console/assets/main.js`)).status).toBe(404);
+      // Nothing is sampled for charts nobody can see.
+      expect((await broker.request('GET', '/mmmq/console/data/history')).status).toBe(404);
     } finally {
       await broker.close();
     }

@@ -116,6 +116,13 @@ async function nextSample(broker: BrokerApp): Promise<void> {
         await page.mouse.move(box!.x + box!.width * 0.8, box!.y + box!.height / 2);
         await page.locator('.readout').filter({ hasText: 'order.created:' }).waitFor();
         await page.screenshot({ path: join(IMAGES, 'console-overview.png') });
+
+        await page.getByRole('link', { name: 'order.created' }).click();
+        await page
+          .getByRole('img', { name: /^Published to order\.created \(messages\/s\), last .*: order\.created now [\d.]+ msg\/s, peak \d/ })
+          .waitFor();
+        await page.getByRole('img', { name: new RegExp(`^Lag per consumer .*audit now ${published} messages`) }).waitFor();
+        await page.screenshot({ path: join(IMAGES, 'console-topic.png') });
       });
 
       it('sorts the subscriptions by a column and filters them by any cell', async () => {
