@@ -256,13 +256,8 @@ async function nextSample(broker: BrokerApp): Promise<void> {
           .getByRole('status')
           .filter({ hasText: /^The broker refused the message: .*order\.created/ })
           .waitFor();
-        expect(
-          (
-            await fetch(`${broker.url}/mmmq/topics/order.created`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) =>
-              r.json(),
-            )
-          ).tailOffset,
-        ).toBe(1);
+        const topic = await fetch(`${broker.url}/mmmq/topics/order.created`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        expect(((await topic.json()) as { tailOffset: number }).tailOffset).toBe(1);
       });
     });
   },
