@@ -17,6 +17,7 @@ export async function overviewPage(main) {
     lag: h('dd', { id: 'overview-lag' }, '—'),
     topics: h('dd', { id: 'overview-topics' }, '—'),
     subscriptions: h('dd', { id: 'overview-subscriptions' }, '—'),
+    failing: h('a', { href: '#/members', id: 'overview-failing' }, '—'),
   };
   const card = (label, value) => h('div', {}, h('dt', {}, label), value);
   const charts = {
@@ -41,6 +42,7 @@ export async function overviewPage(main) {
       card('Lag (messages)', metrics.lag),
       card('Topics', metrics.topics),
       card('Subscriptions', metrics.subscriptions),
+      card('Push members failing', h('dd', {}, metrics.failing)),
     ),
     updated,
     h(
@@ -72,6 +74,10 @@ export async function overviewPage(main) {
     metrics.lag.textContent = formatNumber(rows.reduce((total, s) => total + s.lag, 0));
     metrics.topics.textContent = formatNumber(userTopics.length);
     metrics.subscriptions.textContent = formatNumber(rows.length);
+    // Backing off, or refused for their signature: the Members page says why.
+    const failing = rows.flatMap((row) => row.members).filter((m) => m.backingOffUntil !== undefined || m.state === 'unauthorized');
+    metrics.failing.textContent = formatNumber(failing.length);
+    metrics.failing.classList.toggle('alarm', failing.length > 0);
     const { untracked } = samples;
     updated.textContent =
       `Updated ${new Date().toLocaleTimeString('en')}. Rates are the broker's, sampled every ${samples.intervalMs / 1000} s; ` +

@@ -331,7 +331,10 @@ function watched(page: Page): Page {
         const [member] = (await broker.subscription('mailer', 'mail.sent')).members;
         expect(member).toMatchObject({ host: down, state: 'active', failedPushes: 1, lastError: expect.any(String) });
 
-        await page.goto(`${broker.url}/mmmq/console#/members`);
+        // The overview counts it, and its number leads to the Members page.
+        await page.goto(`${broker.url}/mmmq/console#/overview`);
+        await expectText(page, '#overview-failing', '1');
+        await page.locator('#overview-failing').click();
         const members = page.getByRole('table', { name: 'Members of each subscription' });
         const row = members.getByRole('row', { name: new RegExp(`^${down} push mailer mail\\.sent backing off 1 `) });
         await row.waitFor();
