@@ -1,5 +1,6 @@
 // Dispatchers (push and pull consumers) and their subscriptions: state, lag, errors; add, edit and delete.
 import { api, segment } from './api.js';
+import { dataTable } from './data-table.js';
 import { field, formatNumber, formatTime, h, statusLine, table } from './dom.js';
 import { every } from './poll.js';
 import { seekForm } from './seek.js';
@@ -9,22 +10,27 @@ const POLL_MS = 2000;
 
 export async function dispatchersPage(main) {
   const status = statusLine();
-  const lists = h('div');
+  const dispatcherList = h('div');
+  const subscriptionList = subscriptionsTable();
+  const lists = h(
+    'div',
+    {},
+    dispatcherList,
+    subscriptionList.element,
+    h('p', {}, 'Each push host’s backoff and last error: ', h('a', { href: '#/members' }, 'Members'), '.'),
+  );
   const form = dispatcherForm(status, () => refresh());
   const refresh = async () => {
     const [dispatchers, subscriptions] = await Promise.all([api('GET', '/mmmq/dispatchers'), api('GET', '/mmmq/subscriptions')]);
-    lists.replaceChildren(
-      dispatchersTable(dispatchers, form, status, refresh),
-      subscriptionsTable(subscriptions),
-      membersTable(subscriptions),
-    );
+    dispatcherList.replaceChildren(dispatchersTable(dispatchers, form, status, refresh));
+    subscriptionList.update(subscriptions);
   };
   const seek = seekForm(() => refresh());
   main.replaceChildren(h('h1', {}, 'Dispatchers and subscriptions'), status.element, lists, form.element, seek);
   await refresh();
   return every(POLL_MS, async () => {
-    // Not while a button of the tables has the focus: the refresh would take it away.
-    if (!lists.contains(document.activeElement)) await refresh();
+    // Not while a button in the tables' rows has the focus: the refresh would take it away.
+    if (!document.activeElement?.closest('tbody')) await refresh();
   });
 }
 
@@ -79,72 +85,37 @@ function dispatchersTable(dispatchers, form, status, refresh) {
   );
 }
 
-function subscriptionsTable(subscriptions) {
-  return table(
-    'Subscriptions (one per consumer and topic)',
-    [
-      { label: 'Consumer' },
-      { label: 'Topic' },
-      { label: 'State' },
-      { label: 'Position', number: true },
-      { label: 'Lag', number: true },
-      { label: 'In flight', number: true },
-      { label: 'Receiving member' },
-      { label: 'Delivered', number: true },
-      { label: 'Redelivered', number: true },
-      { label: 'NACKed', number: true },
-      { label: 'Dead-lettered', number: true },
-      { label: 'Failures', number: true },
-      { label: 'Last error' },
-      { label: 'Last seek' },
+function subscriptionsTable() {
+  const count = (label, stat) => ({ label, number: true, value: (s) => s.stats[stat] });
+  return dataTable({
+    caption: 'Subscriptions (one per consumer and topic)',
+    filterLabel: 'Filter subscriptions',
+    empty: 'No subscriptions.',
+    columns: [
+      { label: 'Consumer', value: (s) => s.consumerId },
+      { label: 'Topic', value: (s) => s.topic },
+      { label: 'State', value: (s) => s.state },
+      { label: 'Position', number: true, value: (s) => s.position },
+      { label: 'Lag', number: true, value: (s) => s.lag },
+      { label: 'In flight', number: true, value: (s) => s.leased },
+      { label: 'Receiving member', value: (s) => s.activeMember },
+      count('Delivered', 'delivered'),
+      count('Redelivered', 'redelivered'),
+      count('NACKed', 'nacked'),
+      count('Dead-lettered', 'deadLettered'),
+      count('Failures', 'failures'),
+      {
+        label: 'Last error',
+        value: (s) => s.stats.lastError,
+        cell: (s) => (s.stats.lastError ? `${s.stats.lastError} (${formatTime(s.stats.lastErrorAt)})` : '—'),
+      },
+      {
+        label: 'Last seek',
+        value: (s) => s.stats.lastSeek?.at,
+        cell: (s) => (s.stats.lastSeek ? `${s.stats.lastSeek.from} → ${s.stats.lastSeek.to} (${formatTime(s.stats.lastSeek.at)})` : '—'),
+      },
     ],
-    subscriptions.map((s) => [
-      s.consumerId,
-      s.topic,
-      s.state,
-      formatNumber(s.position),
-      formatNumber(s.lag),
-      formatNumber(s.leased),
-      s.activeMember ?? '—',
-      formatNumber(s.stats.delivered),
-      formatNumber(s.stats.redelivered),
-      formatNumber(s.stats.nacked),
-      formatNumber(s.stats.deadLettered),
-      formatNumber(s.stats.failures),
-      s.stats.lastError ? `${s.stats.lastError} (${formatTime(s.stats.lastErrorAt)})` : '—',
-      s.stats.lastSeek ? `${s.stats.lastSeek.from} → ${s.stats.lastSeek.to} (${formatTime(s.stats.lastSeek.at)})` : '—',
-    ]),
-    'No subscriptions.',
-  );
-}
-
-/** Each push host of each subscription: failing or not, backing off until when, and why its last push failed. */
-function membersTable(subscriptions) {
-  const rows = subscriptions.flatMap((s) =>
-    (s.members ?? []).map((m) => [
-      m.host,
-      s.consumerId,
-      s.topic,
-      m.state,
-      formatNumber(m.failedPushes),
-      m.backingOffUntil ? `backing off until ${formatTime(m.backingOffUntil)}` : 'delivering',
-      m.lastError ? `${m.lastError} (${formatTime(m.lastErrorAt)})` : '—',
-    ]),
-  );
-  return table(
-    'Push members (one per push host and subscription)',
-    [
-      { label: 'Push host' },
-      { label: 'Consumer' },
-      { label: 'Topic' },
-      { label: 'State' },
-      { label: 'Failed pushes in a row', number: true },
-      { label: 'Backoff' },
-      { label: 'Last error' },
-    ],
-    rows,
-    'No push members (pull consumers fetch instead).',
-  );
+  });
 }
 
 /** The add form, which also edits a dispatcher (PUT, consumer id fixed). */

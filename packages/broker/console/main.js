@@ -4,13 +4,17 @@ import { api, ApiError, forgetToken, hasToken, saveToken } from './api.js';
 import { deadLettersPage } from './dead-letters.js';
 import { dispatchersPage } from './dispatchers.js';
 import { h, field, statusLine } from './dom.js';
+import { membersPage } from './members.js';
 import { overviewPage } from './overview.js';
+import { publishPage } from './publish.js';
 import { topicPage, topicsPage } from './topics.js';
 
 const PAGES = {
   overview: overviewPage,
   topics: (main, name) => (name === undefined ? topicsPage(main) : topicPage(main, name)),
   dispatchers: dispatchersPage,
+  members: membersPage,
+  publish: publishPage,
   'dead-letters': deadLettersPage,
 };
 

@@ -1,6 +1,10 @@
-// The overview: publish and delivery rates and lag, from successive polls of the topic and subscription lists.
+// The overview: publish and delivery rates and lag, now and over the last 15 minutes (the broker's samples, one a
+// second), and every subscription and topic in tables that sort and filter.
 import { api } from './api.js';
-import { formatNumber, formatRate, h, table } from './dom.js';
+import { lineChart, MAX_LINES } from './chart.js';
+import { dataTable } from './data-table.js';
+import { formatNumber, formatRate, h } from './dom.js';
+import { historyFeed, newest, windowOf } from './history.js';
 import { every } from './poll.js';
 
 /** How often the numbers are refreshed. */
@@ -13,10 +17,21 @@ export async function overviewPage(main) {
     lag: h('dd', { id: 'overview-lag' }, '—'),
     topics: h('dd', { id: 'overview-topics' }, '—'),
     subscriptions: h('dd', { id: 'overview-subscriptions' }, '—'),
+    failing: h('a', { href: '#/members', id: 'overview-failing' }, '—'),
   };
   const card = (label, value) => h('div', {}, h('dt', {}, label), value);
+  const charts = {
+    published: lineChart({ title: 'Published per topic (messages/s)', unit: 'msg/s', empty: 'Nothing published in the last 15 minutes.' }),
+    delivered: lineChart({
+      title: 'Delivered per subscription (messages/s)',
+      unit: 'msg/s',
+      empty: 'Nothing delivered in the last 15 minutes.',
+    }),
+    lag: lineChart({ title: 'Lag per subscription (messages)', unit: 'messages', empty: 'No lag in the last 15 minutes.' }),
+  };
+  const subscriptions = subscriptionsTable();
+  const topics = topicsTable();
   const updated = h('p', { class: 'hint' });
-  const tables = h('div');
   main.replaceChildren(
     h('h1', {}, 'Overview'),
     h(
@@ -27,80 +42,111 @@ export async function overviewPage(main) {
       card('Lag (messages)', metrics.lag),
       card('Topics', metrics.topics),
       card('Subscriptions', metrics.subscriptions),
+      card('Push members failing', h('dd', {}, metrics.failing)),
     ),
     updated,
-    tables,
+    h(
+      'section',
+      { class: 'charts', 'aria-label': 'The last 15 minutes' },
+      charts.published.element,
+      charts.delivered.element,
+      charts.lag.element,
+    ),
+    h('h2', {}, 'Subscriptions'),
+    subscriptions.element,
+    h('h2', {}, 'Topics'),
+    topics.element,
   );
 
-  let previous;
+  const history = historyFeed();
   const poll = async () => {
-    const [{ topics }, subscriptions] = await Promise.all([api('GET', '/mmmq/topics'), api('GET', '/mmmq/subscriptions')]);
-    const sample = { at: performance.now(), topics, subscriptions };
-    const seconds = previous && (sample.at - previous.at) / 1000;
-    // A topic or subscription that is new since the last poll started at 0.
-    const rate = (now, before) => (!seconds ? undefined : Math.max(0, now - (before ?? 0)) / seconds);
-    const tailBefore = new Map(previous?.topics.map((topic) => [topic.name, topic.tailOffset]));
-    const deliveredBefore = new Map(previous?.subscriptions.map((s) => [key(s), s.stats.delivered]));
-    const userTopics = topics.filter((topic) => !topic.reserved);
-    const topicRates = userTopics.map((topic) => rate(topic.tailOffset, tailBefore.get(topic.name)));
-    const subscriptionRates = subscriptions.map((s) => rate(s.stats.delivered, deliveredBefore.get(key(s))));
+    const [{ topics: allTopics }, rows, samples] = await Promise.all([
+      api('GET', '/mmmq/topics'),
+      api('GET', '/mmmq/subscriptions'),
+      history(),
+    ]);
+    const userTopics = allTopics.filter((topic) => !topic.reserved);
+    const topicRates = new Map(samples.topics.map((series) => [series.topic, newest(series.published)]));
+    const subscriptionRates = new Map(samples.subscriptions.map((series) => [key(series), newest(series.delivered)]));
 
-    metrics.publishRate.textContent = formatRate(sum(topicRates));
-    metrics.deliveryRate.textContent = formatRate(sum(subscriptionRates));
-    metrics.lag.textContent = formatNumber(subscriptions.reduce((total, s) => total + s.lag, 0));
+    metrics.publishRate.textContent = formatRate(newest(samples.totals.published));
+    metrics.deliveryRate.textContent = formatRate(newest(samples.totals.delivered));
+    metrics.lag.textContent = formatNumber(rows.reduce((total, s) => total + s.lag, 0));
     metrics.topics.textContent = formatNumber(userTopics.length);
-    metrics.subscriptions.textContent = formatNumber(subscriptions.length);
-    updated.textContent = `Updated ${new Date().toLocaleTimeString('en')}; rates are averaged between two updates, ${POLL_MS / 1000} s apart.`;
-    tables.replaceChildren(
-      h('h2', {}, 'Subscriptions'),
-      table(
-        'Lag and delivery rate of each subscription',
-        [
-          { label: 'Consumer' },
-          { label: 'Topic' },
-          { label: 'State' },
-          { label: 'Lag', number: true },
-          { label: 'In flight', number: true },
-          { label: 'Delivered/s', number: true },
-        ],
-        subscriptions.map((s, i) => [
-          s.consumerId,
-          s.topic,
-          s.state,
-          formatNumber(s.lag),
-          formatNumber(s.leased),
-          formatRate(subscriptionRates[i]),
-        ]),
-        'No subscriptions: add a dispatcher.',
-      ),
-      h('h2', {}, 'Topics'),
-      table(
-        'Publish rate of each topic',
-        [
-          { label: 'Topic' },
-          { label: 'Messages', number: true },
-          { label: 'Tail offset', number: true },
-          { label: 'Published/s', number: true },
-        ],
-        userTopics.map((topic, i) => [
-          h('a', { href: `#/topics/${encodeURIComponent(topic.name)}` }, topic.name),
-          formatNumber(topic.messages),
-          formatNumber(topic.tailOffset),
-          formatRate(topicRates[i]),
-        ]),
-        'No topics yet: publish a message.',
-      ),
-    );
-    previous = sample;
+    metrics.subscriptions.textContent = formatNumber(rows.length);
+    // Backing off, or refused for their signature: the Members page says why.
+    const failing = rows.flatMap((row) => row.members).filter((m) => m.backingOffUntil !== undefined || m.state === 'unauthorized');
+    metrics.failing.textContent = formatNumber(failing.length);
+    metrics.failing.classList.toggle('alarm', failing.length > 0);
+    const { untracked } = samples;
+    updated.textContent =
+      `Updated ${new Date().toLocaleTimeString('en')}. Rates are the broker's, sampled every ${samples.intervalMs / 1000} s; ` +
+      `the charts keep ${Math.round((samples.capacity * samples.intervalMs) / 60_000)} minutes and the busiest ${MAX_LINES} lines.` +
+      (untracked.topics + untracked.subscriptions > 0
+        ? ` ${untracked.topics} topic(s) and ${untracked.subscriptions} subscription(s) beyond the broker's series caps count in the totals only.`
+        : '');
+
+    const windowMs = windowOf(samples);
+    charts.published.update({
+      times: samples.times,
+      windowMs,
+      series: samples.topics.map((series) => ({ label: series.topic, values: series.published })),
+    });
+    charts.delivered.update({
+      times: samples.times,
+      windowMs,
+      series: samples.subscriptions.map((series) => ({ label: `${series.consumerId} · ${series.topic}`, values: series.delivered })),
+    });
+    charts.lag.update({
+      times: samples.times,
+      windowMs,
+      series: samples.subscriptions.map((series) => ({ label: `${series.consumerId} · ${series.topic}`, values: series.lag })),
+    });
+    subscriptions.update(rows.map((row) => ({ ...row, rate: subscriptionRates.get(key(row)) })));
+    topics.update(userTopics.map((topic) => ({ ...topic, rate: topicRates.get(topic.name) })));
   };
   await poll();
   return every(POLL_MS, poll);
 }
 
-function key(subscription) {
-  return `${subscription.topic}\u0000${subscription.consumerId}`;
+function subscriptionsTable() {
+  return dataTable({
+    caption: 'Lag and delivery rate of each subscription',
+    filterLabel: 'Filter subscriptions',
+    empty: 'No subscriptions: add a dispatcher.',
+    sortBy: 3,
+    descending: true,
+    columns: [
+      { label: 'Consumer', value: (s) => s.consumerId },
+      { label: 'Topic', value: (s) => s.topic },
+      { label: 'State', value: (s) => s.state },
+      { label: 'Lag', number: true, value: (s) => s.lag },
+      { label: 'In flight', number: true, value: (s) => s.leased },
+      { label: 'Delivered/s', number: true, value: (s) => s.rate, cell: (s) => formatRate(s.rate) },
+      { label: 'Delivered', number: true, value: (s) => s.stats.delivered },
+      { label: 'Failures', number: true, value: (s) => s.stats.failures },
+    ],
+  });
 }
 
-function sum(values) {
-  return values.some((value) => value === undefined) ? undefined : values.reduce((total, value) => total + value, 0);
+function topicsTable() {
+  return dataTable({
+    caption: 'Publish rate of each topic',
+    filterLabel: 'Filter topics',
+    empty: 'No topics yet: publish a message.',
+    columns: [
+      {
+        label: 'Topic',
+        value: (topic) => topic.name,
+        cell: (topic) => h('a', { href: `#/topics/${encodeURIComponent(topic.name)}` }, topic.name),
+      },
+      { label: 'Messages', number: true, value: (topic) => topic.messages },
+      { label: 'Tail offset', number: true, value: (topic) => topic.tailOffset },
+      { label: 'Published/s', number: true, value: (topic) => topic.rate, cell: (topic) => formatRate(topic.rate) },
+    ],
+  });
+}
+
+function key(subscription) {
+  return `${subscription.topic}\u0000${subscription.consumerId}`;
 }

@@ -1,5 +1,7 @@
 // Topics: what exists, how far each log reaches, and its messages by offset.
 import { api, segment } from './api.js';
+import { dataTable } from './data-table.js';
+import { topicCharts } from './topic-charts.js';
 import { field, formatBytes, formatNumber, formatTime, h, json, statusLine, table } from './dom.js';
 
 /** Messages per page unless the form says otherwise. */
@@ -7,33 +9,26 @@ const DEFAULT_PAGE_SIZE = 20;
 
 export async function topicsPage(main) {
   const { topics } = await api('GET', '/mmmq/topics');
+  const list = dataTable({
+    caption: 'Topics and their logs',
+    filterLabel: 'Filter topics',
+    empty: 'No topics yet: publish a message.',
+    columns: [
+      { label: 'Topic', value: (t) => t.name, cell: (t) => h('a', { href: `#/topics/${encodeURIComponent(t.name)}` }, t.name) },
+      { label: 'Start offset', number: true, value: (t) => t.startOffset },
+      { label: 'Tail offset', number: true, value: (t) => t.tailOffset },
+      { label: 'Messages', number: true, value: (t) => t.messages },
+      { label: 'Size', number: true, value: (t) => t.bytes, cell: (t) => formatBytes(t.bytes) },
+      { label: 'Segments', number: true, value: (t) => t.segments },
+      { label: 'Writable', value: (t) => (t.writable ? 'yes' : 'no') },
+      { label: 'Consumers', value: (t) => t.subscriptions.map((s) => s.consumerId).join(', ') || '—' },
+    ],
+  });
+  list.update(topics);
   main.replaceChildren(
     h('h1', {}, 'Topics'),
     h('p', { class: 'hint' }, 'Topics starting with __dlq. and __redrive. belong to the broker: dead letters and redriven messages.'),
-    table(
-      'Topics and their logs',
-      [
-        { label: 'Topic' },
-        { label: 'Start offset', number: true },
-        { label: 'Tail offset', number: true },
-        { label: 'Messages', number: true },
-        { label: 'Size', number: true },
-        { label: 'Segments', number: true },
-        { label: 'Writable' },
-        { label: 'Consumers' },
-      ],
-      topics.map((topic) => [
-        h('a', { href: `#/topics/${encodeURIComponent(topic.name)}` }, topic.name),
-        formatNumber(topic.startOffset),
-        formatNumber(topic.tailOffset),
-        formatNumber(topic.messages),
-        formatBytes(topic.bytes),
-        formatNumber(topic.segments),
-        topic.writable ? 'yes' : 'no',
-        topic.subscriptions.map((s) => s.consumerId).join(', ') || '—',
-      ]),
-      'No topics yet: publish a message.',
-    ),
+    list.element,
   );
 }
 
@@ -43,6 +38,7 @@ export async function topicPage(main, name) {
   const limit = h('input', { type: 'number', min: 1, max: 1000, step: 1, value: DEFAULT_PAGE_SIZE, required: true });
   const status = statusLine();
   const results = h('div');
+  const charts = topicCharts(topic.name);
   const browse = async (start) => {
     from.value = String(start);
     const page = await api('GET', `/mmmq/topics/${segment(name)}/messages?from=${Number(from.value)}&limit=${Number(limit.value)}`);
@@ -101,6 +97,7 @@ export async function topicPage(main, name) {
         ],
       ],
     ),
+    charts.element,
     retentionTable(topic),
     table(
       'Consumers reading it',
@@ -127,6 +124,7 @@ export async function topicPage(main, name) {
     results,
   );
   await browse(topic.startOffset);
+  return charts.start();
 }
 
 /** The topic's retention policy (the broker's `topics` option): what it keeps, and what it has kept past it. */

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { CONSOLE_ICON, CONSOLE_ICON_NAME } from './console-icon';
 
 /**
  * Where the console's files are: `packages/broker/console`, shipped with the package. From `src/console` (tests)
@@ -34,6 +35,7 @@ export class ConsoleAssets {
       if (contentType !== undefined) this.assets.set(name, { contentType, body: readFileSync(join(dir, name), 'utf8') });
     }
     if (!this.assets.has(CONSOLE_PAGE)) throw new Error(`The console's ${CONSOLE_PAGE} is missing from ${dir}`);
+    this.assets.set(CONSOLE_ICON_NAME, CONSOLE_ICON);
   }
 
   get(name: string): ConsoleAsset | undefined {

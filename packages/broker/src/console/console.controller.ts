@@ -1,9 +1,29 @@
-import { Controller, Get, HttpStatus, Param, Req, Res, UseFilters } from '@nestjs/common';
+import { MmmqValidationError } from '@mmmq/core';
+import {
+  Controller,
+  Get,
+  HttpStatus,
+  NotFoundException,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+  Param,
+  Query,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
+import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { NackExceptionFilter } from '../http/nack-exception.filter';
+import { BrokerAccessGuard } from '../http/broker-access.guard';
 import { incomingMessageOf, RequestWithRawBody } from '../http/raw-body.reader';
+import { RequiresRole } from '../security/requires-role.decorator';
+import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { ConsoleAccess } from './console-access';
 import { CONSOLE_PAGE, ConsoleAsset, ConsoleAssets } from './console-assets';
+import { ConsoleHistory, HistoryView } from './console-history';
 import { notFoundPage } from './not-found-page';
 
 /**
@@ -24,19 +44,53 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /**
  * The admin web console (docs/operations.md#console): one page and its scripts and styles, which call the admin
  * API from the browser like any other client. Serving them needs no token (a page load cannot send one); the data
- * does. {@link ConsoleAccess} decides where it is served at all.
+ * does. {@link ConsoleAccess} decides where it is served at all. The charts' 15 minutes of samples are the one
+ * route of its own ({@link history}), with the admin API's checks; the sampler runs only while the console is on.
  */
 @Controller('mmmq/console')
 @UseFilters(NackExceptionFilter)
-export class ConsoleController {
+export class ConsoleController implements OnApplicationBootstrap, OnModuleDestroy {
   /** Not read while the console is off: a bundle that left the files out still starts. */
   private readonly assets: ConsoleAssets | undefined;
+  private readonly sampler: ConsoleHistory | undefined;
 
   constructor(
     private readonly access: ConsoleAccess,
     private readonly adapterHost: HttpAdapterHost,
+    queues: TopicQueueContainer,
+    subscriptions: SubscriptionContainer,
+    dispatchers: DispatcherRegistry,
   ) {
     this.assets = access.enabled ? new ConsoleAssets() : undefined;
+    this.sampler = access.enabled
+      ? new ConsoleHistory({
+          topics: () => queues.each(),
+          subscriptions: function* () {
+            for (const { consumerId } of dispatchers.list()) yield* subscriptions.eachSubscriptionOf(consumerId);
+          },
+        })
+      : undefined;
+  }
+
+  onApplicationBootstrap(): void {
+    this.sampler?.start();
+  }
+
+  onModuleDestroy(): void {
+    this.sampler?.stop();
+  }
+
+  /** The newest samples of publish and delivery rates and lag: all that are kept, or those after sample `since`. */
+  @Get('data/history')
+  @UseGuards(BrokerAccessGuard)
+  @RequiresRole('admin')
+  history(@Query('since') since?: string): HistoryView {
+    if (this.sampler === undefined) throw new NotFoundException('The console is turned off on this broker (console.enabled is false).');
+    const after = since === undefined ? undefined : Number(since);
+    if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) {
+      throw new MmmqValidationError(`since must be a non-negative integer, got ${JSON.stringify(since)}`);
+    }
+    return this.sampler.history(after);
   }
 
   @Get()

@@ -6,7 +6,7 @@ import {
   MMMQ_PERSISTENCE_OPTIONS,
   ResolvedDiskGuardOptions,
   ResolvedPersistenceOptions,
-} from '../mmmq-broker.options';
+} from '../config/broker-options';
 import { DiskSpaceLowError } from './storage.errors';
 
 /** Bytes the broker may still write on the file system holding `dir`. */

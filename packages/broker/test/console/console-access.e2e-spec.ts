@@ -26,6 +26,10 @@ describe.each(HTTP_PLATFORMS)('the console files on %s', (platform) => {
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+
+    const icon = await fetch(`${broker.url}/mmmq/console/assets/icon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
   });
 
   it('answers 404 for a file it does not have, whatever the name tries', async () => {
@@ -43,6 +47,8 @@ describe('where the console is not served', () => {
       expect(page.status).toBe(404);
       expect(await page.text()).toContain('console.enabled is false');
       expect((await fetch(`${broker.url}/mmmq/console/assets/main.js`)).status).toBe(404);
+      // Nothing is sampled for charts nobody can see.
+      expect((await broker.request('GET', '/mmmq/console/data/history')).status).toBe(404);
     } finally {
       await broker.close();
     }

@@ -12,12 +12,25 @@ import { TestConsumer } from '../support/test-consumer';
 const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of every page, kept as test artifacts (gitignored); a few are copied into docs/images. */
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'artifacts', 'console');
+/** The screenshots docs/operations.md shows (committed). */
+const IMAGES = join(__dirname, '..', '..', '..', '..', 'docs', 'images');
 /** Wide enough for the subscription table, as on a laptop. */
 const VIEWPORT = { width: 1366, height: 900 };
 /** A token of the admin role, for the broker that requires tokens. */
 const ADMIN_TOKEN = 'console-admin-token-0123456789';
 
 const HAS_CHROMIUM = existsSync(CHROMIUM);
+
+/** Uncaught errors and Content-Security-Policy violations of the pages under test: each test ends with none. */
+const problems: string[] = [];
+
+function watched(page: Page): Page {
+  page.on('pageerror', (error) => problems.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy/i.test(message.text())) problems.push(message.text());
+  });
+  return page;
+}
 
 (HAS_CHROMIUM ? describe : describe.skip)(
   HAS_CHROMIUM
@@ -31,6 +44,7 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     });
     afterAll(() => browser?.close());
+    afterEach(() => expect(problems.splice(0)).toEqual([]));
 
     describe('on a broker without tokens (loopback clients)', () => {
       let broker: BrokerApp;
@@ -42,7 +56,7 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
         await consumer.start();
         consumer.reply = (delivery) => ((delivery.body.content as { poison?: boolean }).poison && !healed ? 'REJECT' : 'ACK');
         broker = await startBroker({ delivery: FAST_BACKOFF });
-        page = await browser.newPage({ viewport: VIEWPORT });
+        page = watched(await browser.newPage({ viewport: VIEWPORT }));
         page.on('dialog', (dialog) => void dialog.accept());
       });
       afterAll(async () => {
@@ -254,7 +268,7 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
 
       beforeAll(async () => {
         broker = await startBroker({ auth: { tokens: [{ token: ADMIN_TOKEN, roles: ['admin'] }] } });
-        page = await browser.newPage({ viewport: VIEWPORT });
+        page = watched(await browser.newPage({ viewport: VIEWPORT }));
       });
       afterAll(async () => {
         await page?.close();
@@ -288,7 +302,7 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
           // A long first backoff: the member is still backing off whenever the page looks.
           delivery: { backoff: { initialMs: 60_000, maxMs: 60_000 } },
         });
-        page = await browser.newPage({ viewport: VIEWPORT });
+        page = watched(await browser.newPage({ viewport: VIEWPORT }));
       });
       afterAll(async () => {
         await page?.close();
@@ -317,12 +331,16 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
         const [member] = (await broker.subscription('mailer', 'mail.sent')).members;
         expect(member).toMatchObject({ host: down, state: 'active', failedPushes: 1, lastError: expect.any(String) });
 
-        await page.goto(`${broker.url}/mmmq/console#/dispatchers`);
-        const members = page.getByRole('table', { name: 'Push members (one per push host and subscription)' });
-        const row = members.getByRole('row', { name: new RegExp(`${down} mailer mail\\.sent active 1 backing off until`) });
+        // The overview counts it, and its number leads to the Members page.
+        await page.goto(`${broker.url}/mmmq/console#/overview`);
+        await expectText(page, '#overview-failing', '1');
+        await page.locator('#overview-failing').click();
+        const members = page.getByRole('table', { name: 'Members of each subscription' });
+        const row = members.getByRole('row', { name: new RegExp(`^${down} push mailer mail\\.sent backing off 1 `) });
         await row.waitFor();
-        await row.getByText(member.lastError).waitFor();
-        await shot(page, 'dispatchers-backoff');
+        await row.getByText(member.lastError).first().waitFor();
+        await page.screenshot({ path: join(IMAGES, 'console-members.png') });
+        await shot(page, 'members-backoff');
       });
     });
   },
