@@ -6,3 +6,4 @@ export { activeTracing, type OpenTelemetry } from './tracing/opentelemetry';
 export { extractTraceContext, injectTraceContext } from './tracing/message-trace-context';
 export { MESSAGING_SYSTEM, MessagingAttributes } from './tracing/messaging-attributes';
 export { TRACE_HEADERS } from './tracing/trace-headers';
+export * from './asyncapi';
