@@ -5,7 +5,7 @@ import { describe, plainObject, refuseUnknownFields } from './option-checks';
 const ENDPOINT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
 /**
- * What `health` and `metrics` share: `undefined`/`false` is off, `true` is every default, an object is on unless its
+ * What `health`, `metrics` and `asyncapi` share: `undefined`/`false` is off, `true` is every default, an object is on unless its
  * `enabled` is false; unknown keys are refused.
  * @throws InvalidConsumerOptionsError naming the option
  */
@@ -36,10 +36,10 @@ export function endpointPath(option: string, path: unknown): string {
 }
 
 /** The options that shape the module (its routes), so they are read when it is built, not from an options factory. */
-const MODULE_SHAPING_OPTIONS = ['health', 'metrics'] as const;
+const MODULE_SHAPING_OPTIONS = ['health', 'metrics', 'asyncapi'] as const;
 
 /**
- * `health` and `metrics` reach the validated options only from a `forRootAsync` factory's result (`forRoot` and the
+ * `health`, `metrics` and `asyncapi` reach the validated options only from a `forRootAsync` factory's result (`forRoot` and the
  * async options take them out), too late to add routes: named here rather than as an unknown option.
  * @throws InvalidConsumerOptionsError naming the option
  */
