@@ -48,6 +48,26 @@ describe('mmmq asyncapi', () => {
     expect(document.components.schemas.InvoiceDue.properties.currency).toEqual({ type: 'string', enum: ['EUR', 'USD'] });
   });
 
+  it("adds the controllers' @EventPattern and @MessagePattern handlers with --patterns, and only then", async () => {
+    const out = join(dir, 'with-patterns.json');
+
+    const result = await mmmqAsyncApi(['--module', FIXTURE, '--export', 'BillingModule', '--patterns', '--out', out]);
+
+    expect(result).toMatchObject({ code: ExitCode.OK, stderr: '' });
+    const document = JSON.parse(await readFile(out, 'utf8'));
+    expect(await asyncApiErrors(document)).toEqual([]);
+    expect(document.operations['receive-payment-settled']).toMatchObject({
+      'x-mmmq-source': '@EventPattern("payment.settled")',
+      messages: [{ $ref: '#/channels/payment-settled/messages/InvoiceDue' }],
+    });
+    expect(document.operations['receive-payment-quote']).toMatchObject({
+      'x-mmmq-source': '@MessagePattern("payment.quote")',
+      reply: { channel: { $ref: '#/channels/replies' } },
+    });
+    const without = JSON.parse(await readFile(join(dir, 'asyncapi.json'), 'utf8'));
+    expect(Object.keys(without.channels).sort()).toEqual(['invoice-any', 'invoice-due']);
+  });
+
   it('prints the document without --out, and exits 2 naming the export it could not find', async () => {
     const printed = await mmmqAsyncApi(['--module', FIXTURE, '--export', 'BillingModule', '--title', 'billing']);
     const missing = await mmmqAsyncApi(['--module', FIXTURE]);

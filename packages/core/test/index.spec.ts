@@ -206,6 +206,7 @@ describe('@mmmq/core/internal', () => {
       'SCHEMA_POINTER_PREFIX',
       'TRACE_HEADERS',
       'activeTracing',
+      'applicationControllers',
       'asyncApiContributorOf',
       'asyncApiPayloadOf',
       'asyncApiRouteController',

@@ -1,5 +1,11 @@
-import { buildAsyncApiDocument, collectAsyncApiOperations, MMMQ_DESCRIBE_ONLY, PayloadSchemas } from '@mmmq/core/internal';
-import type { AsyncApiContainer, AsyncApiDocument, AsyncApiInfo } from '@mmmq/core/internal';
+import {
+  applicationControllers,
+  buildAsyncApiDocument,
+  collectAsyncApiOperations,
+  MMMQ_DESCRIBE_ONLY,
+  PayloadSchemas,
+} from '@mmmq/core/internal';
+import type { AsyncApiContainer, AsyncApiDocument, AsyncApiInfo, AsyncApiOperation } from '@mmmq/core/internal';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +17,12 @@ export interface DescribedApplication {
   modulePath: string;
   exportName: string;
   info: AsyncApiInfo;
+  /** Describe the controllers' `@EventPattern`/`@MessagePattern` handlers too, as an MmmqServer would receive them. */
+  patterns: boolean;
 }
+
+/** The package `--patterns` loads from the application. */
+export const MICROSERVICES_PACKAGE = '@mmmq/microservices';
 
 type NestCore = {
   NestFactory: { createApplicationContext(module: unknown, options?: object): Promise<INestApplicationContext> };
@@ -25,7 +36,7 @@ type NestCore = {
  * classes its modules were declared with are the ones the context is built with.
  * @throws UsageError when the file or its export is not there
  */
-export async function describeApplication({ modulePath, exportName, info }: DescribedApplication): Promise<AsyncApiDocument> {
+export async function describeApplication({ modulePath, exportName, info, patterns }: DescribedApplication): Promise<AsyncApiDocument> {
   const file = resolve(modulePath);
   if (!existsSync(file)) throw new UsageError(`--module ${modulePath}: no such file`);
   const fromApp = createRequire(file);
@@ -34,12 +45,29 @@ export async function describeApplication({ modulePath, exportName, info }: Desc
     throw new UsageError(`${modulePath} exports no ${exportName} module class; name it with --export`);
   }
   const nest = loadFromApp<NestCore>(fromApp, '@nestjs/core');
+  const describePatterns = patterns ? patternDescriber(fromApp, modulePath) : undefined;
   const context = await nest.NestFactory.createApplicationContext(describeOnly(exported as Type), { logger: false, abortOnError: false });
   try {
-    const operations = collectAsyncApiOperations(context.get(nest.ModulesContainer));
+    const container = context.get(nest.ModulesContainer);
+    const operations = [...collectAsyncApiOperations(container), ...(describePatterns?.(applicationControllers(container)) ?? [])];
     return buildAsyncApiDocument(operations, info, new PayloadSchemas((id) => loadFromApp(fromApp, id)));
   } finally {
     await context.close();
+  }
+}
+
+/**
+ * `@mmmq/microservices`' `describePatternHandlers`, from the application's dependencies: an MmmqServer is created in
+ * the application's `main.ts`, which the CLI does not run, so the handlers are read from the controllers.
+ * @throws UsageError when the application cannot load the package
+ */
+function patternDescriber(fromApp: NodeJS.Require, modulePath: string): (controllers: object[]) => AsyncApiOperation[] {
+  try {
+    const microservices = fromApp(MICROSERVICES_PACKAGE) as { describePatternHandlers(controllers: object[]): AsyncApiOperation[] };
+    return (controllers) => microservices.describePatternHandlers(controllers);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new UsageError(`--patterns describes MmmqServer handlers, but ${MICROSERVICES_PACKAGE} cannot be loaded from ${modulePath}`);
   }
 }
 

@@ -14,6 +14,7 @@ interface AsyncApiOptions {
   title: string;
   apiVersion: string;
   description?: string;
+  patterns?: boolean;
 }
 
 /**
@@ -30,10 +31,12 @@ export function registerAsyncApiCommand(program: Command, context: CommandContex
     .option('--title <title>', "the document's info.title", DEFAULT_ASYNCAPI_TITLE)
     .option('--api-version <version>', "the document's info.version", DEFAULT_ASYNCAPI_VERSION)
     .option('--description <text>', "the document's info.description")
+    .option('--patterns', "describe the controllers' @EventPattern/@MessagePattern handlers as an MmmqServer receives them")
     .action(async (options: AsyncApiOptions) => {
       const document = await describeApplication({
         modulePath: options.module,
         exportName: options.export,
+        patterns: options.patterns === true,
         info: {
           title: options.title,
           version: options.apiVersion,

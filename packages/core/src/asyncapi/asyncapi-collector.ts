@@ -21,14 +21,10 @@ export interface AsyncApiContainer {
  */
 export function collectAsyncApiOperations(container: AsyncApiContainer): AsyncApiOperation[] {
   const contributors = new Set<AsyncApiContributor>();
-  const controllers = new Set<object>();
   for (const module of container.values()) {
     for (const wrapper of module.providers.values()) {
       const contributor = asyncApiContributorOf(wrapper.instance);
       if (contributor !== undefined) contributors.add(contributor);
-    }
-    for (const wrapper of module.controllers.values()) {
-      if (typeof wrapper.instance === 'object' && wrapper.instance !== null) controllers.add(wrapper.instance);
     }
   }
   const targets = container.getRpcTargetRegistry?.().subscribe((target) => {
@@ -36,6 +32,17 @@ export function collectAsyncApiOperations(container: AsyncApiContainer): AsyncAp
     if (contributor !== undefined) contributors.add(contributor);
   });
   targets?.unsubscribe();
-  const scope = { controllers: [...controllers] };
+  const scope = { controllers: applicationControllers(container) };
   return [...contributors].flatMap((contributor) => [...contributor[ASYNCAPI_CONTRIBUTOR](scope)]);
+}
+
+/** The instances of the application's controllers, where `@EventPattern`/`@MessagePattern` handlers are declared. */
+export function applicationControllers(container: AsyncApiContainer): object[] {
+  const controllers = new Set<object>();
+  for (const module of container.values()) {
+    for (const wrapper of module.controllers.values()) {
+      if (typeof wrapper.instance === 'object' && wrapper.instance !== null) controllers.add(wrapper.instance);
+    }
+  }
+  return [...controllers];
 }

@@ -2,7 +2,7 @@ import type { ResolvedConsumerOptions } from '@mmmq/consumer/internal';
 import type { AsyncApiOperation } from '@mmmq/core/internal';
 import type { MessageHandler } from '@nestjs/microservices';
 import { eventListeners } from './event-listeners';
-import { patternPayloads } from './pattern-payloads';
+import { scanPatternHandlers } from './pattern-handlers.scan';
 
 /**
  * The `receive` operations of an MmmqServer's handlers for the application's AsyncAPI document: one per pattern, with
@@ -16,17 +16,32 @@ export function patternOperations(
   delivery: string,
   controllers: readonly object[],
 ): AsyncApiOperation[] {
-  const payloads = patternPayloads(controllers);
+  const declared = scanPatternHandlers(controllers);
   const described = () => () => Promise.resolve(undefined);
   return eventListeners(handlers, options, described).map((listener) => ({
     action: 'receive',
     address: listener.pattern.value,
     source: listener.where,
-    payload: payloads.get(listener.name) ?? { kind: 'any' },
+    payload: declared.get(listener.name)?.payload ?? { kind: 'any' },
     replies: handlers.get(listener.name)?.isEventHandler !== true,
     consumerId: listener.consumerId,
     ackMode: listener.ackMode,
     delivery,
     ...(listener.selector === undefined ? {} : { selector: listener.selector }),
+  }));
+}
+
+/**
+ * The `@EventPattern`/`@MessagePattern` handlers of `controllers` as the `receive` operations an MmmqServer would
+ * give them, without a server: for `mmmq asyncapi --patterns`, which describes an application without running its
+ * `main.ts`, so without the server's options (no consumer id, ack mode or delivery is named).
+ */
+export function describePatternHandlers(controllers: readonly object[]): AsyncApiOperation[] {
+  return [...scanPatternHandlers(controllers)].map(([pattern, handler]) => ({
+    action: 'receive',
+    address: pattern,
+    source: `@${handler.event ? 'EventPattern' : 'MessagePattern'}(${JSON.stringify(pattern)})`,
+    payload: handler.payload,
+    replies: !handler.event,
   }));
 }

@@ -44,6 +44,7 @@ class QuoteRequest {
 class Billing {
   @MMMQListener('order.placed', { consumerId: 'shop.billing', ackMode: 'manual' })
   onPlaced(order: OrderPlaced, context: MessageContext): Promise<void> {
+    void order;
     return context.ack();
   }
 }
