@@ -1,4 +1,4 @@
-import { MessageContext, MMMQListener, MmmqConsumerModule, Payload } from '@mmmq/consumer';
+import { InvalidConsumerOptionsError, MessageContext, MMMQListener, MmmqConsumerModule, Payload } from '@mmmq/consumer';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import { MmmqProducerModule } from '@mmmq/producer';
 import { Controller, Injectable, INestApplication, Module } from '@nestjs/common';
@@ -155,5 +155,22 @@ describe('the asyncapi route of a consumer with listeners, pattern handlers and 
     });
     expect(document.components.schemas.Refund).toMatchObject({ properties: { amount: { exclusiveMinimum: 0 } } });
     expect(Object.keys(document.components.schemas).sort()).toEqual(['Customer', 'OrderPlaced', 'QuoteRequest', 'Refund']);
+  });
+});
+
+describe('the asyncapi route of a consumer and a producer in one application', () => {
+  it('refuses both at one path, naming the option and another path to give', async () => {
+    const transport = new InMemoryTransport();
+    @Module({
+      imports: [MmmqConsumerModule.forRoot({ transport, asyncapi: true }), MmmqProducerModule.forRoot({ transport, asyncapi: true })],
+    })
+    class BothModule {}
+
+    const creating = NestFactory.create(BothModule, { logger: false, abortOnError: false });
+
+    await expect(creating).rejects.toBeInstanceOf(InvalidConsumerOptionsError);
+    await expect(creating).rejects.toThrow(
+      /^MmmqConsumerModule option asyncapi: GET \/asyncapi\.json is served already by MmmqAsyncApiController of MmmqProducerModule; give the consumer's another path, e\.g\. asyncapi: \{ path: 'asyncapi\/consumer\.json' \}/,
+    );
   });
 });
