@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import type { AsyncApiOperation } from './asyncapi-operation';
 
 /**
@@ -17,8 +18,11 @@ export interface AsyncApiContributor {
   [ASYNCAPI_CONTRIBUTOR](scope: AsyncApiScope): readonly AsyncApiOperation[];
 }
 
-/** The contributor `target` is, if it is one. */
+/**
+ * The contributor `target` is, if it is one. A proxy is none: an auto-mock or a lazy client may answer every property
+ * with a function, and only MMMQ's own contributors may be called.
+ */
 export function asyncApiContributorOf(target: unknown): AsyncApiContributor | undefined {
-  if (typeof target !== 'object' || target === null) return undefined;
+  if (typeof target !== 'object' || target === null || types.isProxy(target)) return undefined;
   return typeof (target as Partial<AsyncApiContributor>)[ASYNCAPI_CONTRIBUTOR] === 'function' ? (target as AsyncApiContributor) : undefined;
 }
