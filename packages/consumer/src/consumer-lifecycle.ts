@@ -36,8 +36,8 @@ import { TransportConsumer } from './transport/transport-consumer';
  * option; the broker of this very application, in process, when it imports `MmmqBrokerModule` and `broker` is not
  * set; or the MMMQ broker at `broker`, whose subscriber registers each dispatcher, in the background unless
  * `registration.failFast`, and takes its pushes or fetches once it is registered; none of it when `mmmq asyncapi`
- * only describes the application), and drains in-flight handlers
- * first thing on shutdown, before other modules close what handlers may still use.
+ * only describes the application), and drains in-flight handlers first thing on shutdown, before other modules close
+ * what handlers may still use.
  */
 @Injectable()
 export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {

@@ -31,9 +31,9 @@ type NestCore = {
 
 /**
  * Creates the application's Nest context (every module's providers, `onModuleInit` included, so the listeners are
- * found) with `MMMQ_DESCRIBE_ONLY` provided: the consumer subscribes nothing and contacts no broker, and a producer
- * sends nothing. Nest and the optional JSON Schema converter are loaded from the application's own dependencies, so the
- * classes its modules were declared with are the ones the context is built with.
+ * found) with `MMMQ_DESCRIBE_ONLY` provided: the consumer subscribes nothing and contacts no broker (a producer
+ * connects only when it sends). Nest and the optional JSON Schema converter are loaded from the application's own
+ * dependencies, so the classes its modules were declared with are the ones the context is built with.
  * @throws UsageError when the file or its export is not there
  */
 export async function describeApplication({ modulePath, exportName, info, patterns }: DescribedApplication): Promise<AsyncApiDocument> {

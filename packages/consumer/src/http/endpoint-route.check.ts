@@ -23,9 +23,10 @@ interface ServedRoute {
 }
 
 /**
- * Refuses to start when a `GET` route of the consumer's `health`, `metrics` or `asyncapi` is declared by another controller too:
- * express would serve whichever was mounted first, silently, and fastify fail with a message naming no option. A
- * broker in the same application serves `/health/live`, `/health/ready` and `/metrics` by default.
+ * Refuses to start when a `GET` route of the consumer's `health`, `metrics` or `asyncapi` is declared by another
+ * controller too: express would serve whichever was mounted first, silently, and fastify fail with a message naming no
+ * option. A broker in the same application serves `/health/live`, `/health/ready` and `/metrics` by default, and a
+ * producer with `asyncapi` serves `/asyncapi.json`.
  */
 @Injectable()
 export class EndpointRouteCheck {

@@ -5,8 +5,8 @@ import { withMetricsEndpoint } from '../metrics/with-metrics-endpoint';
 import { EndpointRouteCheck } from './endpoint-route.check';
 
 /**
- * The consumer module with the routes its `health`, `metrics` and `asyncapi` options ask for (all off by default), and the check
- * that no other controller serves them.
+ * The consumer module with the routes its `health`, `metrics` and `asyncapi` options ask for (all off by default), and
+ * the check that no other controller serves them.
  *
  * @throws InvalidConsumerOptionsError naming the option that is wrong
  * @throws MissingPeerDependencyError when an option is on and the package it needs is not installed
