@@ -5,6 +5,7 @@ import { BROKER_URL_VARIABLE, brokerUrlFromEnv } from './broker-url-variable';
 import { CliError } from './cli.errors';
 import { CliIo, processIo } from './cli-io';
 import { CommandContext } from './command-context';
+import { registerAsyncApiCommand } from './commands/asyncapi.command';
 import { registerBenchCommand } from './commands/bench.command';
 import { registerBrokerCommand } from './commands/broker.command';
 import { registerDispatchersCommand } from './commands/dispatchers.command';
@@ -65,6 +66,7 @@ function buildProgram(io: CliIo): Command {
   registerSeekCommand(program, context);
   registerBenchCommand(program, context);
   registerVerifyCommand(program, context);
+  registerAsyncApiCommand(program, context);
   return program;
 }
 

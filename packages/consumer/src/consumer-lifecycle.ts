@@ -1,4 +1,5 @@
 import { InProcessBrokerTransport } from '@mmmq/core';
+import { MMMQ_DESCRIBE_ONLY } from '@mmmq/core/internal';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import {
   Inject,
@@ -26,6 +27,7 @@ import { BrokerPushSubscriber } from './http/broker-push-subscriber';
 import { BrokerPullSubscriber } from './pull/broker-pull-subscriber';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
 import { brokerSubscription } from './transport/broker-subscription';
+import { receivingRoute, ReceivingRoute } from './transport/receiving-route';
 import { TransportConsumer } from './transport/transport-consumer';
 
 /**
@@ -33,8 +35,9 @@ import { TransportConsumer } from './transport/transport-consumer';
  * subscribes them at bootstrap (on the in-memory transport of `MmmqTestingModule`, which wins; the `transport`
  * option; the broker of this very application, in process, when it imports `MmmqBrokerModule` and `broker` is not
  * set; or the MMMQ broker at `broker`, whose subscriber registers each dispatcher, in the background unless
- * `registration.failFast`, and takes its pushes or fetches once it is registered), and drains in-flight handlers
- * first thing on shutdown, before other modules close what handlers may still use.
+ * `registration.failFast`, and takes its pushes or fetches once it is registered; none of it when `mmmq asyncapi`
+ * only describes the application), and drains in-flight handlers first thing on shutdown, before other modules close
+ * what handlers may still use.
  */
 @Injectable()
 export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -54,6 +57,7 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     @Optional() private readonly inMemory?: InMemoryTransport,
     @Optional() private readonly inProcess?: InProcessBrokerTransport,
     @Optional() private readonly inbox?: ListenerInbox,
+    @Optional() @Inject(MMMQ_DESCRIBE_ONLY) private readonly describeOnly?: boolean,
   ) {}
 
   onModuleInit(): void {
@@ -76,6 +80,10 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
 
   async onApplicationBootstrap(): Promise<void> {
     const listeners = this.registry.all();
+    if (this.describeOnly === true) {
+      this.logger.log(`${listeners.length} listener(s) described only (mmmq asyncapi): nothing is subscribed`);
+      return;
+    }
     switch (this.route()) {
       case 'in-memory':
         await this.transport.subscribeAll(this.inMemory!, listeners);
@@ -97,15 +105,8 @@ export class ConsumerLifecycle implements OnModuleInit, OnApplicationBootstrap, 
     }
   }
 
-  /**
-   * Where the listeners receive from: the in-memory transport of `MmmqTestingModule` (which wins), the `transport`
-   * option, this application's own broker in process (it imports `MmmqBrokerModule` and `broker` is not set), or the
-   * MMMQ broker at `broker` over HTTP.
-   */
-  private route(): 'in-memory' | 'transport' | 'in-process' | 'broker' {
-    if (this.inMemory !== undefined) return 'in-memory';
-    if (this.options.transport !== undefined) return 'transport';
-    return this.inProcess !== undefined && this.options.broker === undefined ? 'in-process' : 'broker';
+  private route(): ReceivingRoute {
+    return receivingRoute(this.options, this.inMemory, this.inProcess);
   }
 
   /** Drains first thing on shutdown (see drainConsumer), before other modules close what handlers may still use. */

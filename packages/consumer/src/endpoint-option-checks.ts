@@ -6,7 +6,7 @@ const ENDPOINT_PATH = /^[\w.-]+(\/[\w.-]+)*$/;
 
 /**
  * What `health` and `metrics` share: `undefined`/`false` is off, `true` is every default, an object is on unless its
- * `enabled` is false; unknown keys are refused.
+ * `enabled` is false; unknown keys are refused. (`asyncapi`, shared with the producer, is read by core's resolver.)
  * @throws InvalidConsumerOptionsError naming the option
  */
 export function endpointOptions(option: string, value: unknown, fields: ReadonlySet<string>): Record<string, unknown> | undefined {
@@ -36,11 +36,11 @@ export function endpointPath(option: string, path: unknown): string {
 }
 
 /** The options that shape the module (its routes), so they are read when it is built, not from an options factory. */
-const MODULE_SHAPING_OPTIONS = ['health', 'metrics'] as const;
+const MODULE_SHAPING_OPTIONS = ['health', 'metrics', 'asyncapi'] as const;
 
 /**
- * `health` and `metrics` reach the validated options only from a `forRootAsync` factory's result (`forRoot` and the
- * async options take them out), too late to add routes: named here rather than as an unknown option.
+ * `health`, `metrics` and `asyncapi` reach the validated options only from a `forRootAsync` factory's result (`forRoot`
+ * and the async options take them out), too late to add routes: named here rather than as an unknown option.
  * @throws InvalidConsumerOptionsError naming the option
  */
 export function refuseModuleShapingOptions(options: object): void {

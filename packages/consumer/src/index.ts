@@ -43,6 +43,8 @@ export {
 } from './health/mmmq-consumer.health-indicator';
 export { DEFAULT_CONSUMER_HEALTH_PATH, type HealthEndpointOptions } from './health/health-endpoint.options';
 export { DEFAULT_CONSUMER_METRICS_PATH, type MetricsEndpointOptions } from './metrics/metrics-endpoint.options';
+// Defined in core, shared with the producer's `asyncapi` option.
+export { DEFAULT_ASYNCAPI_PATH, DEFAULT_ASYNCAPI_TITLE, DEFAULT_ASYNCAPI_VERSION, type AsyncApiRouteOptions } from '@mmmq/core';
 export type { PendingRegistration } from './registration/registration-status';
 export type { TransportHealth } from './transport/transport-status';
 export {

@@ -10,3 +10,4 @@ export { verdictOf } from './handling/listener-verdict';
 export { resolveListenerConfig } from './mmmq-consumer-options.resolver';
 export { toKebabCase } from './listener/consumer-id.naming';
 export { describeViolations } from './handling/content-converter';
+export { contentTypeOf } from './listener/content-type';

@@ -1,4 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { AsyncApiRouteOptions } from '@mmmq/core';
 import type { HealthEndpointOptions } from './health/health-endpoint.options';
 import { withEndpoints } from './http/with-endpoints';
 import type { MetricsEndpointOptions } from './metrics/metrics-endpoint.options';
@@ -22,6 +23,11 @@ interface MmmqConsumerModuleExtras {
    * prom-client. `true` or `{ path, registry }`. Default off.
    */
   metrics: boolean | MetricsEndpointOptions;
+  /**
+   * `GET /asyncapi.json`: the application's AsyncAPI 3.0 document (docs/asyncapi.md). `true` or
+   * `{ path, title, version, description }`. Default off.
+   */
+  asyncapi: boolean | AsyncApiRouteOptions;
 }
 
 export const {
@@ -31,7 +37,7 @@ export const {
   ASYNC_OPTIONS_TYPE: MMMQ_CONSUMER_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<MmmqConsumerOptions>({ moduleName: 'MmmqConsumer' })
   .setClassMethodName('forRoot')
-  .setExtras<MmmqConsumerModuleExtras>({ isGlobal: false, health: false, metrics: false }, (definition, extras) =>
-    withEndpoints({ ...definition, global: extras.isGlobal }, extras.health, extras.metrics),
+  .setExtras<MmmqConsumerModuleExtras>({ isGlobal: false, health: false, metrics: false, asyncapi: false }, (definition, extras) =>
+    withEndpoints({ ...definition, global: extras.isGlobal }, extras.health, extras.metrics, extras.asyncapi),
   )
   .build();

@@ -1,6 +1,7 @@
 import { ExitAfterSignalShutdown } from '@mmmq/core';
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { ListenerAsyncApiContributor } from './asyncapi/listener-asyncapi.contributor';
 import { ConsumerLifecycle } from './consumer-lifecycle';
 import { DeliveryHandler } from './handling/delivery-handler';
 import { CONSUMER_OBSERVER, ConsumerObserver } from './handling/consumer-observer';
@@ -91,6 +92,7 @@ import { REPLY_SENDER_PROVIDER } from './reply/reply-sender.provider';
     BrokerPushSubscriber,
     BrokerPullSubscriber,
     ConsumerLifecycle,
+    ListenerAsyncApiContributor,
     ExitAfterSignalShutdown,
   ],
   exports: [MMMQ_CONSUMER_OPTIONS, MmmqConsumerHealthIndicator],

@@ -27,3 +27,30 @@ export type EventTopic<E> = Extract<keyof E, string>;
 export type EventMessage<E, K extends EventTopic<E> = EventTopic<E>> = {
   [T in K]: Message<E[T]> & { topic: T };
 }[K];
+
+/**
+ * A map of topic → content class, known at run time: what `MmmqProducerModule`'s `events` option takes to describe
+ * the topics it sends to (docs/asyncapi.md). `String`, `Number`, `Boolean` and `Array` stand for JSON primitives and
+ * arrays, `Object` for any JSON.
+ */
+export type EventClasses = Record<string, Function>;
+
+/**
+ * The event map (topic → content type) of an {@link EventClasses} map, so one declaration types the producer and
+ * describes its topics: `Producer<EventMapOf<typeof orderEvents>>`.
+ */
+export type EventMapOf<C extends EventClasses> = {
+  [K in keyof C]: C[K] extends StringConstructor
+    ? string
+    : C[K] extends NumberConstructor
+      ? number
+      : C[K] extends BooleanConstructor
+        ? boolean
+        : C[K] extends ArrayConstructor
+          ? unknown[]
+          : C[K] extends ObjectConstructor
+            ? unknown
+            : C[K] extends abstract new (...args: never[]) => infer I
+              ? I
+              : unknown;
+};

@@ -109,6 +109,12 @@ export {
   decodeStreamReply,
 } from './stream/stream-frame';
 export { explainInvalidTlsClientOptions, type TlsClientOptions } from './tls-client-options';
+export {
+  DEFAULT_ASYNCAPI_PATH,
+  DEFAULT_ASYNCAPI_TITLE,
+  DEFAULT_ASYNCAPI_VERSION,
+  type AsyncApiRouteOptions,
+} from './asyncapi/asyncapi-route.options';
 export * from './backoff';
 export { anySignal, type AnySignal } from './any-signal';
 export {
@@ -124,7 +130,7 @@ export {
 } from './wire-limits';
 export { MAX_TIMER_MS, optionChecks, type OptionChecks, type OptionErrorClass } from './option-checks';
 export { describeValue, DESCRIBED_VALUE_MAX_LENGTH } from './errors/describe-value';
-export type { AnyEvents, EventMap, EventMessage, EventTopic } from './event-map';
+export type { AnyEvents, EventClasses, EventMap, EventMapOf, EventMessage, EventTopic } from './event-map';
 export { HttpShutdownGate, SHUTDOWN_BODY_GRACE_MS } from './http/http-shutdown-gate';
 export { RequestTap, type RequestTaker, type PushClaims } from './http/request-tap';
 export { PushRouteConflictError } from './errors/push-route-conflict-error';

@@ -7,6 +7,9 @@ describe('@mmmq/core public API', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
         'Acknowledgement',
+        'DEFAULT_ASYNCAPI_PATH',
+        'DEFAULT_ASYNCAPI_TITLE',
+        'DEFAULT_ASYNCAPI_VERSION',
         'DEFAULT_BACKOFF',
         'DEFAULT_BACKOFF_INITIAL_MS',
         'DEFAULT_BACKOFF_JITTER',
@@ -191,14 +194,27 @@ describe('@mmmq/core/testing public API', () => {
 });
 
 describe('@mmmq/core/internal', () => {
-  it('exports what the producer and the consumer share for tracing, and nothing else', () => {
+  it('exports what the producer, the consumer and the CLI share for tracing and the AsyncAPI document, and nothing else', () => {
     expect(Object.keys(internal).sort()).toEqual([
+      'ASYNCAPI_CONTRIBUTOR',
+      'ASYNCAPI_VERSION',
+      'JSONSCHEMA_CONVERTER_PACKAGE',
       'MESSAGING_SYSTEM',
+      'MMMQ_DESCRIBE_ONLY',
       'MessagingAttributes',
+      'PayloadSchemas',
+      'SCHEMA_POINTER_PREFIX',
       'TRACE_HEADERS',
       'activeTracing',
+      'applicationControllers',
+      'asyncApiContributorOf',
+      'asyncApiPayloadOf',
+      'asyncApiRouteController',
+      'buildAsyncApiDocument',
+      'collectAsyncApiOperations',
       'extractTraceContext',
       'injectTraceContext',
+      'resolveAsyncApiRoute',
     ]);
   });
 });

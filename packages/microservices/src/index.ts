@@ -14,3 +14,4 @@ export { MmmqRecord, MmmqRecordBuilder, type MmmqRecordOptions } from './client/
 export { UnsupportedPatternError } from './errors/unsupported-pattern.error';
 export { ClientEventsNotSupportedError } from './errors/client-events-not-supported.error';
 export { MmmqExceptionFilter } from './filters/mmmq-exception.filter';
+export { describePatternHandlers } from './server/pattern-operations';

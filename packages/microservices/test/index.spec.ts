@@ -19,6 +19,7 @@ describe('@mmmq/microservices public API', () => {
         'MmmqServer',
         'ServerEventsNotSupportedError',
         'UnsupportedPatternError',
+        'describePatternHandlers',
       ].sort(),
     );
   });

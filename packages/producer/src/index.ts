@@ -25,7 +25,9 @@ export type { ProducerTransaction, TransactionResult } from './producer-transact
 export type { ProduceOptions } from './produce-options';
 export type { DeliveryMode } from '@mmmq/core';
 // Defined in core, shared with the consumer's listeners; re-exported so a producer-only app needs no core import.
-export type { AnyEvents, EventMap, EventMessage, EventTopic } from '@mmmq/core';
+export type { AnyEvents, EventClasses, EventMap, EventMapOf, EventMessage, EventTopic } from '@mmmq/core';
+// Defined in core, shared with the consumer's `asyncapi` option.
+export { DEFAULT_ASYNCAPI_PATH, DEFAULT_ASYNCAPI_TITLE, DEFAULT_ASYNCAPI_VERSION, type AsyncApiRouteOptions } from '@mmmq/core';
 export { ProduceError, type ProduceFailure } from './errors/produce.error';
 export { MessageRejectedError } from './errors/message-rejected.error';
 export { ProducerClosedError } from './errors/producer-closed.error';

@@ -22,6 +22,7 @@ import {
 import type { RetryOptions } from './retry/retry-policy';
 import type { ResolvedClaimCheck } from './claim-check/claim-check.options';
 import { resolveClaimCheck } from './claim-check/claim-check-options.resolver';
+import { resolveEvents } from './asyncapi/events-option.resolver';
 
 /** Injection token of the {@link ResolvedProducerOptions}. */
 export const RESOLVED_PRODUCER_OPTIONS = Symbol('RESOLVED_PRODUCER_OPTIONS');
@@ -44,6 +45,8 @@ export interface ResolvedProducerOptions extends RetryOptions {
   token: string | undefined;
   /** Absent when contents are never claim-checked. */
   claimCheck: ResolvedClaimCheck | undefined;
+  /** Topic → content class, for the AsyncAPI document; empty when `events` is not given. */
+  events: ReadonlyMap<string, Function>;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
@@ -57,6 +60,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof MmmqProducerOptions>([
   'token',
   'claimCheck',
   'transport',
+  'events',
 ]);
 const BROKER_EXAMPLE = '"http://localhost:8080" or "mmmq://localhost:8081"';
 /** Options of the MMMQ broker, meaningless with another transport. */
@@ -105,6 +109,7 @@ export function resolveProducerOptions(options: unknown, brokerAtHand: false | '
     tls: tlsOptions(given.tls),
     token: token(given.token),
     claimCheck: resolveClaimCheck(given.claimCheck),
+    events: resolveEvents(given.events),
   };
 }
 

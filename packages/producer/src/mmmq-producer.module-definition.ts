@@ -1,5 +1,18 @@
+import type { AsyncApiRouteOptions } from '@mmmq/core';
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { withAsyncApiRoute } from './asyncapi/with-asyncapi-route';
 import type { MmmqProducerOptions } from './mmmq-producer.options';
+
+/** Options that shape the module itself (its routes), so they sit beside the (possibly async) producer options. */
+interface MmmqProducerModuleExtras {
+  /** Makes the `Producer` injectable everywhere. Default false. */
+  isGlobal: boolean;
+  /**
+   * `GET /asyncapi.json`: the application's AsyncAPI 3.0 document (docs/asyncapi.md). `true` or
+   * `{ path, title, version, description }`. Default off.
+   */
+  asyncapi: boolean | AsyncApiRouteOptions;
+}
 
 export const {
   ConfigurableModuleClass: ConfigurableMmmqProducerModule,
@@ -9,5 +22,7 @@ export const {
 } = new ConfigurableModuleBuilder<MmmqProducerOptions>({ moduleName: 'MmmqProducer' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMmmqProducerOptions')
-  .setExtras({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .setExtras<MmmqProducerModuleExtras>({ isGlobal: false, asyncapi: false }, (definition, extras) =>
+    withAsyncApiRoute({ ...definition, global: extras.isGlobal }, extras.asyncapi),
+  )
   .build();

@@ -1,6 +1,7 @@
 import { ExitAfterSignalShutdown, InProcessBrokerTransport } from '@mmmq/core';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import { DynamicModule, Module } from '@nestjs/common';
+import { ProducerAsyncApiContributor } from './asyncapi/producer-asyncapi.contributor';
 import { TRANSPORT_GATEWAY_PROVIDER } from './gateway/transport-gateway.provider';
 import { ConfigurableMmmqProducerModule, MMMQ_PRODUCER_OPTIONS, MMMQ_PRODUCER_OPTIONS_TYPE } from './mmmq-producer.module-definition';
 import { RESOLVED_PRODUCER_OPTIONS, resolveProducerOptions } from './mmmq-producer-options.resolver';
@@ -15,7 +16,7 @@ import { REPLY_ROUTE_PROVIDER } from './request/reply-route.provider';
  * HTTP); with `MmmqTestingModule` imported, to its `InMemoryBroker` whatever the options say, and `broker` may be
  * left out.
  *
- * `forRoot({ broker, …, isGlobal? })`, or `forRootAsync({ imports, inject, useFactory, isGlobal? })` to read
+ * `forRoot({ broker, …, isGlobal?, asyncapi? })`, or `forRootAsync({ imports, inject, useFactory, isGlobal? })` to read
  * the options from `@nestjs/config`.
  */
 @Module({
@@ -29,6 +30,7 @@ import { REPLY_ROUTE_PROVIDER } from './request/reply-route.provider';
     TRANSPORT_GATEWAY_PROVIDER,
     REPLY_ROUTE_PROVIDER,
     Producer,
+    ProducerAsyncApiContributor,
     // Ctrl-C and `kill` end the process with code 0 once it shut down cleanly, as with `useProcessExit`.
     ExitAfterSignalShutdown,
   ],

@@ -1,4 +1,4 @@
-import type { MmmqTransport, TlsClientOptions } from '@mmmq/core';
+import type { EventClasses, MmmqTransport, TlsClientOptions } from '@mmmq/core';
 import type { ProducerClaimCheckOptions } from './claim-check/claim-check.options';
 
 /** Retries after the first attempt, so a message is sent at most `1 + maxRetryCount` times. */
@@ -77,4 +77,12 @@ export interface MmmqProducerOptions {
    * See docs/exactly-once.md#claim-check.
    */
   claimCheck?: ProducerClaimCheckOptions;
+  /**
+   * The topics this application sends to and their content classes (`{ 'order.placed': PlaceOrder }`), described as
+   * `send` operations in its AsyncAPI document (docs/asyncapi.md), a class-validator DTO with its JSON Schema.
+   * `String`, `Number`, `Boolean`, `Array` stand for JSON primitives and arrays, `Object` for any JSON. Type the
+   * producer from the same object: `Producer<EventMapOf<typeof orderEvents>>`. Nothing is checked when sending.
+   * Default none.
+   */
+  events?: EventClasses;
 }

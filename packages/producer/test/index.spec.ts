@@ -6,6 +6,9 @@ describe('@mmmq/producer public API', () => {
       [
         'BrokerResponseError',
         'BrokerUnreachableError',
+        'DEFAULT_ASYNCAPI_PATH',
+        'DEFAULT_ASYNCAPI_TITLE',
+        'DEFAULT_ASYNCAPI_VERSION',
         'DEFAULT_BATCH_MAX_BYTES',
         'DEFAULT_BATCH_MAX_MESSAGES',
         'DEFAULT_MAX_RETRY_COUNT',

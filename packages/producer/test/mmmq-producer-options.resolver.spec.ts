@@ -18,6 +18,7 @@ describe('resolveProducerOptions', () => {
       timeoutMs: DEFAULT_TIMEOUT_MS,
       batching: { maxMessages: DEFAULT_BATCH_MAX_MESSAGES, maxBytes: DEFAULT_BATCH_MAX_BYTES, maxInFlight: 1 },
       token: undefined,
+      events: new Map(),
     });
     expect(resolveProducerOptions({ broker: 'http://localhost:8080', batching: false }, false).batching).toBeUndefined();
     expect(() => resolveProducerOptions({ broker: 'http://h:1', batching: { maxMessages: 0 } }, false)).toThrow(/batching\.maxMessages/);
@@ -70,6 +71,17 @@ describe('resolveProducerOptions', () => {
     expect(resolveProducerOptions({ broker: 'http://b:1' }, 'in-process').batching?.maxInFlight).toBe(1);
   });
 
+  it('keeps the declared events, topic by topic, and none when not given', () => {
+    class OrderPlaced {}
+    expect([
+      ...resolveProducerOptions({ broker: 'http://b:1', events: { 'order.placed': OrderPlaced, tick: Number } }, false).events,
+    ]).toEqual([
+      ['order.placed', OrderPlaced],
+      ['tick', Number],
+    ]);
+    expect(resolveProducerOptions({ broker: 'http://b:1' }, false).events.size).toBe(0);
+  });
+
   it('accepts 0 retries and 0 delays', () => {
     const options = { broker: 'http://b:1', maxRetryCount: 0, retryDelayMs: 0, maxRetryDelayMs: 0 };
     expect(resolveProducerOptions(options, false)).toMatchObject({ maxRetryCount: 0, retryDelayMs: 0 });
@@ -101,6 +113,9 @@ describe('resolveProducerOptions', () => {
     [{ broker: 'http://b:1', timeoutMs: 0 }, /^timeoutMs must be a positive integer, got 0/],
     [{ broker: 'http://b:1', timeoutMs: 2 ** 31 }, /^timeoutMs must be at most 2147483647, got 2147483648/],
     [{ broker: 'http://b:1', retries: 3 }, /^Unknown producer option "retries"; the options are broker, maxRetryCount/],
+    [{ broker: 'http://b:1', events: [] }, /^events must be an object of topic → content class, got \[\]/],
+    [{ broker: 'http://b:1', events: { 'order.*': Object } }, /^events\["order\.\*"\]: "order\.\*" is not a topic name \(no wildcards\)/],
+    [{ broker: 'http://b:1', events: { 'order.placed': 'OrderPlaced' } }, /^events\["order\.placed"\] must be the content's class/],
   ])('refuses %j, naming the option', (options, message) => {
     const resolving = () => resolveProducerOptions(options, false);
     expect(resolving).toThrow(InvalidProducerOptionsError);

@@ -5,13 +5,13 @@ import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.
 
 /** The option a controller of the consumer serves, and the path to suggest when its own is taken. */
 export interface ConsumerEndpoint {
-  option: 'health' | 'metrics';
+  option: 'health' | 'metrics' | 'asyncapi';
   suggestedPath: string;
 }
 
 const CONSUMER_ENDPOINT = Symbol('MMMQ_CONSUMER_ENDPOINT');
 
-/** Marks a controller the consumer adds for its `health` or `metrics` option, so its routes are checked. */
+/** Marks a controller the consumer adds for its `health`, `metrics` or `asyncapi` option, so its routes are checked. */
 export function ConsumerEndpoint(endpoint: ConsumerEndpoint): ClassDecorator {
   return (target) => Reflect.defineMetadata(CONSUMER_ENDPOINT, endpoint, target);
 }
@@ -23,9 +23,10 @@ interface ServedRoute {
 }
 
 /**
- * Refuses to start when a `GET` route of the consumer's `health` or `metrics` is declared by another controller too:
- * express would serve whichever was mounted first, silently, and fastify fail with a message naming no option. A
- * broker in the same application serves `/health/live`, `/health/ready` and `/metrics` by default.
+ * Refuses to start when a `GET` route of the consumer's `health`, `metrics` or `asyncapi` is declared by another
+ * controller too: express would serve whichever was mounted first, silently, and fastify fail with a message naming no
+ * option. A broker in the same application serves `/health/live`, `/health/ready` and `/metrics` by default, and a
+ * producer with `asyncapi` serves `/asyncapi.json`.
  */
 @Injectable()
 export class EndpointRouteCheck {

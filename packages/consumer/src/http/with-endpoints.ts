@@ -1,17 +1,18 @@
 import type { DynamicModule } from '@nestjs/common';
+import { withAsyncApiEndpoint } from '../asyncapi/with-asyncapi-endpoint';
 import { withHealthEndpoint } from '../health/with-health-endpoint';
 import { withMetricsEndpoint } from '../metrics/with-metrics-endpoint';
 import { EndpointRouteCheck } from './endpoint-route.check';
 
 /**
- * The consumer module with the routes its `health` and `metrics` options ask for (both off by default), and the check
- * that no other controller serves them.
+ * The consumer module with the routes its `health`, `metrics` and `asyncapi` options ask for (all off by default), and
+ * the check that no other controller serves them.
  *
  * @throws InvalidConsumerOptionsError naming the option that is wrong
  * @throws MissingPeerDependencyError when an option is on and the package it needs is not installed
  */
-export function withEndpoints(definition: DynamicModule, health: unknown, metrics: unknown): DynamicModule {
-  const module = withMetricsEndpoint(withHealthEndpoint(definition, health), metrics);
+export function withEndpoints(definition: DynamicModule, health: unknown, metrics: unknown, asyncapi: unknown): DynamicModule {
+  const module = withAsyncApiEndpoint(withMetricsEndpoint(withHealthEndpoint(definition, health), metrics), asyncapi);
   if (module === definition) return definition;
   return { ...module, providers: [...(module.providers ?? []), EndpointRouteCheck] };
 }

@@ -1,6 +1,7 @@
 import { ConsumerRuntime, ListenerDefinition } from '@mmmq/consumer/internal';
 import type { MessageContext } from '@mmmq/consumer';
 import { IN_PROCESS_BROKER_CLIENT, type InProcessBrokerClient, type InProcessBrokerTransport } from '@mmmq/core';
+import { ASYNCAPI_CONTRIBUTOR, type AsyncApiContributor, type AsyncApiOperation, type AsyncApiScope } from '@mmmq/core/internal';
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Deserializer, MessageHandler, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
@@ -11,6 +12,7 @@ import { eventListeners } from './event-listeners';
 import { handlerFailure } from './handler-failure';
 import { InProcessLink } from './in-process-link';
 import type { MmmqServerOptions } from './mmmq-server.options';
+import { patternOperations } from './pattern-operations';
 import { OwnPushServer, PushEndpoint, SharedPushServer } from './push-endpoint';
 import { inProcessBrokerOf, PushPlace, resolvePushPlaceOf, ServerOptionsSplit, splitServerOptions } from './server-options.resolver';
 
@@ -30,7 +32,7 @@ export type MmmqServerStatus = 'connecting' | 'connected' | 'disconnected';
  */
 export class MmmqServer
   extends Server<Record<string, Function>, MmmqServerStatus>
-  implements CustomTransportStrategy, InProcessBrokerClient
+  implements CustomTransportStrategy, InProcessBrokerClient, AsyncApiContributor
 {
   override readonly transportId = MMMQ_TRANSPORT;
   /** Told by the application's `MmmqBrokerModule` that it exists, has started and stops (see InProcessLink). */
@@ -81,6 +83,13 @@ export class MmmqServer
   /** The HTTP server pushes arrive on (undefined with pull delivery, or before `listen`). */
   unwrap<T>(): T {
     return this.endpoint?.server as T;
+  }
+
+  /** Its handlers, for the application's AsyncAPI document (docs/asyncapi.md), found among the RPC targets. */
+  [ASYNCAPI_CONTRIBUTOR](scope: AsyncApiScope): AsyncApiOperation[] {
+    const { transport, delivery } = this.runtime.options;
+    const how = this.push.kind === 'in-process' ? 'in-process' : (transport?.name ?? delivery);
+    return patternOperations(this.messageHandlers, this.runtime.options, how, scope.controllers);
   }
 
   /** This transport emits no events of its own; `status` tells its state. */

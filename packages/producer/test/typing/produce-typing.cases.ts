@@ -1,5 +1,5 @@
 // Compiled, never run, by produce-typing.spec.ts: every line must compile, and every `@ts-expect-error` must fail to.
-import type { AcceptedMessage, DeliveryMode, PublishedMessage, StoredMessage } from '@mmmq/core';
+import type { AcceptedMessage, DeliveryMode, EventMapOf, PublishedMessage, StoredMessage } from '@mmmq/core';
 import type { Producer } from '../../src';
 
 interface OrderEvents {
@@ -50,4 +50,20 @@ export async function batches(producer: Producer<OrderEvents>): Promise<number[]
   const offsets: number[] = mixed.map((message) => message.offset);
   void [accepted, offsets];
   return stored.map((message) => message.offset + 1);
+}
+
+class OrderPlaced {
+  orderId!: string;
+}
+export const shopEvents = { 'order.placed': OrderPlaced, 'metrics.tick': Number, 'audit.note': String };
+
+export async function typedByTheEventsOption(producer: Producer<EventMapOf<typeof shopEvents>>): Promise<void> {
+  // The `events` option's object types the producer: a class stands for its instances, Number for a number.
+  await producer.produce('order.placed', { orderId: '42' });
+  await producer.produce('metrics.tick', 1);
+  await producer.produce('audit.note', 'checked');
+  // @ts-expect-error: a number is not an OrderPlaced
+  await producer.produce('order.placed', 42);
+  // @ts-expect-error: not one of the declared topics
+  await producer.produce('order.deleted', { orderId: '42' });
 }
