@@ -1,6 +1,6 @@
 /**
- * The import direction inside @mmmq/broker, checked by `pnpm lint` (ARCHITECTURE.md draws it): a folder may import
- * the folders listed before it, never one after it. No file of the broker or the consumer imports itself in a cycle.
+ * The import direction inside @mmmq/broker and @mmmq/consumer, checked by `pnpm lint` (ARCHITECTURE.md draws it): a
+ * folder may import the folders listed before it, never one after it; no file imports itself in a cycle.
  */
 
 /** packages/broker/src, from the bottom up. The files at the root (the module and its options) come last. */
@@ -23,6 +23,22 @@ const BROKER_LAYERS = [
   ['http'],
   ['stream'],
   ['console', 'metrics', 'health'],
+];
+
+/** packages/consumer/src, from the bottom up. */
+const CONSUMER_LAYERS = [
+  ['errors', 'support'],
+  ['listener'],
+  ['config'],
+  ['registration'],
+  ['inbox'],
+  ['reply'],
+  ['handling'],
+  ['transport'],
+  ['pull'],
+  ['http'],
+  ['health', 'metrics', 'asyncapi'],
+  ['runtime'],
 ];
 
 const folders = (layers) => layers.flat().join('|');
@@ -65,6 +81,8 @@ module.exports = {
     },
     ...layerRules('broker', BROKER_LAYERS),
     unplacedFolder('broker', BROKER_LAYERS),
+    ...layerRules('consumer', CONSUMER_LAYERS),
+    unplacedFolder('consumer', CONSUMER_LAYERS),
   ],
   options: {
     includeOnly: '^packages/(broker|consumer)/src/',

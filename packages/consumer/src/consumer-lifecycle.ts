@@ -11,22 +11,23 @@ import {
   OnModuleInit,
   Optional,
 } from '@nestjs/common';
-import { drainConsumer } from './consumer-drain';
+import { drainConsumer } from './runtime/consumer-drain';
 import { FrontHandler } from './handling/front-handler';
 import { DeliveryServerGate } from './http/delivery-server-gate';
 import { PushRoute } from './http/push-route';
 import { ListenerInbox } from './inbox/listener-inbox';
 import { checkListenerInbox } from './inbox/listener-inbox.check';
 import { describeContentType } from './listener/content-type';
-import { checkListenerDelivery, takesPushes } from './listener/listener-delivery';
-import { buildListenerDefinitions } from './listener/listener-definitions.builder';
-import { ListenerExplorer } from './listener/listener-explorer';
+import { takesPushes } from './listener/listener-delivery';
+import { checkListenerDelivery } from './runtime/listener-delivery.check';
+import { buildListenerDefinitions } from './runtime/listener-definitions.builder';
+import { ListenerExplorer } from './runtime/listener-explorer';
 import { ListenerRegistry } from './listener/listener-registry';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from './config/resolved-consumer-options';
 import { BrokerPushSubscriber } from './http/broker-push-subscriber';
 import { BrokerPullSubscriber } from './pull/broker-pull-subscriber';
 import { DispatcherRegistrar } from './registration/dispatcher-registrar';
-import { brokerSubscription } from './transport/broker-subscription';
+import { brokerSubscription } from './runtime/broker-subscription';
 import { receivingRoute, ReceivingRoute } from './transport/receiving-route';
 import { TransportConsumer } from './transport/transport-consumer';
 

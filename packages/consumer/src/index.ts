@@ -3,7 +3,6 @@ export { MMMQ_CONSUMER_OPTIONS } from './mmmq-consumer-module-definition';
 export {
   DEFAULT_DELIVERY_BATCH_SIZE,
   DEFAULT_DELIVERY_MAX_IN_FLIGHT,
-  DEFAULT_LISTENER_CONCURRENCY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
   DEFAULT_MIN_WORKERS,
@@ -17,7 +16,6 @@ export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   MAX_DELIVERY_BATCH_SIZE,
   MAX_DELIVERY_MAX_IN_FLIGHT,
-  DEFAULT_DELIVERY_MODE,
   DEFAULT_PULL_MAX_LEASE_EXTENSION_MS,
   DEFAULT_PULL_PREFETCH,
   MAX_PULL_PREFETCH,
@@ -25,14 +23,15 @@ export {
   MAX_PULL_WAIT_MS,
   MIN_PULL_ACK_TIMEOUT_MS,
   MAX_PULL_ACK_TIMEOUT_MS,
-  type DeliveryMode,
   type PullOptions,
   type ListenerConfig,
   type MmmqConsumerOptions,
   type RegistrationOptions,
   type StartFrom,
   type WorkersOptions,
-} from './mmmq-consumer.options';
+} from './config/mmmq-consumer.options';
+export { DEFAULT_LISTENER_CONCURRENCY } from './listener/mmmq-listener.options';
+export { DEFAULT_DELIVERY_MODE, type DeliveryMode } from './listener/delivery-mode';
 export {
   MmmqConsumerHealthIndicator,
   DEFAULT_CONSUMER_HEALTH_KEY,
@@ -46,7 +45,7 @@ export { DEFAULT_CONSUMER_METRICS_PATH, type MetricsEndpointOptions } from './me
 // Defined in core, shared with the producer's `asyncapi` option.
 export { DEFAULT_ASYNCAPI_PATH, DEFAULT_ASYNCAPI_TITLE, DEFAULT_ASYNCAPI_VERSION, type AsyncApiRouteOptions } from '@mmmq/core';
 export type { PendingRegistration } from './registration/registration-status';
-export type { TransportHealth } from './transport/transport-status';
+export type { TransportHealth } from './handling/transport-health';
 export {
   MMMQListener,
   type ListenerDecorator,
@@ -58,8 +57,8 @@ export { Ctx } from './listener/ctx.decorator';
 export { MMMQ_CONTEXT_TYPE, type MmmqContextType } from './handling/listener-context-creator';
 export type { MmmqListenerOptions } from './listener/mmmq-listener.options';
 export { MessageContext, type NackOptions } from './listener/message-context';
-export type { Transaction, TransactionProduceOptions } from './handling/transaction';
-export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './handling/ack-mode';
+export type { Transaction, TransactionProduceOptions } from './listener/transaction';
+export { ACK_MODES, DEFAULT_ACK_MODE, type AckMode } from './listener/ack-mode';
 export { ListenerInbox, type InboxKey, type InboxOutcome } from './inbox/listener-inbox';
 export {
   BROKER_DEFAULT_ATTEMPT_TIMEOUT_MS,
@@ -79,7 +78,7 @@ export { LISTENER_CONSUMER_ID_MAX_LENGTH } from './listener/consumer-id.naming';
 export { MAX_REPORTED_VIOLATIONS } from './handling/content-converter';
 export { RETRY_AFTER_SECONDS } from '@mmmq/core';
 export { PUSH_ORDER_WAIT_MS } from './handling/push-sequencer';
-export type { ConsumerClaimCheckOptions } from './claim-check.options';
+export type { ConsumerClaimCheckOptions } from './config/claim-check.options';
 // Defined in core, shared with the producer; re-exported so a consumer-only app can configure a claim check.
 export { FileSystemObjectStore, type ObjectStore, type ClaimCheckReference } from '@mmmq/core';
 export { NonRetriableError } from './errors/non-retriable.error';

@@ -4,10 +4,10 @@
  */
 export { ConsumerRuntime } from './runtime/consumer-runtime';
 export type { ListenerDefinition } from './listener/listener-definition';
-export type { ResolvedConsumerOptions } from './mmmq-consumer-options.resolver';
+export type { ResolvedConsumerOptions } from './config/resolved-consumer-options';
 export { assertListenerConsumerId, defaultConsumerId } from './listener/consumer-id.naming';
 export { verdictOf } from './handling/listener-verdict';
-export { resolveListenerConfig } from './mmmq-consumer-options.resolver';
+export { resolveListenerConfig } from './runtime/mmmq-consumer-options.resolver';
 export { toKebabCase } from './listener/consumer-id.naming';
 export { describeViolations } from './handling/content-converter';
 export { contentTypeOf } from './listener/content-type';

@@ -1,9 +1,9 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { AsyncApiRouteOptions } from '@mmmq/core';
 import type { HealthEndpointOptions } from './health/health-endpoint.options';
-import { withEndpoints } from './http/with-endpoints';
+import { withEndpoints } from './runtime/with-endpoints';
 import type { MetricsEndpointOptions } from './metrics/metrics-endpoint.options';
-import type { MmmqConsumerOptions } from './mmmq-consumer.options';
+import type { MmmqConsumerOptions } from './config/mmmq-consumer.options';
 
 /**
  * Options that shape the module itself, so they sit beside the (possibly async) consumer options: the routes exist

@@ -15,7 +15,7 @@ import {
   InvalidConsumerOptionsError,
   MmmqConsumerOptions,
 } from '../src';
-import { resolveConsumerOptions } from '../src/mmmq-consumer-options.resolver';
+import { resolveConsumerOptions } from '../src/runtime/mmmq-consumer-options.resolver';
 import { defaultPullMember } from '../src/pull/pull-member';
 
 describe('resolveConsumerOptions', () => {

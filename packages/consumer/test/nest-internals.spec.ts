@@ -8,7 +8,7 @@ import {
   MODULE_PATH,
   PATH_METADATA,
   ROUTE_ARGS_METADATA,
-} from '../src/nest-internals';
+} from '../src/support/nest-internals';
 
 /** The Nest version these internals were last checked against; a new major needs them checked again. */
 const CHECKED_AGAINST = '11.2.10';

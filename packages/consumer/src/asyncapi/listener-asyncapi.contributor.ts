@@ -4,7 +4,7 @@ import { InMemoryTransport } from '@mmmq/core/testing';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { ListenerRegistry } from '../listener/listener-registry';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 import { receivingRoute } from '../transport/receiving-route';
 
 /**

@@ -1,8 +1,8 @@
 import { asyncApiRouteController } from '@mmmq/core/internal';
 import type { DynamicModule } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { ConsumerEndpoint } from '../http/endpoint-route.check';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { ConsumerEndpoint } from '../support/endpoint-route.check';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 import { resolveAsyncApiEndpoint } from './asyncapi-endpoint.options';
 
 /**

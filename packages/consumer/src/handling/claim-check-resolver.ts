@@ -6,7 +6,7 @@ import {
   ObjectStore,
   parseClaimCheckReference,
 } from '@mmmq/core';
-import type { ConsumerDelivery } from './consumer-delivery';
+import type { ConsumerDelivery } from '../listener/consumer-delivery';
 
 /** The delivery as the handler sees it (its content fetched when it was a claim check), or why it can never be. */
 export type ClaimCheckOutcome = { valid: true; delivery: ConsumerDelivery } | { valid: false; reason: string };

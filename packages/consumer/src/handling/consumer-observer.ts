@@ -1,5 +1,5 @@
-import type { TransportHealth } from '../transport/transport-status';
-import type { ConsumerReply } from './settlement';
+import type { TransportHealth } from './transport-health';
+import type { ConsumerReply } from '../listener/settlement';
 
 /** How a handler run ended: `ack`, `nack` (the broker retries) or `reject` (NACK without retry: dead-lettered). */
 export type HandlerOutcome = 'ack' | 'nack' | 'reject';

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { FrontHandler } from './front-handler';
 import { ListenerInvoker } from './listener-invoker';
-import type { ConsumerReply, SettlementChannel } from './settlement';
+import type { ConsumerReply, SettlementChannel } from '../listener/settlement';
 
 const ACK: ConsumerReply = { acknowledgement: Acknowledgement.ACK };
 

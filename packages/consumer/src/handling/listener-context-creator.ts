@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ExternalContextCreator } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { LISTENER_PARAMS_METADATA, useImplicitParams } from '../listener/listener-params';
-import { containerOf, ExecutionContextHost, ExternalExceptionFilterContext, ExternalExceptionsHandler } from '../nest-internals';
+import { containerOf, ExecutionContextHost, ExternalExceptionFilterContext, ExternalExceptionsHandler } from '../support/nest-internals';
 import { MmmqParamsFactory } from './mmmq-params.factory';
 
 /** What `host.getType()` and `ExecutionContext.getType()` say inside a listener's pipes, guards, interceptors and filters. */

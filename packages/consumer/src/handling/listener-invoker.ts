@@ -9,10 +9,10 @@ import { MessageContext } from '../listener/message-context';
 import { ClaimCheckResolver } from './claim-check-resolver';
 import { convertContent } from './content-converter';
 import { CONSUMER_OBSERVER, ConsumerObserver, outcomeOf } from './consumer-observer';
-import type { ConsumerDelivery } from './consumer-delivery';
+import type { ConsumerDelivery } from '../listener/consumer-delivery';
 import { verdictOf } from './listener-verdict';
 import { traceProcess } from './process-tracing';
-import { ConsumerReply, replyFor, Settlement, SettlementChannel } from './settlement';
+import { ConsumerReply, replyFor, Settlement, SettlementChannel } from '../listener/settlement';
 import { errorReply, replyAddress, resultReply } from '../reply/listener-reply';
 import { ReplySender } from '../reply/reply-sender';
 

@@ -1,5 +1,5 @@
 import type { ParamData } from '@nestjs/common';
-import type { ParamsFactory } from '../nest-internals';
+import type { ParamsFactory } from '../support/nest-internals';
 import { MmmqParamtype } from '../listener/listener-params';
 
 /**

@@ -1,8 +1,8 @@
 import { activeTracing, extractTraceContext, MESSAGING_SYSTEM, MessagingAttributes, type OpenTelemetry } from '@mmmq/core/internal';
 import type { Attributes, Span } from '@opentelemetry/api';
 import type { ListenerDefinition } from '../listener/listener-definition';
-import type { ConsumerDelivery } from './consumer-delivery';
-import type { ConsumerReply } from './settlement';
+import type { ConsumerDelivery } from '../listener/consumer-delivery';
+import type { ConsumerReply } from '../listener/settlement';
 
 const TRACER_NAME = '@mmmq/consumer';
 

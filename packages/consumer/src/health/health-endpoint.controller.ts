@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Type } from '@nestjs/common';
 import type * as Terminus from '@nestjs/terminus';
-import { ConsumerEndpoint } from '../http/endpoint-route.check';
+import { ConsumerEndpoint } from '../support/endpoint-route.check';
 import { DEFAULT_CONSUMER_HEALTH_KEY, MmmqConsumerHealthIndicator } from './mmmq-consumer.health-indicator';
 
 /** The probes' settings the controller needs. */

@@ -1,5 +1,5 @@
-import { endpointOptions, endpointPath } from '../endpoint-option-checks';
-import { positiveInteger } from '../option-checks';
+import { endpointOptions, endpointPath } from '../support/endpoint-option-checks';
+import { positiveInteger } from '../support/option-checks';
 import { DEFAULT_MAX_HANDLER_MS, DEFAULT_MAX_QUEUE_FULL_MS } from './mmmq-consumer.health-indicator';
 
 /**

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { FrontHandler, FrontHandlerStalls } from '../handling/front-handler';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { PendingRegistration, RegistrationStatus } from '../registration/registration-status';
-import { TransportHealth, TransportStatus } from '../transport/transport-status';
+import { TransportStatus } from '../transport/transport-status';
+import { TransportHealth } from '../handling/transport-health';
 
 /** The key {@link MmmqConsumerHealthIndicator.isHealthy} reports under unless given another. */
 export const DEFAULT_CONSUMER_HEALTH_KEY = 'mmmq-consumer';

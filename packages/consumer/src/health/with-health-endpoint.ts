@@ -1,6 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import type * as Terminus from '@nestjs/terminus';
-import { loadOptionalPeer } from '../optional-peer';
+import { loadOptionalPeer } from '../support/optional-peer';
 import { healthEndpointController } from './health-endpoint.controller';
 import { resolveHealthEndpoint } from './health-endpoint.options';
 

@@ -11,7 +11,7 @@ import type {
 import { Injectable } from '@nestjs/common';
 import { ConsumerClosingError } from '../errors/consumer-closing.error';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
-import type { ConsumerDelivery } from '../handling/consumer-delivery';
+import type { ConsumerDelivery } from '../listener/consumer-delivery';
 import { ListenerRegistry } from '../listener/listener-registry';
 import { ConsumerApi } from '../pull/consumer-api';
 import { commitWithLease, extendLease } from '../pull/lease-channel';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { DeliveryTooLargeError } from '../errors/delivery-too-large.error';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 
 /**
  * Reads the JSON body of a delivery from the request stream, up to `maxBodyBytes`. Pushes reach the consumer before

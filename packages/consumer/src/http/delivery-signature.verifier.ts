@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { verifyWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, WebhookVerificationError } from '@mmmq/core';
 import { Inject, Injectable } from '@nestjs/common';
 import { DeliveryUnauthorizedError } from '../errors/delivery-unauthorized.error';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 
 /**
  * With `signingSecrets` set, lets through only pushes signed with one of them (Standard Webhooks, over the exact

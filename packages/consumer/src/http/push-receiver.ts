@@ -19,10 +19,10 @@ import { ListenerNotSubscribedError } from '../errors/listener-not-subscribed.er
 import { PushSequencer } from '../handling/push-sequencer';
 import { deliveryOf, takesPushes } from '../listener/listener-delivery';
 import { ListenerRegistry } from '../listener/listener-registry';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 import { BrokerPushSubscriber, PushHandlers } from './broker-push-subscriber';
 import { DeliveryBodyReader, parseJson } from './delivery-body.reader';
-import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from './delivery-request.parser';
+import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from '../handling/delivery-request.parser';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
 import type { PushAnswer } from './push-answer';
 import type { SettlementStreamWriter } from './settlement-stream.writer';

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
-import type { ResolvedPull } from '../pull/pull-options.resolver';
+import type { ResolvedPull } from '../config/resolved-consumer-options';
 import type { ListenerInbox } from './listener-inbox';
 import { inboxRetentionWarning, knownRedeliveryBounds } from './redelivery-window';
 

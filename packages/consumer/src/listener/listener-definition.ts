@@ -1,6 +1,6 @@
-import type { BacklogLimit, TopicPattern } from '@mmmq/core';
-import type { AckMode } from '../handling/ack-mode';
-import type { DeliveryMode, StartFrom } from '../mmmq-consumer.options';
+import type { BacklogLimit, StartFrom, TopicPattern } from '@mmmq/core';
+import type { AckMode } from './ack-mode';
+import type { DeliveryMode } from './delivery-mode';
 import type { ContentType } from './content-type';
 import type { MessageContext } from './message-context';
 

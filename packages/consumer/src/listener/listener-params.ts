@@ -1,5 +1,5 @@
 import type { PipeTransform, Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '../nest-internals';
+import { ROUTE_ARGS_METADATA } from '../support/nest-internals';
 import { MessageContext } from './message-context';
 
 /**

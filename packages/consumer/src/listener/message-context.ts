@@ -1,7 +1,7 @@
 import { DEFAULT_PRIORITY, type DeliveryRequest, type MessageHeaders } from '@mmmq/core';
 import { SettlementError } from '../errors/settlement.error';
-import { Settlement } from '../handling/settlement';
-import type { Transaction } from '../handling/transaction';
+import { Settlement } from './settlement';
+import type { Transaction } from './transaction';
 
 /** What `context.nack()` may say. */
 export interface NackOptions {

@@ -1,6 +1,9 @@
-import type { BacklogOverflow } from '@mmmq/core';
-import type { AckMode } from '../handling/ack-mode';
-import type { DeliveryMode, StartFrom } from '../mmmq-consumer.options';
+import type { BacklogOverflow, StartFrom } from '@mmmq/core';
+import type { AckMode } from './ack-mode';
+import type { DeliveryMode } from './delivery-mode';
+
+/** Messages of one listener handled at once; 1 keeps the broker's order. */
+export const DEFAULT_LISTENER_CONCURRENCY = 1;
 
 /** What `@MMMQListener({...})` accepts; `listeners[name]` in the module options overrides all but `pattern`. */
 export interface MmmqListenerOptions {

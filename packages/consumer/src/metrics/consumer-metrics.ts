@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConsumerObserver, HandlerOutcome } from '../handling/consumer-observer';
-import type { TransportHealth } from '../transport/transport-status';
+import type { TransportHealth } from '../handling/transport-health';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { MMMQ_CONSUMER_METRICS_REGISTRY } from './metrics-registry.token';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpStatus, Inject, Res, Type } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Registry } from 'prom-client';
-import { ConsumerEndpoint } from '../http/endpoint-route.check';
+import { ConsumerEndpoint } from '../support/endpoint-route.check';
 import { MMMQ_CONSUMER_METRICS_REGISTRY } from './metrics-registry.token';
 
 /**

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { endpointOptions, endpointPath } from '../endpoint-option-checks';
+import { endpointOptions, endpointPath } from '../support/endpoint-option-checks';
 
 /**
  * Path of the consumer's scrape endpoint when `metrics.path` is not given: `GET /metrics`, what Prometheus scrapes by

@@ -1,9 +1,9 @@
 import type { DynamicModule } from '@nestjs/common';
 import type * as PromClient from 'prom-client';
-import { describe } from '../option-checks';
+import { describe } from '../support/option-checks';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { CONSUMER_OBSERVER } from '../handling/consumer-observer';
-import { loadOptionalPeer } from '../optional-peer';
+import { loadOptionalPeer } from '../support/optional-peer';
 import type * as ConsumerMetricsFile from './consumer-metrics';
 import { metricsEndpointController } from './metrics-endpoint.controller';
 import { resolveMetricsEndpoint } from './metrics-endpoint.options';

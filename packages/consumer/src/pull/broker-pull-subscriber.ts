@@ -11,7 +11,7 @@ import type {
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ListenerRegistry } from '../listener/listener-registry';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 import { DispatcherRegistrar } from '../registration/dispatcher-registrar';
 import { ConsumerApi } from './consumer-api';
 import { commitWithLease, extendLease } from './lease-channel';

@@ -1,8 +1,8 @@
 import { CONSUMERS_PATH, PublishedMessage, PublishRequest, TlsClientOptions, TRANSACTIONS_PATH } from '@mmmq/core';
 import { BrokerRequestError } from '../errors/broker-request.error';
-import type { ConsumerDelivery } from '../handling/consumer-delivery';
-import { parseDeliveryRequest } from '../http/delivery-request.parser';
-import { JsonHttpClient } from './json-http-client';
+import type { ConsumerDelivery } from '../listener/consumer-delivery';
+import { parseDeliveryRequest } from '../handling/delivery-request.parser';
+import { JsonHttpClient } from '../support/json-http-client';
 
 /** `POST /mmmq/consumers/{consumerId}/fetch`: what to take from the broker. */
 export interface FetchRequest {

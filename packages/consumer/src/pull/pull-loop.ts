@@ -14,7 +14,7 @@ import { lostLease } from './lease-channel';
 import { LeaseKeeper } from './lease-keeper';
 import { pullBackoffDelay } from './pull-backoff';
 import type { PulledMessage, PullClient } from './pull-client';
-import type { ResolvedPull } from './pull-options.resolver';
+import type { ResolvedPull } from '../config/resolved-consumer-options';
 
 export interface PullLoopDeps {
   client: PullClient;

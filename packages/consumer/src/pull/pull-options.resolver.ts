@@ -7,20 +7,10 @@ import {
   MAX_PULL_PREFETCH,
   MAX_PULL_WAIT_MS,
   MIN_PULL_ACK_TIMEOUT_MS,
-} from '../mmmq-consumer.options';
-import { describe, integerInRange, plainObject, refuseUnknownFields } from '../option-checks';
+} from '../config/mmmq-consumer.options';
+import { describe, integerInRange, plainObject, refuseUnknownFields } from '../support/option-checks';
 import { defaultPullMember, PULL_MEMBER_PATTERN } from './pull-member';
-
-/** `pull` after defaults were applied and every value was checked. */
-export interface ResolvedPull {
-  prefetch: number;
-  waitMs: number;
-  member: string;
-  /** Absent: the dispatcher's lease length. */
-  ackTimeoutMs: number | undefined;
-  /** 0: leases are not extended. */
-  maxLeaseExtensionMs: number;
-}
+import type { ResolvedPull } from '../config/resolved-consumer-options';
 
 const PULL_FIELDS = new Set(['prefetch', 'waitMs', 'member', 'ackTimeoutMs', 'maxLeaseExtensionMs']);
 

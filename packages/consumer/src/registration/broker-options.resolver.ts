@@ -1,5 +1,4 @@
 import {
-  BackoffOptions,
   DEFAULT_BACKOFF_JITTER,
   DEFAULT_BACKOFF_MULTIPLIER,
   explainInvalidTlsClientOptions,
@@ -21,41 +20,9 @@ import {
   MAX_DELIVERY_MAX_IN_FLIGHT,
   MmmqConsumerOptions,
   RegistrationOptions,
-} from '../mmmq-consumer.options';
-import { atMost, describe, positiveInteger } from '../option-checks';
-
-/** How to reach the broker's dispatcher API, present only when self-registration is on. */
-export interface ResolvedRegistration {
-  /** Without a trailing slash. */
-  brokerUrl: string;
-  /** Absent with `delivery: 'pull'`: the dispatcher is registered without a host (pull only). */
-  advertisedHost: Host | undefined;
-  /** Bootstrap waits for the registrations (and fails after `attempts`); otherwise they run in the background. */
-  failFast: boolean;
-  attempts: number;
-  /** Waits between tries: `backoffMs` doubling to {@link DEFAULT_REGISTRATION_MAX_BACKOFF_MS}, minus jitter. */
-  backoff: BackoffOptions;
-  timeoutMs: number;
-  /** A graceful shutdown takes `advertisedHost` out of the dispatchers this application joined. */
-  leaveOnShutdown: boolean;
-  /** The `batchSize` asked of the broker. */
-  batchSize: number;
-  /** The `maxInFlight` asked of the broker. */
-  maxInFlight: number;
-  /** Sent as a bearer token with every request to the dispatcher API; absent when none is configured. */
-  token: string | undefined;
-  tls: TlsClientOptions | undefined;
-}
-
-/** How to reach the broker's consumer API (pull, lease extension), present whenever `broker` is set. */
-export interface ResolvedBrokerAccess {
-  /** Without a trailing slash. */
-  url: string;
-  token: string | undefined;
-  tls: TlsClientOptions | undefined;
-  /** Time limit of one request (a fetch may take its `waitMs` longer): `registration.timeoutMs`. */
-  timeoutMs: number;
-}
+} from '../config/mmmq-consumer.options';
+import { atMost, describe, positiveInteger } from '../support/option-checks';
+import type { ResolvedBrokerAccess, ResolvedRegistration } from '../config/resolved-consumer-options';
 
 export function resolveBrokerAccess(options: MmmqConsumerOptions, token: string | undefined): ResolvedBrokerAccess | undefined {
   if (options.broker === undefined) return undefined;

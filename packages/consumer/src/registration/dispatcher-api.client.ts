@@ -3,7 +3,7 @@ import https from 'node:https';
 import { BacklogOverflow, bearerAuthorization, DISPATCHERS_PATH, TlsClientOptions } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
-import type { StartFrom } from '../mmmq-consumer.options';
+import type { StartFrom } from '../config/mmmq-consumer.options';
 
 /** A dispatcher as the broker's API shows it; fields this consumer does not use are ignored. */
 export interface DispatcherJson {

@@ -6,7 +6,7 @@ import { BrokerRequestError } from '../errors/broker-request.error';
 import { DispatcherRegistrationError } from '../errors/dispatcher-registration.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { deliveryOf } from '../listener/listener-delivery';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, ResolvedRegistration } from '../mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, ResolvedConsumerOptions, ResolvedRegistration } from '../config/resolved-consumer-options';
 import { backlogFieldsOf } from './backlog-fields';
 import { DispatcherApiClient } from './dispatcher-api.client';
 import { ensurePullDispatcher } from './pull-dispatcher';

@@ -1,6 +1,6 @@
 import { type Reply, replyAddressOf, replyErrorOf } from '@mmmq/core';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { ConsumerDelivery } from '../handling/consumer-delivery';
+import type { ConsumerDelivery } from '../listener/consumer-delivery';
 
 /** Where the reply to `delivery` goes: its reply headers, when it is a request. */
 export function replyAddress(delivery: ConsumerDelivery): { inbox: string; correlationId: string } | undefined {

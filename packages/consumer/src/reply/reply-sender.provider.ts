@@ -1,6 +1,6 @@
 import { InProcessBrokerTransport } from '@mmmq/core';
 import type { Provider } from '@nestjs/common';
-import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 import { type ReplyRelayRoute, ReplySender } from './reply-sender';
 
 /** Replies take the way the listeners' messages came: the broker in process, the broker at `broker`, or neither. */

@@ -1,8 +1,8 @@
 import { InProcessBrokerTransport, REPLIES_PATH, type Reply, ReplyInboxes } from '@mmmq/core';
 import { Logger } from '@nestjs/common';
 import { BrokerRequestError } from '../errors/broker-request.error';
-import { JsonHttpClient } from '../pull/json-http-client';
-import type { ResolvedBrokerAccess } from '../registration/broker-options.resolver';
+import { JsonHttpClient } from '../support/json-http-client';
+import type { ResolvedBrokerAccess } from '../config/resolved-consumer-options';
 
 /**
  * Where a listener's replies go when their requester is not in this process: the broker of this application's

@@ -1,6 +1,6 @@
 import type { InProcessBrokerTransport } from '@mmmq/core';
 import type { InMemoryTransport } from '@mmmq/core/testing';
-import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import type { ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 
 /**
  * Where the listeners receive from: the in-memory transport of `MmmqTestingModule` (which wins), the `transport`

@@ -1,6 +1,6 @@
 import { explainInvalidTransportOption, type MmmqTransport } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
-import type { MmmqConsumerOptions } from '../mmmq-consumer.options';
+import type { MmmqConsumerOptions } from '../config/mmmq-consumer.options';
 
 /** Options that only concern the MMMQ broker (registration, pushes, pulls): refused with another transport. */
 export const BROKER_ONLY_CONSUMER_OPTIONS: readonly (keyof MmmqConsumerOptions)[] = [

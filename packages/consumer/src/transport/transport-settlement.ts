@@ -5,7 +5,7 @@ import {
   type TransportListener,
   type TransportSubscriber,
 } from '@mmmq/core';
-import { replyFor, type SettlementChannel } from '../handling/settlement';
+import { replyFor, type SettlementChannel } from '../listener/settlement';
 
 /**
  * How `context.inProgress()`, `context.transaction()` and a `manual` decision reach a listener's transport, per

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { InvalidConsumerOptionsError, MissingPeerDependencyError, MmmqConsumerModule } from '../../src';
-import { loadOptionalPeer } from '../../src/optional-peer';
+import { loadOptionalPeer } from '../../src/support/optional-peer';
 import { initConsumer } from '../support/consumer-context';
 
 type Extras = Pick<NonNullable<Parameters<typeof MmmqConsumerModule.forRoot>[0]>, 'health' | 'metrics'>;

@@ -1,8 +1,8 @@
 import { CLAIM_CHECK_HEADER, DEFAULT_CLAIM_CHECK_MAX_BYTES, FileSystemObjectStore, sha256Hex } from '@mmmq/core';
 import { useTempDir } from '@mmmq/test-support';
 import { ClaimCheckResolver } from '../../src/handling/claim-check-resolver';
-import type { ConsumerDelivery } from '../../src/handling/consumer-delivery';
-import { resolveConsumerOptions } from '../../src/mmmq-consumer-options.resolver';
+import type { ConsumerDelivery } from '../../src/listener/consumer-delivery';
+import { resolveConsumerOptions } from '../../src/runtime/mmmq-consumer-options.resolver';
 
 const CONTENT = { report: 'r-1', lines: ['a', 'b'] };
 const BYTES = Buffer.from(JSON.stringify(CONTENT));

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { TopicPattern } from '@mmmq/core';
 import { LeaseLostError, MessageContext, NonRetriableError, SettlementError } from '../../src';
-import type { AckMode } from '../../src/handling/ack-mode';
-import type { ConsumerDelivery } from '../../src/handling/consumer-delivery';
+import type { AckMode } from '../../src/listener/ack-mode';
+import type { ConsumerDelivery } from '../../src/listener/consumer-delivery';
 import { ListenerInvoker } from '../../src/handling/listener-invoker';
-import type { SettlementChannel } from '../../src/handling/settlement';
+import type { SettlementChannel } from '../../src/listener/settlement';
 import type { ListenerDefinition } from '../../src/listener/listener-definition';
 
 const delivery: ConsumerDelivery = {

@@ -1,5 +1,5 @@
 import { InvalidDeliveryError } from '../../src';
-import { parseDeliveryBatch, parseDeliveryRequest } from '../../src/http/delivery-request.parser';
+import { parseDeliveryBatch, parseDeliveryRequest } from '../../src/handling/delivery-request.parser';
 import { delivery } from '../support/consumer-app';
 
 describe('parseDeliveryRequest: lastAttempt (pushed and fetched deliveries alike)', () => {

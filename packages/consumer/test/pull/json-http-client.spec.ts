@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BrokerRequestError } from '../../src';
-import { JsonHttpClient } from '../../src/pull/json-http-client';
+import { JsonHttpClient } from '../../src/support/json-http-client';
 
 describe('JsonHttpClient', () => {
   let server: http.Server;

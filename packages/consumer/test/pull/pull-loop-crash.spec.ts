@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { TopicPattern } from '@mmmq/core';
-import type { AckMode } from '../../src/handling/ack-mode';
+import type { AckMode } from '../../src/listener/ack-mode';
 import { DeliveryHandler } from '../../src/handling/delivery-handler';
 import { FrontHandler } from '../../src/handling/front-handler';
 import { ListenerInvoker } from '../../src/handling/listener-invoker';
 import type { ListenerDefinition } from '../../src/listener/listener-definition';
 import { PullClient } from '../../src/pull/pull-client';
-import { DEFAULT_PULL_MAX_LEASE_EXTENSION_MS } from '../../src/mmmq-consumer.options';
+import { DEFAULT_PULL_MAX_LEASE_EXTENSION_MS } from '../../src/config/mmmq-consumer.options';
 import { PullLoop } from '../../src/pull/pull-loop';
 import { toTransportListener } from '../../src/transport/transport-listener';
 import { FakePullBroker } from '../support/fake-pull-broker';

@@ -5,7 +5,7 @@ import {
   InvalidConsumerOptionsError,
   MmmqConsumerOptions,
 } from '../../src';
-import { resolveConsumerOptions } from '../../src/mmmq-consumer-options.resolver';
+import { resolveConsumerOptions } from '../../src/runtime/mmmq-consumer-options.resolver';
 import { defaultPullMember } from '../../src/pull/pull-member';
 
 const pull = { app: 'billing', broker: 'http://broker:8080/', delivery: 'pull' as const };

@@ -5,7 +5,7 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import { Subject } from 'rxjs';
 import { DispatcherRegistrationError, MmmqConsumerOptions } from '../../src';
 import type { ListenerDefinition } from '../../src/listener/listener-definition';
-import { resolveConsumerOptions } from '../../src/mmmq-consumer-options.resolver';
+import { resolveConsumerOptions } from '../../src/runtime/mmmq-consumer-options.resolver';
 import { DispatcherRegistrar } from '../../src/registration/dispatcher-registrar';
 import { RegistrationStatus } from '../../src/registration/registration-status';
 import { waitFor } from '../support/wait-for';

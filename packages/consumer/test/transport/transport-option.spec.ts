@@ -2,7 +2,7 @@ import { MmmqTransport, TopicPattern } from '@mmmq/core';
 import { InMemoryTransport } from '@mmmq/core/testing';
 import { InvalidConsumerOptionsError, MmmqConsumerOptions } from '../../src';
 import { ConsumerRuntime } from '../../src/internal';
-import { resolveConsumerOptions } from '../../src/mmmq-consumer-options.resolver';
+import { resolveConsumerOptions } from '../../src/runtime/mmmq-consumer-options.resolver';
 import { MmmqConsumerModule } from '../../src/mmmq-consumer.module';
 import { initConsumer } from '../support/consumer-context';
 

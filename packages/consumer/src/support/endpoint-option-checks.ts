@@ -1,4 +1,4 @@
-import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
+import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { describe, plainObject, refuseUnknownFields } from './option-checks';
 
 /** Path segments of letters, digits, `-`, `_` and `.`, separated by single slashes (the broker's rule). */

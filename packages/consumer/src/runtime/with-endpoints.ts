@@ -2,7 +2,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { withAsyncApiEndpoint } from '../asyncapi/with-asyncapi-endpoint';
 import { withHealthEndpoint } from '../health/with-health-endpoint';
 import { withMetricsEndpoint } from '../metrics/with-metrics-endpoint';
-import { EndpointRouteCheck } from './endpoint-route.check';
+import { EndpointRouteCheck } from '../support/endpoint-route.check';
 
 /**
  * The consumer module with the routes its `health`, `metrics` and `asyncapi` options ask for (all off by default), and

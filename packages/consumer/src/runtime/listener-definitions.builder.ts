@@ -1,14 +1,15 @@
 import { BacklogLimit, isStartFrom, MATCH_ALL_PATTERN, MmmqError, parseBacklogLimit, START_FROM_CHOICES, TopicPattern } from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
-import { ACK_MODES, AckMode, isAckMode } from '../handling/ack-mode';
-import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
-import { DEFAULT_LISTENER_CONCURRENCY, DeliveryMode } from '../mmmq-consumer.options';
-import { assertListenerConsumerId, defaultConsumerId } from './consumer-id.naming';
-import type { DiscoveredListener } from './discovered-listener';
-import type { ListenerDefinition } from './listener-definition';
-import { checkListenerSelector } from './listener-selector';
-import { LISTENER_OPTION_KEYS } from './mmmq-listener.options';
+import { ACK_MODES, AckMode, isAckMode } from '../listener/ack-mode';
+import type { ResolvedConsumerOptions } from '../config/resolved-consumer-options';
+import { DEFAULT_LISTENER_CONCURRENCY } from '../listener/mmmq-listener.options';
+import { DeliveryMode } from '../listener/delivery-mode';
+import { assertListenerConsumerId, defaultConsumerId } from '../listener/consumer-id.naming';
+import type { DiscoveredListener } from '../listener/discovered-listener';
+import type { ListenerDefinition } from '../listener/listener-definition';
+import { checkListenerSelector } from '../listener/listener-selector';
+import { LISTENER_OPTION_KEYS } from '../listener/mmmq-listener.options';
 
 const DELIVERY_MODES: ReadonlySet<unknown> = new Set<DeliveryMode>(['push', 'pull']);
 

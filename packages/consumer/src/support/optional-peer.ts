@@ -1,4 +1,4 @@
-import { MissingPeerDependencyError } from './errors/missing-peer-dependency.error';
+import { MissingPeerDependencyError } from '../errors/missing-peer-dependency.error';
 
 /**
  * Loads an optional peer dependency only when the option that needs it is on, so an application without the

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import type { InstanceWrapper } from '../nest-internals';
+import type { InstanceWrapper } from '../support/nest-internals';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ListenerContextCreator } from '../handling/listener-context-creator';
-import { declaresClassListener, readClassListener } from './class-listener';
-import type { DiscoveredListener } from './discovered-listener';
-import { inspectHandler } from './handler-signature';
-import { getListenerMetadata } from './listener.metadata';
+import { declaresClassListener, readClassListener } from '../listener/class-listener';
+import type { DiscoveredListener } from '../listener/discovered-listener';
+import { inspectHandler } from '../listener/handler-signature';
+import { getListenerMetadata } from '../listener/listener.metadata';
 
 /**
  * Finds every listener among the application's providers and controllers: methods decorated with `@MMMQListener`,

@@ -5,82 +5,34 @@ import {
   isBearerTokenText,
   MAX_TIMER_MS,
   MmmqError,
-  MmmqTransport,
   parseBacklogLimit,
   SigningSecret,
   isStartFrom,
   START_FROM_CHOICES,
 } from '@mmmq/core';
-import type { ConsumerClaimCheckOptions } from './claim-check.options';
-import { refuseModuleShapingOptions } from './endpoint-option-checks';
-import { InvalidConsumerOptionsError } from './errors/invalid-consumer-options.error';
-import { ACK_MODES, AckMode, DEFAULT_ACK_MODE } from './handling/ack-mode';
-import { assertListenerConsumerId } from './listener/consumer-id.naming';
-import { checkListenerSelector } from './listener/listener-selector';
-import { LISTENER_OPTION_KEYS } from './listener/mmmq-listener.options';
+import type { ConsumerClaimCheckOptions } from '../config/claim-check.options';
+import { refuseModuleShapingOptions } from '../support/endpoint-option-checks';
+import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
+import { ACK_MODES, DEFAULT_ACK_MODE } from '../listener/ack-mode';
+import { assertListenerConsumerId } from '../listener/consumer-id.naming';
+import { checkListenerSelector } from '../listener/listener-selector';
+import { LISTENER_OPTION_KEYS } from '../listener/mmmq-listener.options';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_WORKERS,
   DEFAULT_MIN_WORKERS,
   DEFAULT_QUEUE_SIZE,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  DEFAULT_DELIVERY_MODE,
-  DeliveryMode,
   ListenerConfig,
   MmmqConsumerOptions,
   StartFrom,
-} from './mmmq-consumer.options';
-import { describe, nonNegativeInteger, oneOf, plainObject, positiveInteger, refuseUnknownFields } from './option-checks';
-import { ResolvedPull, resolvePull } from './pull/pull-options.resolver';
-import {
-  ResolvedBrokerAccess,
-  ResolvedRegistration,
-  resolveBrokerAccess,
-  resolvePullRegistration,
-  resolveRegistration,
-} from './registration/broker-options.resolver';
-import { resolveTransport } from './transport/transport-option.resolver';
-
-export type { ResolvedBrokerAccess, ResolvedRegistration };
-
-/** Injection token of the validated options. */
-export const MMMQ_CONSUMER_RESOLVED_OPTIONS = Symbol('MMMQ_CONSUMER_RESOLVED_OPTIONS');
-
-/** How pushes must be signed, present only when `signingSecrets` are set. */
-export interface ResolvedSigning {
-  /** The first is sent when registering; any of them verifies. */
-  secrets: SigningSecret[];
-  toleranceSeconds: number;
-}
-
-/** `MmmqConsumerOptions` after defaults were applied and every value was checked. */
-export interface ResolvedConsumerOptions {
-  app: string | undefined;
-  queueSize: number;
-  workers: { min: number; max: number };
-  shutdownTimeoutMs: number;
-  maxBodyBytes: number;
-  /**
-   * How each delivery mode's dispatchers are registered; absent where nothing registers them (`autoRegister: false`,
-   * or what the mode needs is not set: `advertisedUrl` for push, `broker` and `app` for pull).
-   */
-  registrations: Readonly<Record<DeliveryMode, ResolvedRegistration | undefined>>;
-  signing: ResolvedSigning | undefined;
-  listeners: ReadonlyMap<string, ListenerConfig>;
-  /** The module's default; listeners may override it. */
-  ackMode: AckMode;
-  /** The module's default; listeners may override it. */
-  delivery: DeliveryMode;
-  broker: ResolvedBrokerAccess | undefined;
-  /** The settings of listeners that pull (defaults when `pull` is not set). */
-  pull: ResolvedPull;
-  /** Options whose use depends on the listeners' delivery, as given: checked once the listeners are known. */
-  given: Pick<MmmqConsumerOptions, 'pull' | 'advertisedUrl' | 'autoRegister'>;
-  /** Absent when claim checks are not resolved (they are dead-lettered). */
-  claimCheck: Required<ConsumerClaimCheckOptions> | undefined;
-  /** Present when listeners receive through another transport than the MMMQ broker. */
-  transport: MmmqTransport | undefined;
-}
+} from '../config/mmmq-consumer.options';
+import { DEFAULT_DELIVERY_MODE, DeliveryMode } from '../listener/delivery-mode';
+import { describe, nonNegativeInteger, oneOf, plainObject, positiveInteger, refuseUnknownFields } from '../support/option-checks';
+import { resolvePull } from '../pull/pull-options.resolver';
+import { resolveBrokerAccess, resolvePullRegistration, resolveRegistration } from '../registration/broker-options.resolver';
+import type { ResolvedConsumerOptions, ResolvedSigning } from '../config/resolved-consumer-options';
+import { resolveTransport } from '../transport/transport-option.resolver';
 
 const OPTION_FIELDS = new Set([
   'app',

@@ -1,5 +1,5 @@
 import { MAX_PRIORITY, MIN_PRIORITY, type MessageHeaders } from '@mmmq/core';
-import type { ConsumerDelivery } from '../handling/consumer-delivery';
+import type { ConsumerDelivery } from '../listener/consumer-delivery';
 import { InvalidDeliveryError } from '../errors/invalid-delivery.error';
 
 /**

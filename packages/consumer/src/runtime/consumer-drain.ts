@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
-import type { FrontHandler } from './handling/front-handler';
-import type { TransportConsumer } from './transport/transport-consumer';
+import type { FrontHandler } from '../handling/front-handler';
+import type { TransportConsumer } from '../transport/transport-consumer';
 
 /** What a consumer stops, in this order, when its application shuts down. */
 export interface DrainSteps {

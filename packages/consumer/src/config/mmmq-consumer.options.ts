@@ -11,7 +11,8 @@ import {
   type StartFrom as CoreStartFrom,
   type TlsClientOptions,
 } from '@mmmq/core';
-import type { AckMode } from './handling/ack-mode';
+import type { AckMode } from '../listener/ack-mode';
+import type { DeliveryMode } from '../listener/delivery-mode';
 
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
 export const DEFAULT_QUEUE_SIZE = 1000;
@@ -23,8 +24,6 @@ export const DEFAULT_MAX_WORKERS = 5;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Largest delivery body read when the host application has no body parser. */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
-/** Messages of one listener handled at once; 1 keeps the broker's order. */
-export const DEFAULT_LISTENER_CONCURRENCY = 1;
 /** With `registration.failFast`: tries to reach the broker's dispatcher API at bootstrap before the application fails to start. */
 export const DEFAULT_REGISTRATION_ATTEMPTS = 5;
 /** Wait before the second registration try; it doubles after each further failure (minus up to 20 % jitter). */
@@ -66,12 +65,6 @@ export const MIN_PULL_ACK_TIMEOUT_MS = MIN_ACK_TIMEOUT_MS;
 export const MAX_PULL_ACK_TIMEOUT_MS = MAX_ACK_TIMEOUT_MS;
 /** How long after its fetch a pulled message's lease is kept alive at most (5 min, the handlers' `maxHandlerMs` default). */
 export const DEFAULT_PULL_MAX_LEASE_EXTENSION_MS = 5 * 60_000;
-
-/** How messages reach the listeners: pushed by the broker to this application, or fetched by it. */
-export type DeliveryMode = 'push' | 'pull';
-
-/** Default {@link DeliveryMode}: the broker pushes to `advertisedUrl`. */
-export const DEFAULT_DELIVERY_MODE: DeliveryMode = 'push';
 
 /** Settings of `delivery: 'pull'`. */
 export interface PullOptions {

@@ -2,9 +2,9 @@ import type { TransportSubscriber } from '@mmmq/core';
 import type { BrokerPushSubscriber } from '../http/broker-push-subscriber';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { deliveryOf } from '../listener/listener-delivery';
-import type { ResolvedConsumerOptions } from '../mmmq-consumer-options.resolver';
+import type { ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 import type { BrokerPullSubscriber } from '../pull/broker-pull-subscriber';
-import type { SubscribeAllOptions } from './transport-consumer';
+import type { SubscribeAllOptions } from '../transport/transport-consumer';
 
 /** The MMMQ broker's name as a transport, in logs and error messages. */
 export const MMMQ_TRANSPORT_NAME = 'mmmq';

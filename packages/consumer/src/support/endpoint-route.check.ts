@@ -1,5 +1,5 @@
 import { Injectable, RequestMethod, Type } from '@nestjs/common';
-import { METHOD_METADATA, MODULE_PATH, PATH_METADATA } from '../nest-internals';
+import { METHOD_METADATA, MODULE_PATH, PATH_METADATA } from './nest-internals';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 
