@@ -23,6 +23,7 @@ import { HttpServerLimits } from './http/http-server-limits';
 import { RawBodyRoutes } from './http/raw-body-routes';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
+import { PublishRoutes } from './http/publish-routes';
 import { StorageController } from './http/storage.controller';
 import { RetentionService } from './retention/retention.service';
 import { TopicLimits } from './retention/topic-limits';
@@ -158,6 +159,8 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     PublishStreamServer,
     Authenticator,
     HttpServerLimits,
+    // Before RawBodyRoutes: its tap would set aside the body headers of the requests PublishRoutes takes.
+    PublishRoutes,
     RawBodyRoutes,
     ConsoleAccess,
     InProcessTransport,
