@@ -24,6 +24,7 @@ import { RawBodyRoutes } from './http/raw-body-routes';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { PublishRoutes } from './http/publish-routes';
+import { PullRoutes } from './http/pull-routes';
 import { StorageController } from './http/storage.controller';
 import { RetentionService } from './retention/retention.service';
 import { TopicLimits } from './retention/topic-limits';
@@ -159,8 +160,9 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     PublishStreamServer,
     Authenticator,
     HttpServerLimits,
-    // Before RawBodyRoutes: its tap would set aside the body headers of the requests PublishRoutes takes.
+    // Before RawBodyRoutes: its tap would set aside the body headers of the requests these take.
     PublishRoutes,
+    PullRoutes,
     RawBodyRoutes,
     ConsoleAccess,
     InProcessTransport,

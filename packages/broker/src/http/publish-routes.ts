@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { BATCH_MESSAGES_PATH, CONSUMER_ID_HEADER, MESSAGES_PATH, RequestTap, writeJson } from '@mmmq/core';
+import { BATCH_MESSAGES_PATH, CONSUMER_ID_HEADER, MESSAGES_PATH, RequestTap } from '@mmmq/core';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { MMMQ_HTTP_OPTIONS, ResolvedHttpOptions } from '../mmmq-broker.options';
@@ -10,11 +10,10 @@ import { RawBodyReader } from '../publish/raw-body.reader';
 import { Authenticator } from '../security/authenticator';
 import { BrokerAccess } from '../security/broker-access';
 import type { BrokerRole } from '../security/broker-role';
-import { writeNack } from './nack-writer';
+import { answerWith, pathOf } from './node-answer';
 import { PublishEndpoint } from './publish-endpoint';
 
 const PUBLISH_ROLE: BrokerRole = 'publish';
-const OK = 200;
 
 /**
  * The data plane of publishing: `POST /mmmq/messages` and `/mmmq/messages/batch`, served at the level of Node's HTTP
@@ -56,24 +55,14 @@ export class PublishRoutes implements OnApplicationBootstrap {
   /** True when the request is one of the publish routes', which it then answers. */
   take(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'POST' || request.headers[CONSUMER_ID_HEADER] !== undefined) return false;
-    const url = request.url ?? '';
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
-    if (path === MESSAGES_PATH) void this.serve(request, response, false);
-    else if (path === BATCH_MESSAGES_PATH) void this.serve(request, response, true);
-    else return false;
-    return true;
-  }
-
-  /** Never rejects: every failure is answered with its NACK. */
-  private async serve(request: IncomingMessage, response: ServerResponse, batch: boolean): Promise<void> {
-    try {
+    const path = pathOf(request);
+    const batch = path === BATCH_MESSAGES_PATH;
+    if (!batch && path !== MESSAGES_PATH) return false;
+    void answerWith(request, response, this.logger, async () => {
       const caller = this.access.admit(request, PUBLISH_ROLE);
       const body = await this.reader.read(request);
-      const answer = batch ? await this.endpoint.publishBatch(body, caller) : await this.endpoint.publish(body, caller);
-      writeJson(response, OK, answer);
-    } catch (error) {
-      writeNack(request, response, error, this.logger);
-    }
+      return batch ? this.endpoint.publishBatch(body, caller) : this.endpoint.publish(body, caller);
+    });
+    return true;
   }
 }
