@@ -25,7 +25,7 @@ const PUBLISH_ROLE: BrokerRole = 'publish';
  * Taken are exactly those two paths (a query string aside) with `POST`, and not a push (`mmmq-consumer-id`), which is
  * a consumer's in the same application. Everything else goes on to the framework untouched, where
  * `MessagesController` answers it by the same rules: another method, a path spelled another way (a trailing slash,
- * another case, which express also routes here), the path under a global prefix of the host application.
+ * another case: the framework routes it as before), the path under a global prefix of the host application.
  */
 @Injectable()
 export class PublishRoutes implements OnApplicationBootstrap {
