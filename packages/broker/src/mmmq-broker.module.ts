@@ -23,6 +23,8 @@ import { HttpServerLimits } from './http/http-server-limits';
 import { RawBodyRoutes } from './http/raw-body-routes';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
+import { PublishRoutes } from './http/publish-routes';
+import { PullRoutes } from './http/pull-routes';
 import { StorageController } from './http/storage.controller';
 import { RETENTION_HOLDERS } from './retention/retention-holders';
 import { EventLoopDemand } from './dispatch/event-loop-demand';
@@ -164,6 +166,9 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     PublishStreamServer,
     Authenticator,
     HttpServerLimits,
+    // Before RawBodyRoutes: its tap would set aside the body headers of the requests these take.
+    PublishRoutes,
+    PullRoutes,
     RawBodyRoutes,
     ConsoleAccess,
     InProcessTransport,

@@ -1,9 +1,7 @@
-import { Acknowledgement, BrokerAcknowledgement } from '@mmmq/core';
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { toNackResponse } from './nack-response';
-
-const RETRY_AFTER_HEADER = 'Retry-After';
+import { logIfUnexpected, nackBody, RETRY_AFTER_HEADER } from './nack-writer';
 
 /**
  * Answers every failure of the broker's routes with `{"acknowledgement":"NACK","message":…}`, so a producer
@@ -20,18 +18,14 @@ export class NackExceptionFilter implements ExceptionFilter {
     const context = host.switchToHttp();
     const response = context.getResponse<unknown>();
     const nack = toNackResponse(error);
-    if (nack.unexpected) {
-      const request = context.getRequest<{ method?: string; url?: string }>();
-      this.logger.error(`${request.method} ${request.url} failed: ${describe(error)}`, (error as Error)?.stack);
-    }
+    logIfUnexpected(this.logger, nack, context.getRequest<{ method?: string; url?: string }>(), error);
     // Shutdown answered it already (503, HttpShutdownGate in @mmmq/core); what failed since is the body it cut short.
     if (alreadyAnswered(response)) return;
     if (nack.retryAfterSeconds !== undefined && !hasHeader(response, RETRY_AFTER_HEADER)) {
       adapter.setHeader(response, RETRY_AFTER_HEADER, String(nack.retryAfterSeconds));
     }
     for (const [name, value] of Object.entries(nack.headers ?? {})) adapter.setHeader(response, name, value);
-    const body: BrokerAcknowledgement = { acknowledgement: Acknowledgement.NACK, message: nack.message };
-    adapter.reply(response, body, nack.status);
+    adapter.reply(response, nackBody(nack), nack.status);
   }
 }
 
@@ -44,8 +38,4 @@ function alreadyAnswered(response: unknown): boolean {
 function hasHeader(response: unknown, name: string): boolean {
   const getHeader = (response as { getHeader?: (name: string) => unknown }).getHeader;
   return typeof getHeader === 'function' && getHeader.call(response, name) !== undefined;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -31,13 +31,18 @@ export class RequestTap {
     const framework = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      for (const take of this.takers.length === 0 ? this.fallbacks : [...this.takers, ...this.fallbacks]) {
-        if (!take(request, response)) continue;
+      // Asked on every request (publishes among them): no array is built for it.
+      if (this.offer(this.takers, request, response) || this.offer(this.fallbacks, request, response)) {
         HttpShutdownGate.attached(server)?.track(request, response);
         return;
       }
       for (const listener of framework) listener.call(server, request, response);
     });
+  }
+
+  private offer(takers: readonly RequestTaker[], request: IncomingMessage, response: ServerResponse): boolean {
+    for (const take of takers) if (take(request, response)) return true;
+    return false;
   }
 
   /** The tap of `server`, attached on first use. */
