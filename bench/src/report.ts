@@ -112,9 +112,9 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   const rows = targets(results);
   if (rows.length) {
     out.push(
-      '## Targets (issues 11, 12, 17, 32 and 35)',
+      '## Targets',
       '',
-      "The targets of issue 11 (storage v2: one broker-wide journal), plus issue 5's fan-out target, which issue 11 does not replace, those of issue 12's new workloads (competing consumers, pull, plain HTTP consumers), issue 17's outbox → inbox (against the same pattern on RabbitMQ), issue 32's embedded workload (broker, listener and producer in one Nest app) and issue 35's bare node:http ceiling for plain HTTP publish. \"Durable peer\" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.",
+      'The targets of storage v2 (one broker-wide journal), the fan-out target, which storage v2 keeps, those of the one-subscription-model workloads (competing consumers, pull, plain HTTP consumers), the outbox → inbox (against the same pattern on RabbitMQ), the embedded workload (broker, listener and producer in one Nest app) and the bare node:http ceiling for plain HTTP publish. "Durable peer" = RabbitMQ classic or quorum, or Redis Streams with `appendfsync always`.',
       '',
     );
     out.push('| target | measured | met |', '|---|---|:---:|');
@@ -150,7 +150,7 @@ export function renderReport(results: BenchResults, chartFile: string): string {
   }
   out.push(
     '',
-    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always` (MMMQ nonPersistent, where it ran, answers on receipt: it is shown beside MMMQ, never as a peer). **MMMQ API on RabbitMQ quorum** is MMMQ's own producer and listeners on RabbitMQ through the `transport` option (issue 18): shown beside the others, never counted as MMMQ nor as a peer.",
+    "**NATS JetStream acknowledges a publish before the message is fsync'd**, and so does Redis with `appendfsync everysec`: their figures are shown for reference (marked ⚠︎) and never count as the \"durable peer\". MMMQ answers ACK only once the message is fsync'd, like RabbitMQ's publisher confirms for persistent messages and Redis with `appendfsync always` (MMMQ nonPersistent, where it ran, answers on receipt: it is shown beside MMMQ, never as a peer). **MMMQ API on RabbitMQ quorum** is MMMQ's own producer and listeners on RabbitMQ through the `transport` option ([scaling.md](scaling.md)): shown beside the others, never counted as MMMQ nor as a peer.",
     '',
   );
 
