@@ -6,6 +6,11 @@ export function reliabilityIntro(): string {
   const ci = tierSizes('ci');
   const long = tierSizes('long');
   return `
+The fault suite attacks the built broker as a crash, a power cut, a bad or full disk or a hostile client would.
+Afterwards every message the broker acknowledged must still be there, byte for byte, at its offset.
+Each requirement is an assertion; a failure keeps the figures, the seed and the data directory.
+The CI tier (part of \`.ci/run\`) writes reliability.md; the long tier writes reliability-long.md.
+
 The fault suite (\`fault/\`) attacks the standalone broker (\`apps/broker/dist/main.js\`, spawned on a temporary
 data directory, ports chosen by the kernel or taken from \`MMMQ_FAULT_PORTS\`) the way a crash, a power cut, a
 bad disk, a full disk or a hostile client would, and checks afterwards that everything the broker acknowledged
