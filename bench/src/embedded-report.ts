@@ -4,11 +4,11 @@ import { format } from './runner';
 import type { TargetRow } from './targets';
 import { EMBEDDED_METRICS } from './workloads/embedded';
 
-/** Issue 32: MMMQ's one-app end to end at saturation is at least this many times the best durable peer's. */
+/** MMMQ's one-app end to end at saturation is at least this many times the best durable peer's. */
 export const EMBEDDED_E2E_RATIO = 3;
-/** Issue 32: MMMQ's one-app confirmed produce, one at a time, is at least this share of a bare fdatasync loop. */
+/** MMMQ's one-app confirmed produce, one at a time, is at least this share of a bare fdatasync loop. */
 export const EMBEDDED_PRODUCE_VS_FDATASYNC = 0.8;
-/** Issue 32: MMMQ's one-app p99 at the fixed rate is at most this many times the best durable peer's. */
+/** MMMQ's one-app p99 at the fixed rate is at most this many times the best durable peer's. */
 export const EMBEDDED_P99_RATIO = 1;
 
 const WORKLOAD = 'embedded';
@@ -18,7 +18,7 @@ const perMessage = (us: number) => (Number.isFinite(us) ? `${format(us, 'µs')} 
 const figure = (value: number, unit: string) => `${format(value, unit)}${unit === 'ms' ? ' ms' : '/s'}`;
 
 /**
- * Issue 32's three targets for the embedded workload, from the medians of the run: end to end at saturation ≥ 3× the
+ * The three targets of the embedded workload, from the medians of the run: end to end at saturation ≥ 3× the
  * best durable peer, one-at-a-time produce ≥ 0.8× the bare fdatasync loop timed in the same round (into preallocated blocks,
  * the physical limit; the appending loop is shown beside it), p99 at the fixed rate
  * ≤ the best durable peer's. Each row gives the CPU per message beside the figures (MMMQ: the app process; a peer: its
@@ -50,10 +50,10 @@ export function embeddedTargets(results: BenchResults): TargetRow[] {
     m.rate,
     m.cpuUs.key,
     EMBEDDED_E2E_RATIO,
-    `one Nest app (broker + listener + producer), end to end at saturation ≥ ${EMBEDDED_E2E_RATIO}× the best durable peer's end to end with its own Node client (issue 32)`,
+    `one Nest app (broker + listener + producer), end to end at saturation ≥ ${EMBEDDED_E2E_RATIO}× the best durable peer's end to end with its own Node client`,
   );
 
-  const produceTarget = `one Nest app, confirmed produce one at a time ≥ ${EMBEDDED_PRODUCE_VS_FDATASYNC}× a bare fdatasync loop (1 KiB write + fdatasync, preallocated: the physical limit) in the app's data dir (issue 32)`;
+  const produceTarget = `one Nest app, confirmed produce one at a time ≥ ${EMBEDDED_PRODUCE_VS_FDATASYNC}× a bare fdatasync loop (1 KiB write + fdatasync, preallocated: the physical limit) in the app's data dir`;
   const produce = mine(m.produceRate.key);
   const loop = mine(m.fdatasyncRate.key);
   const appending = mine(m.fdatasyncAppendRate.key);
@@ -71,7 +71,7 @@ export function embeddedTargets(results: BenchResults): TargetRow[] {
     m.fixedP99,
     m.fixedCpuUs.key,
     EMBEDDED_P99_RATIO,
-    `one Nest app, end to end at ${results.config.ratePerSecond.toLocaleString('en')} msg/s: p99 ≤ the best durable peer's p99 (issue 32)`,
+    `one Nest app, end to end at ${results.config.ratePerSecond.toLocaleString('en')} msg/s: p99 ≤ the best durable peer's p99`,
   );
   return rows;
 }

@@ -22,7 +22,7 @@ export function httpCeilingTarget(results: BenchResults): TargetRow | undefined 
   const workload = results.workloads.find((w) => w.id === WORKLOAD);
   if (!mmmq || !workload || workload.notApplicable[mmmq.id] || !results.systems.some((s) => s.id === NODE_HTTP)) return undefined;
   const median = (system: string, key: string) => aggregate(results, WORKLOAD, system, key).median;
-  const target = `plain HTTP publish ≥ ${HTTP_CEILING_RATIO}× the bare node:http ceiling (${results.config.httpConnections} connections, one 1 KiB JSON POST at a time each, a server that parses and discards; issue 35)`;
+  const target = `plain HTTP publish ≥ ${HTTP_CEILING_RATIO}× the bare node:http ceiling (${results.config.httpConnections} connections, one 1 KiB JSON POST at a time each, a server that parses and discards)`;
   const mine = median(mmmq.id, 'rate');
   const ceiling = median(NODE_HTTP, 'rate');
   if (!Number.isFinite(mine) || !Number.isFinite(ceiling) || ceiling === 0) return { target, measured: 'no result', met: undefined };

@@ -17,15 +17,14 @@ export const withUnit = (value: number, unit: string) => `${format(value, unit)}
 const BACKLOG_FIRST_DELIVERY_MS = 2000;
 /** Backlog after a restart: the broker's peak RSS stays under this many MB (10^6 bytes). */
 const BACKLOG_RSS_MB = 300;
-/** The systems issue 17's outbox → inbox workload compares MMMQ with: the same pattern built on RabbitMQ. */
+/** The systems the outbox → inbox workload compares MMMQ with: the same pattern built on RabbitMQ. */
 const isRabbitMq = (s: SystemInfo) => s.id.startsWith('rabbitmq');
 /** A plain consumer keeps up when the lag at the end of publishing is at most this many seconds of publishing. */
 export const PLAIN_LAG_BOUND_SECONDS = 1;
 
 /**
- * The targets of issue 11 (storage v2, the broker-wide journal), issue 5's fan-out target, which issue 11
- * does not replace, the new workloads of issue 12 (one subscription model), issue 17's outbox → inbox and issue 32's embedded
- * (one-app) workload. Each row compares medians; a
+ * The targets of storage v2 (the broker-wide journal), the fan-out target, which storage v2 keeps, the
+ * workloads of the one subscription model (docs/delivery.md), the outbox → inbox and the embedded (one-app) workload. Each row compares medians; a
  * workload left out of the run gives no row.
  */
 export function targets(results: BenchResults): TargetRow[] {
@@ -76,15 +75,15 @@ export function targets(results: BenchResults): TargetRow[] {
       met: Number.isFinite(rss) ? rss * 1.048576 < BACKLOG_RSS_MB : undefined,
     });
   }
-  versus('fanout-3', 'rate', 1.5, 'fan-out to 3 consumers ≥ 1.5× the best durable peer (issue 5; issue 11 keeps it)');
-  versus('competing-3', 'rate', 1.5, 'competing consumers, 3 sharing one queue ≥ 1.5× the best durable peer (issue 12)');
-  versus('pull-100', 'rate', 1.5, 'pull, fetch 100 / acknowledge the batch ≥ 1.5× the best durable peer (issue 12)');
+  versus('fanout-3', 'rate', 1.5, 'fan-out to 3 consumers ≥ 1.5× the best durable peer');
+  versus('competing-3', 'rate', 1.5, 'competing consumers, 3 sharing one queue ≥ 1.5× the best durable peer');
+  versus('pull-100', 'rate', 1.5, 'pull, fetch 100 / acknowledge the batch ≥ 1.5× the best durable peer');
   // Throughput is the drained backlog's: with the writers alongside, both systems' rates are at most the writers'.
   versus(
     'outbox-inbox-backlog',
     'rate',
     1.5,
-    'outbox → relay → broker → consumer with inbox, a backlog drained ≥ 1.5× the same pattern on RabbitMQ (issue 17)',
+    'outbox → relay → broker → consumer with inbox, a backlog drained ≥ 1.5× the same pattern on RabbitMQ',
     isRabbitMq,
   );
   const live = workload('outbox-inbox');
@@ -108,7 +107,7 @@ export function targets(results: BenchResults): TargetRow[] {
     const bound = rate * PLAIN_LAG_BOUND_SECONDS;
     const lag = mine(w, 'lag');
     rows.push({
-      target: `${w.title}, keeping up: lag at the end ≤ ${bound.toLocaleString('en')} (${PLAIN_LAG_BOUND_SECONDS} s of publishing) (issue 12)`,
+      target: `${w.title}, keeping up: lag at the end ≤ ${bound.toLocaleString('en')} (${PLAIN_LAG_BOUND_SECONDS} s of publishing)`,
       measured: Number.isFinite(lag)
         ? `lag ${format(lag, '')}, ${withUnit(mine(w, 'rate'), '/s')} delivered, p99 ${withUnit(mine(w, 'p99'), 'ms')}`
         : 'no result',

@@ -8,7 +8,7 @@ const RAW_QUORUM = 'rabbitmq-quorum';
 const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '–');
 
 /**
- * What switching MMMQ's libraries to RabbitMQ costs (issue 18, docs/scaling.md § What the switch costs): each
+ * What switching MMMQ's libraries to RabbitMQ costs (docs/scaling.md § What the switch costs): each
  * `mmmq-transport` row's medians beside raw RabbitMQ quorum (amqplib) and MMMQ, per workload and figure, with the
  * ratios. Empty unless a run had such a row and at least one of the two others.
  */

@@ -44,7 +44,7 @@ function results(runs: Omit<RunRecord, 'workload' | 'round'>[]): BenchResults {
   };
 }
 
-describe('the MMMQ API on RabbitMQ quorum rows (issue 18)', () => {
+describe('the MMMQ API on RabbitMQ quorum rows', () => {
   it('are listed after RabbitMQ quorum, with the default prefetch and with prefetch 1000, and selectable by id', () => {
     const ids = createSystems().map((s) => s.id);
     expect(ids.slice(ids.indexOf('rabbitmq-quorum'), ids.indexOf('rabbitmq-quorum') + 3)).toEqual(['rabbitmq-quorum', API, API_P1000]);

@@ -47,7 +47,7 @@ function results(drained: Run[], alongside: Run[] = []): BenchResults {
   };
 }
 
-describe('the outbox → inbox workloads (issue 17)', () => {
+describe('the outbox → inbox workloads', () => {
   it.each([live, backlog])(
     '$id runs on MMMQ, both RabbitMQ queue types and the no-broker reference, and tells every other system why not',
     (w) => {

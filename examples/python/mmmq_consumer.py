@@ -116,7 +116,7 @@ class Handler:
         self.output.flush()
 
     def settle(self, message):
-        """Runs the handler (one message at a time) and returns the acknowledgement of SPEC §3."""
+        """Runs the handler (one message at a time) and returns the acknowledgement (docs/delivery.md § What the consumer receives)."""
         with self.lock:
             try:
                 self.handle(message)

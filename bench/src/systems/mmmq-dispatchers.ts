@@ -1,6 +1,6 @@
 import { httpRequest } from './mmmq-http';
 
-/** A dispatcher definition as `POST /mmmq/dispatchers` takes it (issue 12: `host` optional, several members). */
+/** A dispatcher definition as `POST /mmmq/dispatchers` takes it (`host` optional, several members). */
 export interface DispatcherBody {
   consumerId: string;
   pattern: string;
@@ -11,17 +11,18 @@ export interface DispatcherBody {
 }
 
 /**
- * Registers a dispatcher, or adds a member host to an existing one: the issue-12 contract answers a POST with
- * an existing consumerId and the same settings with 200 and the host added (201 when it created the id).
+ * Registers a dispatcher, or adds a member host to an existing one: the current contract (docs/delivery.md §
+ * Runtime API) answers a POST with an existing consumerId and the same settings with 200 and the host added
+ * (201 when it created the id).
  */
 export async function postDispatcher(port: number, body: DispatcherBody): Promise<void> {
   const answer = await httpRequest(port, 'POST', '/mmmq/dispatchers', { body: JSON.stringify(body) });
   if (answer.status === 201 || answer.status === 200) return;
   const hint =
     answer.status === 409
-      ? ' (a broker without issue 12 refuses a second host for one consumerId)'
+      ? ' (an older broker, without member groups, refuses a second host for one consumerId)'
       : answer.status === 400 && body.host === undefined
-        ? ' (a broker without issue 12 has no pull-only dispatchers)'
+        ? ' (an older broker, without member groups, has no pull-only dispatchers)'
         : '';
   throw new Error(`POST /mmmq/dispatchers for ${body.consumerId} answered ${answer.status}: ${answer.text.slice(0, 200)}${hint}`);
 }

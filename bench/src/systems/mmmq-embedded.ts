@@ -18,7 +18,7 @@ export interface SamplingHooks {
 }
 
 /**
- * MMMQ's one-app form (issue 32) in a process of its own, started by the bench: `mmmq-embedded-app.ts` on a fresh
+ * MMMQ's one-app form in a process of its own, started by the bench: `mmmq-embedded-app.ts` on a fresh
  * data dir, its CPU sampled alone from /proc like the standalone broker's. The bench drives it over the child's IPC
  * channel, one phase at a time; node options for it (`--cpu-prof`) come from `BENCH_EMBEDDED_NODE_ARGS`.
  */

@@ -84,7 +84,7 @@ export class BenchProducerModule {
 }
 
 /**
- * The embedded workload's app (issue 32): the broker, the consumer and the producer in one application, each with
+ * The embedded workload's app: the broker, the consumer and the producer in one application, each with
  * `forRoot()` and nothing else but the broker's data dir; the listener and the producer reach the broker in process.
  */
 @Module({})

@@ -22,8 +22,8 @@ interface Round {
 }
 
 /**
- * MMMQ's own libraries on RabbitMQ quorum queues (issue 18): `Producer` (`MmmqProducerModule`, default batching) and
- * `@MMMQListener` listeners (`MmmqConsumerModule`, default options) with `transport: new RabbitMqTransport(…)` of
+ * MMMQ's own libraries on RabbitMQ quorum queues (docs/scaling.md): `Producer` (`MmmqProducerModule`, default
+ * batching) and `@MMMQListener` listeners (`MmmqConsumerModule`, default options) with `transport: new RabbitMqTransport(…)` of
  * `@mmmq/rabbitmq`, on the shared RabbitMQ. Each round has a transport of its own (exchange = the round's prefix,
  * queue prefix = the round's prefix + `.`), whose exchanges and queues are deleted after the round.
  */

@@ -13,8 +13,8 @@ interface PulledMessage {
 }
 
 /**
- * One pull consumer over MMMQ's pull API (issue 12), plain HTTP and JSON: `POST /mmmq/consumers/{id}/fetch`
- * `{"max": batch, "waitMs", "member"}` (long poll), every message handled, then one `POST …/ack`
+ * One pull consumer over MMMQ's pull API (docs/http-api.md § Pull API), plain HTTP and JSON:
+ * `POST /mmmq/consumers/{id}/fetch` `{"max": batch, "waitMs", "member"}` (long poll), every message handled, then one `POST …/ack`
  * `{"leases": [...]}` for the batch, and the next fetch at once. At most one ack is on its way: before sending
  * the next one the puller waits for the previous answer (each answers once durable). Fetches and acks go over
  * their own keep-alive connection each. Throws at start when the broker has no pull API.

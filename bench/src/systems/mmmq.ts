@@ -234,7 +234,7 @@ export class MmmqSystem implements System {
   }
 
   /**
-   * The one-app form (issue 32) in a process of its own, beside this broker (which stays idle). Persistent messages
+   * The one-app form in a process of its own, beside this broker (which stays idle). Persistent messages
    * only: the nonPersistent variant runs the publish workloads alone.
    */
   startEmbeddedApp(pattern: string): Promise<EmbeddedApp> {

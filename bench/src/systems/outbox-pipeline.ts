@@ -3,7 +3,7 @@ import type { BenchContent } from '../payload';
 
 /** PostgreSQL of the outbox → inbox workload: the machine's server, trust auth (as the tests use). */
 export const PG_CONNECTION = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' } as const;
-/** Rows a relay leases, publishes and marks at once (issue 17's `leaseBatch(100, 30 s)`), on both sides. */
+/** Rows a relay leases, publishes and marks at once (`leaseBatch(100, 30 s)`, as in docs/exactly-once.md), on both sides. */
 export const RELAY_BATCH = 100;
 /** How long a leased batch is the relay's; another relay may take the rows after it. */
 export const RELAY_LEASE_MS = 30_000;

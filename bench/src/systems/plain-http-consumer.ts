@@ -7,7 +7,7 @@ import type { ConsumeHandle, OnMemberMessage } from './system';
 const ACK = JSON.stringify({ acknowledgement: 'ACK' });
 
 /**
- * A consumer that speaks only the plain wire contract (SPEC §3), as a service in another language would:
+ * A consumer that speaks only the plain wire contract (docs/delivery.md § What the consumer receives), as a service in another language would:
  * a node:http server answering each `POST /mmmq/messages` (one message per push) with
  * `{"acknowledgement":"ACK"}` after handling it. No MMMQ library, no batching.
  */
@@ -38,7 +38,7 @@ function plainServer(member: number, onMessage: OnMemberMessage): http.Server {
 /**
  * `members` plain consumers sharing `consumerId`: each server registers itself with
  * `POST /mmmq/dispatchers {"consumerId","host","pattern"}` — no `batchSize`, no `maxInFlight`, the defaults
- * of SPEC §3 — and from the second on the broker adds its host to the group (issue 12).
+ * of docs/delivery.md § Dispatchers — and from the second on the broker adds its host to the group.
  */
 export async function startPlainConsumers(
   brokerPort: number,
@@ -69,7 +69,7 @@ export async function startPlainConsumers(
       await postDispatcher(brokerPort, { consumerId, host, pattern });
       hosts.push(host);
     }
-    // One member needs no issue-12 broker (GET shows `hosts` only since then): today's broker can run it too.
+    // One member needs no broker with member groups (GET shows `hosts` only since those came): an older broker runs it too.
     if (members > 1) await expectHosts(brokerPort, consumerId, hosts);
   } catch (error) {
     await close();

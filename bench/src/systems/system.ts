@@ -64,7 +64,7 @@ export interface FsyncCounters {
 /**
  * `mmmq-mode`: MMMQ in another delivery mode, shown beside MMMQ in the publish workloads; never a peer.
  * `mmmq-transport`: MMMQ's own libraries (Producer, listeners) on another broker through the `transport` option
- * (issue 18: "MMMQ API on RabbitMQ quorum"), shown as a row beside the others; neither MMMQ nor a peer, so it never
+ * (the "MMMQ API on RabbitMQ quorum" row of docs/scaling.md), shown as a row beside the others; neither MMMQ nor a peer, so it never
  * counts in the ratios and targets, which compare the MMMQ broker with the peers.
  * `reference`: not a broker (the outbox-inbox workload's no-broker ceiling), shown as a row, never in ratios and targets.
  */
@@ -128,7 +128,7 @@ export interface System {
   pull?(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle>;
   /**
    * MMMQ only: `members` plain HTTP consumers (node:http, one message per push, a dispatcher registered with
-   * the defaults of SPEC §3) sharing the plan's one consumer id. Systems without a plain HTTP push contract
+   * the defaults of docs/delivery.md § Dispatchers) sharing the plan's one consumer id. Systems without a plain HTTP push contract
    * leave it out.
    */
   plainConsumers?(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle>;
@@ -144,7 +144,7 @@ export interface System {
    */
   outboxPipeline?(round: OutboxRound): Promise<OutboxPipeline>;
   /**
-   * MMMQ only: its one-app form (issue 32), a Nest app with the broker, a listener and the producer in a process of its
+   * MMMQ only: its one-app form, a Nest app with the broker, a listener and the producer in a process of its
    * own, listening to `pattern`, ready for the embedded workload's phases. Systems without it run those phases with
    * their own clients.
    */

@@ -6,7 +6,7 @@ import { openLoopEndToEnd } from './open-loop';
 import type { RoundContext, RoundOutcome } from './workload';
 
 /**
- * The embedded workload's three measurements (issue 32), in the order they run: confirmed produce one at a time, end to
+ * The embedded workload's three measurements, in the order they run: confirmed produce one at a time, end to
  * end at saturation, end to end at a fixed rate. The same code runs them for the peers in the bench process and for
  * MMMQ inside its one-app process, so both sides measure exactly the same loop.
  */

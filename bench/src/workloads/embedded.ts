@@ -137,7 +137,7 @@ async function runPhases(run: (phase: EmbeddedPhase) => Promise<PhaseResult>, af
 }
 
 /**
- * Issue 32's *embedded* workload: MMMQ as its headline usage, the broker, a `@MMMQListener` and `Producer` in ONE Nest
+ * The *embedded* workload: MMMQ as its headline usage, the broker, a `@MMMQListener` and `Producer` in ONE Nest
  * application (its own process, driven over IPC), beside each peer with its own Node client: one-at-a-time confirmed
  * produce, end to end at saturation and the p99 at a fixed rate, each with the server's CPU per message. MMMQ's
  * "server" is the whole app (producer and listener included); a peer's is its server process alone, so
@@ -145,7 +145,7 @@ async function runPhases(run: (phase: EmbeddedPhase) => Promise<PhaseResult>, af
  */
 export const embedded: Workload = {
   id: 'embedded',
-  title: () => 'Embedded: broker, listener and producer in one Nest app (issue 32)',
+  title: () => 'Embedded: broker, listener and producer in one Nest app',
   describe: (c) =>
     `MMMQ as one Nest application in a process of its own: \`MmmqBrokerModule.forRoot()\` (a fresh data dir), \`MmmqConsumerModule.forRoot()\` with one \`@MMMQListener\` and \`MmmqProducerModule.forRoot()\`, no broker option, so \`Producer.produce\` commits through the broker's intake and the listener receives in process; the bench only tells it, over the child's IPC channel, which phase to run. Persistent messages of ${c.size / 1024} KiB. The peers run the same phases, with the same code, in the bench process with their own Node clients. Phases: *produce one at a time* — ${c.publishOne.toLocaleString('en')} confirmed publishes, each awaited before the next, no consumer (as publish-one); *e2e* — ${c.e2e.toLocaleString('en')} messages with a window of ${c.window.toLocaleString('en')} unacknowledged publishes to one listener, msgs/s = messages / (last delivery − first publish) (as e2e-saturation); *p99 at the fixed rate* — ${c.ratePerSecond.toLocaleString('en')} msg/s for ${c.rateSeconds} s, open loop, latency from when each message was due (as e2e-fixed-rate). *server CPU/msg* (µs): CPU time of the server's process from \`/proc/<pid>/stat\` over the phase's measured part ÷ its messages — for MMMQ the whole app (broker, producer and listener), for a peer its server alone (RabbitMQ: the whole \`beam.smp\` node); *server + client CPU/msg* adds the bench process (the peers' clients; for MMMQ only the IPC). *bare fdatasync loop/s* (MMMQ's round, by the bench right after the produce phase, the app idle): ${c.publishOne.toLocaleString('en')} times, write ${c.size / 1024} KiB at the next offset of a file in the app's data dir and \`fdatasync\` it, one at a time, with nothing else — *preallocated*: into blocks written beforehand, the disk's physical limit and what MMMQ's journal does (it preallocates its files); *appending*: growing the file, so each fdatasync also commits the new size.`,
   metrics: Object.values(EMBEDDED_METRICS),

@@ -42,9 +42,9 @@ export function roundSchema(prefix: string): string {
 export type OutboxInboxMode = 'live' | 'backlog';
 
 /**
- * Issue 17's exactly-once effect, end to end on PostgreSQL: business transactions each write a business row and an
- * outbox row; the system's relay publishes the outbox; its consumer reserves each message in an inbox table in the
- * transaction of its side-effect row, then acknowledges. MMMQ (@mmmq/postgres's outbox, relay and inbox) against the
+ * The exactly-once effect (docs/exactly-once.md), end to end on PostgreSQL: business transactions each write a
+ * business row and an outbox row; the system's relay publishes the outbox; its consumer reserves each message in an
+ * inbox table in the transaction of its side-effect row, then acknowledges. MMMQ (@mmmq/postgres's outbox, relay and inbox) against the
  * same pattern built on RabbitMQ; see bench/README.md, *Drivers*.
  */
 export const outboxInbox = (mode: OutboxInboxMode): Workload => ({
@@ -58,7 +58,8 @@ export const outboxInbox = (mode: OutboxInboxMode): Workload => ({
   headline: 'rate',
   // The writers' time comes on top of the usual wait for the deliveries.
   hardLimitSeconds: (c) => c.roundTimeoutSeconds * 3 + Math.ceil(c.outboxMessages / SLOWEST_WRITES_PER_SECOND),
-  applies: (system) => (system.outboxPipeline ? true : 'issue 17 compares the pattern with RabbitMQ only: no outbox relay is built for it'),
+  applies: (system) =>
+    system.outboxPipeline ? true : 'this workload compares the pattern with RabbitMQ only: no outbox relay is built for it',
   async run(system, ctx) {
     const c = ctx.config;
     const n = c.outboxMessages;

@@ -11,7 +11,7 @@ const MAX_OUTSTANDING = 10_000;
 export const LAG: MetricDef = { key: 'lag', label: 'lag at end', unit: '', better: 'lower' };
 
 /**
- * A consumer that speaks only the plain wire contract (one message per push, the defaults of SPEC §3) while
+ * A consumer that speaks only the plain wire contract (one message per push, the dispatcher defaults of docs/delivery.md § Dispatchers) while
  * messages arrive at a fixed rate: does it keep up? MMMQ only; `members` > 1 shares one consumerId.
  */
 export function plainConsumer(members: number): Workload {
@@ -24,7 +24,7 @@ export function plainConsumer(members: number): Workload {
     title: (c) =>
       `${members === 1 ? 'Plain HTTP consumer' : `${members} competing plain HTTP consumers`} at ${c.ratePerSecond.toLocaleString('en')} msg/s`,
     describe: (c) =>
-      `${c.ratePerSecond.toLocaleString('en')} messages/s of ${c.size / 1024} KiB for ${c.plainSeconds} s (${(c.ratePerSecond * c.plainSeconds).toLocaleString('en')} messages) to one topic, on a fixed schedule (open loop, as in the fixed-rate workload), read by ${who}, no MMMQ library, registered with \`POST /mmmq/dispatchers {"consumerId","host","pattern"}\` only — no \`batchSize\`, no \`maxInFlight\`, the defaults of SPEC §3: one message per push — answering \`{"acknowledgement":"ACK"}\` after parsing each push.${members > 1 ? ' Each server registers with the same consumerId, which adds its host to the group (issue 12).' : ''} *delivered/s* = messages delivered while publishing / the publishing time; *lag at end* = messages published but not yet delivered when the last publish was acknowledged (it keeps up when that stays within 1 s of publishing); latency is from when each message was due to its delivery, over the messages delivered within ${PLAIN_DRAIN_GRACE_MS / 1000} s after the last publish. MMMQ only: the peers have no plain HTTP push contract.`,
+      `${c.ratePerSecond.toLocaleString('en')} messages/s of ${c.size / 1024} KiB for ${c.plainSeconds} s (${(c.ratePerSecond * c.plainSeconds).toLocaleString('en')} messages) to one topic, on a fixed schedule (open loop, as in the fixed-rate workload), read by ${who}, no MMMQ library, registered with \`POST /mmmq/dispatchers {"consumerId","host","pattern"}\` only — no \`batchSize\`, no \`maxInFlight\`, the dispatcher defaults: one message per push — answering \`{"acknowledgement":"ACK"}\` after parsing each push.${members > 1 ? ' Each server registers with the same consumerId, which adds its host to the group.' : ''} *delivered/s* = messages delivered while publishing / the publishing time; *lag at end* = messages published but not yet delivered when the last publish was acknowledged (it keeps up when that stays within 1 s of publishing); latency is from when each message was due to its delivery, over the messages delivered within ${PLAIN_DRAIN_GRACE_MS / 1000} s after the last publish. MMMQ only: the peers have no plain HTTP push contract.`,
     metrics: [RATE('delivered/s'), LAG, P50, P99, MAX, ...(members > 1 ? [BUSIEST] : [])],
     headline: 'rate',
     hardLimitSeconds: (c) => c.roundTimeoutSeconds * 3 + c.plainSeconds + PLAIN_DRAIN_GRACE_MS / 1000,

@@ -344,7 +344,7 @@ export function httpCatalogue(context: CatalogueContext): HostileCase[] {
   for (const path of ['/mmmq/dispatchers', '/mmmq/subscriptions', `/mmmq/dead-letters/${victimId}`]) {
     add('host', 'GET with Host of another site', { method: 'GET', path, host: 'evil.example' });
   }
-  // A pattern whose matching would backtrack (finding 1 of issue 10); the scenario then publishes to a topic it
+  // A pattern whose matching would backtrack if globs were regular expressions; the scenario then publishes to a topic it
   // would be matched against, and restarts the broker.
   add('hostile pattern', '40 × a* then b', json('POST', '/mmmq/dispatchers', dispatcher({ pattern: `${'a*'.repeat(40)}b` })));
   add(

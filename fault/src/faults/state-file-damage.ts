@@ -135,7 +135,7 @@ function flipBit(bytes: Buffer, [from, to]: [number, number], random: Random): B
   return copy;
 }
 
-/** A damaged `dispatchers.json`: the broker must refuse to start and say why (SPEC §3). */
+/** A damaged `dispatchers.json`: the broker must refuse to start and say why (docs/delivery.md § Dispatchers). */
 export interface DispatchersFileDamage {
   name: string;
   content: (valid: string) => Buffer;

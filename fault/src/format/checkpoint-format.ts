@@ -2,7 +2,7 @@ import { crc32c } from './crc32c';
 
 /**
  * A consumer's checkpoint file, `topics/{topic}/checkpoints/{consumerId}.checkpoint`, and the state a journal
- * CHECKPOINT_STATE op carries — written from the format (issue 12, "one subscription model"), not from the
+ * CHECKPOINT_STATE op carries — written from the format (docs/storage.md § Checkpoints), not from the
  * broker's code. Two forms:
  * - v1: exactly 8 bytes, the big-endian cursor (every offset below it settled), nothing else;
  * - v2: `MMMQSUB2` `[u64 cursor][u64 deliveredMark][u32 rangeCount][u32 countCount]`, then per settled range

@@ -2,7 +2,7 @@ import { crc32c } from './crc32c';
 import { FRAME_HEADER_BYTES, readFrameAt } from './segment-format';
 
 /**
- * The broker-wide journal of storage v2, written from its format note (docs/storage.md, SPEC §4), not from the
+ * The broker-wide journal of storage v2, written from its format note (docs/storage.md § Byte format of the journal), not from the
  * broker's code. `{rootDir}/journal/{firstSeq}.journal` (19-digit zero-padded). File header: `MMMQJNL1` + an
  * 8-byte random salt. Records back to back after it: `[u32 BE L = 4 + n][u32 BE CRC32C(salt ‖ payload)][n bytes]`.
  * Payload: `[u64 seq][u32 opCount]` then the ops, every integer big-endian:

@@ -19,7 +19,7 @@ export interface BatchCheck {
 
 /**
  * A batch commits as one: after any crash, every unacknowledged batch is visible entirely or not at all —
- * across topics for a batch naming several (SPEC §4, atomic commits). `copies` gives how many times each
+ * across topics for a batch naming several (docs/http-api.md § `POST /mmmq/messages/batch`: one commit). `copies` gives how many times each
  * message id is stored; batch messages are never retried one by one, so only the batch itself can store them.
  */
 export function checkBatches(history: PublishHistory, copies: ReadonlyMap<string, number>, problem: (text: string) => void): BatchCheck {

@@ -5,7 +5,7 @@ export interface HttpAnswer {
   body: string;
 }
 
-/** JSON requests carry this; the broker may refuse anything else (finding 4 of issue 10). */
+/** JSON requests carry this; the broker may refuse anything else (docs/security.md § Content types). */
 export const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /**

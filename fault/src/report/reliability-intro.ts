@@ -6,6 +6,11 @@ export function reliabilityIntro(): string {
   const ci = tierSizes('ci');
   const long = tierSizes('long');
   return `
+The fault suite attacks the built broker as a crash, a power cut, a bad or full disk or a hostile client would.
+Afterwards every message the broker acknowledged must still be there, byte for byte, at its offset.
+Each requirement is an assertion; a failure keeps the figures, the seed and the data directory.
+The CI tier (part of \`.ci/run\`) writes reliability.md; the long tier writes reliability-long.md.
+
 The fault suite (\`fault/\`) attacks the standalone broker (\`apps/broker/dist/main.js\`, spawned on a temporary
 data directory, ports chosen by the kernel or taken from \`MMMQ_FAULT_PORTS\`) the way a crash, a power cut, a
 bad disk, a full disk or a hostile client would, and checks afterwards that everything the broker acknowledged
@@ -82,7 +87,7 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   Up to 25 unknown outcomes of a cycle are published again (same id and content) in the next, as a producer
   would. Segments of 256 KiB, so kills land around rotations. After the last cycle the consumer must have
   received everything and a SIGTERM must shut down cleanly.
-- **Power loss** (issue 11's test). The same cycles on 32 topics with segments of 64 KiB, 60 % of the batches
+- **Power loss**. The same cycles on 32 topics with segments of 64 KiB, 60 % of the batches
   spanning several topics; after each SIGKILL, everything a power cut could take is taken. What was fsync'd is
   not observable, so the suite derives it from the journal alone, as the format allows: with P the last intact
   FLUSHED seq and f_T the first offset of topic T's first APPEND in a record above P, T's files are durable up
@@ -160,7 +165,7 @@ escapes, raw UTF-8, scalars and a few multi-page bodies. Every JSON request the 
   up. The disk use of \`topics/\` and \`journal/\` is sampled every 250 ms: the topics must stay within their
   retention plus 8 segments each, the journal within three of its 64 MiB files, and every acknowledged message
   must have reached the consumer (none skipped).
-- **Terminate crash** (issue 33, finding 1). The standalone broker and a pull consumer (three workers fetching
+- **Terminate crash**. The standalone broker and a pull consumer (three workers fetching
   and settling concurrently: three quarters of the messages \`terminate\`d, one to three leases per request, the
   rest acknowledged); each cycle publishes 150 messages and SIGKILLs the broker on the response headers of the
   n-th terminate answered 200 (n random, 1 to 30), other settlements still in flight, then restarts it. After

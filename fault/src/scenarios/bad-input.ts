@@ -25,10 +25,10 @@ export const ANSWER_DEADLINE_MS = 5_000;
 const SHORT_TIMEOUTS = { MMMQ_HTTP_HEADERS_TIMEOUT_MS: '2000', MMMQ_HTTP_REQUEST_TIMEOUT_MS: '5000' };
 /**
  * A stalled client must be answered (408) or disconnected within this long: the broker's header, body and
- * idle timeouts (issue 10, finding 6; {@link SHORT_TIMEOUTS} here) must be shorter.
+ * idle timeouts (docs/security.md § Timeouts and connection caps; {@link SHORT_TIMEOUTS} here) must be shorter.
  */
 export const SLOW_CLIENT_DEADLINE_MS = 15_000;
-/** A restart after hostile input must be ready within this long (finding 1: a pattern hung start-up). */
+/** A restart after hostile input must be ready within this long (a backtracking pattern once hung start-up). */
 const RESTART_DEADLINE_MS = 20_000;
 const VICTIM_ID = 'victim';
 /** Holds the victim's one message (its checkpoint and dead letters give the consumer routes something to read). */

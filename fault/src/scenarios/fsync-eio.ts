@@ -38,7 +38,7 @@ interface Answer {
 }
 
 /**
- * fsync EIO (issue 33): the broker's file fsyncs fail with EIO through its test-only hook (`MMMQ_FAULT_FSYNC_EIO_*`,
+ * fsync EIO: the broker's file fsyncs fail with EIO through its test-only hook (`MMMQ_FAULT_FSYNC_EIO_*`,
  * packages/broker/src/storage/file-handle.ts; no device-mapper in the test container), under two sequential
  * producers (single publishes and batches), in three phases on one data directory, each followed by a SIGKILL and a
  * restart without the hook (docs/storage.md, "Write failures"):

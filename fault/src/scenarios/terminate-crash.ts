@@ -32,7 +32,7 @@ interface Fetched {
 }
 
 /**
- * Terminate crash (issue 33, finding 1): a pull consumer fetches and settles (mostly `terminate`, some `ack`) with
+ * Terminate crash: a pull consumer fetches and settles (mostly `terminate`, some `ack`) with
  * several requests in flight, and the broker is SIGKILLed on the headers of a terminate's 200 — the window between
  * the answer and any state write left in the background. After every restart: each message whose terminate was
  * answered has exactly one dead letter and is never delivered again; no message has two dead letters or is delivered

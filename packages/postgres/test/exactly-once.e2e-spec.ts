@@ -17,7 +17,7 @@ interface Fetched {
 }
 
 /**
- * The issue's whole story on the real parts: outbox → relay → broker → consumer with inbox. The relay's first
+ * The whole exactly-once story on the real parts (docs/exactly-once.md): outbox → relay → broker → consumer with inbox. The relay's first
  * publish is stored but its answer lost (AMBIGUOUS); the retry with the same id is answered with the original ACK
  * (broker de-duplication: one copy); the consumer's first acknowledgement is lost after its commit (the broker
  * delivers again); the inbox keeps the side effect to one.

@@ -33,7 +33,7 @@ export const DEFAULT_START_FROM: StartFrom = 'earliest';
 export const DEFAULT_BATCH_SIZE = 1;
 /** Pushes of one subscription in flight at once unless the consumer asks for more. */
 export const DEFAULT_MAX_IN_FLIGHT = 1;
-/** Deliveries that may have reached a handler before a message is dead-lettered (seed 003's figure). */
+/** Deliveries that may have reached a handler before a message is dead-lettered (docs/delivery.md § Dispatchers). */
 export const DEFAULT_MAX_DELIVERIES = 16;
 /** `maxDeliveries` that never dead-letters (a choice that can block a subscription for good). */
 export const UNLIMITED_DELIVERIES = -1;

@@ -109,7 +109,7 @@ export class PushSender {
     this.agents = pushAgents(sockets, PUSH_IDLE_SOCKET_TIMEOUT_MS, targets.lookup);
   }
 
-  /** Pushes one delivery body (SPEC §3) and returns the consumer's acknowledgement. */
+  /** Pushes one delivery body (docs/delivery.md § What the consumer receives) and returns the consumer's acknowledgement. */
   async send(dispatcher: PushTarget, push: Push, signal: AbortSignal): Promise<ConsumerAcknowledgement> {
     const reply = await this.post(dispatcher, MESSAGES_PATH, push, signal);
     if (!isConsumerAcknowledgement(reply)) {

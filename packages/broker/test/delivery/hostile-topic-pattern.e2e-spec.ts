@@ -6,7 +6,7 @@ import { InvalidDispatchersFileError } from '../../src/dispatch/dispatchers-file
 import { startBroker } from '../http/broker-app.fixture';
 import { publishAll } from './delivery.fixture';
 
-// Issue 10, finding 1: this pattern compiled to a backtracking RegExp; publishing to a topic of 100 `a`s
+// This pattern used to compile to a backtracking RegExp; publishing to a topic of 100 `a`s
 // never answered, and the broker hung again at every restart because dispatchers.json is read back.
 // Without the fix these tests do not fail, they hang (the broker runs in this process).
 const HOSTILE_PATTERN = `${'a*'.repeat(40)}b`;

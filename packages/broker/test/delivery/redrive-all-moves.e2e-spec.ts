@@ -5,7 +5,7 @@ import { FAST_BACKOFF, range } from './delivery.fixture';
 
 const LETTERS = 10;
 
-/** Issue 33, finding 6: "redrive all" used to copy every dead letter kept, so 10 failing letters became 320 in 5 redrives. */
+/** "Redrive all" used to copy every dead letter kept, so 10 failing letters became 320 in 5 redrives. */
 describe('redriving all dead letters of a consumer that keeps failing them', () => {
   let broker: BrokerApp;
   const consumer = new TestConsumer();

@@ -18,7 +18,7 @@ const BLOB = 'a'.repeat(4000);
  */
 const MAX_STALL_MS = 200;
 
-describe('selectors under load (issue 33, finding 7)', () => {
+describe('selectors under load keep the event loop turning', () => {
   let broker: BrokerApp;
   let consumer: TestConsumer;
 

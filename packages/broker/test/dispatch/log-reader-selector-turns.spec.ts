@@ -76,7 +76,7 @@ function longestRun(events: Event[]): number {
   return longest;
 }
 
-describe('a log reader with a costly selector (issue 33, finding 7)', () => {
+describe('a log reader with a costly selector', () => {
   it('gives the event loop a turn once the budget is spent, instead of judging a whole read in one turn', async () => {
     const events: Event[] = [];
     const cost = 2;

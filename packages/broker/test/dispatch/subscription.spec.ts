@@ -71,7 +71,7 @@ describe('Subscription', () => {
     await container.onApplicationShutdown();
   });
 
-  it('delivers the backlog and new messages in order with the SPEC body, and checkpoints the ACKs', async () => {
+  it('delivers the backlog and new messages in order with the documented push body, and checkpoints the ACKs', async () => {
     await publish(queue, { n: 0 }, { n: 1 });
     const subscription = await subscribe();
     await publish(queue, { n: 2 });

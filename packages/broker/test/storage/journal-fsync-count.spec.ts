@@ -18,7 +18,7 @@ Logger.overrideLogger(['error', 'warn']);
 const fs = require('node:fs') as typeof import('node:fs');
 
 const TOPIC_COUNT = 1000;
-/** "A few dozen fsyncs in total" for 1,000 concurrent publishes over 1,000 topics (issue 11). */
+/** A few dozen fsyncs in total for 1,000 concurrent publishes over 1,000 topics (docs/performance.md). */
 const MAX_FSYNCS_FOR_1000_PUBLISHES = 40;
 /** Moving 1,000 checkpoints at once must cost a handful of journal fsyncs, not one per subscription. */
 const MAX_JOURNAL_FSYNCS_FOR_1000_CHECKPOINTS = 5;

@@ -186,7 +186,7 @@ function sameSizePayloads(count: number, length: number): string[] {
 const VARIED = ['{"n":0}', '{"n":1,"x":"abcdefghij"}', '"2"', '{"n":3,"list":[1,2,3,4,5,6,7,8]}', '{"n":4}'];
 const ERROR_NAMES = ['ChecksumMismatchError', 'CorruptionError'];
 
-// Issue 10, finding 2: recovery trusted any index entry that was increasing and inside the data file, so
+// Recovery used to trust any index entry that was increasing and inside the data file, so
 // one flipped bit cut intact, acknowledged entries, and a torn last entry cut an acknowledged one.
 describe('segment recovery checks every index entry against the data', () => {
   const dir = useTempDir();
@@ -203,7 +203,7 @@ describe('segment recovery checks every index entry against the data', () => {
     ['a closed segment', true],
     ['the tail segment', false],
   ])('in %s', (_, closed) => {
-    it('loses nothing when bit 11 of index entry 3 flips (1359 → 3407, as in the issue)', async () => {
+    it('loses nothing when bit 11 of index entry 3 flips (1359 → 3407)', async () => {
       // 37 entries of 453 bytes: entry 3 starts at 3 × 453 = 1359, and 1359 with bit 11 set is 3407.
       const payloads = sameSizePayloads(37, 445);
       const next = writeSegments(payloads, closed);

@@ -102,9 +102,9 @@ export type StartFrom = CoreStartFrom;
 
 export interface WorkersOptions {
   /**
-   * The seed's pool keeps this many workers alive. Handlers run on Node's event loop, so a worker is a
-   * slot for one handler execution, not a thread: there is nothing to keep warm, and only `max` limits
-   * anything. It is validated (1 ≤ min ≤ max) so that configuration written for the seed stays meaningful.
+   * Workers the pool keeps alive. Handlers run on Node's event loop, so a worker is a slot for one handler
+   * execution, not a thread: there is nothing to keep warm, and only `max` limits anything. It is still
+   * validated (1 ≤ min ≤ max) so that existing configuration that sets it stays meaningful.
    * Default {@link DEFAULT_MIN_WORKERS}, or `max` when that is smaller.
    */
   min?: number;

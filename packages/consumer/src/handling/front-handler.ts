@@ -43,7 +43,7 @@ export interface FrontHandlerStalls {
 }
 
 /**
- * The seed's FrontHandler on Node's event loop: a bounded FIFO queue feeding a pool of `maxWorkers` slots,
+ * The front handler on Node's event loop: a bounded FIFO queue feeding a pool of `maxWorkers` slots,
  * where each slot runs one handler at a time. Jobs of one lane start in arrival order and never more than
  * the lane's concurrency at once, so a listener with concurrency 1 handles its messages strictly one after
  * another. A job that finds no free slot and a full queue is refused at once: the caller answers 503 and the
