@@ -665,7 +665,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
   }
 
   private armTimer(): void {
-    if (!this.stopping) this.timer.arm(this.ledger.nextDue());
+    if (!this.stopping) this.timer.arm(this.ledger.nextDue(performance.now(), Date.now()));
   }
 
   /** Leases ended: their messages come back (or are dead-lettered); delays ended: available again. */

@@ -1,0 +1,75 @@
+import { DueHeap } from './due-heap';
+import { HeldOffsets } from './held-offsets';
+
+/**
+ * Messages scheduled for a later time (a publish's `delayMs` / `deliverAt`) that a subscription's cursor has read:
+ * not-yet-due ones as (due, offset) pairs in a {@link DueHeap}, every unsettled one in {@link HeldOffsets} (the
+ * cursor moves past them; the state written keeps them unsettled). No object is kept per waiting message: a due one
+ * is read again from the log when it is promoted to a slot, at most {@link MAX_PROMOTED} at once.
+ */
+export class Schedule {
+  private readonly waiting = new DueHeap();
+  readonly held = new HeldOffsets();
+  /** Offsets taken from the heap whose entries are being read. */
+  private readonly reading = new Set<number>();
+  /** Promoted and not settled yet. */
+  promoted = 0;
+
+  /** Not due yet when read, and not promoted since. */
+  get size(): number {
+    return this.waiting.size + this.reading.size;
+  }
+
+  add(offset: number, dueAt: number): void {
+    this.held.append(offset);
+    this.waiting.push(dueAt, offset);
+  }
+
+  /** Whether a message is due at `wallNow` and may be promoted now. */
+  hasDue(wallNow: number): boolean {
+    return this.room() > 0 && (this.waiting.peekDue() ?? Infinity) <= wallNow;
+  }
+
+  /** The earliest due time (epoch ms) worth a timer: none while the promoted ones fill the room. */
+  nextDue(): number | undefined {
+    return this.room() > 0 ? this.waiting.peekDue() : undefined;
+  }
+
+  /** Up to `max` offsets due at `wallNow`, lowest offset first: their entries are to be read ({@link promoting}). */
+  takeDue(wallNow: number, max: number): number[] {
+    const due: number[] = [];
+    const limit = Math.min(max, this.room());
+    while (due.length < limit && (this.waiting.peekDue() ?? Infinity) <= wallNow) {
+      const offset = this.waiting.pop()!;
+      this.reading.add(offset);
+      due.push(offset);
+    }
+    return due.sort((a, b) => a - b);
+  }
+
+  /** Whether `offset` was taken by {@link takeDue} and not promoted yet (a restart forgets it). */
+  promoting(offset: number): boolean {
+    if (!this.reading.delete(offset)) return false;
+    this.promoted++;
+    return true;
+  }
+
+  /** A promoted message is settled. */
+  settled(offset: number): void {
+    if (this.held.delete(offset)) this.promoted--;
+  }
+
+  clear(): void {
+    this.waiting.clear();
+    this.held.clear();
+    this.reading.clear();
+    this.promoted = 0;
+  }
+
+  private room(): number {
+    return MAX_PROMOTED - this.promoted - this.reading.size;
+  }
+}
+
+/** Due messages promoted to slots and not settled yet, at most: the same bound as a subscription's window. */
+export const MAX_PROMOTED = 10_000;
