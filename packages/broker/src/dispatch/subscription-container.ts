@@ -50,6 +50,8 @@ export interface SubscriptionView {
   state: SubscriptionState;
   /** Messages leased to members now. */
   leased: number;
+  /** Scheduled messages read and not due yet (docs/delivery.md#scheduled-messages): not counted in `lag`. */
+  scheduled: number;
   /** For an exclusive dispatcher: the member receiving now. */
   activeMember?: string;
   /** Its push members (none for a pull consumer): state, failures in a row, backoff and last error. */
@@ -293,6 +295,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         lag: queue.tailOffset - subscription.position,
         state: subscription.state,
         leased: subscription.leased,
+        scheduled: subscription.scheduled,
         ...(subscription.activeMember === undefined ? {} : { activeMember: subscription.activeMember }),
         members: subscription.members,
         stats: subscription.stats.snapshot(),

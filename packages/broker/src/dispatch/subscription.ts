@@ -146,6 +146,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     return this.ledger.leased;
   }
 
+  /** Scheduled messages read and not due yet. */
+  get scheduled(): number {
+    return this.ledger.scheduled;
+  }
+
   /** Messages of the topic not settled yet (the topic's tail minus the cursor). */
   get backlog(): number {
     return this.queue.tailOffset - this.ledger.cursor;
