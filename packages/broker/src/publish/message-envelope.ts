@@ -16,6 +16,11 @@ export interface MessageEnvelope {
   priority?: number;
   /** Epoch ms (wall clock) before which it is not delivered (a scheduled message); absent: at once. */
   dueAt?: number;
+  /**
+   * A cancellation, not a message: the offset of the scheduled message (same topic) it cancels. Never delivered;
+   * written by the broker only (`POST /mmmq/scheduled/cancel`).
+   */
+  cancels?: number;
   /** The content exactly as the producer sent it: one JSON value, no surrounding whitespace. */
   content: Buffer;
 }
@@ -32,6 +37,8 @@ export interface DecodedEnvelope {
   priority?: number;
   /** Absent: not scheduled, deliverable at once. */
   dueAt?: number;
+  /** Present: a cancellation of the scheduled message at this offset, not a message. */
+  cancels?: number;
   /** A view into the stored payload, byte-identical to what the producer sent. */
   content: Buffer;
 }
@@ -62,6 +69,7 @@ export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
     (envelope.expiresAt === undefined ? '' : `"expiresAt":${envelope.expiresAt},`) +
     (envelope.priority === undefined || envelope.priority === DEFAULT_PRIORITY ? '' : `"priority":${envelope.priority},`) +
     (envelope.dueAt === undefined ? '' : `"dueAt":${envelope.dueAt},`) +
+    (envelope.cancels === undefined ? '' : `"cancels":${envelope.cancels},`) +
     `"content":`;
   const headBytes = Buffer.byteLength(head);
   const payload = Buffer.allocUnsafe(headBytes + envelope.content.length + 1);
@@ -77,6 +85,7 @@ export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
     ...(envelope.expiresAt === undefined ? {} : { expiresAt: envelope.expiresAt }),
     ...(envelope.priority === undefined || envelope.priority === DEFAULT_PRIORITY ? {} : { priority: envelope.priority }),
     ...(envelope.dueAt === undefined ? {} : { dueAt: envelope.dueAt }),
+    ...(envelope.cancels === undefined ? {} : { cancels: envelope.cancels }),
     content: payload.subarray(headBytes, payload.length - 1),
   });
   return payload;
@@ -103,6 +112,7 @@ export function decodeEnvelope(payload: Buffer): DecodedEnvelope {
     ...defined('expiresAt', optionalField(payload, root, 'expiresAt', 'number')),
     ...defined('priority', optionalField(payload, root, 'priority', 'number')),
     ...defined('dueAt', optionalField(payload, root, 'dueAt', 'number')),
+    ...defined('cancels', optionalField(payload, root, 'cancels', 'number')),
     content: payload.subarray(content.start, content.end),
   };
 }

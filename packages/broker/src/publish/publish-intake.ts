@@ -243,6 +243,7 @@ export class PublishIntake {
       ...(expiresAt === undefined ? {} : { expiresAt }),
       ...(message.priority === undefined ? {} : { priority: message.priority }),
       ...(dueAt === undefined ? {} : { dueAt }),
+      ...(message.cancels === undefined ? {} : { cancels: message.cancels }),
       content: message.content,
     });
   }

@@ -34,6 +34,8 @@ export interface PublishableMessage extends MessageProperties {
   content: Buffer;
   /** As the producer asked; absent: the topic's default (`TopicPolicies`). */
   deliveryMode?: DeliveryMode;
+  /** Set by the broker only: a cancellation of the scheduled message at this offset (see `MessageEnvelope.cancels`). */
+  cancels?: number;
 }
 
 /** Levels of objects and arrays around `content` in `{"content": …}`. */

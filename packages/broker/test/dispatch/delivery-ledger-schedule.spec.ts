@@ -125,3 +125,31 @@ describe('HeldOffsets', () => {
     expect(() => held.append(3000)).toThrow('Held offsets must grow');
   });
 });
+
+describe('DeliveryLedger: cancelled scheduled messages', () => {
+  const cancellation = (offset: number) => ({ ...envelope('cancel'), cancels: offset });
+
+  it('settles a waiting message when it reads its cancellation, never delivering either, also when read again', () => {
+    const ledger = ledgerWith([DUE_AT, undefined]);
+    ledger.admit(cancellation(0), 10, undefined, READ_AT);
+    expect(ledger.scheduled).toBe(0);
+    expect(promote(ledger, DUE_AT)).toEqual([]);
+    expect(offsets(takeAll(ledger))).toEqual([1]);
+    const snapshot = ledger.snapshot();
+    expect(snapshot).toMatchObject({ cursor: 1, settled: [[2, 3]] });
+
+    // Read again from the state written (the cursor on disk may be below the cancelled message).
+    const again = new DeliveryLedger({ cursor: 0, settled: [], counts: [], deliveredMark: 0 }, TEST_LIMITS);
+    ledgerWith([DUE_AT], again);
+    again.admit(cancellation(0), 10, undefined, READ_AT);
+    expect(again.scheduled).toBe(0);
+    expect(again.snapshot()).toMatchObject({ cursor: 2, settled: [] });
+  });
+
+  it('cannot cancel a message already due', () => {
+    const ledger = ledgerWith([DUE_AT]);
+    expect(promote(ledger, DUE_AT)).toEqual([0]);
+    ledger.admit(cancellation(0), 10, undefined, DUE_AT);
+    expect(offsets(takeAll(ledger))).toEqual([0]);
+  });
+});

@@ -90,6 +90,49 @@ describe('scheduled messages (delayMs, deliverAt)', () => {
     expect(fetched).toEqual(['lives']);
   });
 
+  it('cancels a scheduled message by id before its time: it is never delivered, and a late or wrong cancel is refused', async () => {
+    const puller = new PullClient(broker, 'sched-cancel');
+    await puller.register({ pattern: 'sched.cancel' });
+    const kept = await publish(broker, { topic: 'sched.cancel', id: 'kept', content: 'kept', delayMs: SOON_MS });
+    await publish(broker, { topic: 'sched.cancel', id: 'dropped', content: 'dropped', delayMs: SOON_MS });
+    await publish(broker, { topic: 'sched.cancel', id: 'plain', content: 'plain' });
+    const cancel = (body: Record<string, unknown>) => broker.request('POST', '/mmmq/scheduled/cancel', body);
+
+    const cancelled = await cancel({ topic: 'sched.cancel', id: 'dropped' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.cancelled).toMatchObject({ topic: 'sched.cancel', id: 'dropped', offset: 1 });
+    expect((await cancel({ topic: 'sched.cancel', id: 'plain' })).status).toBe(409);
+    expect((await cancel({ topic: 'sched.cancel', id: 'nobody' })).status).toBe(404);
+    expect((await cancel({ topic: 'sched.cancel', id: 'kept', offset: 1 })).status).toBe(404);
+    expect((await cancel({ topic: 'sched.nothing', id: 'kept' })).status).toBe(404);
+    expect((await cancel({ topic: 'sched.cancel', id: 'kept', colour: 'red' })).status).toBe(400);
+
+    await subscribed(broker, 'sched-cancel', 'sched.cancel');
+    const contents: unknown[] = [];
+    await waitFor(
+      async () => {
+        const fetched = await puller.fetch({ max: 10, waitMs: 200 });
+        contents.push(...fetched.map((message) => message.content));
+        if (fetched.length > 0) await puller.ack(fetched.map((message) => message.lease));
+        return contents.includes('kept');
+      },
+      { message: 'the message not cancelled, once due' },
+    );
+    expect(contents).toEqual(['plain', 'kept']);
+    const late = await cancel({ topic: 'sched.cancel', id: 'kept', offset: kept.offset });
+    expect(late.status).toBe(409);
+    expect(late.body.message).toContain('too late to cancel');
+    const page = await broker.request('GET', '/mmmq/topics/sched.cancel/messages');
+    expect(
+      page.body.messages.map((m: { id: string; dueAt?: number; cancels?: number }) => [m.id, m.dueAt !== undefined, m.cancels]),
+    ).toEqual([
+      ['kept', true, undefined],
+      ['dropped', true, undefined],
+      ['plain', false, undefined],
+      [expect.stringMatching(/^mmmq-cancel-/), false, 1],
+    ]);
+  });
+
   it.each([
     [{ delayMs: -1 }, '"delayMs" must be a non-negative integer'],
     [{ delayMs: 1.5 }, '"delayMs" must be a non-negative integer'],

@@ -128,7 +128,9 @@ export class DeliveryLedger {
    */
   admit(envelope: DecodedEnvelope | Error, bytes: number, selector?: Selector, wallNow = Date.now()): boolean {
     const offset = this.readEnd;
-    const settled = envelope instanceof Error || this.wasSettled(offset);
+    // A cancellation is never delivered, and applies even when read again (after a restart it was settled already).
+    if (!(envelope instanceof Error) && envelope.cancels !== undefined && this.schedule.cancel(envelope.cancels)) this.version++;
+    const settled = envelope instanceof Error || envelope.cancels !== undefined || this.wasSettled(offset);
     // Judged once, when read (before anything changes, should the selector throw); settled ones are not judged.
     const skipped = !settled && selector !== undefined && !selector.matches(envelope.headers);
     this.readEnd++;
@@ -523,7 +525,8 @@ export class DeliveryLedger {
     if (this.schedule.promoted > 0) for (const slot of this.slots.values()) if (slot.offset < this.cursor) this.countOf(slot, counts);
     for (let offset = this.cursor; offset < this.readEnd; offset++) {
       const slot = this.slots.get(offset)!;
-      if (slot === SCHEDULED) continue;
+      // Waiting, unless cancelled meanwhile.
+      if (slot === SCHEDULED && this.schedule.held.has(offset)) continue;
       if (slot.state === SlotState.SETTLED || alsoSettled?.has(offset)) {
         const last = settled[settled.length - 1];
         if (last && last[1] === offset) last[1]++;

@@ -13,11 +13,15 @@ export class Schedule {
   /** Offsets taken from the heap whose entries are being read. */
   private readonly reading = new Set<number>();
   /** Promoted and not settled yet. */
-  promoted = 0;
+  private readonly promotedOffsets = new Set<number>();
 
-  /** Not due yet when read, and not promoted since. */
+  get promoted(): number {
+    return this.promotedOffsets.size;
+  }
+
+  /** Waiting for their time (neither cancelled, nor taken to be promoted). */
   get size(): number {
-    return this.waiting.size + this.reading.size;
+    return this.held.size - this.promotedOffsets.size - this.reading.size;
   }
 
   add(offset: number, dueAt: number): void {
@@ -41,6 +45,8 @@ export class Schedule {
     const limit = Math.min(max, this.room());
     while (due.length < limit && (this.waiting.peekDue() ?? Infinity) <= wallNow) {
       const offset = this.waiting.pop()!;
+      // Cancelled while it waited.
+      if (!this.held.has(offset)) continue;
       this.reading.add(offset);
       due.push(offset);
     }
@@ -50,20 +56,29 @@ export class Schedule {
   /** Whether `offset` was taken by {@link takeDue} and not promoted yet (a restart forgets it). */
   promoting(offset: number): boolean {
     if (!this.reading.delete(offset)) return false;
-    this.promoted++;
+    this.promotedOffsets.add(offset);
     return true;
   }
 
   /** A promoted message is settled. */
   settled(offset: number): void {
-    if (this.held.delete(offset)) this.promoted--;
+    if (this.promotedOffsets.delete(offset)) this.held.delete(offset);
+  }
+
+  /**
+   * A cancellation read from the log: the message at `offset` is settled without being delivered, if it still
+   * waits (false when it is due and being read or promoted already, or was never scheduled here).
+   */
+  cancel(offset: number): boolean {
+    if (this.reading.has(offset) || this.promotedOffsets.has(offset)) return false;
+    return this.held.delete(offset);
   }
 
   clear(): void {
     this.waiting.clear();
     this.held.clear();
     this.reading.clear();
-    this.promoted = 0;
+    this.promotedOffsets.clear();
   }
 
   private room(): number {
