@@ -33,6 +33,8 @@ describe('@mmmq/core public API', () => {
         'InvalidConsumerIdError',
         'InvalidHostError',
         'InvalidMessageError',
+        'ScheduledMessagesUnsupportedError',
+        'refuseScheduled',
         'InvalidTopicError',
         'InvalidSelectorError',
         'parseSelector',
