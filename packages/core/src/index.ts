@@ -55,6 +55,7 @@ export {
   type MessageProperties,
   assertMessageProperties,
   assertPriority,
+  assertSchedule,
   MIN_PRIORITY,
   MAX_PRIORITY,
   DEFAULT_PRIORITY,

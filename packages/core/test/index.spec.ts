@@ -34,6 +34,7 @@ describe('@mmmq/core public API', () => {
         'InvalidHostError',
         'InvalidMessageError',
         'ScheduledMessagesUnsupportedError',
+        'assertSchedule',
         'refuseScheduled',
         'InvalidTopicError',
         'InvalidSelectorError',
