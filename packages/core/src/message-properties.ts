@@ -64,7 +64,7 @@ export function assertSchedule(message: { delayMs?: unknown; deliverAt?: unknown
     throw new InvalidMessageError(`Message field "delayMs" must be a non-negative integer (ms), got ${describeValue(delayMs)}`);
   }
   if (deliverAt != null) {
-    const iso = deliverAt instanceof Date ? deliverAt.toISOString() : deliverAt;
+    const iso = deliverAt instanceof Date && Number.isFinite(deliverAt.getTime()) ? deliverAt.toISOString() : deliverAt;
     if (typeof iso === 'string' && ISO_INSTANT.test(iso) && Number.isFinite(Date.parse(iso))) return { deliverAt: iso };
     throw new InvalidMessageError(
       `Message field "deliverAt" must be an ISO 8601 time with a zone, such as "2026-12-24T18:00:00Z", got ${describeValue(deliverAt)}`,
