@@ -66,33 +66,42 @@ async function scheduleBuilt(url: string): Promise<number> {
 
 async function main(): Promise<void> {
   const rootDir = mkdtempSync(join(tmpdir(), 'mmmq-scheduled-rss-'));
+  let broker: { child: ChildProcess; url: string } | undefined;
+  // The broker must not outlive this script, whatever ends it.
+  const stop = () => broker?.child.kill('SIGKILL');
+  process.once('SIGTERM', () => {
+    stop();
+    process.exit(1);
+  });
   try {
-    let broker = await startBroker(rootDir);
+    broker = await startBroker(rootDir);
     await call(broker.url, '/mmmq/dispatchers', { consumerId: CONSUMER, pattern: TOPIC });
     const idle = rss(broker.child.pid!);
     const started = performance.now();
     let next = 0;
-    const worker = async () => {
+    const worker = async (url: string) => {
       for (let first = (next += BATCH) - BATCH; first < MESSAGES; first = (next += BATCH) - BATCH) {
         const messages = Array.from({ length: Math.min(BATCH, MESSAGES - first) }, (_, i) => ({
           topic: TOPIC,
           content: { n: first + i },
           delayMs: DELAY_MS,
         }));
-        await call(broker.url, '/mmmq/messages/batch', { messages });
+        await call(url, '/mmmq/messages/batch', { messages });
       }
     };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    const { url } = broker;
+    await Promise.all(Array.from({ length: IN_FLIGHT }, () => worker(url)));
     const publishSeconds = (performance.now() - started) / 1000;
     const built = await scheduleBuilt(broker.url);
     const loaded = rss(broker.child.pid!);
     broker.child.kill('SIGTERM');
-    await new Promise((done) => broker.child.once('exit', done));
+    await new Promise((done) => broker!.child.once('exit', done));
     broker = await startBroker(rootDir);
     const rebuilt = await scheduleBuilt(broker.url);
     const restarted = rss(broker.child.pid!);
     broker.child.kill('SIGTERM');
-    await new Promise((done) => broker.child.once('exit', done));
+    await new Promise((done) => broker!.child.once('exit', done));
+    broker = undefined;
     console.log(
       JSON.stringify(
         {
@@ -109,6 +118,7 @@ async function main(): Promise<void> {
       ),
     );
   } finally {
+    stop();
     rmSync(rootDir, { recursive: true, force: true });
   }
 }
