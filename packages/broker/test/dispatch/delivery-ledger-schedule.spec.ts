@@ -153,3 +153,21 @@ describe('DeliveryLedger: cancelled scheduled messages', () => {
     expect(offsets(takeAll(ledger))).toEqual([0]);
   });
 });
+
+describe('DeliveryLedger: a scheduled message with an ordering key', () => {
+  it('joins its key in offset order once due: after the holder, before later messages of the key', () => {
+    const ledger = new DeliveryLedger(cursorOnly(0), TEST_LIMITS);
+    ledger.admit({ ...envelope('m0', 'k'), dueAt: DUE_AT }, 10, undefined, READ_AT);
+    ledger.admit(envelope('m1', 'k'), 10, undefined, READ_AT);
+    ledger.admit(envelope('m2', 'k'), 10, undefined, READ_AT);
+    const [holder] = takeAll(ledger);
+    expect(holder.offset).toBe(1);
+    for (const offset of ledger.dueOffsets(DUE_AT, 10)) ledger.admitDue(offset, { ...envelope('m0', 'k'), dueAt: DUE_AT }, 10);
+    expect(takeAll(ledger)).toEqual([]);
+    ledger.settle(holder);
+    const [next] = takeAll(ledger);
+    expect(next.offset).toBe(0);
+    ledger.settle(next);
+    expect(offsets(takeAll(ledger))).toEqual([2]);
+  });
+});

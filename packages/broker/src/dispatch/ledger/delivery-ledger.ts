@@ -604,8 +604,11 @@ export class DeliveryLedger {
 
   private waitForKey(slot: Slot): void {
     const waiting = this.keyWaiting.get(slot.key!);
-    if (waiting) waiting.push(slot);
-    else this.keyWaiting.set(slot.key!, [slot]);
+    if (!waiting) return void this.keyWaiting.set(slot.key!, [slot]);
+    // In offset order: read messages come last, a scheduled one falling due may belong before some of them.
+    let at = waiting.length;
+    while (at > 0 && waiting[at - 1].offset > slot.offset) at--;
+    waiting.splice(at, 0, slot);
   }
 
   /** The key's holder is settled: the next message of the key, in offset order, holds it and is available. */
