@@ -52,6 +52,16 @@ describe('DeliveryLedger: scheduled messages', () => {
     expect(ledger.snapshot()).toEqual({ cursor: 2, settled: [], counts: [], deliveredMark: 2 });
   });
 
+  it('writes a promoted message the cursor passed as settled by the record that settles it (a dead letter, a transaction)', () => {
+    const ledger = ledgerWith([DUE_AT, undefined]);
+    for (const slot of takeAll(ledger)) ledger.settle(slot);
+    promote(ledger, DUE_AT);
+    const [due] = takeAll(ledger);
+    expect(due.offset).toBe(0);
+    expect(ledger.snapshot()).toMatchObject({ cursor: 0, settled: [[1, 2]] });
+    expect(ledger.snapshot(new Set([0]))).toMatchObject({ cursor: 0, settled: [[0, 2]] });
+  });
+
   it('rebuilds its schedule from the log after a restart: not-yet-due messages wait again, never counted as delivered', () => {
     const before = ledgerWith([DUE_AT, undefined, DUE_AT + 1, undefined]);
     for (const slot of takeAll(before)) before.settle(slot);

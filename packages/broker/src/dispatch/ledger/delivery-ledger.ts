@@ -522,7 +522,22 @@ export class DeliveryLedger {
     // Its ranges are cached: the last one, which the loop may extend, is copied.
     if (settled.length > 0) settled[settled.length - 1] = [...settled[settled.length - 1]];
     const counts: SubscriptionSnapshot['counts'] = [];
-    if (this.schedule.promoted > 0) for (const slot of this.slots.values()) if (slot.offset < this.cursor) this.countOf(slot, counts);
+    if (this.schedule.promoted > 0) {
+      // Promoted messages the cursor passed: counted, or settled by the record this state goes in (a dead letter, a
+      // transaction), like those above the cursor.
+      const below: number[] = [];
+      for (const slot of this.slots.values()) {
+        if (slot.offset < 0 || slot.offset >= this.cursor) continue;
+        if (alsoSettled?.has(slot.offset)) below.push(slot.offset);
+        else this.countOf(slot, counts);
+      }
+      if (below.length > 0)
+        settled.splice(
+          0,
+          settled.length,
+          ...mergeRanges([...settled, ...below.map((o): [number, number] => [o, o + 1])].sort((a, b) => a[0] - b[0])),
+        );
+    }
     for (let offset = this.cursor; offset < this.readEnd; offset++) {
       const slot = this.slots.get(offset)!;
       // Waiting, unless cancelled meanwhile.
