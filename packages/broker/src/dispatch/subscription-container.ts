@@ -50,7 +50,7 @@ export interface SubscriptionView {
   state: SubscriptionState;
   /** Messages leased to members now. */
   leased: number;
-  /** Scheduled messages read and not due yet (docs/delivery.md#scheduled-messages): not counted in `lag`. */
+  /** Scheduled messages read and not due yet (docs/delivery.md#scheduled-messages): not counted in `lag` until due. */
   scheduled: number;
   /** For an exclusive dispatcher: the member receiving now. */
   activeMember?: string;
@@ -292,7 +292,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         consumerId: subscription.consumerId,
         position: subscription.position,
         tail: queue.tailOffset,
-        lag: queue.tailOffset - subscription.position,
+        lag: subscription.backlog,
         state: subscription.state,
         leased: subscription.leased,
         scheduled: subscription.scheduled,

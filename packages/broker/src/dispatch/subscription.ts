@@ -151,9 +151,12 @@ export class Subscription implements LogReaderHost, RejectingSubscription {
     return this.ledger.scheduled;
   }
 
-  /** Messages of the topic not settled yet (the topic's tail minus the cursor). */
+  /**
+   * Messages of the topic not settled yet (the topic's tail minus the cursor, plus scheduled messages that fell due
+   * behind it), scheduled ones not yet due left out.
+   */
   get backlog(): number {
-    return this.queue.tailOffset - this.ledger.cursor;
+    return this.queue.tailOffset - this.ledger.cursor + this.ledger.unsettledBehind;
   }
 
   /** The dispatcher's `maxBacklog`; Infinity without one. */

@@ -43,6 +43,9 @@ describe('scheduled messages (delayMs, deliverAt)', () => {
     const first = await puller.fetch({ max: 10 });
     expect(first.map((message) => message.content)).toEqual(['now']);
     await puller.ack(first.map((message) => message.lease));
+    // Waiting: shown as scheduled, not in the lag.
+    await waitFor(async () => (await broker.subscription('sched-pull', 'sched.pull')).lag === 0, { message: 'the lag without it' });
+    expect((await broker.subscription('sched-pull', 'sched.pull')).scheduled).toBe(1);
 
     const due: Array<{ content: unknown; at: number; lease: string; id: string }> = [];
     await waitFor(
@@ -55,6 +58,8 @@ describe('scheduled messages (delayMs, deliverAt)', () => {
     );
     expect(due.map((message) => [message.id, message.content])).toEqual([[delayed.id, 'delayed']]);
     expect(due[0].at).toBeGreaterThanOrEqual(publishedAt + SOON_MS);
+    // Due and leased: in the lag again, no longer scheduled.
+    expect(await broker.subscription('sched-pull', 'sched.pull')).toMatchObject({ lag: 1, scheduled: 0, leased: 1 });
     await puller.ack(due.map((message) => message.lease));
     await waitFor(async () => (await broker.subscription('sched-pull', 'sched.pull')).lag === 0, { message: 'nothing left' });
   });

@@ -300,6 +300,11 @@ export class DeliveryLedger {
     return this.schedule.size;
   }
 
+  /** Messages not settled below the cursor: scheduled ones that fell due after the cursor passed them. */
+  get unsettledBehind(): number {
+    return this.schedule.promoted === 0 ? 0 : this.schedule.dueBelow(this.cursor);
+  }
+
   /** Whether a scheduled message is due at `wallNow` and may be promoted ({@link dueOffsets}). */
   hasDue(wallNow: number): boolean {
     return this.schedule.hasDue(wallNow);

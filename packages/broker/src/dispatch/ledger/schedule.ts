@@ -29,6 +29,14 @@ export class Schedule {
     this.waiting.push(dueAt, offset);
   }
 
+  /** Due ones (being read, or promoted and not settled) at offsets below `cursor`. */
+  dueBelow(cursor: number): number {
+    let count = 0;
+    for (const offset of this.promotedOffsets) if (offset < cursor) count++;
+    for (const offset of this.reading) if (offset < cursor) count++;
+    return count;
+  }
+
   /** Whether a message is due at `wallNow` and may be promoted now. */
   hasDue(wallNow: number): boolean {
     return this.room() > 0 && (this.waiting.peekDue() ?? Infinity) <= wallNow;
