@@ -32,6 +32,8 @@ export interface BenchConfig {
   outboxMessages: number;
   outboxWriters: number;
   backlog: number;
+  /** Messages per round of the scheduled workload, each published to be delivered 1 s later. */
+  scheduled: number;
   /** Longest a backlog drain is followed; the drain rate is measured over what arrived by then. */
   drainCapSeconds: number;
   /** Unacknowledged publishes at once in every pipelined workload. */
@@ -64,6 +66,7 @@ export const FULL: Omit<BenchConfig, 'quick' | 'outboxWritersThread' | 'only' | 
   outboxMessages: 20_000,
   outboxWriters: 16,
   backlog: 1_000_000,
+  scheduled: 100_000,
   drainCapSeconds: 120,
   window: 1_000,
   roundTimeoutSeconds: 300,
@@ -87,6 +90,7 @@ const QUICK: typeof FULL = {
   large: 100,
   outboxMessages: 2_000,
   backlog: 5_000,
+  scheduled: 2_000,
   drainCapSeconds: 10,
   roundTimeoutSeconds: 20,
 };
@@ -110,6 +114,7 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
   'outbox-messages': 'outboxMessages',
   'outbox-writers': 'outboxWriters',
   backlog: 'backlog',
+  scheduled: 'scheduled',
   'drain-cap-seconds': 'drainCapSeconds',
   window: 'window',
   'round-timeout-seconds': 'roundTimeoutSeconds',
@@ -120,7 +125,7 @@ export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [-
            [--e2e=N (or --messages=N)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
            [--fanout=N] [--competing=N] [--pull=N] [--plain-seconds=S] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N]
            [--outbox-messages=N] [--outbox-writers=N] [--outbox-writers-thread] [--backlog=N] [--drain-cap-seconds=S]
-           [--window=N] [--round-timeout-seconds=S]`;
+           [--scheduled=N] [--window=N] [--round-timeout-seconds=S]`;
 
 /** A value with `_` separators (`--e2e=200_000`), or plain digits. */
 const POSITIVE_INTEGER = /^\d+(_\d+)*$/;

@@ -7,6 +7,7 @@ export const inMemoryTransport: TransportUnderTest = {
   name: 'in-memory',
   start: startInMemorySession,
   exceptions: {
+    scheduledMessages: 'it has no timers of its own: a publish with delayMs / deliverAt is refused (ScheduledMessagesUnsupportedError)',
     brokerRestart: 'it lives in the test process: there is nothing to restart, and a new in-memory broker starts empty',
   },
 };

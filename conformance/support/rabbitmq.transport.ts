@@ -22,6 +22,9 @@ export const rabbitMqTransport: TransportUnderTest = {
   name: 'rabbitmq',
   start: startRabbitMqSession,
   exceptions: {
+    scheduledMessages:
+      'RabbitMQ delivers a message at once unless its delayed-message plugin is installed, which this transport does not ' +
+      'use: a publish with delayMs / deliverAt is refused (ScheduledMessagesUnsupportedError), never delivered early',
     orderAcrossRetries:
       'a NACKed message waits in a retry queue (TTL) and goes back to the end of its quorum queue, so later messages ' +
       'are handled before its retry; messages that are not retried keep their order',

@@ -154,6 +154,11 @@ export class MmmqSystem implements System {
     await this.producer!.produceBatch(contents.map((content) => ({ topic, content, ...this.options })));
   }
 
+  async publishScheduled(topic: string, contents: BenchContent[], deliverAt: number): Promise<void> {
+    const at = new Date(deliverAt);
+    await this.producer!.produceBatch(contents.map((content) => ({ topic, content, deliverAt: at, ...this.options })));
+  }
+
   async openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers> {
     return new HttpPublishers(this.port, topic, count, this.options.deliveryMode);
   }

@@ -108,6 +108,11 @@ export interface System {
    */
   publishBatch?(topic: string, contents: BenchContent[]): Promise<void>;
   /**
+   * Publishes a batch scheduled for `deliverAt` (epoch ms): stored now, delivered at or after that time. Systems
+   * without it do not run the scheduled workload.
+   */
+  publishScheduled?(topic: string, contents: BenchContent[], deliverAt: number): Promise<void>;
+  /**
    * Opens `count` publishers to `topic`, each on its own connection (RabbitMQ: its own confirm channel; NATS:
    * one connection shared, as its client multiplexes), none pipelining or batching. Systems without it do not run
    * the plain-publishers workload.

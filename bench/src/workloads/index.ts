@@ -12,6 +12,7 @@ import { plainConsumer } from './plain-consumer';
 import { publishOne } from './publish-one';
 import { publishWindow } from './publish-window';
 import { pull } from './pull';
+import { scheduled } from './scheduled';
 import type { Workload } from './workload';
 
 /** In the order they run and appear in the report; the backlog comes last because it restarts brokers. */
@@ -32,5 +33,6 @@ export const WORKLOADS: Workload[] = [
   outboxInbox('live'),
   outboxInbox('backlog'),
   embedded,
+  scheduled,
   backlogRestart,
 ];

@@ -169,6 +169,7 @@ export function messagesTable(messages, corrupt = [], caption = 'Messages, oldes
     formatTime(message.publishedAt),
     message.priority === undefined ? '4' : String(message.priority),
     formatTime(message.expiresAt),
+    formatTime(message.dueAt),
     json(message.headers),
     json(message.content),
   ]);
@@ -185,6 +186,7 @@ export function messagesTable(messages, corrupt = [], caption = 'Messages, oldes
         { label: 'Published at' },
         { label: 'Priority' },
         { label: 'Expires at' },
+        { label: 'Due at (scheduled)' },
         { label: 'Headers' },
         { label: 'Content' },
       ],

@@ -26,6 +26,7 @@ import {
   DEFAULT_DISK_MIN_FREE_BYTES,
   DEFAULT_MAX_DISPATCHERS,
   DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_DELAY_MS,
   DEFAULT_MAX_TOPICS,
   DiskGuardOptions,
   LimitsOptions,
@@ -88,6 +89,7 @@ const LIMITS_OPTIONS: Record<keyof LimitsOptions, true> = {
   maxTopics: true,
   maxDispatchers: true,
   maxSubscriptions: true,
+  maxDelayMs: true,
   maxOpenFiles: true,
 };
 const PERSISTENCE_OPTIONS: Record<keyof PersistenceOptions, true> = {
@@ -172,6 +174,7 @@ function resolveLimits(given: LimitsOptions): ResolvedLimitsOptions {
     maxTopics: positiveInteger('limits.maxTopics', limits.maxTopics ?? DEFAULT_MAX_TOPICS),
     maxDispatchers: positiveInteger('limits.maxDispatchers', limits.maxDispatchers ?? DEFAULT_MAX_DISPATCHERS),
     maxSubscriptions: positiveInteger('limits.maxSubscriptions', limits.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS),
+    maxDelayMs: positiveInteger('limits.maxDelayMs', limits.maxDelayMs ?? DEFAULT_MAX_DELAY_MS),
     maxOpenFiles,
   };
 }

@@ -35,6 +35,7 @@ import { SubscriptionsController } from './http/subscriptions.controller';
 import { TopicsController } from './http/topics.controller';
 import { TransactionsController } from './http/transactions.controller';
 import { RepliesController } from './http/replies.controller';
+import { ScheduledController } from './http/scheduled.controller';
 import { ReplyRelay } from './replies/reply-relay';
 import { TransactionService } from './transactions/transaction.service';
 import { BrokerEvents } from './events/broker-events';
@@ -96,6 +97,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     TopicsController,
     TransactionsController,
     RepliesController,
+    ScheduledController,
     ConsoleController,
   ],
   providers: [

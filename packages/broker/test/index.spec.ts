@@ -31,6 +31,7 @@ describe('@mmmq/broker public API', () => {
         'DEFAULT_MAX_DISPATCHERS',
         'DEFAULT_MAX_JSON_DEPTH',
         'DEFAULT_MAX_SUBSCRIPTIONS',
+        'DEFAULT_MAX_DELAY_MS',
         'DEFAULT_MAX_TOPICS',
         'DEFAULT_METRICS_PATH',
         'DEFAULT_PUSH_ALLOWED_NETWORKS',

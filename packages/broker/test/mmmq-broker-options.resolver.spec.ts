@@ -4,6 +4,7 @@ import { MAX_BODY_BYTES_LIMIT, resolveBrokerOptions } from '../src/mmmq-broker-o
 import {
   DEFAULT_MAX_DISPATCHERS,
   DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_DELAY_MS,
   DEFAULT_MAX_TOPICS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
@@ -58,18 +59,24 @@ describe('resolveBrokerOptions', () => {
         maxTopics: DEFAULT_MAX_TOPICS,
         maxDispatchers: DEFAULT_MAX_DISPATCHERS,
         maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
+        maxDelayMs: DEFAULT_MAX_DELAY_MS,
         maxOpenFiles: defaultMaxOpenFiles(),
       },
     });
   });
 
   it('takes the caps and the descriptor budget under limits, naming a bad or unknown one', () => {
-    expect(resolveBrokerOptions({ limits: { maxTopics: 3, maxDispatchers: 2, maxSubscriptions: 9, maxOpenFiles: 64 } }).limits).toEqual({
+    expect(
+      resolveBrokerOptions({ limits: { maxTopics: 3, maxDispatchers: 2, maxSubscriptions: 9, maxDelayMs: 60_000, maxOpenFiles: 64 } })
+        .limits,
+    ).toEqual({
       maxTopics: 3,
       maxDispatchers: 2,
       maxSubscriptions: 9,
+      maxDelayMs: 60_000,
       maxOpenFiles: 64,
     });
+    expect(() => resolveBrokerOptions({ limits: { maxDelayMs: -1 } })).toThrow(/limits\.maxDelayMs/);
     expect(() => resolveBrokerOptions({ limits: { maxTopic: 3 } as never })).toThrow(/Unknown option limits\.maxTopic;/);
     expect(() => resolveBrokerOptions({ limits: { maxOpenFiles: 2 } })).toThrow(/limits\.maxOpenFiles must be at least 8, got 2/);
     expect(() => resolveBrokerOptions({ limits: { maxDispatchers: 0 } })).toThrow(InvalidBrokerOptionsError);

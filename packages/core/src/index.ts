@@ -16,6 +16,7 @@ export {
 export { InvalidHostError } from './errors/invalid-host-error';
 export { InvalidConsumerIdError } from './errors/invalid-consumer-id-error';
 export { InvalidMessageError } from './errors/invalid-message-error';
+export { ScheduledMessagesUnsupportedError, refuseScheduled } from './errors/scheduled-messages-unsupported-error';
 export { Topic, TOPIC_NAME_MAX_LENGTH, RESERVED_TOPIC_PREFIX, TOPIC_SEGMENT_SEPARATOR } from './topic';
 export { TopicPattern, MATCH_ALL_PATTERN, TOPIC_PATTERN_MAX_LENGTH, TOPIC_PATTERN_MAX_WILDCARDS } from './topic-pattern';
 export {
@@ -54,6 +55,7 @@ export {
   type MessageProperties,
   assertMessageProperties,
   assertPriority,
+  assertSchedule,
   MIN_PRIORITY,
   MAX_PRIORITY,
   DEFAULT_PRIORITY,

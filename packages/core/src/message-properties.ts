@@ -15,7 +15,14 @@ export interface MessageProperties {
   expiresAt?: number;
   /** {@link MIN_PRIORITY}–{@link MAX_PRIORITY}; default {@link DEFAULT_PRIORITY}. */
   priority?: number;
+  /** Not delivered before this many ms after the broker accepts the message (0: at once). Not with `deliverAt`. */
+  delayMs?: number;
+  /** Not delivered before this time: ISO 8601 with a time zone (`2026-12-24T18:00:00Z`). Not with `delayMs`. */
+  deliverAt?: string;
 }
+
+/** ISO 8601 date and time with seconds optional, a fraction optional, and a zone (`Z` or `±hh:mm`) required. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * Checks the message properties of a publish (null counts as absent, as for `id`) and returns those given.
@@ -23,7 +30,13 @@ export interface MessageProperties {
  * @throws InvalidMessageError naming the field: `ttlMs` or `expiresAt` not a positive integer, both given, or a
  *   `priority` that is not an integer from 0 to 9
  */
-export function assertMessageProperties(message: { ttlMs?: unknown; expiresAt?: unknown; priority?: unknown }): MessageProperties {
+export function assertMessageProperties(message: {
+  ttlMs?: unknown;
+  expiresAt?: unknown;
+  priority?: unknown;
+  delayMs?: unknown;
+  deliverAt?: unknown;
+}): MessageProperties {
   const properties: MessageProperties = {};
   if (message.ttlMs != null) properties.ttlMs = positiveInteger('ttlMs', message.ttlMs);
   if (message.expiresAt != null) properties.expiresAt = positiveInteger('expiresAt', message.expiresAt);
@@ -31,7 +44,33 @@ export function assertMessageProperties(message: { ttlMs?: unknown; expiresAt?: 
     throw new InvalidMessageError('Message fields "ttlMs" and "expiresAt" cannot both be given: choose one');
   }
   if (message.priority != null) properties.priority = assertPriority(message.priority);
+  Object.assign(properties, assertSchedule(message));
   return properties;
+}
+
+/**
+ * Checks a publish's schedule: `delayMs` a non-negative integer, or `deliverAt` an ISO 8601 time with a zone (a
+ * `Date` is taken as its ISO form), not both. Null counts as absent. The broker also bounds it (`limits.maxDelayMs`).
+ *
+ * @throws InvalidMessageError naming the field
+ */
+export function assertSchedule(message: { delayMs?: unknown; deliverAt?: unknown }): Pick<MessageProperties, 'delayMs' | 'deliverAt'> {
+  const { delayMs, deliverAt } = message;
+  if (delayMs != null && deliverAt != null) {
+    throw new InvalidMessageError('Message fields "delayMs" and "deliverAt" cannot both be given: choose one');
+  }
+  if (delayMs != null) {
+    if (typeof delayMs === 'number' && Number.isSafeInteger(delayMs) && delayMs >= 0) return { delayMs };
+    throw new InvalidMessageError(`Message field "delayMs" must be a non-negative integer (ms), got ${describeValue(delayMs)}`);
+  }
+  if (deliverAt != null) {
+    const iso = deliverAt instanceof Date && Number.isFinite(deliverAt.getTime()) ? deliverAt.toISOString() : deliverAt;
+    if (typeof iso === 'string' && ISO_INSTANT.test(iso) && Number.isFinite(Date.parse(iso))) return { deliverAt: iso };
+    throw new InvalidMessageError(
+      `Message field "deliverAt" must be an ISO 8601 time with a zone, such as "2026-12-24T18:00:00Z", got ${describeValue(deliverAt)}`,
+    );
+  }
+  return {};
 }
 
 /**

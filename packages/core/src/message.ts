@@ -8,7 +8,9 @@ export type HeaderValue = string | number | boolean;
 export type MessageHeaders = Record<string, HeaderValue>;
 
 /** A message as a producer gives it; `ttlMs` / `expiresAt` / `priority` as in {@link MessageProperties}. */
-export interface Message<T = unknown> extends MessageProperties {
+export interface Message<T = unknown> extends Omit<MessageProperties, 'deliverAt'> {
+  /** As {@link MessageProperties.deliverAt}; a `Date` is sent as its ISO form. */
+  deliverAt?: Date | string;
   topic: string;
   content: T;
   id?: string;

@@ -19,6 +19,11 @@ export const OUTBOX_HEADERS = {
   tracestate: TRACE_HEADERS.tracestate,
   /** When the row was written: an ISO 8601 timestamp from the database clock. */
   createdAt: 'mmmq-outbox-created-at',
+  /**
+   * A scheduled row's due time (ISO 8601), kept in the row's headers: the relay publishes it as the message's
+   * `deliverAt` (docs/delivery.md#scheduled-messages) and does not relay the header itself.
+   */
+  deliverAt: 'mmmq-outbox-deliver-at',
 } as const;
 
 export type OutboxHeaderName = (typeof OUTBOX_HEADERS)[keyof typeof OUTBOX_HEADERS];

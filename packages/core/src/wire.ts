@@ -41,6 +41,10 @@ export interface PublishRequest<T = unknown> {
   expiresAt?: number;
   /** 0–9, default 4. */
   priority?: number;
+  /** Not delivered before this many ms after acceptance; not with `deliverAt` (see MessageProperties). */
+  delayMs?: number;
+  /** ISO 8601 time before which it is not delivered; not with `delayMs`. */
+  deliverAt?: string;
   /** Default: the topic's (`topics…deliveryMode` on the broker, itself `persistent` by default). */
   deliveryMode?: DeliveryMode;
 }

@@ -1,4 +1,4 @@
-import { assertMessageProperties, assertPriority, DEFAULT_PRIORITY, InvalidMessageError } from '../src';
+import { assertSchedule, assertMessageProperties, assertPriority, DEFAULT_PRIORITY, InvalidMessageError } from '../src';
 
 describe('message properties', () => {
   it('returns the properties given, and none for absent or null fields', () => {
@@ -26,5 +26,29 @@ describe('message properties', () => {
     expect(DEFAULT_PRIORITY).toBe(4);
     expect([0, 9].map(assertPriority)).toEqual([0, 9]);
     expect(() => assertPriority(-1)).toThrow(InvalidMessageError);
+  });
+});
+
+describe('a publish schedule (delayMs, deliverAt)', () => {
+  it('takes a non-negative integer delay, or an ISO 8601 time with a zone (a Date as its ISO form)', () => {
+    expect(assertSchedule({ delayMs: 0 })).toEqual({ delayMs: 0 });
+    expect(assertSchedule({ delayMs: 1500, deliverAt: null })).toEqual({ delayMs: 1500 });
+    expect(assertSchedule({ deliverAt: '2026-12-24T18:00:00+01:00' })).toEqual({ deliverAt: '2026-12-24T18:00:00+01:00' });
+    expect(assertSchedule({ deliverAt: new Date(Date.UTC(2026, 11, 24)) })).toEqual({ deliverAt: '2026-12-24T00:00:00.000Z' });
+    expect(assertSchedule({})).toEqual({});
+  });
+
+  it.each([
+    [{ delayMs: -1 }, '"delayMs" must be a non-negative integer'],
+    [{ delayMs: '5' }, '"delayMs" must be a non-negative integer'],
+    [{ delayMs: 2 ** 60 }, '"delayMs" must be a non-negative integer'],
+    [{ deliverAt: 1_800_000_000_000 }, '"deliverAt" must be an ISO 8601 time'],
+    [{ deliverAt: '2026-12-24' }, '"deliverAt" must be an ISO 8601 time'],
+    [{ deliverAt: '2026-13-45T18:00:00Z' }, '"deliverAt" must be an ISO 8601 time'],
+    [{ deliverAt: new Date(NaN) }, '"deliverAt" must be an ISO 8601 time'],
+    [{ delayMs: 1, deliverAt: '2026-12-24T18:00:00Z' }, 'cannot both be given'],
+  ])('refuses %p naming the field', (schedule, message) => {
+    expect(() => assertSchedule(schedule)).toThrow(message);
+    expect(() => assertMessageProperties(schedule)).toThrow(message);
   });
 });

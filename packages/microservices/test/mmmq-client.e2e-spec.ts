@@ -43,6 +43,17 @@ describe('MmmqClient against the real broker', () => {
     ]);
   });
 
+  it('publishes an MmmqRecord scheduled with delayMs or deliverAt: stored at once with its due time', async () => {
+    const before = Date.now();
+    const delayed = await lastValueFrom(app.client.emit('order.later', new MmmqRecord({ orderId: 7 }, { delayMs: 60_000 })));
+    const at = new Date(before + 120_000);
+    await lastValueFrom(app.client.emit('order.later', new MmmqRecordBuilder().setData({ orderId: 8 }).setDeliverAt(at).build()));
+    expect(delayed).toMatchObject({ topic: 'order.later', offset: 0 });
+    const stored = await broker.stored('order.later');
+    expect(stored[0].dueAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(stored[1].dueAt).toBe(at.getTime());
+  });
+
   it('errors with UnsupportedPatternError for an object pattern, and publishes nothing', async () => {
     const error = await lastValueFrom(app.client.emit({ cmd: 'order.refunded' }, { orderId: 4 })).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnsupportedPatternError);

@@ -76,6 +76,32 @@ describe('OutboxRelay', () => {
     expect(row.lease_owner?.startsWith(`${made.relayId}#`)).toBe(true);
   });
 
+  it('publishes a scheduled row with its due time as deliverAt, not as a header', async () => {
+    const deliverAt = new Date(Date.now() + 3_600_000);
+    const before = Date.now();
+    await addCommitted(db, [
+      { topic: 'relay.scheduled', content: 1, id: 'at-1', deliverAt },
+      { topic: 'relay.scheduled', content: 2, id: 'delay-1', delayMs: 60_000, headers: { tenant: 't1' } },
+      { topic: 'relay.scheduled', content: 3, id: 'now-1' },
+    ]);
+    expect(await relay().relayOnce()).toMatchObject({ leased: 3, published: 3 });
+
+    const stored = await broker.stored('relay.scheduled');
+    expect(stored.map((message) => [message.id, message.dueAt !== undefined])).toEqual([
+      ['at-1', true],
+      ['delay-1', true],
+      ['now-1', false],
+    ]);
+    expect(stored[0].dueAt).toBe(deliverAt.getTime());
+    expect(stored[1].dueAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(stored[1].headers).toMatchObject({ tenant: 't1' });
+    for (const message of stored) expect(message.headers).not.toHaveProperty(OUTBOX_HEADERS.deliverAt);
+    await expect(addCommitted(db, [{ topic: 'relay.scheduled', content: 4, delayMs: -1 }])).rejects.toThrow('"delayMs"');
+    await expect(
+      addCommitted(db, [{ topic: 'relay.scheduled', content: 4, headers: { [OUTBOX_HEADERS.deliverAt]: deliverAt.toISOString() } }]),
+    ).rejects.toThrow('reserved for the outbox relay');
+  });
+
   it('publishes rows of several topics as one batch', async () => {
     await addCommitted(db, [
       { topic: 'relay.multi-a', content: 1, id: 'multi-1' },

@@ -15,7 +15,7 @@ import type { ProduceOptions } from './produce-options';
 /** A message ready to send: the core's `TransportMessage`, which every transport's publisher takes. */
 export type OutgoingMessage = TransportMessage;
 
-const MESSAGE_SHAPE = '{ topic, content, id?, headers?, ttlMs?, expiresAt?, priority?, deliveryMode? }';
+const MESSAGE_SHAPE = '{ topic, content, id?, headers?, ttlMs?, expiresAt?, priority?, delayMs?, deliverAt?, deliveryMode? }';
 
 /** The message of `produce(topic, content, options)` or `produce(message)`, not validated yet. */
 export function messageFromArguments(topicOrMessage: unknown, content: unknown, options?: ProduceOptions): unknown {

@@ -20,6 +20,14 @@ export interface ProduceOptions {
   /** 0–9, higher delivered first (docs/destinations.md#priority). Default 4. */
   priority?: number;
   /**
+   * Not delivered before this many ms after the broker accepts the message: it is stored (and `produce()` resolves)
+   * at once, and reaches consumers at its time (docs/delivery.md#scheduled-messages). At most the broker's
+   * `limits.maxDelayMs` (default 90 days). Not with `deliverAt`. Default 0: at once.
+   */
+  delayMs?: number;
+  /** Not delivered before this time (broker's clock): a `Date`, or an ISO 8601 string with a zone. Not with `delayMs`. */
+  deliverAt?: Date | string;
+  /**
    * `persistent`: `produce()` resolves once the broker made the message durable, with its offset.
    * `nonPersistent`: it resolves once the broker received it (no offset yet); the message may be lost if the broker
    * crashes before it is durable, never on a clean restart. Default: the topic's mode on the broker (`topics`

@@ -73,7 +73,7 @@ describe('prepareMessage', () => {
 
   it('refuses something that is not a message', () => {
     expect(() => prepareMessage('orders')).toThrow(
-      /^A message must be an object \{ topic, content, id\?, headers\?, ttlMs\?, expiresAt\?, priority\?, deliveryMode\? \}/,
+      /^A message must be an object \{ topic, content, id\?, headers\?, ttlMs\?, expiresAt\?, priority\?, delayMs\?, deliverAt\?, deliveryMode\? \}/,
     );
   });
 });

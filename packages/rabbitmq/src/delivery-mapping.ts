@@ -1,5 +1,5 @@
 import type { ConsumeMessage, Options } from 'amqplib';
-import { InvalidMessageError, MessageHeaders, TransportDelivery, TransportMessage } from '@mmmq/core';
+import { InvalidMessageError, MessageHeaders, refuseScheduled, TransportDelivery, TransportMessage } from '@mmmq/core';
 
 /** Headers this transport adds for itself; never handed to listeners, refused from producers. */
 export const InternalHeaders = {
@@ -26,6 +26,8 @@ const AMQP_TRANSIENT = 1;
 
 /** The properties of a publish: `messageId` = the MMMQ id, headers as AMQP headers, TTL as `expiration`. */
 export function publishOptionsOf(message: TransportMessage, now: number, mandatory: boolean): Options.Publish {
+  // RabbitMQ would deliver it at once: a scheduled message needs a plugin this transport does not use.
+  refuseScheduled(message, 'RabbitMQ transport', now);
   // amqplib cannot encode a longer one: the publish would fail, and be retried, forever.
   shortString('Message id', message.id);
   const headers: Record<string, unknown> = { [InternalHeaders.PUBLISHED_AT]: now };

@@ -34,6 +34,8 @@ export interface StoredMessage {
   expiresAt?: number;
   /** Present only when not the default 4. */
   priority?: number;
+  /** Epoch ms; present only for a scheduled message (docs/delivery.md#scheduled-messages). */
+  dueAt?: number;
 }
 
 /** How the Nest application around the broker module is made. */
@@ -171,13 +173,14 @@ export async function startBroker(options: MmmqBrokerOptions = {}, launch: Broke
         const payload = await queue.peek(offset);
         if (payload === null) throw new Error(`Nothing stored at ${topic}@${offset}`);
         const envelope = decodeEnvelope(payload);
-        const { expiresAt, priority } = envelope;
+        const { expiresAt, priority, dueAt } = envelope;
         messages.push({
           id: envelope.id,
           headers: envelope.headers,
           content: envelope.content.toString('utf8'),
           ...(expiresAt === undefined ? {} : { expiresAt }),
           ...(priority === undefined ? {} : { priority }),
+          ...(dueAt === undefined ? {} : { dueAt }),
         });
       }
       return messages;

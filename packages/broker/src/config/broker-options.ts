@@ -77,6 +77,9 @@ export const DEFAULT_MAX_DISPATCHERS = 1_000;
  */
 export const DEFAULT_MAX_SUBSCRIPTIONS = 200_000;
 
+/** The furthest ahead a message may be scheduled (`delayMs`, `deliverAt`): 90 days. Further gets 400. */
+export const DEFAULT_MAX_DELAY_MS = 90 * 24 * 60 * 60 * 1000;
+
 /** Caps that keep one client from exhausting the broker's memory or descriptors; reaching one answers 429. */
 export interface LimitsOptions {
   /** See {@link DEFAULT_MAX_TOPICS}. */
@@ -85,6 +88,8 @@ export interface LimitsOptions {
   maxDispatchers?: number;
   /** See {@link DEFAULT_MAX_SUBSCRIPTIONS}. */
   maxSubscriptions?: number;
+  /** See {@link DEFAULT_MAX_DELAY_MS}. */
+  maxDelayMs?: number;
   /**
    * Descriptors the storage layer keeps open at once (topic segment and index files, checkpoints, the journal); idle
    * files beyond it are closed and reopened on demand. Default: the process's `RLIMIT_NOFILE` less a reserve for
@@ -194,6 +199,7 @@ export interface ResolvedLimitsOptions {
   maxTopics: number;
   maxDispatchers: number;
   maxSubscriptions: number;
+  maxDelayMs: number;
   maxOpenFiles: number;
 }
 

@@ -6,7 +6,7 @@ import { backoffDelay, maxBackoffDelay, sleep } from '@mmmq/core';
 import { applyConsumerReply } from './consumer-reply';
 import { encodeDeliveryBatch } from './delivery-body';
 import { DispatcherDefinition } from './dispatcher-definition';
-import { PUSH_BATCH_MAX_BYTES } from './ledger/entry-decoder';
+import { PUSH_BATCH_MAX_BYTES } from './ledger/batch-bytes';
 import { Slot } from './ledger/slot';
 import { pushIdOf } from './push-id';
 import { DeliveryFailedError, PushOrder, PushTarget, PushTooLargeError, PushUnauthorizedError } from './push-sender';

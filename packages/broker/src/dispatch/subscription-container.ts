@@ -52,6 +52,8 @@ export interface SubscriptionView {
   state: SubscriptionState;
   /** Messages leased to members now. */
   leased: number;
+  /** Scheduled messages read and not due yet (docs/delivery.md#scheduled-messages): not counted in `lag` until due. */
+  scheduled: number;
   /** For an exclusive dispatcher: the member receiving now. */
   activeMember?: string;
   /** Its push members (none for a pull consumer): state, failures in a row, backoff and last error. */
@@ -290,9 +292,10 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         consumerId: subscription.consumerId,
         position: subscription.position,
         tail: queue.tailOffset,
-        lag: queue.tailOffset - subscription.position,
+        lag: subscription.backlog,
         state: subscription.state,
         leased: subscription.leased,
+        scheduled: subscription.scheduled,
         ...(subscription.activeMember === undefined ? {} : { activeMember: subscription.activeMember }),
         members: subscription.members,
         stats: subscription.stats.snapshot(),

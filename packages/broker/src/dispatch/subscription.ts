@@ -127,9 +127,17 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
     return this.ledger.leased;
   }
 
-  /** Messages of the topic not settled yet (the topic's tail minus the cursor). */
+  /** Scheduled messages read and not due yet. */
+  get scheduled(): number {
+    return this.ledger.scheduled;
+  }
+
+  /**
+   * Messages of the topic not settled yet (the topic's tail minus the cursor, plus scheduled messages that fell due
+   * behind it), scheduled ones not yet due left out.
+   */
   get backlog(): number {
-    return this.queue.tailOffset - this.ledger.cursor;
+    return this.queue.tailOffset - this.ledger.cursor + this.ledger.unsettledBehind;
   }
 
   /** The dispatcher's `maxBacklog`; Infinity without one. */
@@ -646,7 +654,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
   }
 
   private armTimer(): void {
-    if (!this.stopping) this.timer.arm(this.ledger.nextDue());
+    if (!this.stopping) this.timer.arm(this.ledger.nextDue(performance.now(), Date.now()));
   }
 
   /** Leases ended: their messages come back (or are dead-lettered); delays ended: available again. */

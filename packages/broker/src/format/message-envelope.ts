@@ -14,6 +14,13 @@ export interface MessageEnvelope {
   expiresAt?: number;
   /** 0–9; absent: the default (4). Written only when not the default. */
   priority?: number;
+  /** Epoch ms (wall clock) before which it is not delivered (a scheduled message); absent: at once. */
+  dueAt?: number;
+  /**
+   * A cancellation, not a message: the offset of the scheduled message (same topic) it cancels. Never delivered;
+   * written by the broker only (`POST /mmmq/scheduled/cancel`).
+   */
+  cancels?: number;
   /** The content exactly as the producer sent it: one JSON value, no surrounding whitespace. */
   content: Buffer;
 }
@@ -28,6 +35,10 @@ export interface DecodedEnvelope {
   expiresAt?: number;
   /** Absent: the default (4). */
   priority?: number;
+  /** Absent: not scheduled, deliverable at once. */
+  dueAt?: number;
+  /** Present: a cancellation of the scheduled message at this offset, not a message. */
+  cancels?: number;
   /** A view into the stored payload, byte-identical to what the producer sent. */
   content: Buffer;
 }
@@ -46,9 +57,9 @@ const encodedPayloads = new WeakMap<Buffer, DecodedEnvelope>();
 const UNBOUNDED_DEPTH = Number.MAX_SAFE_INTEGER;
 
 /**
- * `{"id":…,"topic":…,"publishedAt":…,"headers":{…}[,"expiresAt":…][,"priority":…],"content":<content>}`. The small
- * fields are serialised; the content is copied in verbatim, so delivery hands consumers exactly the bytes the
- * producer sent. `expiresAt` and `priority` are written only when set (and not the default), so entries without them
+ * `{"id":…,"topic":…,"publishedAt":…,"headers":{…}[,"expiresAt":…][,"priority":…][,"dueAt":…],"content":<content>}`.
+ * The small fields are serialised; the content is copied in verbatim, so delivery hands consumers exactly the bytes
+ * the producer sent. `expiresAt`, `priority` and `dueAt` are written only when set (and not the default), so entries without them
  * are the same bytes as before they existed.
  */
 export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
@@ -57,6 +68,8 @@ export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
     `"publishedAt":${envelope.publishedAt},"headers":${JSON.stringify(envelope.headers)},` +
     (envelope.expiresAt === undefined ? '' : `"expiresAt":${envelope.expiresAt},`) +
     (envelope.priority === undefined || envelope.priority === DEFAULT_PRIORITY ? '' : `"priority":${envelope.priority},`) +
+    (envelope.dueAt === undefined ? '' : `"dueAt":${envelope.dueAt},`) +
+    (envelope.cancels === undefined ? '' : `"cancels":${envelope.cancels},`) +
     `"content":`;
   const headBytes = Buffer.byteLength(head);
   const payload = Buffer.allocUnsafe(headBytes + envelope.content.length + 1);
@@ -71,6 +84,8 @@ export function encodeEnvelope(envelope: MessageEnvelope): Buffer {
     headers: { ...envelope.headers },
     ...(envelope.expiresAt === undefined ? {} : { expiresAt: envelope.expiresAt }),
     ...(envelope.priority === undefined || envelope.priority === DEFAULT_PRIORITY ? {} : { priority: envelope.priority }),
+    ...(envelope.dueAt === undefined ? {} : { dueAt: envelope.dueAt }),
+    ...(envelope.cancels === undefined ? {} : { cancels: envelope.cancels }),
     content: payload.subarray(headBytes, payload.length - 1),
   });
   return payload;
@@ -96,6 +111,8 @@ export function decodeEnvelope(payload: Buffer): DecodedEnvelope {
     headers: optionalField(payload, root, 'headers', 'object') ?? {},
     ...defined('expiresAt', optionalField(payload, root, 'expiresAt', 'number')),
     ...defined('priority', optionalField(payload, root, 'priority', 'number')),
+    ...defined('dueAt', optionalField(payload, root, 'dueAt', 'number')),
+    ...defined('cancels', optionalField(payload, root, 'cancels', 'number')),
     content: payload.subarray(content.start, content.end),
   };
 }

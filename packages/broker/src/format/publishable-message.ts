@@ -14,4 +14,6 @@ export interface PublishableMessage extends MessageProperties {
   content: Buffer;
   /** As the producer asked; absent: the topic's default (`TopicPolicies`). */
   deliveryMode?: DeliveryMode;
+  /** Set by the broker only: a cancellation of the scheduled message at this offset (see `MessageEnvelope.cancels`). */
+  cancels?: number;
 }

@@ -24,6 +24,7 @@ import { StaleLeaseError } from '../dispatch/transaction.errors';
 import { TopicNotFoundError } from '../topics/topic.errors';
 import { TopicLimitExceededError } from '../retention/topic-limit.errors';
 import { BrokerLimitReachedError } from '../config/broker-limit.error';
+import { NotCancellableError, ScheduledMessageNotFoundError } from '../publish/scheduled-cancellation';
 
 /** What a failed publish is answered with. */
 export interface NackResponse {
@@ -63,7 +64,8 @@ export function toNackResponse(error: unknown): NackResponse {
     error instanceof TopicNameConflictError ||
     error instanceof DuplicateConsumerIdError ||
     error instanceof StaleLeaseError ||
-    error instanceof SubscriptionLockedError
+    error instanceof SubscriptionLockedError ||
+    error instanceof NotCancellableError
   ) {
     return expected(HttpStatus.CONFLICT);
   }
@@ -71,7 +73,8 @@ export function toNackResponse(error: unknown): NackResponse {
     error instanceof DispatcherNotFoundError ||
     error instanceof PushHostNotFoundError ||
     error instanceof TopicNotFoundError ||
-    error instanceof SubscriptionNotFoundError
+    error instanceof SubscriptionNotFoundError ||
+    error instanceof ScheduledMessageNotFoundError
   ) {
     return expected(HttpStatus.NOT_FOUND);
   }

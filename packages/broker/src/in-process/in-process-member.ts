@@ -2,7 +2,7 @@ import { sleep, type ConsumerAcknowledgement, type TransportDelivery, type Trans
 import type { Logger } from '@nestjs/common';
 import { applyConsumerReply } from '../dispatch/consumer-reply';
 import type { DispatcherRegistry } from '../dispatch/dispatcher-registry';
-import { PUSH_BATCH_MAX_BYTES } from '../dispatch/ledger/entry-decoder';
+import { PUSH_BATCH_MAX_BYTES } from '../dispatch/ledger/batch-bytes';
 import type { Slot } from '../dispatch/ledger/slot';
 import type { Subscription } from '../dispatch/subscription';
 import type { SubscriptionContainer } from '../dispatch/subscription-container';

@@ -16,8 +16,10 @@ import { TopicLimits } from '../retention/topic-limits';
 import { DiskGuard, TopicQueue, TopicQueueContainer } from '../storage';
 import type { CommitPart } from '../storage/journal/journal-commit';
 import { describeCause } from '../storage/journal/describe-cause';
+import { MMMQ_LIMITS_OPTIONS, type ResolvedLimitsOptions } from '../config/broker-options';
 import { TopicPolicies } from '../topics/topic-policies';
 import { encodeEnvelope } from '../format/message-envelope';
+import { scheduleOf } from './message-schedule';
 import { PUBLISH_OBSERVER, PublishObserver } from './publish-observer';
 import type { PublishableMessage } from '../format/publishable-message';
 
@@ -57,6 +59,7 @@ export class PublishIntake {
     @Optional() @Inject(PUBLISH_OBSERVER) private readonly observer?: PublishObserver,
     @Optional() private readonly deduplicator?: Deduplicator,
     @Optional() private readonly attachGate?: AttachGate,
+    @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly brokerLimits?: Pick<ResolvedLimitsOptions, 'maxDelayMs'>,
   ) {}
 
   /** Resolves with the ACK of one message: once durable when persistent, on receipt when nonPersistent. */
@@ -166,6 +169,8 @@ export class PublishIntake {
     release: (firstOffsets?: Array<number | undefined>) => void;
     deduplication?: DeduplicationClaim;
   }> {
+    // Bad input first: a refused schedule creates no topic and claims no id.
+    const delays = scheduleOf(messages, Date.now(), this.brokerLimits?.maxDelayMs ?? Number.MAX_SAFE_INTEGER);
     this.diskGuard?.assertMayPublish();
     for (const topic of new Set(messages.map((message) => message.topic.name))) this.backlogGuard?.assertMayPublish(topic);
     const byTopic = new Map<string, { queue: TopicQueue; payloads: Buffer[]; indices: number[] }>();
@@ -187,7 +192,7 @@ export class PublishIntake {
       for (const [index, message] of messages.entries()) {
         if (deduplication?.isDuplicate(index)) continue;
         const part = byTopic.get(message.topic.name)!;
-        part.payloads.push(this.encode(message, publishedAt));
+        part.payloads.push(this.encode(message, publishedAt, delays[index]));
         part.indices.push(index);
       }
       const topics = [...byTopic.values()].filter(({ payloads }) => payloads.length > 0);
@@ -220,12 +225,16 @@ export class PublishIntake {
   }
 
   /**
-   * The stored envelope. Its `expiresAt` is absolute (wall clock), fixed now: the producer's, or `publishedAt` plus
-   * the message's `ttlMs`, or plus the topic's `expiry.ttlMs` when the message has neither.
+   * The stored envelope. Its `expiresAt` is absolute (wall clock), fixed now: the producer's, or the time it becomes
+   * deliverable (`dueAt` for a scheduled message, else `publishedAt`) plus the message's `ttlMs`, or plus the
+   * topic's `expiry.ttlMs` when the message has neither.
    */
-  private encode(message: PublishableMessage, publishedAt: number): Buffer {
+  private encode(message: PublishableMessage, publishedAt: number, delayMs: number | undefined): Buffer {
     const ttlMs = message.ttlMs ?? this.policies?.of(message.topic.name).expiry.ttlMs ?? null;
-    const expiresAt = message.expiresAt ?? (ttlMs === null ? undefined : publishedAt + ttlMs);
+    // `deliverAt` as given; `delayMs` from the publish time.
+    const dueAt =
+      delayMs === undefined ? undefined : message.deliverAt === undefined ? publishedAt + delayMs : Date.parse(message.deliverAt);
+    const expiresAt = message.expiresAt ?? (ttlMs === null ? undefined : (dueAt ?? publishedAt) + ttlMs);
     return encodeEnvelope({
       id: message.id,
       topic: message.topic.name,
@@ -233,6 +242,8 @@ export class PublishIntake {
       headers: message.headers,
       ...(expiresAt === undefined ? {} : { expiresAt }),
       ...(message.priority === undefined ? {} : { priority: message.priority }),
+      ...(dueAt === undefined ? {} : { dueAt }),
+      ...(message.cancels === undefined ? {} : { cancels: message.cancels }),
       content: message.content,
     });
   }

@@ -1,6 +1,6 @@
 import { MAX_FETCH_MESSAGES, MAX_FETCH_WAIT_MS, MAX_NACK_DELAY_MS, MmmqValidationError } from '@mmmq/core';
 import { parseAckTimeoutMs } from '../dispatch/dispatcher-definition';
-import { PUSH_BATCH_MAX_BYTES } from '../dispatch/ledger/entry-decoder';
+import { PUSH_BATCH_MAX_BYTES } from '../dispatch/ledger/batch-bytes';
 
 /** The most leases one settle request names. */
 export const MAX_SETTLE_ITEMS = 10_000;

@@ -19,6 +19,10 @@ export interface MessageView {
   publishedAt: number | null;
   expiresAt?: number;
   priority?: number;
+  /** A scheduled message's due time, epoch ms: not delivered before it. */
+  dueAt?: number;
+  /** A cancellation record (content null), not a message: the offset of the scheduled message it cancelled. */
+  cancels?: number;
   content: unknown;
 }
 
@@ -71,10 +75,12 @@ export async function browseTopic(queue: TopicQueue, from: number | undefined, l
 
 function viewOf(offset: number, payload: Buffer): MessageView | undefined {
   try {
-    const { id, topic, headers, publishedAt, expiresAt, priority, content } = decodeEnvelope(payload);
+    const { id, topic, headers, publishedAt, expiresAt, priority, dueAt, cancels, content } = decodeEnvelope(payload);
     const view: MessageView = { offset, id, topic, headers, publishedAt, content: JSON.parse(content.toString('utf8')) };
     if (expiresAt !== undefined) view.expiresAt = expiresAt;
     if (priority !== undefined) view.priority = priority;
+    if (dueAt !== undefined) view.dueAt = dueAt;
+    if (cancels !== undefined) view.cancels = cancels;
     return view;
   } catch {
     // The CRC matched but the bytes are not a message: shown as corrupt, as delivery skips it.

@@ -176,6 +176,20 @@ function watched(page: Page): Page {
         await shot(page, 'topic');
       });
 
+      it('shows a scheduled message with its due time', async () => {
+        // Within the default limits.maxDelayMs (90 days), and never due while the test runs.
+        const deliverAt = new Date(Date.now() + 30 * 24 * 3600_000).toISOString();
+        const published = await broker.request('POST', '/mmmq/messages', { topic: 'reminder.later', content: { later: true }, deliverAt });
+        expect(published.status).toBe(200);
+        await page.goto(`${broker.url}/mmmq/console#/topics`);
+        await page.getByRole('table', { name: 'Topics and their logs' }).getByRole('link', { name: 'reminder.later' }).click();
+        await page.getByRole('heading', { name: 'Topic reminder.later', level: 1 }).waitFor();
+        await page.getByRole('button', { name: 'Show messages' }).click();
+        const messages = page.getByRole('table', { name: 'Messages, oldest first' });
+        await messages.getByRole('columnheader', { name: 'Due at (scheduled)' }).waitFor();
+        await messages.getByRole('row').filter({ hasText: deliverAt }).waitFor();
+      });
+
       it('redrives a dead letter to its consumer', async () => {
         await broker.publish('order.created', { poison: true, note: '<script>alert(1)</script>' });
         await waitFor(async () => (await broker.deadLetters('billing')).length === 1, { message: 'the dead letter of billing' });

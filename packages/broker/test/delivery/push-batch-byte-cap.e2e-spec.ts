@@ -1,5 +1,5 @@
 import { BrokerApp, range, startBroker, TestConsumer, waitFor } from '@mmmq/test-support';
-import { PUSH_BATCH_MAX_BYTES } from '../../src/dispatch/ledger/entry-decoder';
+import { PUSH_BATCH_MAX_BYTES } from '../../src/dispatch/ledger/batch-bytes';
 
 /** A content a little under a third of the cap: three fit in one batch, a fourth does not. */
 const CONTENT_CHARS = Math.floor(PUSH_BATCH_MAX_BYTES / 3) - 1024;

@@ -107,7 +107,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
 }
 
 /**
- * `MMMQ_MAX_TOPICS`, `MMMQ_MAX_DISPATCHERS`, `MMMQ_MAX_SUBSCRIPTIONS`, `MMMQ_MAX_OPEN_FILES`: the broker's `limits`
+ * `MMMQ_MAX_TOPICS`, `MMMQ_MAX_DISPATCHERS`, `MMMQ_MAX_SUBSCRIPTIONS`, `MMMQ_MAX_OPEN_FILES`, `MMMQ_MAX_DELAY_MS`: the broker's `limits`
  * (docs/operations.md#descriptors-and-caps); unset ones keep their defaults.
  */
 function limitsOptions(env: NodeJS.ProcessEnv): Pick<MmmqBrokerOptions, 'limits'> {
@@ -117,6 +117,7 @@ function limitsOptions(env: NodeJS.ProcessEnv): Pick<MmmqBrokerOptions, 'limits'
       maxDispatchers: positive(env, 'MMMQ_MAX_DISPATCHERS'),
       maxSubscriptions: positive(env, 'MMMQ_MAX_SUBSCRIPTIONS'),
       maxOpenFiles: positive(env, 'MMMQ_MAX_OPEN_FILES'),
+      maxDelayMs: positive(env, 'MMMQ_MAX_DELAY_MS'),
     }).filter(([, value]) => value !== undefined),
   );
   return Object.keys(limits).length === 0 ? {} : { limits };

@@ -5,6 +5,7 @@ import { InvalidMessageError } from '../errors/invalid-message-error';
 import { InvalidTopicError } from '../errors/invalid-topic-error';
 import { assertHeaders, assertMessageId, MessageHeaders } from '../message';
 import { assertMessageProperties, MessageProperties } from '../message-properties';
+import { refuseScheduled } from '../errors/scheduled-messages-unsupported-error';
 import { Topic } from '../topic';
 import { TopicPattern } from '../topic-pattern';
 import { DeliveryRequest, PublishedMessage } from '../wire';
@@ -154,7 +155,8 @@ export class InMemoryBroker {
     if (topic.isReserved) throw new InvalidTopicError(`Topic ${topic.name} is reserved for the broker`);
     if (request.content === undefined) throw new InvalidMessageError('content is missing');
     if (request.deliveryMode !== undefined) assertDeliveryMode(request.deliveryMode);
-    const { ttlMs, expiresAt, priority } = assertMessageProperties(request);
+    const { ttlMs, expiresAt, priority, ...schedule } = assertMessageProperties(request);
+    refuseScheduled(schedule, 'in-memory test broker', publishedAt);
     const expiry = expiresAt ?? (ttlMs === undefined ? undefined : publishedAt + ttlMs);
     return {
       id: request.id === undefined ? randomUUID() : assertMessageId(request.id),

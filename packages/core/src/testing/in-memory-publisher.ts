@@ -32,6 +32,9 @@ function toRequest(message: TransportMessage): InMemoryPublishRequest {
     ...(message.ttlMs === undefined ? {} : { ttlMs: message.ttlMs }),
     ...(message.expiresAt === undefined ? {} : { expiresAt: message.expiresAt }),
     ...(message.priority === undefined ? {} : { priority: message.priority }),
+    // Passed on to be refused: the in-memory broker does not schedule.
+    ...(message.delayMs === undefined ? {} : { delayMs: message.delayMs }),
+    ...(message.deliverAt === undefined ? {} : { deliverAt: message.deliverAt }),
     content: JSON.parse(message.content),
     ...(message.deliveryMode === undefined ? {} : { deliveryMode: message.deliveryMode }),
   };

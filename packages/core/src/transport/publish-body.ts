@@ -10,6 +10,8 @@ export function publishBody(message: TransportMessage): string {
     (message.ttlMs === undefined ? '' : `,"ttlMs":${message.ttlMs}`) +
     (message.expiresAt === undefined ? '' : `,"expiresAt":${message.expiresAt}`) +
     (message.priority === undefined ? '' : `,"priority":${message.priority}`) +
+    (message.delayMs === undefined ? '' : `,"delayMs":${message.delayMs}`) +
+    (message.deliverAt === undefined ? '' : `,"deliverAt":${JSON.stringify(message.deliverAt)}`) +
     (message.deliveryMode === undefined ? '' : `,"deliveryMode":"${message.deliveryMode}"`);
   const topic = JSON.stringify(message.topic);
   return `{"topic":${topic},"id":${JSON.stringify(message.id)}${headers}${properties},"content":${message.content}}`;

@@ -14,6 +14,14 @@ export interface MmmqRecordOptions {
    * (30 s). On expiry the Observable errors with `RequestTimeoutError`.
    */
   timeoutMs?: number;
+  /**
+   * Not delivered before this many ms after the broker stores it (docs/delivery.md#scheduled-messages); `emit()`'s
+   * Observable still completes once it is stored (a `send()`'s `timeoutMs` runs from the send). Not with `deliverAt`.
+   * Default 0: at once.
+   */
+  delayMs?: number;
+  /** Not delivered before this time (a `Date` or an ISO 8601 string with a zone). Not with `delayMs`. */
+  deliverAt?: Date | string;
 }
 
 /**
@@ -51,6 +59,18 @@ export class MmmqRecordBuilder<TData = unknown> {
 
   setTimeoutMs(timeoutMs: number): this {
     this.options = { ...this.options, timeoutMs };
+    return this;
+  }
+
+  /** Delivered no earlier than `delayMs` after it is stored. */
+  setDelayMs(delayMs: number): this {
+    this.options = { ...this.options, delayMs };
+    return this;
+  }
+
+  /** Delivered no earlier than `deliverAt`. */
+  setDeliverAt(deliverAt: Date | string): this {
+    this.options = { ...this.options, deliverAt };
     return this;
   }
 

@@ -11,7 +11,7 @@ export interface OutgoingEvent {
 }
 
 /**
- * Unwraps an {@link MmmqRecord} (its id and headers become produce options), then runs the serializer on
+ * Unwraps an {@link MmmqRecord} (its id, headers and schedule become produce options), then runs the serializer on
  * `{ pattern, data }`: a result with a `data` key publishes that value (so Nest's `IdentitySerializer` publishes
  * `data` itself), any other result is the content as it is.
  */
@@ -22,5 +22,7 @@ export function outgoingEvent(topic: string, data: unknown, serializer: Producer
   const options: ProduceOptions = {};
   if (record?.options.id !== undefined) options.id = record.options.id;
   if (record?.options.headers !== undefined) options.headers = record.options.headers;
+  if (record?.options.delayMs !== undefined) options.delayMs = record.options.delayMs;
+  if (record?.options.deliverAt !== undefined) options.deliverAt = record.options.deliverAt;
   return { content, options, timeoutMs: record?.options.timeoutMs };
 }

@@ -7,6 +7,7 @@ import {
   InvalidTopicError,
   MessageHeaders,
   OUTBOX_HEADERS,
+  assertSchedule,
   Topic,
 } from '@mmmq/core';
 import { describeValue } from '@mmmq/core';
@@ -26,6 +27,13 @@ export interface OutboxAddOptions {
   traceparent?: string;
   /** W3C trace state, relayed as `tracestate`. */
   tracestate?: string;
+  /**
+   * A scheduled message: not delivered before this time (a `Date` or an ISO 8601 string with a zone), however early
+   * the relay publishes it. Not with `delayMs`.
+   */
+  deliverAt?: Date | string;
+  /** A scheduled message: not delivered before this many ms after `add()` (this process's clock). Not with `deliverAt`. */
+  delayMs?: number;
 }
 
 /** One message of `outbox.addMany()`. */
@@ -46,7 +54,7 @@ export interface OutboxRowInput {
   tracestate: string | null;
 }
 
-const KNOWN_OPTIONS = new Set(['id', 'headers', 'aggregateType', 'aggregateId', 'traceparent', 'tracestate']);
+const KNOWN_OPTIONS = new Set(['id', 'headers', 'aggregateType', 'aggregateId', 'traceparent', 'tracestate', 'deliverAt', 'delayMs']);
 const RESERVED_HEADERS: ReadonlySet<string> = new Set(Object.values(OUTBOX_HEADERS));
 
 /**
@@ -75,6 +83,10 @@ export function prepareOutboxMessage(topic: unknown, content: unknown, options: 
         'or tracestate as options instead',
     );
   }
+  // Kept in the row's headers (no column of its own): the relay turns it into the publish's deliverAt.
+  const { deliverAt, delayMs } = assertSchedule(options);
+  if (delayMs !== undefined && delayMs > 0) headers[OUTBOX_HEADERS.deliverAt] = new Date(Date.now() + delayMs).toISOString();
+  else if (deliverAt !== undefined) headers[OUTBOX_HEADERS.deliverAt] = deliverAt;
   const row: OutboxRowInput = {
     id: options.id === undefined ? randomUUID() : assertMessageId(options.id),
     topic: name.name,

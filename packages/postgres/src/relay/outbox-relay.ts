@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { backoffDelay, InvalidMessageError, type PublishedMessage } from '@mmmq/core';
+import { backoffDelay, InvalidMessageError, type MessageHeaders, OUTBOX_HEADERS, type PublishedMessage } from '@mmmq/core';
 import { Producer } from '@mmmq/producer';
 import { createProducer } from '@mmmq/producer/internal';
 import { Logger } from '@nestjs/common';
@@ -251,7 +251,7 @@ export class OutboxRelay {
           topic: row.topic,
           id: row.messageId,
           content: parseContent(row),
-          headers: relayedHeaders(row.messageId, row, row.createdAt),
+          ...scheduleOf(relayedHeaders(row.messageId, row, row.createdAt)),
           // Never the topic's default: on a nonPersistent topic the ACK would come before the message is durable, so
           // PUBLISHED would not mean the broker keeps it (and there would be no offset).
           deliveryMode: 'persistent',
@@ -311,4 +311,10 @@ function parseContent(row: OutboxRow): unknown {
       cause: error,
     });
   }
+}
+
+/** A scheduled row's due time leaves its headers and becomes the publish's `deliverAt`. */
+function scheduleOf(relayed: MessageHeaders): { headers: MessageHeaders; deliverAt?: string } {
+  const { [OUTBOX_HEADERS.deliverAt]: deliverAt, ...headers } = relayed;
+  return deliverAt === undefined ? { headers } : { headers, deliverAt: String(deliverAt) };
 }

@@ -3,6 +3,7 @@ import type { DecodedEnvelope } from '../../format/message-envelope';
 import type { SubscriptionSnapshot } from '../../storage/subscription-snapshot';
 import type { LeaseWatcher } from './lease-watcher';
 import { MinHeap } from './min-heap';
+import { Schedule } from './schedule';
 import { byOffset, byPriority, newSlot, recordAttempt, Slot, SlotState } from './slot';
 
 /** When a message has had enough deliveries. */
@@ -31,6 +32,13 @@ export interface DeadLetterVerdict {
 }
 
 const EMPTY_ENVELOPE: DecodedEnvelope = { id: null, topic: '', publishedAt: null, headers: {}, content: Buffer.alloc(0) };
+
+/**
+ * Where a scheduled message not due yet lies in the window: passed by the cursor like a settled slot, but written
+ * as unsettled (it is in the {@link Schedule}'s held offsets).
+ */
+const SCHEDULED = newSlot(-1, EMPTY_ENVELOPE, 0, 0, 0);
+SCHEDULED.state = SlotState.SETTLED;
 
 interface Expiry {
   deadline: number;
@@ -79,6 +87,8 @@ export class DeliveryLedger {
   private expiredFound: Slot[] = [];
   /** Slots given up (dropped, dead-lettered) while they waited in the ready heap: `take` pops and skips them. */
   private staleReady = 0;
+  /** Scheduled messages read before their time (docs/delivery.md#scheduled-messages). */
+  private readonly schedule = new Schedule();
 
   constructor(
     snapshot: SubscriptionSnapshot,
@@ -116,9 +126,11 @@ export class DeliveryLedger {
    * settled at once, and so is a message the `selector` does not select: then it returns true (skipped, to be
    * counted). A restored count or the delivery mark says how often it may have been delivered before.
    */
-  admit(envelope: DecodedEnvelope | Error, bytes: number, selector?: Selector): boolean {
+  admit(envelope: DecodedEnvelope | Error, bytes: number, selector?: Selector, wallNow = Date.now()): boolean {
     const offset = this.readEnd;
-    const settled = envelope instanceof Error || this.wasSettled(offset);
+    // A cancellation is never delivered, and applies even when read again (after a restart it was settled already).
+    if (!(envelope instanceof Error) && envelope.cancels !== undefined && this.schedule.cancel(envelope.cancels)) this.version++;
+    const settled = envelope instanceof Error || envelope.cancels !== undefined || this.wasSettled(offset);
     // Judged once, when read (before anything changes, should the selector throw); settled ones are not judged.
     const skipped = !settled && selector !== undefined && !selector.matches(envelope.headers);
     this.readEnd++;
@@ -133,6 +145,13 @@ export class DeliveryLedger {
       if (skipped) this.version++;
       this.advance();
       return skipped;
+    }
+    if (envelope.dueAt !== undefined && envelope.dueAt > wallNow) {
+      // Not due: never delivered yet, whatever the mark says. Read again from the log once due.
+      this.schedule.add(offset, envelope.dueAt);
+      this.slots.set(offset, SCHEDULED);
+      this.advance();
+      return false;
     }
     // A restored count is the truth, 0 included (handed out, then given back unsent); else the mark says.
     const deliveries = restored?.deliveries ?? (offset < this.restoredMark ? 1 : 0);
@@ -180,6 +199,7 @@ export class DeliveryLedger {
       slot.member = undefined;
     }
     this.slots.clear();
+    this.schedule.clear();
     for (const heap of [this.ready, this.delayed, this.expiries] as Array<MinHeap<unknown>>) while (heap.size > 0) heap.pop();
     this.keyHolders.clear();
     this.keyWaiting.clear();
@@ -271,7 +291,54 @@ export class DeliveryLedger {
     slot.member = undefined;
     this.version++;
     if (slot.key !== undefined && this.keyHolders.get(slot.key) === slot) this.releaseKey(slot.key);
+    if (slot.scheduled) this.settleScheduled(slot);
     this.advance();
+  }
+
+  /** Scheduled messages not due yet. */
+  get scheduled(): number {
+    return this.schedule.size;
+  }
+
+  /** Messages not settled below the cursor: scheduled ones that fell due after the cursor passed them. */
+  get unsettledBehind(): number {
+    return this.schedule.promoted === 0 ? 0 : this.schedule.dueBelow(this.cursor);
+  }
+
+  /** Whether a scheduled message is due at `wallNow` and may be promoted ({@link dueOffsets}). */
+  hasDue(wallNow: number): boolean {
+    return this.schedule.hasDue(wallNow);
+  }
+
+  /** Up to `max` scheduled offsets due at `wallNow`, lowest first: read each and hand it to {@link admitDue}. */
+  dueOffsets(wallNow: number, max: number): number[] {
+    return this.schedule.takeDue(wallNow, max);
+  }
+
+  /**
+   * A due scheduled message read again from the log becomes available (an Error: it is settled, as a corrupt entry
+   * is when read). Ignored when a seek forgot it meanwhile; returns whether it was taken.
+   */
+  admitDue(offset: number, envelope: DecodedEnvelope | Error, bytes: number): boolean {
+    if (!this.schedule.promoting(offset)) return false;
+    const slot = newSlot(offset, envelope instanceof Error ? EMPTY_ENVELOPE : envelope, bytes, 0, 0);
+    slot.scheduled = true;
+    this.slots.set(offset, slot);
+    if (envelope instanceof Error) {
+      this.settle(slot);
+    } else if (slot.key === undefined || !this.keyHolders.has(slot.key)) {
+      if (slot.key !== undefined) this.keyHolders.set(slot.key, slot);
+      this.ready.push(slot);
+    } else {
+      this.waitForKey(slot);
+    }
+    return true;
+  }
+
+  /** A promoted scheduled message is settled: below the cursor, nothing else would forget it. */
+  private settleScheduled(slot: Slot): void {
+    this.schedule.settled(slot.offset);
+    if (slot.offset < this.cursor) this.slots.delete(slot.offset);
   }
 
   /**
@@ -427,9 +494,15 @@ export class DeliveryLedger {
     return [...due];
   }
 
-  /** The next moment something is due (a lease ends, a delay is over), on the monotonic clock. */
-  nextDue(): number | undefined {
-    const times = [this.expiries.peek()?.deadline, this.delayed.peek()?.availableAt].filter((t) => t !== undefined);
+  /**
+   * The next moment something is due (a lease ends, a delay is over, a scheduled message's time comes), on the
+   * monotonic clock `now` reads (scheduled times are on the wall clock, `wallNow`).
+   */
+  nextDue(now = 0, wallNow = 0): number | undefined {
+    const scheduled = this.schedule.nextDue();
+    const times = [this.expiries.peek()?.deadline, this.delayed.peek()?.availableAt, scheduled && now + scheduled - wallNow].filter(
+      (t) => t !== undefined,
+    );
     return times.length > 0 ? Math.min(...(times as number[])) : undefined;
   }
 
@@ -448,22 +521,52 @@ export class DeliveryLedger {
    * in the same journal record) are written as settled without being settled here yet.
    */
   snapshot(alsoSettled?: ReadonlySet<number>): SubscriptionSnapshot {
-    const settled: Array<[number, number]> = [];
+    // Scheduled messages the cursor passed keep the cursor on disk at the lowest of them: what lies between is settled.
+    const cursor = Math.min(this.cursor, this.schedule.held.first() ?? Infinity);
+    const settled = cursor < this.cursor ? this.schedule.held.gapsBelow(cursor, this.cursor) : [];
+    // Its ranges are cached: the last one, which the loop may extend, is copied.
+    if (settled.length > 0) settled[settled.length - 1] = [...settled[settled.length - 1]];
     const counts: SubscriptionSnapshot['counts'] = [];
+    if (this.schedule.promoted > 0) {
+      // Promoted messages the cursor passed: counted, or settled by the record this state goes in (a dead letter, a
+      // transaction), like those above the cursor.
+      const below: number[] = [];
+      for (const slot of this.slots.values()) {
+        if (slot.offset < 0 || slot.offset >= this.cursor) continue;
+        if (alsoSettled?.has(slot.offset)) below.push(slot.offset);
+        else this.countOf(slot, counts);
+      }
+      if (below.length > 0)
+        settled.splice(
+          0,
+          settled.length,
+          ...mergeRanges([...settled, ...below.map((o): [number, number] => [o, o + 1])].sort((a, b) => a[0] - b[0])),
+        );
+    }
     for (let offset = this.cursor; offset < this.readEnd; offset++) {
       const slot = this.slots.get(offset)!;
+      // Waiting, unless cancelled meanwhile.
+      if (slot === SCHEDULED && this.schedule.held.has(offset)) continue;
       if (slot.state === SlotState.SETTLED || alsoSettled?.has(offset)) {
         const last = settled[settled.length - 1];
         if (last && last[1] === offset) last[1]++;
         else settled.push([offset, offset + 1]);
-      } else if (slot.deliveries > 1 || slot.nacks > 0 || (slot.deliveries === 0 && offset < this.handedOutEnd)) {
-        // A 0 below the mark: handed out, then given back without counting (never sent), so not a delivery.
-        counts.push({ offset, deliveries: slot.deliveries, nacks: slot.nacks });
+      } else {
+        this.countOf(slot, counts);
       }
     }
     for (const [first, end] of this.restoredSettled) if (end > this.readEnd) settled.push([Math.max(first, this.readEnd), end]);
     for (const [offset, count] of this.restoredCounts) counts.push({ offset, ...count });
-    return { cursor: this.cursor, settled, counts, deliveredMark: Math.max(this.deliveredMark, this.cursor) };
+    return { cursor, settled, counts, deliveredMark: Math.max(this.deliveredMark, this.cursor) };
+  }
+
+  /** The count an unsettled slot's state must keep, if any. */
+  private countOf(slot: Slot, counts: SubscriptionSnapshot['counts']): void {
+    if (slot.state === SlotState.SETTLED) return;
+    // A 0 below the mark: handed out, then given back without counting (never sent), so not a delivery.
+    if (slot.deliveries > 1 || slot.nacks > 0 || (slot.deliveries === 0 && slot.offset < this.handedOutEnd)) {
+      counts.push({ offset: slot.offset, deliveries: slot.deliveries, nacks: slot.nacks });
+    }
   }
 
   /**
@@ -521,8 +624,11 @@ export class DeliveryLedger {
 
   private waitForKey(slot: Slot): void {
     const waiting = this.keyWaiting.get(slot.key!);
-    if (waiting) waiting.push(slot);
-    else this.keyWaiting.set(slot.key!, [slot]);
+    if (!waiting) return void this.keyWaiting.set(slot.key!, [slot]);
+    // In offset order: read messages come last, a scheduled one falling due may belong before some of them.
+    let at = waiting.length;
+    while (at > 0 && waiting[at - 1].offset > slot.offset) at--;
+    waiting.splice(at, 0, slot);
   }
 
   /** The key's holder is settled: the next message of the key, in offset order, holds it and is available. */

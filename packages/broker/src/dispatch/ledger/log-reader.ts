@@ -2,7 +2,7 @@ import type { Selector } from '@mmmq/core';
 import type { TopicQueue } from '../../storage/topic-queue';
 import { nextTurn, selectorTurnSpent } from '../selector-turn-budget';
 import type { DeliveryLedger } from './delivery-ledger';
-import { decodeEntry } from './entry-decoder';
+import { decodeEntry } from '../../format/decode-entry';
 
 /**
  * How far past the cursor a subscription reads: the most messages it tracks at once (leased, waiting, settled out
@@ -53,6 +53,10 @@ export class LogReader {
     const { ledger, queue } = this;
     for (let failures = 1; !this.host.stopping;) {
       if (ledger.available >= max) return;
+      if (ledger.hasDue(Date.now())) {
+        await this.promoteDue(max);
+        continue;
+      }
       const wanted = Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - ledger.windowSize, READ_CHUNK);
       const from = ledger.readEnd;
       if (from < queue.startOffset) {
@@ -88,5 +92,48 @@ export class LogReader {
         await this.host.backoff(failures++, `reading offset ${from} failed`, error);
       }
     }
+  }
+
+  /**
+   * Reads the entries of due scheduled messages again (their offsets only were kept) and makes them available, runs
+   * of consecutive offsets in one read. One deleted by retention meanwhile is gone: settled, and counted as corrupt.
+   */
+  private async promoteDue(max: number): Promise<void> {
+    const due = this.ledger.dueOffsets(Date.now(), Math.min(Math.max(max, READ_AHEAD), READ_CHUNK));
+    for (let run = 0; run < due.length;) {
+      let end = run + 1;
+      while (end < due.length && due[end] === due[end - 1] + 1) end++;
+      const first = due[run];
+      const entries = await this.readRun(first, end - run);
+      // Stopping: left unsettled, so the state written keeps them for the next start.
+      if (this.host.stopping) return;
+      for (let i = 0; i < end - run; i++) {
+        if (entries[i] === undefined && first + i >= this.queue.startOffset) continue;
+        const entry = entries[i] ?? new Error(`offset ${first + i} was deleted by retention before it was due`);
+        const envelope = decodeEntry(entry);
+        if (this.ledger.admitDue(first + i, envelope, entry instanceof Error ? 0 : entry.length) && envelope instanceof Error) {
+          this.host.skipCorrupt(first + i, envelope);
+        }
+      }
+      run = end;
+    }
+  }
+
+  /** `count` entries from `first` (fewer when retention deleted some: those are missing), retried on storage errors. */
+  private async readRun(first: number, count: number): Promise<Array<Buffer | Error | undefined>> {
+    const entries: Array<Buffer | Error | undefined> = [];
+    for (let failures = 1; entries.length < count;) {
+      const at = first + entries.length;
+      const start = Math.max(at, this.queue.startOffset);
+      if (start >= first + count || this.host.stopping) break;
+      try {
+        const read = await this.queue.peekMany(start, first + count - start);
+        if (read.length === 0) break;
+        entries.push(...new Array<undefined>(start - at), ...read);
+      } catch (error) {
+        await this.host.backoff(failures++, `reading scheduled offset ${at} failed`, error);
+      }
+    }
+    return entries;
   }
 }

@@ -52,6 +52,8 @@ export interface Slot {
   /** A push lease the consumer asked more time for (extend): its reply may take until then. */
   extendedUntil: number;
   history: DeliveryAttempt[];
+  /** A scheduled message promoted when due: the ledger's schedule holds its offset until it is settled. */
+  scheduled?: boolean;
 }
 
 export function newSlot(offset: number, envelope: DecodedEnvelope, bytes: number, deliveries: number, nacks: number): Slot {

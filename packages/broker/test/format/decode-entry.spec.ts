@@ -1,4 +1,4 @@
-import { decodeEntry } from '../../src/dispatch/ledger/entry-decoder';
+import { decodeEntry } from '../../src/format/decode-entry';
 import { encodeEnvelope } from '../../src/format/message-envelope';
 
 describe('decoding the entries the subscriptions of one topic read', () => {

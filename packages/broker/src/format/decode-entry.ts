@@ -1,7 +1,4 @@
-import { DecodedEnvelope, decodeEnvelope } from '../../format/message-envelope';
-
-/** A batched push or a fetch stops growing past this many payload bytes (it always holds at least one message). */
-export const PUSH_BATCH_MAX_BYTES = 1024 * 1024;
+import { DecodedEnvelope, decodeEnvelope } from './message-envelope';
 
 /**
  * The message an entry holds, or why it holds none: a read error (corrupt), or bytes that are not a message. The
