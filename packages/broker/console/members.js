@@ -10,7 +10,9 @@ const POLL_MS = 2000;
 
 export async function membersPage(main) {
   const members = membersTable();
+  const connections = connectionsTable();
   const summary = h('p', { class: 'hint', 'aria-live': 'polite' });
+  const streamSummary = h('p', { class: 'hint', 'aria-live': 'polite' });
   main.replaceChildren(
     h('h1', {}, 'Members'),
     h(
@@ -22,6 +24,10 @@ export async function membersPage(main) {
     ),
     summary,
     members.element,
+    h('h2', {}, 'Publish-stream connections'),
+    h('p', {}, 'Producers connected over mmmq:// (docs/stream-protocol.md): who, since when, what they sent and the last refusal.'),
+    streamSummary,
+    connections.element,
   );
   const refresh = async () => {
     const subscriptions = await api('GET', '/mmmq/subscriptions');
@@ -29,6 +35,11 @@ export async function membersPage(main) {
     const failing = rows.filter((row) => row.backingOffUntil !== undefined || row.state === 'unauthorized').length;
     summary.textContent = `${rows.length} member row(s); ${failing} backing off or refused. Updated ${new Date().toLocaleTimeString('en')}.`;
     members.update(rows);
+    const { stream } = await api('GET', '/mmmq/console/data/connections');
+    streamSummary.textContent = stream.enabled
+      ? `${stream.connections.length} connection(s) open.`
+      : 'The publish stream is off on this broker (the stream option).';
+    connections.update(stream.connections);
   };
   await refresh();
   return every(POLL_MS, async () => {
@@ -67,6 +78,38 @@ function membersTable() {
         value: (row) => row.lastError,
         cell: (row) =>
           row.lastError ? h('span', {}, row.lastError, h('br'), h('span', { class: 'hint' }, formatTime(row.lastErrorAt))) : '—',
+      },
+    ],
+  });
+}
+
+function connectionsTable() {
+  return dataTable({
+    caption: 'Open publish-stream connections',
+    filterLabel: 'Filter connections',
+    empty: 'No producer is connected over the publish stream.',
+    sortBy: 3,
+    descending: true,
+    columns: [
+      { label: 'Peer', value: (row) => row.peer },
+      { label: 'Client', value: (row) => row.client ?? 'not authenticated yet' },
+      { label: 'Open since', value: (row) => row.openedAt, cell: (row) => formatTime(row.openedAt) },
+      { label: 'Requests', number: true, value: (row) => row.requests },
+      { label: 'Unanswered', number: true, value: (row) => row.unanswered },
+      { label: 'Refused', number: true, value: (row) => row.failures },
+      {
+        label: 'Last refusal',
+        value: (row) => row.lastError,
+        cell: (row) =>
+          row.lastError
+            ? h(
+                'span',
+                {},
+                row.fenced ? `${row.lastError} (fenced: later requests refused)` : row.lastError,
+                h('br'),
+                h('span', { class: 'hint' }, formatTime(row.lastErrorAt)),
+              )
+            : '—',
       },
     ],
   });

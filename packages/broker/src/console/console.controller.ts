@@ -21,6 +21,8 @@ import { BrokerAccessGuard } from '../http/broker-access.guard';
 import { incomingMessageOf, RequestWithRawBody } from '../http/raw-body.reader';
 import { RequiresRole } from '../security/requires-role.decorator';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { PublishStreamServer } from '../stream/publish-stream.server';
+import type { StreamConnectionView } from '../stream/publish-stream.connection';
 import { ConsoleAccess } from './console-access';
 import { CONSOLE_PAGE, ConsoleAsset, ConsoleAssets } from './console-assets';
 import { ConsoleHistory, HistoryView } from './console-history';
@@ -60,6 +62,7 @@ export class ConsoleController implements OnApplicationBootstrap, OnModuleDestro
     queues: TopicQueueContainer,
     subscriptions: SubscriptionContainer,
     dispatchers: DispatcherRegistry,
+    private readonly stream: PublishStreamServer,
   ) {
     this.assets = access.enabled ? new ConsoleAssets() : undefined;
     this.sampler = access.enabled
@@ -91,6 +94,16 @@ export class ConsoleController implements OnApplicationBootstrap, OnModuleDestro
       throw new MmmqValidationError(`since must be a non-negative integer, got ${JSON.stringify(since)}`);
     }
     return this.sampler.history(after);
+  }
+
+  /** The publish stream's open connections (`connections` absent while the stream is off). */
+  @Get('data/connections')
+  @UseGuards(BrokerAccessGuard)
+  @RequiresRole('admin')
+  connections(): { stream: { enabled: boolean; connections: StreamConnectionView[] } } {
+    if (this.sampler === undefined) throw new NotFoundException('The console is turned off on this broker (console.enabled is false).');
+    const connections = this.stream.connectionViews();
+    return { stream: { enabled: connections !== undefined, connections: connections ?? [] } };
   }
 
   @Get()

@@ -53,6 +53,25 @@ function fences(status: number): boolean {
  * Nothing is stored before the {@link StreamHandshake} knows who the connection speaks for; every publish is then
  * checked against that token's role and topics.
  */
+/** A publish-stream connection as the console's members page lists it. */
+export interface StreamConnectionView {
+  /** The client's address and port. */
+  peer: string;
+  openedAt: string;
+  /** The token's name once authenticated (or the loopback principal when authentication is off); absent before. */
+  client?: string;
+  /** Publish requests received. */
+  requests: number;
+  /** Received and not answered yet. */
+  unanswered: number;
+  /** Requests answered with an error, and the last of those errors. */
+  failures: number;
+  lastError?: string;
+  lastErrorAt?: string;
+  /** An earlier publish failed, so the connection refuses the rest (the client resends on a new one). */
+  fenced: boolean;
+}
+
 export class PublishStreamConnection {
   private readonly logger = new Logger(PublishStreamConnection.name);
   private readonly reader: StreamFrameReader;
@@ -63,6 +82,12 @@ export class PublishStreamConnection {
   private waitingForAnswers: Array<() => void> = [];
   private closing = false;
   private refusing = false;
+  private readonly openedAt = Date.now();
+  /** Publish requests received (AUTH frames aside). */
+  private requests = 0;
+  /** Requests answered with an error. */
+  private failures = 0;
+  private lastError?: { message: string; at: number };
 
   constructor(
     private readonly socket: Socket,
@@ -103,6 +128,21 @@ export class PublishStreamConnection {
     this.socket.destroy();
   }
 
+  /** What the console shows of this connection. */
+  view(): StreamConnectionView {
+    return {
+      peer: this.peer,
+      openedAt: new Date(this.openedAt).toISOString(),
+      client: this.handshake.principal?.name,
+      requests: this.requests,
+      unanswered: this.unanswered,
+      failures: this.failures,
+      lastError: this.lastError?.message,
+      lastErrorAt: this.lastError && new Date(this.lastError.at).toISOString(),
+      fenced: this.fencedBy !== undefined,
+    };
+  }
+
   private get peer(): string {
     return `${this.socket.remoteAddress}:${this.socket.remotePort}`;
   }
@@ -131,6 +171,7 @@ export class PublishStreamConnection {
   /** Puts the request in its topic's order, then answers it (when durable, if persistent). Never rejects. */
   private async handle(request: StreamRequest): Promise<void> {
     if (request.kind === StreamRequestKind.AUTH) return this.authenticate(request);
+    this.requests++;
     if (this.handshake.principal === undefined) return this.refuseUnauthenticated(request.requestId);
     if (this.fencedBy !== undefined) {
       this.answerError(request.requestId, new StreamFencedError(this.fencedBy));
@@ -187,6 +228,8 @@ export class PublishStreamConnection {
 
   private answerError(requestId: number, error: unknown): void {
     const nack = toNackResponse(error);
+    this.failures++;
+    this.lastError = { message: nack.message, at: Date.now() };
     if (nack.unexpected) this.logger.error(`Publish stream ${this.peer}: ${(error as Error)?.message}`, (error as Error)?.stack);
     if (fences(nack.status) && this.fencedBy === undefined) this.fencedBy = nack.message;
     const body: BrokerAcknowledgement = {

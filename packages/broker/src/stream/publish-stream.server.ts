@@ -11,7 +11,7 @@ import { PerIpConnectionCap } from '../security/per-ip-connection-cap';
 import { settleAll } from '../storage/settle-all';
 import { TopicQueueBootstrapper } from '../storage/topic-queue-bootstrapper';
 import { TlsCertificates } from '../tls/tls-certificates';
-import { PublishStreamConnection } from './publish-stream.connection';
+import { PublishStreamConnection, StreamConnectionView } from './publish-stream.connection';
 import { StreamListenError } from './stream.errors';
 
 /** On shutdown, how long connections get to receive the answers to what they sent before they are cut. */
@@ -42,6 +42,11 @@ export class PublishStreamServer implements OnApplicationBootstrap, BeforeApplic
   address(): AddressInfo | undefined {
     const address = this.server?.address();
     return typeof address === 'object' && address !== null ? address : undefined;
+  }
+
+  /** The open connections, as the console lists them; undefined while the stream is off. */
+  connectionViews(): StreamConnectionView[] | undefined {
+    return this.options === undefined ? undefined : [...this.connections].map((connection) => connection.view());
   }
 
   async onApplicationBootstrap(): Promise<void> {

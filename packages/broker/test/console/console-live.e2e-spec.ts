@@ -5,6 +5,7 @@ import { waitFor } from '@mmmq/test-support';
 import { BrokerApp, startBroker } from '../http/broker-app.fixture';
 import { FAST_BACKOFF, range } from '../delivery/delivery.fixture';
 import { TestConsumer } from '../support/test-consumer';
+import { STREAM_ON, StreamClient } from '../stream/stream-client';
 
 /** Debian's Chromium, which `.ci/run` installs through apt when it is missing. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -66,7 +67,7 @@ async function nextSample(broker: BrokerApp): Promise<void> {
 
       beforeAll(async () => {
         await consumer.start();
-        broker = await startBroker({ delivery: FAST_BACKOFF });
+        broker = await startBroker({ delivery: FAST_BACKOFF, ...STREAM_ON });
         await broker.addDispatcher('billing', consumer.url, '**');
         // A pull consumer that never fetches: its lag grows with every publish.
         expect((await broker.request('POST', '/mmmq/dispatchers', { consumerId: 'audit', pattern: '**' })).status).toBe(201);
@@ -190,6 +191,28 @@ async function nextSample(broker: BrokerApp): Promise<void> {
           .getByRole('row', { name: new RegExp(`^${consumer.url.replace(/[.]/g, '\\.')} push billing order\\.created delivering 0`) })
           .waitFor();
         await members.getByRole('row', { name: /^— pull or in-process audit order\.created active/ }).waitFor();
+      });
+
+      it('lists the publish stream’s connections: who, what they sent and the last refusal', async () => {
+        const client = StreamClient.connect(broker);
+        try {
+          client.send(1, { topic: 'order.created', content: { stream: true } });
+          expect((await client.answer(1)).status).toBe(200);
+          client.send(2, { topic: 'order.created' });
+          expect((await client.answer(2)).status).toBe(400);
+          await page.goto(`${broker.url}/mmmq/console#/members`);
+          const connections = page.getByRole('table', { name: 'Open publish-stream connections' });
+          const row = connections.getByRole('row', { name: /^127\.0\.0\.1:\d+ a loopback client \(authentication is off\)/ });
+          await row.waitFor();
+          const cells = await row.getByRole('cell').allTextContents();
+          // The peer is the row's header; then client, since, requests, unanswered, refused, and the refusal (a 400 does not
+          // fence the connection).
+          expect(cells.slice(2, 5)).toEqual(['2', '0', '1']);
+          expect(cells[5]).toMatch(/content/);
+          expect(cells[5]).not.toContain('fenced');
+        } finally {
+          client.close();
+        }
       });
     });
 
