@@ -1,27 +1,10 @@
+import type { DispatcherDefinitionJson as DispatcherJson } from '@mmmq/broker';
 import type { StartFrom } from '@mmmq/core';
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { printJson, printRecord, printTable } from '../output';
 import { positiveInteger } from '../parse-integer';
 import { collect } from './publish.command';
-
-interface HostJson {
-  protocol: string;
-  address: string;
-  port: number;
-}
-
-interface DispatcherJson {
-  consumerId: string;
-  host?: HostJson;
-  hosts?: HostJson[];
-  pattern?: string;
-  patterns?: string[];
-  startFrom: StartFrom;
-  maxDeliveries: number;
-  ackTimeoutMs: number;
-  selector?: string;
-}
 
 interface AddOptions {
   host: string[];
@@ -97,7 +80,7 @@ export function registerDispatchersCommand(program: Command, context: CommandCon
     });
 }
 
-function hostUrl(host: HostJson): string {
+function hostUrl(host: NonNullable<DispatcherJson['host']>): string {
   return `${host.protocol}://${host.address}:${host.port}`;
 }
 
