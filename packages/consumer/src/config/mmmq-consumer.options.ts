@@ -1,6 +1,5 @@
 import type { ConsumerClaimCheckOptions } from './claim-check.options';
 import {
-  type BacklogOverflow,
   MAX_ACK_TIMEOUT_MS,
   MAX_FETCH_MESSAGES,
   MAX_FETCH_WAIT_MS,
@@ -13,6 +12,7 @@ import {
 } from '@mmmq/core';
 import type { AckMode } from '../listener/ack-mode';
 import type { DeliveryMode } from '../listener/delivery-mode';
+import type { MmmqListenerOptions } from '../listener/mmmq-listener.options';
 
 /** Messages that may wait for a free worker before deliveries are refused with 503. */
 export const DEFAULT_QUEUE_SIZE = 1000;
@@ -115,33 +115,11 @@ export interface WorkersOptions {
   max?: number;
 }
 
-/** Settings of one listener, by listener name; they override what its decorator says. */
-export interface ListenerConfig {
-  /** The listener's dispatcher id on the broker. Default `{app}.{listener name in kebab case}`. */
-  consumerId?: string;
-  /**
-   * Messages of this listener handled at once. Above 1, messages of one topic may finish out of order.
-   * Default {@link DEFAULT_LISTENER_CONCURRENCY}.
-   */
-  concurrency?: number;
-  /** Where a newly registered dispatcher starts; the broker's default (`earliest`) when absent. */
-  startFrom?: StartFrom;
-  /** This listener's acknowledge mode. Default: the module's `ackMode`. */
-  ackMode?: AckMode;
-  /**
-   * Only messages whose headers match this selector (docs/destinations.md#selectors), e.g. `region = 'EU'`, are
-   * delivered to the listener; the broker skips the others for it. Default none (every message).
-   */
-  selector?: string;
-  /** The listener's dispatcher `maxBacklog` (docs/destinations.md#subscription-backlog-limits). Default none. */
-  maxBacklog?: number;
-  /** What happens at `maxBacklog`: `reject` (default), `dropOldest` or `deadLetter`. */
-  backlogOverflow?: BacklogOverflow;
-  /** Runs the listener through the application's inbox (see `@MMMQListener({ inbox })`). Default: the decorator's, else false. */
-  inbox?: boolean;
-  /** `push` or `pull` for this listener (see `@MMMQListener({ delivery })`). Default: the decorator's, else the module's `delivery`. */
-  delivery?: DeliveryMode;
-}
+/**
+ * Settings of one listener, by listener name: any option of `@MMMQListener` but its identity (`pattern`, `name`); they
+ * override what its decorator says.
+ */
+export type ListenerConfig = Omit<MmmqListenerOptions, 'pattern' | 'name'>;
 
 export interface RegistrationOptions {
   /**
