@@ -119,6 +119,9 @@ export {
   PushTargetRefusedError,
 } from './dispatch/push-target-policy';
 export { METADATA_ADDRESSES } from './dispatch/address-class';
+export { BrokerBus } from './events/broker-bus';
+export { DispatcherChangedEvent } from './dispatch/dispatcher-changed.event';
+export { SubscriptionAttachedEvent } from './dispatch/subscription-attached.event';
 export { DEFAULT_PUSH_TARGET_LOOKUP_TIMEOUT_MS } from './dispatch/push-target-guard';
 export type { DeliveryOptions } from './dispatch/delivery.options';
 export {
@@ -130,6 +133,8 @@ export {
   SegmentFileChain,
   TopicQueue,
   TopicQueueContainer,
+  TopicOpenedEvent,
+  RecordsCommittedEvent,
   verifyDataDirectory,
   type DataDirectoryReport,
   type VerifyNote,

@@ -38,7 +38,10 @@ import { RepliesController } from './http/replies.controller';
 import { ScheduledController } from './http/scheduled.controller';
 import { ReplyRelay } from './replies/reply-relay';
 import { TransactionService } from './transactions/transaction.service';
+import { BrokerBus } from './events/broker-bus';
 import { BrokerEvents } from './events/broker-events';
+import { DispatcherAnnouncer } from './dispatch/dispatcher-announcer';
+import { SubscriptionArrivals } from './dispatch/subscription-arrivals';
 import { ConfigurableMmmqBrokerModule, MMMQ_BROKER_OPTIONS, MMMQ_BROKER_OPTIONS_TYPE } from './mmmq-broker.module-definition';
 import { ResolvedBrokerOptions, resolveBrokerOptions } from './mmmq-broker-options.resolver';
 import {
@@ -59,7 +62,7 @@ import { PublishRequestParser } from './publish/publish-request.parser';
 import { RawBodyReader } from './http/raw-body.reader';
 import { MMMQ_AUTH_OPTIONS } from './security/auth-options.resolver';
 import { Authenticator } from './security/authenticator';
-import { STORAGE_PROVIDERS } from './storage';
+import { STORAGE_PROVIDERS, TopicQueueContainer } from './storage';
 import { PublishStreamServer } from './stream/publish-stream.server';
 import { TlsCertificates } from './tls/tls-certificates';
 import { TopicRegistry } from './overview/topic-registry';
@@ -83,8 +86,10 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
  * `MmmqProducerModule` producer reach it in process ({@link InProcessTransport}).
  *
  * Options are validated when the application is created; an invalid or unknown one fails it, naming the option.
- * The module is global. Injectable: {@link Dispatcher}, {@link TopicRegistry} and `InProcessBrokerTransport`. Lifecycle events go to the host's `EventEmitter2` when it
- * imports `EventEmitterModule` (docs/broker.md).
+ * The module is global. Injectable: {@link Dispatcher}, {@link TopicQueueContainer} (each topic's `TopicQueue`,
+ * and through it its `SegmentFileChain` and `CheckpointDirectory`), {@link BrokerBus}, {@link TopicRegistry} and
+ * `InProcessBrokerTransport`. Lifecycle events go to the host's `EventEmitter2` when it imports
+ * `EventEmitterModule`; the layers talk over the broker's own {@link BrokerBus} (docs/broker.md).
  */
 @Module({
   controllers: [
@@ -144,10 +149,14 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     },
     // The host's EventEmitter2 when it imports EventEmitterModule; the broker never provides one itself.
     BrokerEvents,
+    // The broker's own emitter between its layers (the log → delivery), whatever the host imports.
+    BrokerBus,
     ...STORAGE_PROVIDERS,
     BacklogGuard,
     AttachGate,
     SubscriptionContainer,
+    SubscriptionArrivals,
+    DispatcherAnnouncer,
     Dispatcher,
     RetentionService,
     { provide: RETENTION_HOLDERS, useExisting: SubscriptionContainer },
@@ -178,7 +187,16 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     // MmmqServer strategies of this application receive in process too (Nest gives them no container of their own).
     InProcessRpcClients,
   ],
-  exports: [Dispatcher, TopicRegistry, TopicPolicies, PublishStreamServer, TlsCertificates, InProcessBrokerTransport],
+  exports: [
+    Dispatcher,
+    TopicQueueContainer,
+    BrokerBus,
+    TopicRegistry,
+    TopicPolicies,
+    PublishStreamServer,
+    TlsCertificates,
+    InProcessBrokerTransport,
+  ],
 })
 export class MmmqBrokerModule extends ConfigurableMmmqBrokerModule {
   /**

@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { PublishableMessage } from '../format/publishable-message';
+import { OnEvent } from '@nestjs/event-emitter';
 import { TopicQueue, TopicQueueContainer } from '../storage';
+import { TopicOpenedEvent } from '../storage/topic-opened.event';
 import { describeCause } from '../storage/journal/describe-cause';
 import { TopicPolicies } from '../topics/topic-policies';
 import { DeduplicationClaim } from './deduplication-claim';
@@ -25,8 +27,13 @@ export class Deduplicator implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.queues.onOpened((queue) => this.open(queue));
+    this.queues.bus.listen(this);
     for (const queue of this.queues.list()) this.open(queue);
+  }
+
+  @OnEvent(TopicOpenedEvent.NAME)
+  topicOpened({ queue }: TopicOpenedEvent): void {
+    this.open(queue);
   }
 
   /** Topics whose window is still being read back from their log: their publishes with a producer-given id wait. */

@@ -1,11 +1,30 @@
-import { DispatcherDefinition, toDefinitionJson } from './dispatcher-definition';
-import type { BrokerEvents } from '../events/broker-events';
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { DispatcherDefinition, sameSettings, toDefinitionJson } from './dispatcher-definition';
+import { DispatcherChangedEvent } from './dispatcher-changed.event';
+import { BrokerBus } from '../events/broker-bus';
+import { BrokerEvents } from '../events/broker-events';
 import { hostChanges } from '../events/dispatcher-host.events';
 import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
 
-/** Emits the dispatcher events for a change, once it is in `dispatchers.json` and in force. */
+/** Emits the host's dispatcher lifecycle events for each change, once it is in `dispatchers.json` and in force. */
+@Injectable()
 export class DispatcherAnnouncer {
-  constructor(private readonly events: BrokerEvents) {}
+  constructor(
+    private readonly events: BrokerEvents,
+    bus: BrokerBus,
+  ) {
+    bus.listen(this);
+  }
+
+  @OnEvent(DispatcherChangedEvent.NAME)
+  changed({ previous, current }: DispatcherChangedEvent): void {
+    if (!previous) {
+      if (current) this.registered(current);
+    } else if (!current) this.removed(previous);
+    else if (sameSettings(previous, current)) this.hostsChanged(previous, current);
+    else this.updated(previous, current);
+  }
 
   registered(definition: DispatcherDefinition): void {
     this.events.emit(MmmqBrokerEvent.DISPATCHER_REGISTERED, () => ({

@@ -1,13 +1,17 @@
 import { MmmqValidationError, Topic } from '@mmmq/core';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { BrokerBus } from '../events/broker-bus';
 import { BrokerEvents } from '../events/broker-events';
-import { DispatcherAnnouncer } from './dispatcher-announcer';
+import { RecordsCommittedEvent } from '../storage/journal/records-committed.event';
+import { TopicOpenedEvent } from '../storage/topic-opened.event';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { DispatcherChangedEvent } from './dispatcher-changed.event';
+import { SubscriptionAttachedEvent } from './subscription-attached.event';
 import { AttachGate } from '../publish/attach-gate';
 import { AttachRetry } from './attach-retry';
 import { BacklogGuard } from '../publish/backlog-guard';
-import { Notifier } from './ledger/notifier';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { DELIVERY_OBSERVER, DeliveryObserver } from './delivery-observer';
 import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sameSettings } from './dispatcher-definition';
@@ -76,10 +80,9 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private readonly leasedIds = new Map<string, LeasedIds<Subscription>>();
   private readonly context: DeliveryContext;
   private readonly sender: PushSender;
-  private readonly announce: DispatcherAnnouncer;
+  /** The broker's bus: the log's events come in on it; dispatcher and subscription changes go out on it. */
+  private readonly bus: BrokerBus;
   private lock: Promise<unknown> = Promise.resolve();
-  /** Notified when a subscription starts (a fetch waiting for a consumer with no topics yet wakes up). */
-  private readonly subscribed = new Notifier();
   /** Subscriptions of topics being created, counted against `limits.maxSubscriptions` until they start. */
   private readonly pending: PendingSubscriptions;
   /**
@@ -112,20 +115,31 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     );
     const deadLetters = new DeadLetterWriter(queues, events);
     this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard, observer };
-    this.announce = new DispatcherAnnouncer(events);
+    this.bus = queues.bus;
   }
 
   async onModuleInit(): Promise<void> {
     await this.registry.load(this.options.dispatchers);
     this.logger.log(`${this.registry.list().length} dispatchers loaded`);
     this.queues.addCreationGuard((topics) => this.reserveSubscriptions(topics));
-    this.queues.onOpened((queue) => {
-      // Captured now: a commit made meanwhile (a dead letter, which does not wait for the gate) stays after it.
-      this.attachNew(queue, queue.tailOffset).catch((error: Error) =>
-        this.logger.error(`Subscribing to topic ${queue.topic.name} failed`, error.stack),
-      );
-    });
+    this.bus.listen(this);
     for (const queue of this.queues.list()) await this.attachNew(queue, queue.tailOffset);
+  }
+
+  @OnEvent(TopicOpenedEvent.NAME)
+  topicOpened({ queue }: TopicOpenedEvent): void {
+    // Captured now: a commit made meanwhile (a dead letter, which does not wait for the gate) stays after it.
+    this.attachNew(queue, queue.tailOffset).catch((error: Error) =>
+      this.logger.error(`Subscribing to topic ${queue.topic.name} failed`, error.stack),
+    );
+  }
+
+  @OnEvent(RecordsCommittedEvent.NAME)
+  recordsCommitted({ topics }: RecordsCommittedEvent): void {
+    for (const { name } of topics) {
+      const attached = this.topics.get(name);
+      if (attached) for (const subscription of attached.subscriptions.values()) subscription.signal();
+    }
   }
 
   /** Attaches the matching subscriptions to a topic just opened; producers' publishes to it wait until then. */
@@ -176,7 +190,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
           if (this.matches(definition, topic.queue.topic)) await this.open(topic, definition, topic.queue.tailOffset);
         }
       });
-      this.announce.registered(definition);
+      this.bus.emit(DispatcherChangedEvent.NAME, new DispatcherChangedEvent(undefined, definition));
       return { stored: definition, joined: false };
     });
   }
@@ -222,7 +236,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
           if (matches) await this.open(topic, definition, existed ? undefined : topic.queue.tailOffset);
         }
       });
-      this.announce.updated(previous, definition);
+      this.bus.emit(DispatcherChangedEvent.NAME, new DispatcherChangedEvent(previous, definition));
     });
   }
 
@@ -232,7 +246,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
       const removed = await this.registry.remove(consumerId);
       for (const topic of this.pending.topics()) this.pending.setMatch(topic.name, consumerId, false);
       for (const topic of this.topics.values()) await this.detach(topic, consumerId, true);
-      this.announce.removed(removed);
+      this.bus.emit(DispatcherChangedEvent.NAME, new DispatcherChangedEvent(removed, undefined));
     });
   }
 
@@ -245,16 +259,6 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /** {@link subscriptionsOf} as a live iteration, without copying them (a `**` consumer may have 100,000). */
   eachSubscriptionOf(consumerId: string): Iterable<Subscription> {
     return this.byConsumer.get(consumerId)?.values() ?? [];
-  }
-
-  /** Calls `listener` whenever a subscription starts, until unlistened. */
-  onSubscribed(listener: () => void): () => void {
-    return this.subscribed.listen(listener);
-  }
-
-  /** Resolves when a subscription starts, after `ms`, or when `signal` aborts. */
-  whenSubscribed(ms: number, signal: AbortSignal): Promise<void> {
-    return this.subscribed.wait(ms, signal);
   }
 
   /** The consumer's lease of the message with this id, in any of its topics (one lookup, whatever it holds). */
@@ -282,7 +286,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   private async applyHosts(previous: DispatcherDefinition, definition: DispatcherDefinition): Promise<void> {
     await this.registry.replace(definition);
     await Promise.all(this.subscriptionsOf(definition.consumerId).map((subscription) => subscription.setHosts(definition)));
-    this.announce.hostsChanged(previous, definition);
+    this.bus.emit(DispatcherChangedEvent.NAME, new DispatcherChangedEvent(previous, definition));
   }
 
   list(): SubscriptionView[] {
@@ -315,9 +319,6 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     if (this.closing || this.topics.has(queue.topic.name)) return;
     const topic: AttachedTopic = { queue, subscriptions: new Map(), attaching: new Map(), attached: false };
     this.topics.set(queue.topic.name, topic);
-    queue.subscribe(() => {
-      for (const subscription of topic.subscriptions.values()) subscription.signal();
-    });
     const withCheckpoint = new Set(await queue.checkpoints.consumerIds());
     for (const definition of this.registry.list()) {
       if (this.matches(definition, queue.topic)) {
@@ -478,7 +479,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     ofConsumer.set(topic.queue.topic.name, subscription);
     this.pending.started(topic.queue.topic.name, definition.consumerId);
     subscription.signal();
-    this.subscribed.notify();
+    this.bus.emit(SubscriptionAttachedEvent.NAME, new SubscriptionAttachedEvent(topic.queue.topic.name, definition.consumerId));
   }
 
   /** Ends the consumer's subscription to the topic, attached or still retrying to attach; true if it had one. */

@@ -6,6 +6,7 @@ import { PUSH_BATCH_MAX_BYTES } from '../dispatch/ledger/batch-bytes';
 import type { Slot } from '../dispatch/ledger/slot';
 import type { Subscription } from '../dispatch/subscription';
 import type { SubscriptionContainer } from '../dispatch/subscription-container';
+import type { SubscriptionArrivals } from '../dispatch/subscription-arrivals';
 import { inProcessDelivery } from './in-process-delivery';
 import { InProcessLeaseLostError } from './in-process.errors';
 
@@ -26,6 +27,7 @@ export interface HeldDelivery {
 
 export interface InProcessMemberDeps {
   subscriptions: SubscriptionContainer;
+  arrivals: SubscriptionArrivals;
   registry: DispatcherRegistry;
   handle: TransportHandler;
   logger: Logger;
@@ -125,7 +127,7 @@ export class InProcessMember {
     let wake!: () => void;
     const changed = new Promise<void>((resolve) => (wake = resolve));
     const subscriptions = this.deps.subscriptions.subscriptionsOf(this.listener.consumerId);
-    const unlisten = [this.deps.subscriptions.onSubscribed(wake), ...subscriptions.map((subscription) => subscription.onChange(wake))];
+    const unlisten = [this.deps.arrivals.listen(wake), ...subscriptions.map((subscription) => subscription.onChange(wake))];
     const timer = setTimeout(wake, Math.min(MAX_IDLE_WAIT_MS, this.leaseMs() / 2));
     try {
       const leased = await this.lease(room);

@@ -14,6 +14,7 @@ import type { Dispatcher } from '../dispatch/dispatcher';
 import type { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { leaseToken } from '../dispatch/ledger/lease-token';
 import type { SubscriptionContainer } from '../dispatch/subscription-container';
+import type { SubscriptionArrivals } from '../dispatch/subscription-arrivals';
 import type { PublishRequestParser } from '../publish/publish-request.parser';
 import type { TransactionService } from '../transactions/transaction.service';
 import { ensureInProcessDispatcher } from './in-process-dispatcher';
@@ -25,6 +26,7 @@ export interface InProcessBrokerParts {
   dispatcher: Dispatcher;
   registry: DispatcherRegistry;
   subscriptions: SubscriptionContainer;
+  arrivals: SubscriptionArrivals;
   transactions: TransactionService;
   parser: PublishRequestParser;
 }
@@ -48,8 +50,8 @@ export class InProcessSubscriber implements LeasingSubscriber, TransactionalSubs
   async subscribe(listener: TransportListener, handle: TransportHandler): Promise<void> {
     await ensureInProcessDispatcher(this.broker.dispatcher, listener, this.logger);
     if (this.stopped) return;
-    const { subscriptions, registry } = this.broker;
-    const member = new InProcessMember(listener, this.id, { subscriptions, registry, handle, logger: this.logger });
+    const { subscriptions, arrivals, registry } = this.broker;
+    const member = new InProcessMember(listener, this.id, { subscriptions, arrivals, registry, handle, logger: this.logger });
     this.members.set(listener.consumerId, member);
     member.start();
   }

@@ -9,6 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { Dispatcher } from '../dispatch/dispatcher';
 import { DispatcherRegistry } from '../dispatch/dispatcher-registry';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
+import { SubscriptionArrivals } from '../dispatch/subscription-arrivals';
 import { PublishIntake } from '../publish/publish-intake';
 import { ReplyRelay } from '../replies/reply-relay';
 import { PublishRequestParser } from '../publish/publish-request.parser';
@@ -30,6 +31,7 @@ export class InProcessTransport extends InProcessBrokerTransport {
     private readonly dispatcher: Dispatcher,
     private readonly registry: DispatcherRegistry,
     private readonly subscriptions: SubscriptionContainer,
+    private readonly arrivals: SubscriptionArrivals,
     private readonly transactions: TransactionService,
     private readonly replies: ReplyRelay,
   ) {
@@ -41,8 +43,8 @@ export class InProcessTransport extends InProcessBrokerTransport {
   }
 
   createSubscriber(): TransportSubscriber {
-    const { dispatcher, registry, subscriptions, transactions, parser } = this;
-    return new InProcessSubscriber({ dispatcher, registry, subscriptions, transactions, parser });
+    const { dispatcher, registry, subscriptions, arrivals, transactions, parser } = this;
+    return new InProcessSubscriber({ dispatcher, registry, subscriptions, arrivals, transactions, parser });
   }
 
   relayReply(reply: Reply): boolean {

@@ -8,6 +8,7 @@ import { LeaseRef, parseLeaseToken } from '../dispatch/ledger/lease-token';
 import { Subscription } from '../dispatch/subscription';
 import { SlotState } from '../dispatch/ledger/slot';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
+import { SubscriptionArrivals } from '../dispatch/subscription-arrivals';
 import type { Leased as LeasedIn } from '../dispatch/leased-ids';
 import { TooManyFetchesError } from './pull.errors';
 import { FetchRequest, SettleItem, SettleRequest, UpTo } from './pull-requests';
@@ -43,6 +44,7 @@ export class PullService implements BeforeApplicationShutdown {
   constructor(
     private readonly registry: DispatcherRegistry,
     private readonly subscriptions: SubscriptionContainer,
+    private readonly arrivals: SubscriptionArrivals,
   ) {}
 
   /** `{"messages":[…]}`: up to `max` messages, waiting up to `waitMs` for the first. */
@@ -70,7 +72,7 @@ export class PullService implements BeforeApplicationShutdown {
           // Listening before looking again: a change between the two must not be missed.
           const remaining = Math.max(0, deadline - performance.now());
           const changed = Promise.race([
-            this.subscriptions.whenSubscribed(remaining, woken.signal),
+            this.arrivals.wait(remaining, woken.signal),
             ...subscriptions.map((subscription) => subscription.whenChanged(remaining, woken.signal)),
           ]);
           const leased = await this.take(consumerId, subscriptions, member, request, leaseMs);

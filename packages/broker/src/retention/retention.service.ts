@@ -1,7 +1,10 @@
 import { promises as fs } from 'node:fs';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { MMMQ_RETENTION_CHECK_OPTIONS, ResolvedRetentionCheckOptions } from '../config/broker-options';
+import { RecordsCommittedEvent } from '../storage/journal/records-committed.event';
 import { ClosedSegment } from '../storage/segment-file-chain';
+import { TopicOpenedEvent } from '../storage/topic-opened.event';
 import { TopicQueue } from '../storage/topic-queue';
 import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { TopicPolicies } from '../topics/topic-policies';
@@ -22,6 +25,8 @@ export class RetentionService implements OnModuleInit, OnApplicationShutdown {
   private readonly again = new Set<TopicQueue>();
   /** Bytes held past the limit by a subscription, per topic (absent: none). */
   private readonly held = new Map<string, number>();
+  /** Each open topic's segment count at its last commit: a change is a rotation. */
+  private readonly segments = new Map<string, { queue: TopicQueue; count: number }>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
 
@@ -33,8 +38,8 @@ export class RetentionService implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.queues.onOpened((queue) => this.watch(queue));
-    for (const queue of this.queues.list()) this.watch(queue);
+    this.queues.bus.listen(this);
+    for (const queue of this.queues.list()) this.topicOpened({ queue });
     this.timer = setInterval(() => {
       for (const queue of this.queues.list()) void this.request(queue);
     }, this.options.checkIntervalMs).unref();
@@ -64,14 +69,20 @@ export class RetentionService implements OnModuleInit, OnApplicationShutdown {
     return run;
   }
 
+  @OnEvent(TopicOpenedEvent.NAME)
+  topicOpened({ queue }: TopicOpenedEvent): void {
+    this.segments.set(queue.name, { queue, count: queue.chain.segmentCount });
+  }
+
   /** A rotation of a topic with a size limit starts a check at once. */
-  private watch(queue: TopicQueue): void {
-    let segments = queue.chain.segmentCount;
-    queue.subscribe(() => {
-      if (segments === queue.chain.segmentCount) return;
-      segments = queue.chain.segmentCount;
-      if (this.policies.of(queue.name).retention.bytes !== null) void this.request(queue);
-    });
+  @OnEvent(RecordsCommittedEvent.NAME)
+  recordsCommitted({ topics }: RecordsCommittedEvent): void {
+    for (const { name } of topics) {
+      const watched = this.segments.get(name);
+      if (watched === undefined || watched.count === watched.queue.chain.segmentCount) continue;
+      watched.count = watched.queue.chain.segmentCount;
+      if (this.policies.of(name).retention.bytes !== null) void this.request(watched.queue);
+    }
   }
 
   private async check(queue: TopicQueue): Promise<void> {

@@ -3,20 +3,20 @@ import { join, resolve } from 'node:path';
 import { Topic } from '@mmmq/core';
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { BrokerLimitReachedError } from '../config/broker-limit.error';
+import { BrokerBus } from '../events/broker-bus';
 import { BrokerEvents } from '../events/broker-events';
 import { MmmqBrokerEvent } from '../events/mmmq-broker-event';
 import { MMMQ_LIMITS_OPTIONS, MMMQ_PERSISTENCE_OPTIONS, ResolvedLimitsOptions, ResolvedPersistenceOptions } from '../config/broker-options';
 import { descriptorPool, DescriptorPoolView } from './descriptor-pool';
-import { CheckpointDirectory } from './checkpoint-directory';
 import { createDirectoryDurably, syncDirectory } from './file-handle';
 import { Journal } from './journal/journal';
-import { EventLoopDemandPort, JOURNAL_LOOP_DEMAND, JOURNAL_OBSERVER, JournalObserver } from './journal/journal-ports';
+import { createJournal } from './journal/journal.provider';
+import type { JournalPorts } from './journal/journal-ports';
 import { recoverJournal } from './journal/journal-recovery';
-import { PurgeMark } from './purge-mark';
-import { SegmentFileChain } from './segment-file-chain';
 import { StorageUnavailableError, TopicNameConflictError } from './storage.errors';
-import { RecentEntriesBudget } from './recent-entries-budget';
 import { TopicQueue } from './topic-queue';
+import { TopicOpenedEvent } from './topic-opened.event';
+import { TopicQueueFactory } from './topic-queue.factory';
 
 export const TOPICS_DIR = 'topics';
 export const JOURNAL_DIR = 'journal';
@@ -26,9 +26,6 @@ export const JOURNAL_DIR = 'journal';
  * subscription cap: each new topic gets a subscription per matching dispatcher).
  */
 export type TopicCreationGuard = (newTopics: readonly Topic[]) => void;
-
-/** Called when a topic's queue is open and readable: created by a first publish, or restored. */
-export type TopicOpenedListener = (queue: TopicQueue) => void;
 
 /** The journal's state and the storage layer's counters since the broker started. */
 export interface StorageView {
@@ -48,26 +45,23 @@ export interface StorageView {
 }
 
 /**
- * Owns the broker-wide journal and every open topic queue. Before the first topic is used it replays the journal
- * into the topic files; it creates a topic on first use and tells the {@link onOpened} listeners (and the host
- * application, through `mmmq.topic.created`).
+ * Every open topic queue, by name: the per-topic accessor of `TopicQueue` (and through it of each topic's
+ * `SegmentFileChain` and `CheckpointDirectory`). Before the first topic is used it replays the broker-wide journal
+ * into the topic files; it opens a topic on first use through the {@link TopicQueueFactory} and announces it on
+ * the broker's bus ({@link TopicOpenedEvent}; and to the host application, `mmmq.topic.created`, when it was new).
  */
 @Injectable()
 export class TopicQueueContainer implements OnApplicationShutdown {
   private readonly logger = new Logger(TopicQueueContainer.name);
   private readonly queues = new Map<string, TopicQueue>();
   private readonly opening = new Map<string, Promise<TopicQueue>>();
-  /** The memory all topics together keep for recent entries. */
-  private readonly recentEntries = new RecentEntriesBudget();
   /** Case-folded name → name, so `Order` cannot be created beside `order`. */
   private readonly names = new Map<string, string>();
-  private readonly openedListeners = new Set<TopicOpenedListener>();
   private recovering?: Promise<void>;
   private recovered = false;
   private closing?: Promise<void>;
   readonly topicsDir: string;
   readonly journalDir: string;
-  readonly journal: Journal;
   /** `topics/` as the flush makes it durable once a topic was created in it. */
   private readonly topicsDirectory = { sync: async () => (await syncDirectory(this.topicsDir), 1) };
 
@@ -76,19 +70,33 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   private readonly maxTopics: number;
 
   constructor(
-    @Inject(MMMQ_PERSISTENCE_OPTIONS) private readonly options: ResolvedPersistenceOptions,
-    private readonly events: BrokerEvents = new BrokerEvents(),
+    @Inject(MMMQ_PERSISTENCE_OPTIONS) options: ResolvedPersistenceOptions,
+    readonly journal: Journal,
+    private readonly factory: TopicQueueFactory,
+    /** Where topics opening are announced, and delivery's handlers subscribe. */
+    readonly bus: BrokerBus,
+    private readonly events: BrokerEvents,
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) limits?: ResolvedLimitsOptions,
-    @Optional() @Inject(JOURNAL_OBSERVER) observer?: JournalObserver,
-    @Optional() @Inject(JOURNAL_LOOP_DEMAND) loopDemand?: EventLoopDemandPort,
   ) {
     this.topicsDir = join(resolve(options.rootDir), TOPICS_DIR);
     this.journalDir = join(resolve(options.rootDir), JOURNAL_DIR);
-    const schedule = { intervalMs: options.flushIntervalMs, bytes: options.flushBytes };
-    this.journal = new Journal(schedule, undefined, options.fsyncIntervalMs, { observer, loopDemand });
     this.maxTopics = limits?.maxTopics ?? Infinity;
     // The process's descriptor budget: one pool for every broker of the process (they share its RLIMIT_NOFILE).
     if (limits) descriptorPool.setMax(limits.maxOpenFiles);
+  }
+
+  /**
+   * Storage without Nest (tests, tools): the journal, factory and bus the broker module injects, built from the
+   * options. Nothing listens on its bus until a handler subscribes (`bus.listen`).
+   */
+  static standalone(
+    options: ResolvedPersistenceOptions,
+    events = new BrokerEvents(),
+    ports: Omit<JournalPorts, 'bus'> = {},
+  ): TopicQueueContainer {
+    const bus = new BrokerBus();
+    const journal = createJournal(options, { ...ports, bus });
+    return new TopicQueueContainer(options, journal, TopicQueueFactory.standalone(options, journal), bus, events);
   }
 
   /** Adds a check run before a publish creates topics (see {@link getOrCreateAll}); returns its removal. */
@@ -113,15 +121,6 @@ export class TopicQueueContainer implements OnApplicationShutdown {
   /** The open queues, as a live iteration (no copy): a walk in turns meets topics created meanwhile, or not. */
   each(): IterableIterator<TopicQueue> {
     return this.queues.values();
-  }
-
-  /**
-   * Calls `listener` for every topic opened from now on (created, or restored at boot) once it is readable;
-   * returns the unsubscribe function. Topics open already are in {@link list}.
-   */
-  onOpened(listener: TopicOpenedListener): () => void {
-    this.openedListeners.add(listener);
-    return () => this.openedListeners.delete(listener);
   }
 
   /** What `GET /mmmq/storage` shows. */
@@ -223,13 +222,11 @@ export class TopicQueueContainer implements OnApplicationShutdown {
     let created = false;
     try {
       created = await this.ensureDirectory(dir);
-      const { chain, repairs } = await SegmentFileChain.open(dir, this.options.segmentMaxBytes);
-      const checkpoints = await CheckpointDirectory.open(dir, this.journal);
-      const purgeMark = await PurgeMark.open(dir);
-      queue = new TopicQueue(topic, dir, chain, checkpoints, this.recentEntries, this.journal, purgeMark);
+      const opened = await this.factory.open(topic, dir);
+      queue = opened.queue;
       // The new directory's entry is made durable by the next flush; until then the journal can recreate it.
       if (created) this.journal.markDirty(this.topicsDirectory);
-      for (const { startOffset, repairs: done } of repairs) {
+      for (const { startOffset, repairs: done } of opened.repairs) {
         this.logger.warn(`Topic ${topic.name}, segment ${startOffset} repaired: ${done.join('; ')}`);
       }
     } catch (cause) {
@@ -256,13 +253,7 @@ export class TopicQueueContainer implements OnApplicationShutdown {
         this.logger.warn(`Topic ${queue.topic.name}: its purge mark ${found} was above its tail ${tail}; lowered to ${tail}`),
       (error: Error) => this.logger.error(`Topic ${queue.topic.name}: lowering its purge mark failed: ${error.message}`),
     );
-    for (const listener of this.openedListeners) {
-      try {
-        listener(queue);
-      } catch (error) {
-        this.logger.error(`A listener of topic ${queue.topic.name} opening failed`, (error as Error).stack);
-      }
-    }
+    this.bus.emit(TopicOpenedEvent.NAME, new TopicOpenedEvent(queue));
   }
 
   private async ensureDirectory(dir: string): Promise<boolean> {

@@ -11,16 +11,14 @@ import { Flushable, JournalTopic } from './journal/journal-commit';
 import { describeCause } from './journal/describe-cause';
 import { settleAll } from './settle-all';
 
-/** Called after entries are committed, with the new tail offset. */
-export type TopicQueueListener = (tailOffset: number) => void;
-
 /**
  * A topic's log and its consumers' checkpoints. Offers are committed through the broker-wide journal; every offer
- * resolves with its offset once the journal record holding it is fsync'd and its entries are readable here.
+ * resolves with its offset once the journal record holding it is fsync'd and its entries are readable here (the
+ * journal announces each such record on the broker's bus: `RecordsCommittedEvent`). Made by `TopicQueueFactory`;
+ * `TopicQueueContainer` gives each topic's.
  */
 export class TopicQueue implements JournalTopic, Flushable {
   private readonly logger = new Logger(TopicQueue.name);
-  private readonly listeners = new Set<TopicQueueListener>();
   private recent: RecentEntries;
   /** Everything below it is committed and readable; the files may hold more while a group is being applied. */
   private visibleEnd: number;
@@ -190,7 +188,6 @@ export class TopicQueue implements JournalTopic, Flushable {
   publish(first: number, payloads: readonly Buffer[]): void {
     this.visibleEnd = first + payloads.length;
     this.recent.append(first, payloads);
-    for (const listener of this.listeners) listener(this.visibleEnd);
   }
 
   async cutBack(offset: number): Promise<void> {
@@ -248,18 +245,11 @@ export class TopicQueue implements JournalTopic, Flushable {
     await checkpoint.write(offset);
   }
 
-  /** Calls `listener` after every commit; returns the unsubscribe function. */
-  subscribe(listener: TopicQueueListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   /** Refuses new writes, waits for the commits in flight, then closes every file. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.journal.drain();
       await this.removing;
-      this.listeners.clear();
       this.recent.close();
       await settleAll([this.chain.close(), this.checkpoints.close()], `Closing topic ${this.topic.name} failed`);
     })();

@@ -1,3 +1,4 @@
+import { BrokerBus } from '../../src/events/broker-bus';
 import { Topic } from '@mmmq/core';
 import { Deduplicator } from '../../src/deduplication/deduplicator';
 import type { PublishableMessage } from '../../src/format/publishable-message';
@@ -8,7 +9,7 @@ const TOPIC = Topic.of('order.created');
 
 /** A de-duplicator over one open topic, empty unless given (stand-ins: nothing is read from disk). */
 function deduplicator(maxIds = 100, queue = { name: TOPIC.name, tailOffset: 0, startOffset: 0 } as TopicQueue): Deduplicator {
-  const queues = { onOpened: () => () => undefined, list: () => [queue] } as unknown as TopicQueueContainer;
+  const queues = { bus: new BrokerBus(), list: () => [queue] } as unknown as TopicQueueContainer;
   const policies = { of: () => ({ deduplication: { windowMs: 60_000, maxIds } }) } as unknown as TopicPolicies;
   const made = new Deduplicator(queues, policies);
   made.onModuleInit();

@@ -208,7 +208,7 @@ describe('delivery modes across a SIGKILL of the broker process', () => {
 
 /** Recovers the data directory in this process, once the broker process is gone, and lists the ids in offset order. */
 async function readTopic(rootDir: string, name: string): Promise<string[]> {
-  const container = new TopicQueueContainer(persistenceOptions(rootDir));
+  const container = TopicQueueContainer.standalone(persistenceOptions(rootDir));
   try {
     const queue = await container.getOrCreate(Topic.of(name));
     const ids: string[] = [];

@@ -20,7 +20,7 @@ import { decodeSnapshot } from '../../src/storage/subscription-snapshot';
 import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { useTempDir } from '../storage/temp-dir';
-import { openContainer, publish, topicQueue } from '../support/topic-fixture';
+import { onCommitted, openContainer, publish, topicQueue } from '../support/topic-fixture';
 
 // A failed journal write is provoked on purpose; what the subscription logs about retrying it is expected.
 Logger.overrideLogger(false);
@@ -70,7 +70,7 @@ describe('a settlement that dead-letters', () => {
       options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 10, maxMs: 20 } },
       events: new BrokerEvents(),
     });
-    queue.subscribe(() => subscription.signal());
+    onCommitted(container, queue, () => subscription.signal());
   };
 
   beforeEach(async () => {

@@ -11,7 +11,7 @@ import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { useTempDir } from '../storage/temp-dir';
 import { TestConsumer } from '../support/test-consumer';
-import { openContainer, publish, topicQueue } from '../support/topic-fixture';
+import { onCommitted, openContainer, publish, topicQueue } from '../support/topic-fixture';
 
 // A push abandoned at stop is logged; expected here.
 Logger.overrideLogger(false);
@@ -46,7 +46,7 @@ describe('the delivery mark a subscription writes', () => {
       options: { ...DEFAULT_DELIVERY_OPTIONS, backoff: { ...DEFAULT_BACKOFF, initialMs: 20, maxMs: 100 } },
       events: new BrokerEvents(),
     });
-    queue.subscribe(() => subscription?.signal());
+    onCommitted(container, queue, () => subscription?.signal());
     subscription.signal();
     return subscription;
   };

@@ -12,7 +12,7 @@ import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { flipByte, segmentPaths } from '../storage/segment-files';
 import { useTempDir } from '../storage/temp-dir';
 import { TestConsumer } from '../support/test-consumer';
-import { openContainer, publish, topicQueue } from '../support/topic-fixture';
+import { onCommitted, openContainer, publish, topicQueue } from '../support/topic-fixture';
 import { Logger } from '@nestjs/common';
 
 // These tests provoke failures on purpose; what the broker logs about them is expected, so it is not printed.
@@ -49,7 +49,7 @@ describe('Subscription', () => {
       events: new BrokerEvents(),
     });
     subscriptions.push(subscription);
-    queue.subscribe(() => subscription.signal());
+    onCommitted(container, queue, () => subscription.signal());
     subscription.signal();
     return subscription;
   };

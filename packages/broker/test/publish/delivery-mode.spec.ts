@@ -50,7 +50,7 @@ describe('PublishIntake delivery modes', () => {
     spy = IoSpy.install();
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     spy.onSync((path, proceed) => (gate && path.endsWith('.journal') ? gate.then(proceed) : undefined));
-    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
     await container.getOrCreate(Topic.of('orders'));
     await container.getOrCreate(Topic.of('metrics'));
     const policies = new TopicPolicies(resolveTopicsOptions({ overrides: [{ pattern: 'metrics', deliveryMode: 'nonPersistent' }] }));

@@ -22,7 +22,7 @@ describe('PublishIntake', () => {
 
   beforeEach(async () => {
     rootDir = await mkdtemp(join(tmpdir(), 'mmmq-intake-'));
-    queues = new TopicQueueContainer(persistenceOptions(rootDir, { segmentMaxBytes: 1024 * 1024 }));
+    queues = TopicQueueContainer.standalone(persistenceOptions(rootDir, { segmentMaxBytes: 1024 * 1024 }));
     intake = new PublishIntake(queues);
   });
 

@@ -73,7 +73,8 @@ describe('scheduled messages across a SIGKILL of the broker process', () => {
       await call('/mmmq/scheduled/cancel', { topic: TOPIC, id, ...(offset === undefined ? {} : { offset }) });
     }
     const cancelled = new Set(latest.map(([id]) => id));
-    expect(Date.now() - start).toBeLessThan(FIRST_DUE_MS);
+    // Every cancel came before its message was due (on a busy machine publishing may outlast FIRST_DUE_MS: harmless).
+    expect(Date.now()).toBeLessThan(Math.min(...latest.map(([, due]) => due)));
     await consumeUntil(BEFORE_KILL, 30_000);
 
     broker.child.kill('SIGKILL');

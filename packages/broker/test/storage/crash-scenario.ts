@@ -35,7 +35,7 @@ export function useCrashScenario(): CrashScenario {
     root = mkdtempSync(join(tmpdir(), 'mmmq-crash-'));
     scenario.dataDir = join(root, 'broker');
     scenario.spy = IoSpy.install();
-    scenario.container = new TopicQueueContainer(
+    scenario.container = TopicQueueContainer.standalone(
       persistenceOptions(scenario.dataDir, { ...NO_AUTOMATIC_FLUSH, segmentMaxBytes: SEGMENT_MAX_BYTES }),
     );
     scenario.queues = await Promise.all(TOPICS.map((name) => scenario.container.getOrCreate(Topic.of(name))));

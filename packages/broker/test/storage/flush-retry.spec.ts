@@ -25,7 +25,7 @@ describe('a flush that fails for want of descriptors (EMFILE)', () => {
   });
 
   it('is retried with backoff while publishes go on, and succeeds once descriptors are back, without a restart', async () => {
-    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     const queue = await container.getOrCreate(Topic.of('orders'));
     await publish(queue, 'before');
@@ -53,7 +53,7 @@ describe('a flush that fails for want of descriptors (EMFILE)', () => {
 
     // A restart finds every acknowledged message.
     await container.onApplicationShutdown();
-    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     const reopened = await container.getOrCreate(Topic.of('orders'));
     const contents = [];
@@ -66,7 +66,7 @@ describe('a flush that fails for want of descriptors (EMFILE)', () => {
   });
 
   it('still stops writes when an fsync itself fails (EIO): retrying that one could acknowledge lost pages', async () => {
-    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     const queue = await container.getOrCreate(Topic.of('orders'));
     await container.journal.flush();
@@ -80,7 +80,7 @@ describe('a flush that fails for want of descriptors (EMFILE)', () => {
   });
 
   it('stops writes too when the fsync fails with ENOSPC (the failed pages may be marked clean, as with EIO); a restart replays every acknowledged message', async () => {
-    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     const queue = await container.getOrCreate(Topic.of('orders'));
     await publish(queue, 'flushed');
@@ -99,7 +99,7 @@ describe('a flush that fails for want of descriptors (EMFILE)', () => {
 
     jest.restoreAllMocks();
     await container.onApplicationShutdown();
-    container = new TopicQueueContainer(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     const reopened = await container.getOrCreate(Topic.of('orders'));
     const contents = [];

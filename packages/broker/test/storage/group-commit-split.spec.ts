@@ -15,7 +15,7 @@ describe('group commit: a burst over GROUP_COMMIT_MAX_BYTES', () => {
   let container: TopicQueueContainer;
 
   beforeEach(async () => {
-    container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
   });
   afterEach(() => container.onApplicationShutdown());

@@ -103,7 +103,7 @@ describe('journal crash points (a copy of the data directory taken inside the I/
 
   it('a flush started by the size trigger while a record is being applied never claims that record (power loss after it loses nothing acknowledged)', async () => {
     const dir = `${scenario.dataDir}-flush-at-every-record`;
-    const container = new TopicQueueContainer(persistenceOptions(dir, { flushIntervalMs: 3_600_000, flushBytes: 1 }));
+    const container = TopicQueueContainer.standalone(persistenceOptions(dir, { flushIntervalMs: 3_600_000, flushBytes: 1 }));
     const topics = ['first', 'second'];
     const ledger = new Ledger(container);
     let crash: Crash;

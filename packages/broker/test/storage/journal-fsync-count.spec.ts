@@ -90,7 +90,7 @@ describe('fsyncs per commit (the journal is shared by every topic)', () => {
   beforeEach(async () => {
     tempDir = mkdtempSync(join(tmpdir(), 'mmmq-fsync-count-'));
     counter = await FsyncCounter.install(dir());
-    container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     const before = counter.mark(container.journal.stats);
     queues = await Promise.all(Array.from({ length: TOPIC_COUNT }, (_, i) => container.getOrCreate(Topic.of(`topic.${i}`))));

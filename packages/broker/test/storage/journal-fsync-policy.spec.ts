@@ -20,7 +20,7 @@ describe('the journal under each flush policy (fsync always, interval, never)', 
   });
 
   async function open() {
-    container = new TopicQueueContainer(persistenceOptions(dir(), { ...NO_AUTOMATIC_FLUSH, fsyncIntervalMs: FSYNC_INTERVAL_MS }));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), { ...NO_AUTOMATIC_FLUSH, fsyncIntervalMs: FSYNC_INTERVAL_MS }));
     const queue = await container.getOrCreate(Topic.of('orders'));
     const { journal } = container;
     const commit = (n: number, fsync: 'always' | 'interval' | 'never') =>

@@ -17,7 +17,7 @@ describe('a group whose topic write failed', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('is cut back from every topic it wrote, even after the cut of one of them failed', async () => {
-    const container = new TopicQueueContainer(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
+    const container = TopicQueueContainer.standalone(persistenceOptions(join(dir(), 'broker'), NO_AUTOMATIC_FLUSH));
     const [alpha, beta, gamma] = await Promise.all(['alpha', 'beta', 'gamma'].map((name) => container.getOrCreate(Topic.of(name))));
     const intake = new PublishIntake(container);
     const write = TopicQueue.prototype.write;

@@ -61,7 +61,7 @@ describe('journal and topic write failures NACK exactly the groups they cover', 
 
   beforeEach(async () => {
     spy = IoSpy.install();
-    container = new TopicQueueContainer(persistenceOptions(dataDir(), NO_AUTOMATIC_FLUSH));
+    container = TopicQueueContainer.standalone(persistenceOptions(dataDir(), NO_AUTOMATIC_FLUSH));
     await Promise.all(TOPICS.map((name) => container.getOrCreate(Topic.of(name))));
     intake = new PublishIntake(container);
     acked = new Ledger(container);

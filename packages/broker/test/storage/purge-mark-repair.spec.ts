@@ -15,7 +15,7 @@ describe("a purge mark above its topic's recovered tail", () => {
   const markFile = () => join(root(), 'topics', TOPIC.name, PURGE_MARK_FILE);
 
   async function opened(): Promise<TopicQueueContainer> {
-    const container = new TopicQueueContainer(persistenceOptions(root(), NO_AUTOMATIC_FLUSH));
+    const container = TopicQueueContainer.standalone(persistenceOptions(root(), NO_AUTOMATIC_FLUSH));
     await container.whenRecovered();
     return container;
   }

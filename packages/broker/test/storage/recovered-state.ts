@@ -30,7 +30,7 @@ export async function bootContainer(
   dir: string,
   options: Partial<ResolvedPersistenceOptions> = NO_AUTOMATIC_FLUSH,
 ): Promise<TopicQueueContainer> {
-  const container = new TopicQueueContainer(persistenceOptions(dir, options));
+  const container = TopicQueueContainer.standalone(persistenceOptions(dir, options));
   await new TopicQueueBootstrapper(container).onApplicationBootstrap();
   return container;
 }

@@ -33,7 +33,7 @@ describe('a crash at any point of a retention deletion', () => {
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), 'mmmq-retention-crash-'));
     spy = IoSpy.install();
-    container = new TopicQueueContainer(
+    container = TopicQueueContainer.standalone(
       persistenceOptions(join(root, 'broker'), { ...NO_AUTOMATIC_FLUSH, segmentMaxBytes: SEGMENT_MAX_BYTES }),
     );
   });

@@ -8,6 +8,7 @@ import { TopicCreatedEvent } from '../../src/events/topic-created.event';
 import { StorageUnavailableError, TopicNameConflictError } from '../../src/storage/storage.errors';
 import { TopicQueueBootstrapper } from '../../src/storage/topic-queue-bootstrapper';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
+import { TopicOpenedEvent } from '../../src/storage/topic-opened.event';
 import { bytes, useTempDir } from './temp-dir';
 import { segmentPaths, writeSegment } from './segment-files';
 import { Logger } from '@nestjs/common';
@@ -22,7 +23,7 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
   const emitter = new EventEmitter2();
   const events = new BrokerEvents(emitter);
   const newContainer = () => {
-    const container = new TopicQueueContainer(persistenceOptions(dir(), { segmentMaxBytes: 1024 * 1024 }), events);
+    const container = TopicQueueContainer.standalone(persistenceOptions(dir(), { segmentMaxBytes: 1024 * 1024 }), events);
     containers.push(container);
     return container;
   };
@@ -41,7 +42,7 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     const created: TopicCreatedEvent[] = [];
     emitter.on(MmmqBrokerEvent.TOPIC_CREATED, (event: TopicCreatedEvent) => created.push(event));
     const container = newContainer();
-    container.onOpened((queue) => announced.push(queue.topic.name));
+    container.bus.on<TopicOpenedEvent>(TopicOpenedEvent.NAME, ({ queue }) => announced.push(queue.topic.name));
     const [a, b] = await Promise.all([container.getOrCreate(Topic.of('order.created')), container.getOrCreate(Topic.of('order.created'))]);
     expect(a).toBe(b);
     expect(announced).toEqual(['order.created']);
@@ -67,7 +68,7 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     emitter.on(MmmqBrokerEvent.TOPIC_CREATED, (event: TopicCreatedEvent) => created.push(event));
     const opened: string[] = [];
     const container = newContainer();
-    container.onOpened((restored) => opened.push(restored.topic.name));
+    container.bus.on<TopicOpenedEvent>(TopicOpenedEvent.NAME, ({ queue }) => opened.push(queue.topic.name));
     await new TopicQueueBootstrapper(container).onApplicationBootstrap();
     expect(opened.sort()).toEqual(['a', 'b.c']);
     expect(created).toEqual([]);
@@ -90,7 +91,7 @@ describe('TopicQueueContainer and TopicQueueBootstrapper', () => {
     cpSync(join(dir(), 'journal'), join(crashed, 'journal'), { recursive: true });
     const created: TopicCreatedEvent[] = [];
     emitter.on(MmmqBrokerEvent.TOPIC_CREATED, (event: TopicCreatedEvent) => created.push(event));
-    const recovered = new TopicQueueContainer(persistenceOptions(crashed), events);
+    const recovered = TopicQueueContainer.standalone(persistenceOptions(crashed), events);
     containers.push(recovered);
     const restored = await recovered.getOrCreate(Topic.of('order.created'));
     expect((await restored.peekMany(0, 10)).map(String)).toEqual(['a', 'b']);

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { Topic } from '@mmmq/core';
 import { FileHandle } from '../../src/storage/file-handle';
 import { WRITE_RECOVERY_DELAY_MS } from '../../src/storage/journal/journal';
+import { RecordsCommittedEvent } from '../../src/storage/journal/records-committed.event';
 import { StorageUnavailableError } from '../../src/storage/storage.errors';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 import { bytes, useTempDir } from './temp-dir';
@@ -16,7 +17,7 @@ describe('TopicQueue', () => {
   const dir = useTempDir();
   let container: TopicQueueContainer;
   const open = (maxBytes = 64 * 1024 * 1024) => {
-    container = new TopicQueueContainer(persistenceOptions(dir(), { segmentMaxBytes: maxBytes }));
+    container = TopicQueueContainer.standalone(persistenceOptions(dir(), { segmentMaxBytes: maxBytes }));
     return container.getOrCreate(Topic.of('order.created'));
   };
   afterEach(async () => {
@@ -149,15 +150,25 @@ describe('TopicQueue', () => {
     ]);
   });
 
-  it('notifies subscribers with the new tail after each commit', async () => {
+  it('announces each committed record once on the bus, with the topics it appended to, before the offers resolve', async () => {
     const queue = await open();
-    const tails: number[] = [];
-    const unsubscribe = queue.subscribe((tail) => tails.push(tail));
+    const other = await container.getOrCreate(Topic.of('other'));
+    const seen: Array<{ topics: string[]; tail: number }> = [];
+    const unsubscribe = container.bus.on<RecordsCommittedEvent>(RecordsCommittedEvent.NAME, ({ topics }) =>
+      seen.push({ topics: topics.map((topic) => topic.name), tail: queue.tailOffset }),
+    );
     await queue.offer(bytes('a'));
     await queue.offerAll([bytes('b'), bytes('c')]);
+    // Two offers in one turn share one journal record: one event, both topics.
+    await Promise.all([queue.offer(bytes('d')), other.offer(bytes('x'))]);
+    await queue.checkpoints.open('billing', 0, queue.tailOffset).then((checkpoint) => checkpoint.write(1));
     unsubscribe();
-    await queue.offer(bytes('d'));
-    expect(tails).toEqual([1, 3]);
+    await queue.offer(bytes('e'));
+    expect(seen).toEqual([
+      { topics: [queue.name], tail: 1 },
+      { topics: [queue.name], tail: 3 },
+      { topics: [queue.name, 'other'], tail: 4 },
+    ]);
   });
 
   it('records consumer checkpoints durably: journaled at once, in the checkpoint file after the flush', async () => {

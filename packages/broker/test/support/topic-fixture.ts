@@ -6,6 +6,7 @@ import {
   ResolvedPersistenceOptions,
 } from '../../src/config/broker-options';
 import { encodeEnvelope } from '../../src/format/message-envelope';
+import { RecordsCommittedEvent } from '../../src/storage/journal/records-committed.event';
 import { TopicQueue } from '../../src/storage/topic-queue';
 import { TopicQueueContainer } from '../../src/storage/topic-queue-container';
 
@@ -22,7 +23,14 @@ export function persistenceOptions(rootDir: string, overrides: Partial<ResolvedP
 
 /** A real TopicQueueContainer over `rootDir`. */
 export function openContainer(rootDir: string): TopicQueueContainer {
-  return new TopicQueueContainer(persistenceOptions(rootDir));
+  return TopicQueueContainer.standalone(persistenceOptions(rootDir));
+}
+
+/** Calls `listener` after every journal record that appended to `queue`, as the subscription container does. */
+export function onCommitted(container: TopicQueueContainer, queue: TopicQueue, listener: () => void): () => void {
+  return container.bus.on<RecordsCommittedEvent>(RecordsCommittedEvent.NAME, ({ topics }) => {
+    if (topics.includes(queue)) listener();
+  });
 }
 
 /** Publishes JSON contents the way the HTTP endpoint stores them; resolves with their offsets. */

@@ -17,7 +17,7 @@ export interface JournalTopic extends Flushable {
   readonly writtenEnd: number;
   /** Writes encoded frames at `writtenEnd` (page cache); not visible yet. */
   write(frames: Buffer, starts: readonly number[]): Promise<void>;
-  /** Makes entries written from `first` on visible to readers, and tells its listeners. */
+  /** Makes entries written from `first` on visible to readers. */
   publish(first: number, payloads: readonly Buffer[]): void;
   /** Cuts what a failed group wrote, durably, so nothing of it can reappear after a crash. */
   cutBack(offset: number): Promise<void>;

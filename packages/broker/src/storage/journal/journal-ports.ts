@@ -1,3 +1,5 @@
+import type { BrokerBus } from '../../events/broker-bus';
+
 /** Told about every journal record written, while metrics are on; nothing else is kept per record. */
 export interface JournalObserver {
   /** `commits`: the commit requests grouped into the record; `fsyncSeconds`: how long its fsync took. */
@@ -18,6 +20,8 @@ export interface EventLoopDemandPort {
 export interface JournalPorts {
   observer?: JournalObserver;
   loopDemand?: EventLoopDemandPort;
+  /** Where each committed record is announced (`RecordsCommittedEvent`) to the layers above. */
+  bus?: BrokerBus;
 }
 
 /** The metrics' {@link JournalObserver}, provided only while metrics are on. */

@@ -11,6 +11,7 @@ import { FlushedJournal, FlushSchedule, JournalFlush } from './journal-flush';
 import { AppendGroup, assembleGroup, encodeRecord } from './journal-group';
 import { AppendOp, JournalOpKind } from './journal-record';
 import type { JournalPorts } from './journal-ports';
+import { RecordsCommittedEvent } from './records-committed.event';
 import { StorageStats } from './storage-stats';
 
 /** Upper bound of the payload bytes of one commit group, so one huge burst cannot hold every publisher's ACK. */
@@ -262,6 +263,9 @@ export class Journal implements FlushedJournal {
     for (const group of appends) {
       this.markDirty(group.topic);
       group.topic.publish(group.first, group.payloads);
+    }
+    if (appends.length > 0 && this.ports.bus) {
+      this.ports.bus.emit(RecordsCommittedEvent.NAME, new RecordsCommittedEvent(appends.map((group) => group.topic)));
     }
     for (const apply of applies) {
       const target = apply();
