@@ -48,6 +48,8 @@ export class InProcessMember {
   private readonly held = new WeakMap<TransportDelivery, HeldDelivery>();
   private running: Promise<void> | undefined;
   private rotation = 0;
+  /** Wakes the loop waiting for room (half the prefetch free): one waiter, not a race over every message in flight. */
+  private roomFreed?: () => void;
 
   constructor(
     private readonly listener: TransportListener,
@@ -105,7 +107,7 @@ export class InProcessMember {
     while (!signal.aborted) {
       try {
         if (this.inFlight.size > IN_PROCESS_PREFETCH / 2) {
-          await this.untilStoppedOr([...this.inFlight]);
+          await this.untilStoppedOr([new Promise<void>((resolve) => (this.roomFreed = resolve))]);
           continue;
         }
         const leased = await this.leaseOrWait(IN_PROCESS_PREFETCH - this.inFlight.size);
@@ -179,9 +181,23 @@ export class InProcessMember {
       await Promise.all([...new Set(leased.map(({ subscription }) => subscription))].map((subscription) => subscription.durable()));
     }
     for (const { subscription, slot } of leased) {
-      const handled: Promise<void> = this.deliver(subscription, slot).finally(() => this.inFlight.delete(handled));
+      const handled: Promise<void> = this.deliver(subscription, slot).then(
+        () => this.settled(handled),
+        (error: unknown) => {
+          this.settled(handled);
+          this.deps.logger.error(`In-process delivery to ${this.listener.consumerId} failed: ${(error as Error).message}`);
+        },
+      );
       this.inFlight.add(handled);
     }
+  }
+
+  private settled(handled: Promise<void>): void {
+    this.inFlight.delete(handled);
+    if (this.roomFreed === undefined || this.inFlight.size > IN_PROCESS_PREFETCH / 2) return;
+    const wake = this.roomFreed;
+    this.roomFreed = undefined;
+    wake();
   }
 
   private async deliver(subscription: Subscription, slot: Slot): Promise<void> {

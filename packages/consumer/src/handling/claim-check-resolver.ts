@@ -25,9 +25,14 @@ export class ClaimCheckResolver {
     private readonly maxBytes?: number,
   ) {}
 
-  async resolve(delivery: ConsumerDelivery): Promise<ClaimCheckOutcome> {
+  /** A delivery without the header is answered at once, with no promise per message. */
+  resolve(delivery: ConsumerDelivery): ClaimCheckOutcome | Promise<ClaimCheckOutcome> {
     const version = delivery.headers?.[CLAIM_CHECK_HEADER];
     if (version === undefined) return { valid: true, delivery };
+    return this.fetch(delivery, version);
+  }
+
+  private async fetch(delivery: ConsumerDelivery, version: unknown): Promise<ClaimCheckOutcome> {
     // A relay that writes every header as text (a change-data-capture pipeline, say) sends "1": the same version.
     if (String(version) !== String(CLAIM_CHECK_VERSION)) {
       return invalid(`its ${CLAIM_CHECK_HEADER} header is ${JSON.stringify(version)}; this consumer reads version ${CLAIM_CHECK_VERSION}`);

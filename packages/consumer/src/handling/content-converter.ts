@@ -13,8 +13,9 @@ export const MAX_REPORTED_VIOLATIONS = 10;
  * Turns parsed JSON content into what the handler declared: an instance of its class, converted with
  * class-transformer and checked with class-validator (unknown properties are kept, not an error), or a
  * JSON primitive or array of the declared kind. Undeclared (`unknown`, interfaces) content passes as is.
+ * Only a class is checked asynchronously: the other kinds answer at once, with no promise per message.
  */
-export async function convertContent(contentType: ContentType, content: unknown): Promise<Conversion> {
+export function convertContent(contentType: ContentType, content: unknown): Conversion | Promise<Conversion> {
   switch (contentType.kind) {
     case 'any':
       return { valid: true, value: content };

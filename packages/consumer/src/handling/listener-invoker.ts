@@ -74,8 +74,10 @@ export class ListenerInvoker {
    * request is settled (ACK), not retried; a verdict (invalid content, `NonRetriableError`) still dead-letters it.
    */
   private async settle(listener: ListenerDefinition, received: ConsumerDelivery, channel?: SettlementChannel): Promise<InvocationOutcome> {
-    const { answer, ...outcome } = await this.handle(listener, received, channel);
-    return answer === undefined ? outcome : this.replying(listener, received, answer, outcome);
+    const answered = await this.handle(listener, received, channel);
+    if (answered.answer === undefined) return answered;
+    const { answer, ...outcome } = answered;
+    return this.replying(listener, received, answer, outcome);
   }
 
   /** Sends a request's reply before its acknowledgement: a reply that could not be sent NACKs it, to be answered again. */
@@ -102,13 +104,16 @@ export class ListenerInvoker {
   private async handle(listener: ListenerDefinition, received: ConsumerDelivery, channel?: SettlementChannel): Promise<Answered> {
     let claimCheck;
     try {
-      claimCheck = await this.claimChecks.resolve(received);
+      // Awaited only when it is a promise (a claim check, a class to validate): an await costs a turn per message.
+      const resolving = this.claimChecks.resolve(received);
+      claimCheck = resolving instanceof Promise ? await resolving : resolving;
     } catch (error) {
       return this.unreadable(listener, received, error);
     }
     if (!claimCheck.valid) return this.reject(listener, received, `Message rejected: ${claimCheck.reason}`);
     const { delivery } = claimCheck;
-    const conversion = await convertContent(listener.contentType, delivery.content);
+    const converting = convertContent(listener.contentType, delivery.content);
+    const conversion = converting instanceof Promise ? await converting : converting;
     if (!conversion.valid) return this.reject(listener, delivery, `Message rejected: ${conversion.reason}`);
     // A broker transaction inside the inbox's database transaction would settle the message before the database
     // commits: a failed COMMIT would then lose the effect. The outbox is the way to publish from an inbox listener.

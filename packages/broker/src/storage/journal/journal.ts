@@ -9,7 +9,7 @@ import { JOURNAL_FILE_MAX_BYTES } from './journal-file';
 import { JournalFileEntry, JournalFiles } from './journal-files';
 import { FlushedJournal, FlushSchedule, JournalFlush } from './journal-flush';
 import { AppendGroup, assembleGroup, encodeRecord } from './journal-group';
-import { AppendOp, JournalOpKind } from './journal-record';
+import { AppendOp, JournalOp, JournalOpKind } from './journal-record';
 import type { JournalPorts } from './journal-ports';
 import { RecordsCommittedEvent } from './records-committed.event';
 import { StorageStats } from './storage-stats';
@@ -24,6 +24,17 @@ export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
 export const EARLY_ANSWER_MAX_PENDING_BYTES = 4 * GROUP_COMMIT_MAX_BYTES;
 /** After a failed journal write the broker refuses writes this long before it reopens the journal and tries again. */
 export const WRITE_RECOVERY_DELAY_MS = 1000;
+
+/**
+ * The topics a record touches: its appends' and those whose subscription state it moves. A state commit of an
+ * in-process listener's subscription (its ACKs, written every few ms) is as much that listener's as a publish to its
+ * topic: fsync'd on the event loop, it held the handlers and the producer up (362 of 430 fsyncs at saturation).
+ */
+function topicsOf(ops: readonly JournalOp[]): string[] {
+  const topics: string[] = [];
+  for (const op of ops) if (op.kind !== JournalOpKind.FLUSHED) topics.push(op.topic);
+  return topics;
+}
 
 /** Where the journal stands when it opens, as recovery left it. */
 export interface JournalStart {
@@ -231,7 +242,7 @@ export class Journal implements FlushedJournal {
         // to the next one.
         const alone = requests.length === 1 && !requests[0].answeredEarly;
         const syncStarted = performance.now();
-        await this.files.writing.sync(alone && !this.ports.loopDemand?.needed(appends.map((append) => append.topic.name)));
+        await this.files.writing.sync(alone && !this.ports.loopDemand?.needed(topicsOf(ops)));
         this.stats.journalFsyncs++;
         this.ports.observer?.recordWritten(requests.length, record.length, (performance.now() - syncStarted) / 1000);
         this.unsynced = false;
