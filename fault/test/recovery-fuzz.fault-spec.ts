@@ -77,7 +77,7 @@ async function recoverAndRead(
   rootDir: string,
   written: Buffer[],
 ): Promise<{ intact: Set<number>; garbage: number[]; appendedAt?: number }> {
-  const container = new TopicQueueContainer({
+  const container = TopicQueueContainer.standalone({
     rootDir,
     segmentMaxBytes: 64 * 1024 * 1024,
     flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,

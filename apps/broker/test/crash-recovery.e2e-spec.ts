@@ -79,7 +79,7 @@ describe('a broker killed with SIGKILL mid-stream loses no acknowledged message'
 
 /** Opens the data directory in-process, after every broker process is gone, and decodes every entry. */
 async function readTopics(rootDir: string): Promise<Map<string, DecodedEnvelope[]>> {
-  const container = new TopicQueueContainer({
+  const container = TopicQueueContainer.standalone({
     rootDir,
     segmentMaxBytes: SEGMENT_MAX_BYTES,
     flushIntervalMs: DEFAULT_FLUSH_INTERVAL_MS,
