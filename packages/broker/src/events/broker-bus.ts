@@ -29,7 +29,15 @@ export class BrokerBus {
 
   /** Subscribes `handler` to `name`; returns its removal. */
   on<E = unknown>(name: string, handler: (event: E) => unknown): () => void {
-    const guarded = (event: E) => this.run(name, () => handler(event));
+    // No closure per call: the commit event comes once per journal record.
+    const guarded = (event: E) => {
+      try {
+        const result = handler(event);
+        if (result instanceof Promise) result.catch((error: unknown) => this.failed(name, error));
+      } catch (error) {
+        this.failed(name, error);
+      }
+    };
     this.emitter.on(name, guarded);
     return () => void this.emitter.off(name, guarded);
   }
@@ -50,15 +58,6 @@ export class BrokerBus {
       }
     }
     return () => removals.forEach((remove) => remove());
-  }
-
-  private run(name: string, handler: () => unknown): void {
-    try {
-      const result = handler();
-      if (result instanceof Promise) result.catch((error: unknown) => this.failed(name, error));
-    } catch (error) {
-      this.failed(name, error);
-    }
   }
 
   private failed(name: string, error: unknown): void {
