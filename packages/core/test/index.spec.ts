@@ -51,6 +51,8 @@ describe('@mmmq/core public API', () => {
         'DEFAULT_BACKLOG_OVERFLOW',
         'MAX_MAX_BACKLOG',
         'parseBacklogLimit',
+        'MAX_MEMBERS_LIMIT',
+        'parseMemberLimits',
         'InvalidTopicPatternError',
         'MATCH_ALL_PATTERN',
         'MESSAGES_PATH',

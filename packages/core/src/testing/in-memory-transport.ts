@@ -37,6 +37,9 @@ export class InMemoryTransport extends MmmqTransport {
           'limits and would never apply it',
       );
     }
+    if (listener.maxActiveMembers !== undefined || listener.maxMembers !== undefined) {
+      reasons.push('maxActiveMembers / maxMembers: the in-memory broker gives every listener every message of its consumer id');
+    }
     if (listener.startFrom === 'latest') {
       reasons.push("startFrom 'latest': the in-memory broker starts every subscription at the first message of each topic");
     }

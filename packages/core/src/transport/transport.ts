@@ -58,6 +58,10 @@ export interface TransportListener {
   selector?: string;
   /** The subscription's backlog limit; absent: none. */
   backlogLimit?: BacklogLimit;
+  /** The first this many live members of the consumer id receive, the others wait as ordered backups; absent: all. */
+  maxActiveMembers?: number;
+  /** The most live members the consumer id admits; absent: no cap. */
+  maxMembers?: number;
 }
 
 /**
