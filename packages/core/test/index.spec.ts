@@ -67,6 +67,7 @@ describe('@mmmq/core public API', () => {
         'TOPIC_PATTERN_MAX_WILDCARDS',
         'TOPIC_SEGMENT_SEPARATOR',
         'TRANSACTIONS_PATH',
+        'SCHEDULED_CANCEL_PATH',
         'Topic',
         'TopicPattern',
         'TransportClosedError',

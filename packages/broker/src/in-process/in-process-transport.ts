@@ -13,6 +13,7 @@ import { PublishIntake } from '../publish/publish-intake';
 import { ReplyRelay } from '../replies/reply-relay';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { TransactionService } from '../transactions/transaction.service';
+import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { InProcessPublisher } from './in-process-publisher';
 import { InProcessSubscriber } from './in-process-subscriber';
 
@@ -32,12 +33,13 @@ export class InProcessTransport extends InProcessBrokerTransport {
     private readonly subscriptions: SubscriptionContainer,
     private readonly transactions: TransactionService,
     private readonly replies: ReplyRelay,
+    private readonly queues: TopicQueueContainer,
   ) {
     super();
   }
 
   createPublisher(): TransportPublisher {
-    return new InProcessPublisher(this.parser, this.intake);
+    return new InProcessPublisher(this.parser, this.intake, this.queues);
   }
 
   createSubscriber(): TransportSubscriber {
