@@ -9,6 +9,9 @@ export const inMemoryTransport: TransportUnderTest = {
   exceptions: {
     scheduledMessages: 'it has no timers of its own: a publish with delayMs / deliverAt is refused (ScheduledMessagesUnsupportedError)',
     brokerRestart: 'it lives in the test process: there is nothing to restart, and a new in-memory broker starts empty',
+    activeMembers:
+      "it shares a consumer id's messages among all its listeners and keeps no roster: a listener with maxActiveMembers " +
+      'or maxMembers fails bootstrap, naming them',
   },
 };
 

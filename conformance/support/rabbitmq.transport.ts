@@ -33,6 +33,10 @@ export const rabbitMqTransport: TransportUnderTest = {
     requestReply:
       "replies travel through the MMMQ broker's reply relay, which RabbitMQ has no counterpart of here: request() is " +
       'refused with RequestReplyUnavailableError, naming the transport, before anything is published',
+    activeMembers:
+      'a queue shares its messages among all its consumers (single-active-consumer, which this transport does not ' +
+      'declare, would give one, never N with ordered backups), and nothing caps its consumers: a listener with ' +
+      'maxActiveMembers or maxMembers fails bootstrap, naming them',
   },
 };
 

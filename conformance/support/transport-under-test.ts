@@ -3,7 +3,8 @@ import type { MmmqProducerOptions } from '@mmmq/producer';
 import type { INestApplicationContext } from '@nestjs/common';
 
 /** The behaviours of the conformance suite that a transport may answer with a documented exception. */
-export type Behaviour = 'publishBeforeSubscription' | 'orderAcrossRetries' | 'brokerRestart' | 'requestReply' | 'scheduledMessages';
+export type Behaviour =
+  'publishBeforeSubscription' | 'orderAcrossRetries' | 'brokerRestart' | 'requestReply' | 'scheduledMessages' | 'activeMembers';
 
 /** A dead letter as a transport hands it back: the original content, and headers carrying core's `DeadLetterHeaders`. */
 export interface ConformanceDeadLetter {

@@ -49,7 +49,7 @@ export async function topicPage(main, name) {
         : `Offsets ${page.messages[0].offset} to ${page.messages[page.messages.length - 1].offset} of ${page.startOffset} to ${page.tailOffset - 1}.`,
     );
     results.replaceChildren(
-      messagesTable(page.messages, page.corrupt),
+      messagesTable(page.messages, page.corrupt, undefined, [scheduledColumn(page.messages, name, status, () => browse(start))]),
       h(
         'div',
         { class: 'actions' },
@@ -157,6 +157,38 @@ function formatDuration(ms) {
     if (ms >= size && ms % size === 0) return `${formatNumber(ms / size)} ${unit}${ms === size ? '' : 's'}`;
   }
   return `${formatNumber(ms)} ms`;
+}
+
+/**
+ * A column with a Cancel button on each scheduled message not due yet (and not cancelled on this page already): it
+ * cancels it (POST /mmmq/scheduled/cancel, by id and offset) after asking, then shows the page again.
+ */
+function scheduledColumn(messages, topic, status, reload) {
+  const cancelled = new Set(messages.filter((message) => message.cancels !== undefined).map((message) => message.cancels));
+  const cancel = async (message) => {
+    if (!confirm(`Cancel the scheduled message ${message.id} (offset ${message.offset})? It is never delivered then.`)) return;
+    try {
+      const { cancelled: done } = await api('POST', '/mmmq/scheduled/cancel', { topic, id: message.id, offset: message.offset });
+      // Shown again first: the page's own status line would replace the answer.
+      await reload();
+      status.say(`Cancelled ${done.id} (offset ${done.offset}), which was due at ${formatTime(done.dueAt)}.`);
+    } catch (error) {
+      status.say(`Not cancelled: ${error.message}`, true);
+    }
+  };
+  return {
+    label: 'Scheduled',
+    cell: (message) => {
+      if (message.dueAt === undefined || message.id === undefined) return '—';
+      if (cancelled.has(message.offset)) return 'cancelled';
+      if (message.dueAt <= Date.now()) return 'due';
+      return h(
+        'button',
+        { type: 'button', class: 'danger', 'aria-label': `Cancel scheduled message ${message.id}`, onclick: () => void cancel(message) },
+        'Cancel',
+      );
+    },
+  };
 }
 
 /** Stored messages with their headers and content (shared with the dead-letter page). */

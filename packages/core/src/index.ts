@@ -13,6 +13,7 @@ export {
   MAX_MAX_BACKLOG,
   parseBacklogLimit,
 } from './backlog-limit';
+export { MAX_MEMBERS_LIMIT, type MemberLimits, parseMemberLimits } from './member-limits';
 export { InvalidHostError } from './errors/invalid-host-error';
 export { InvalidConsumerIdError } from './errors/invalid-consumer-id-error';
 export { InvalidMessageError } from './errors/invalid-message-error';
@@ -66,6 +67,7 @@ export {
   DISPATCHERS_PATH,
   CONSUMERS_PATH,
   TRANSACTIONS_PATH,
+  SCHEDULED_CANCEL_PATH,
   CONSUMER_ID_HEADER,
   PUSH_SESSION_HEADER,
   PUSH_SEQUENCE_HEADER,

@@ -14,6 +14,8 @@ export const CONSUMERS_PATH = '/mmmq/consumers';
 
 /** The broker's transaction endpoint: settles a consumer's inputs and publishes its outputs in one commit. */
 export const TRANSACTIONS_PATH = '/mmmq/transactions';
+/** Cancels a scheduled message before its time: `{"topic", "id", "offset"?}` → `{"cancelled": {…}}`. */
+export const SCHEDULED_CANCEL_PATH = '/mmmq/scheduled/cancel';
 
 /** Tells a consumer which of its subscriptions a pushed message is for. */
 export const CONSUMER_ID_HEADER = 'mmmq-consumer-id';

@@ -196,6 +196,32 @@ describe('per-handler settings', () => {
     });
   });
 
+  it('carry maxActiveMembers and maxMembers from the extras and the listeners entries, checked together once overlaid', () => {
+    const runtime = new ConsumerRuntime({
+      app: 'shop',
+      broker: BROKER,
+      delivery: 'pull',
+      listeners: { 'invoice.*': { maxMembers: 4 } },
+    });
+    const handlers = new Map([
+      ['order.*', handler({ maxActiveMembers: 2 })],
+      ['invoice.*', handler({ maxActiveMembers: 1, maxMembers: 9 })],
+      ['stock.*', handler()],
+    ]);
+    const listeners = eventListeners(handlers, runtime.options, () => async () => undefined);
+    expect(Object.fromEntries(listeners.map(({ name, maxActiveMembers, maxMembers }) => [name, { maxActiveMembers, maxMembers }]))).toEqual(
+      {
+        'order.*': { maxActiveMembers: 2 },
+        'invoice.*': { maxActiveMembers: 1, maxMembers: 4 },
+        'stock.*': {},
+      },
+    );
+    const tooFew = new ConsumerRuntime({ app: 'shop', broker: BROKER, delivery: 'pull', listeners: { 'order.*': { maxMembers: 1 } } });
+    expect(() =>
+      eventListeners(new Map([['order.*', handler({ maxActiveMembers: 2 })]]), tooFew.options, () => async () => undefined),
+    ).toThrow('@EventPattern("order.*"): maxMembers (1) must be at least maxActiveMembers (2)');
+  });
+
   it('refuse a backlog overflow without a limit, naming the pattern', () => {
     const runtime = new ConsumerRuntime({ app: 'shop', broker: BROKER, delivery: 'pull' });
     const handlers = new Map([['order.*', handler({ backlogOverflow: 'deadLetter' })]]);

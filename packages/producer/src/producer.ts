@@ -1,6 +1,17 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { AcceptedMessage, AnyEvents, EventMap, EventMessage, EventTopic, PublishedMessage, StoredMessage } from '@mmmq/core';
+import {
+  AcceptedMessage,
+  AnyEvents,
+  type CancelledScheduledMessage,
+  EventMap,
+  EventMessage,
+  EventTopic,
+  MmmqValidationError,
+  PublishedMessage,
+  type ScheduledMessageRef,
+  StoredMessage,
+} from '@mmmq/core';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { BrokerResponseError } from './errors/broker-response.error';
@@ -124,6 +135,18 @@ export class Producer<E extends EventMap = AnyEvents> implements OnApplicationSh
    */
   request<R = unknown, K extends EventTopic<E> = EventTopic<E>>(topic: K, content: E[K], options?: RequestOptions): Promise<R> {
     return this.requester.request(topic, content, options) as Promise<R>;
+  }
+
+  /**
+   * Cancels a message scheduled with `delayMs` / `deliverAt` before its time (docs/producer.md#scheduled-messages):
+   * resolves once the cancellation is durable; the message is then never delivered. `message` is its id, or its id
+   * and offset (from the publish's ACK), which spares the broker a search from the topic's tail back.
+   * @throws over HTTP a BrokerResponseError (404: no such message; 409: not scheduled, or its time has come; 400:
+   *   invalid), in process the broker's error with the same message; MmmqValidationError when the transport cannot
+   */
+  cancelScheduled(topic: string, message: string | ScheduledMessageRef): Promise<CancelledScheduledMessage> {
+    if (this.closing.signal.aborted) return Promise.reject(new MmmqValidationError('The producer is closed: nothing was cancelled'));
+    return this.gateway.cancelScheduled(topic, typeof message === 'string' ? { id: message } : message);
   }
 
   /** Requests waiting for their reply, replies that answered one, and late replies dropped. */

@@ -67,6 +67,15 @@ export class RabbitMqTransport extends MmmqTransport {
           "dead-lettering, so only overflow 'reject' (x-max-length) is supported",
       );
     }
+    if (listener.maxActiveMembers !== undefined) {
+      reasons.push(
+        `maxActiveMembers ${listener.maxActiveMembers}: a RabbitMQ queue gives every consumer its share (or, declared with ` +
+          'x-single-active-consumer, which this transport does not do, one): it cannot keep N active members and ordered backups',
+      );
+    }
+    if (listener.maxMembers !== undefined) {
+      reasons.push(`maxMembers ${listener.maxMembers}: RabbitMQ cannot cap the consumers of a queue`);
+    }
     return reasons;
   }
 }

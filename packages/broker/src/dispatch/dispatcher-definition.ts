@@ -5,6 +5,7 @@ import {
   InvalidConsumerIdError,
   InvalidSelectorError,
   MmmqValidationError,
+  parseMemberLimits,
   parseSelector,
   Selector,
   SigningSecret,
@@ -75,9 +76,17 @@ export interface DispatcherDefinition {
   ackTimeoutMs: number;
   /**
    * One member receives at a time; the others wait and take over, in order, when it fails. Also strictly ordered:
-   * messages go out in offset order whatever their priority (docs/destinations.md#priority). Default false.
+   * messages go out in offset order whatever their priority (docs/destinations.md#priority). The same as
+   * `maxActiveMembers: 1`, and true exactly when that is 1. Default false.
    */
   exclusive: boolean;
+  /**
+   * The first this many live members, in join order, receive; the others wait as ordered backups and take over, the
+   * earliest first, when an active one leaves or fails. Default none (every member receives).
+   */
+  maxActiveMembers?: number;
+  /** Live members (push hosts, named pull members, in-process listeners) admitted at most. Default none (no cap). */
+  maxMembers?: number;
   /**
    * Only messages whose headers match are delivered; the others are skipped (settled for this consumer, counted as
    * `filtered`). Parsed once, here. Default none (every message).
@@ -108,6 +117,8 @@ const KNOWN_FIELDS = new Set([
   'maxDeliveries',
   'ackTimeoutMs',
   'exclusive',
+  'maxActiveMembers',
+  'maxMembers',
   'selector',
   'maxBacklog',
   'backlogOverflow',
@@ -131,7 +142,7 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       throw new MmmqValidationError(`${where}: give ${one} or ${many}, not both`);
   }
   try {
-    return {
+    const definition: DispatcherDefinition = {
       consumerId: parseConsumerId(record.consumerId),
       hosts: parseList('hosts', record.hosts ?? (record.host === undefined ? [] : [record.host]), 0, MAX_HOSTS, (host) => Host.parse(host)),
       patterns: parseList('patterns', record.patterns ?? [record.pattern], 1, MAX_PATTERNS, (pattern) => new TopicPattern(pattern)),
@@ -141,10 +152,14 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       ...(record.signingSecret === undefined ? {} : { signingSecret: SigningSecret.parse(record.signingSecret) }),
       maxDeliveries: parseMaxDeliveries(record.maxDeliveries),
       ackTimeoutMs: parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs) ?? DEFAULT_ACK_TIMEOUT_MS,
-      exclusive: parseExclusive(record.exclusive),
+      ...parseMemberLimitFields(record.exclusive, record.maxActiveMembers, record.maxMembers),
       ...(record.selector === undefined ? {} : { selector: parseSelectorField(record.selector) }),
       ...withBacklogLimit(parseBacklogLimit(record.maxBacklog, record.backlogOverflow)),
     };
+    if (definition.maxMembers !== undefined && definition.hosts.length > definition.maxMembers) {
+      throw new MmmqValidationError(`${definition.hosts.length} hosts exceed maxMembers ${definition.maxMembers}`);
+    }
+    return definition;
   } catch (error) {
     if (error instanceof MmmqValidationError) throw new MmmqValidationError(`${where}: ${error.message}`, { cause: error });
     throw error;
@@ -195,9 +210,25 @@ export function parseAckTimeoutMs(field: string, input: unknown): number | undef
   );
 }
 
-function parseExclusive(input: unknown): boolean {
-  if (input === undefined || typeof input === 'boolean') return input === true;
-  throw new MmmqValidationError(`exclusive must be true or false, got ${JSON.stringify(input)}`);
+/** `exclusive: true` is `maxActiveMembers: 1`; both may be given only when they agree. */
+function parseMemberLimitFields(
+  exclusive: unknown,
+  maxActive: unknown,
+  maxMembers: unknown,
+): Pick<DispatcherDefinition, 'exclusive' | 'maxActiveMembers' | 'maxMembers'> {
+  if (exclusive !== undefined && typeof exclusive !== 'boolean') {
+    throw new MmmqValidationError(`exclusive must be true or false, got ${JSON.stringify(exclusive)}`);
+  }
+  if (exclusive === true && maxActive !== undefined && maxActive !== 1) {
+    throw new MmmqValidationError(
+      `exclusive: true means maxActiveMembers 1, got maxActiveMembers ${JSON.stringify(maxActive)}: give one of them`,
+    );
+  }
+  if (exclusive === false && maxActive === 1) {
+    throw new MmmqValidationError('maxActiveMembers 1 is exclusive: true, got exclusive: false: give one of them');
+  }
+  const limits = parseMemberLimits(exclusive === true ? 1 : maxActive, maxMembers);
+  return { exclusive: limits.maxActiveMembers === 1, ...limits };
 }
 
 /** The selector is parsed here, once per definition, never per message. */
@@ -217,6 +248,11 @@ function parseBatchSize(input: unknown): number {
 
 function parseMaxInFlight(input: unknown): number {
   return parseBoundedInteger('maxInFlight', input, DEFAULT_MAX_IN_FLIGHT, MAX_MAX_IN_FLIGHT);
+}
+
+/** Whether the dispatcher keeps a roster of its members: it limits how many receive or how many there are. */
+export function hasRoster(definition: DispatcherDefinition): boolean {
+  return definition.maxActiveMembers !== undefined || definition.maxMembers !== undefined;
 }
 
 function parseBoundedInteger(field: string, input: unknown, fallback: number, max: number): number {
@@ -244,6 +280,8 @@ export function toStoredDefinitionJson(definition: DispatcherDefinition): Stored
     maxDeliveries: definition.maxDeliveries,
     ackTimeoutMs: definition.ackTimeoutMs,
     exclusive: definition.exclusive,
+    ...(definition.maxActiveMembers === undefined ? {} : { maxActiveMembers: definition.maxActiveMembers }),
+    ...(definition.maxMembers === undefined ? {} : { maxMembers: definition.maxMembers }),
     ...(definition.selector === undefined ? {} : { selector: definition.selector.text }),
     ...backlogLimitJson(definition.backlogLimit),
     ...(definition.signingSecret === undefined ? {} : { signingSecret: definition.signingSecret.reveal() }),
@@ -266,6 +304,8 @@ export function sameSettings(a: DispatcherDefinition, b: DispatcherDefinition): 
     a.maxDeliveries === b.maxDeliveries &&
     a.ackTimeoutMs === b.ackTimeoutMs &&
     a.exclusive === b.exclusive &&
+    a.maxActiveMembers === b.maxActiveMembers &&
+    a.maxMembers === b.maxMembers &&
     a.selector?.text === b.selector?.text &&
     sameBacklogLimit(a.backlogLimit, b.backlogLimit) &&
     sameSecret(a.signingSecret, b.signingSecret)

@@ -26,3 +26,13 @@ export class PushHostNotFoundError extends MmmqError {
     super(`Dispatcher '${consumerId}' has no push host ${host.toUrl()}`);
   }
 }
+
+/** A member refused because its consumer has `maxMembers` live members already (HTTP 409). */
+export class MaxMembersReachedError extends MmmqError {
+  constructor(where: string, maxMembers: number, members: readonly string[], member: string) {
+    super(
+      `${where}: maxMembers is ${maxMembers} and ${members.length} member(s) are in (${members.join(', ')}); member ${member} ` +
+        `is refused. Raise maxMembers, or let a member leave (a pull member silent for ackTimeoutMs is forgotten)`,
+    );
+  }
+}

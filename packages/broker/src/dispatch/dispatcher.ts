@@ -26,7 +26,12 @@ export interface DispatcherInput {
   signingSecret?: string;
   maxDeliveries?: number;
   ackTimeoutMs?: number;
+  /** One member receives at a time: the same as `maxActiveMembers: 1`. */
   exclusive?: boolean;
+  /** The first this many live members receive; the others wait as ordered backups, taking over in join order. */
+  maxActiveMembers?: number;
+  /** The most live members (push hosts, named pull members, in-process listeners) the consumer admits. */
+  maxMembers?: number;
   /** Only messages whose headers match this selector (docs/destinations.md#selectors) are delivered. */
   selector?: string;
   /** At most this many messages of a topic not settled by this consumer; then `backlogOverflow` applies. */

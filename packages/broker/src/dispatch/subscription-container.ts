@@ -15,7 +15,7 @@ import { BacklogGuard } from '../publish/backlog-guard';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { DELIVERY_OBSERVER, DeliveryObserver } from './delivery-observer';
 import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sameSettings } from './dispatcher-definition';
-import { DuplicateConsumerIdError, PushHostNotFoundError } from './dispatcher.errors';
+import { DuplicateConsumerIdError, MaxMembersReachedError, PushHostNotFoundError } from './dispatcher.errors';
 import { EventLoopDemand } from './event-loop-demand';
 import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
@@ -60,6 +60,8 @@ export interface SubscriptionView {
   scheduled: number;
   /** For an exclusive dispatcher: the member receiving now. */
   activeMember?: string;
+  /** For a dispatcher with `maxActiveMembers` (or `exclusive`): the members receiving now, in the order they became active. */
+  activeMembers?: string[];
   /** Its push members (none for a pull consumer): state, failures in a row, backoff and last error. */
   members: PushMemberView[];
   stats: SubscriptionStatsSnapshot;
@@ -175,6 +177,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
             `hosts: consumer ${definition.consumerId} has ${existing.hosts.length} hosts; joining would make ${hosts.length}, more than ${MAX_HOSTS}`,
           );
         }
+        this.assertMembersFit(existing, hosts.length, definition.hosts);
         const stored = hosts.length === existing.hosts.length ? existing : { ...existing, hosts };
         if (stored !== existing) await this.applyHosts(existing, stored);
         // A host registering again is back (typically after an outage): its backoff ends and delivery resumes now.
@@ -240,6 +243,23 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     });
   }
 
+  /**
+   * Hosts joining count with the members the consumer has already (push hosts, live pull and in-process members).
+   * @throws MaxMembersReachedError when they would make more than `maxMembers`
+   */
+  private assertMembersFit(existing: DispatcherDefinition, hosts: number, joining: readonly Host[]): void {
+    const { maxMembers, consumerId } = existing;
+    if (maxMembers === undefined || hosts === existing.hosts.length) return;
+    const others = Math.max(0, ...this.subscriptionsOf(consumerId).map((subscription) => subscription.otherMembers));
+    if (hosts + others <= maxMembers) return;
+    throw new MaxMembersReachedError(
+      `consumer ${consumerId}`,
+      maxMembers,
+      [...existing.hosts.map((host) => host.toUrl()), ...(others > 0 ? [`${others} pull or in-process`] : [])],
+      joining.map((host) => host.toUrl()).join(', '),
+    );
+  }
+
   /** Removes a dispatcher: its subscriptions stop and its checkpoints are deleted in every topic. */
   removeDispatcher(consumerId: string): Promise<void> {
     return this.exclusive(async () => {
@@ -300,7 +320,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
         state: subscription.state,
         leased: subscription.leased,
         scheduled: subscription.scheduled,
-        ...(subscription.activeMember === undefined ? {} : { activeMember: subscription.activeMember }),
+        ...activeOf(subscription),
         members: subscription.members,
         stats: subscription.stats.snapshot(),
       })),
@@ -529,4 +549,12 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     this.sender.close();
     this.logger.log(`Stopped ${all.length} subscriptions`);
   }
+}
+
+function activeOf(subscription: Subscription): Pick<SubscriptionView, 'activeMember' | 'activeMembers'> {
+  const activeMembers = subscription.activeMembers;
+  if (activeMembers === undefined) return {};
+  return subscription.definition.exclusive && activeMembers.length > 0
+    ? { activeMember: activeMembers[0], activeMembers }
+    : { activeMembers };
 }

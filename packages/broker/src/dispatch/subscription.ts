@@ -9,7 +9,7 @@ import type { DeliveryContext } from './delivery-context';
 import type { MemberSubscription, TerminationReason } from './member-subscription';
 import { BacklogTrimmer, BacklogTrimmerHost } from './backlog-trimmer';
 import { encodeDelivery } from './delivery-body';
-import { DispatcherDefinition } from './dispatcher-definition';
+import { DispatcherDefinition, hasRoster } from './dispatcher-definition';
 import { DeliveryLedger, Unsettled } from './ledger/delivery-ledger';
 import { DueTimer } from './ledger/due-timer';
 import { leaseToken } from './ledger/lease-token';
@@ -102,7 +102,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
       () => this.transactions.waiting || this.deadLetters.waiting,
     );
     // A takeover wakes the new active member: a backup's push loop stopped when it was refused.
-    this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs, () => this.signal());
+    const limits = { maxActive: currentDefinition.maxActiveMembers ?? Infinity, maxMembers: currentDefinition.maxMembers ?? Infinity };
+    this.roster = new MemberRoster(this.label(), currentDefinition.ackTimeoutMs, limits, () => this.signal());
     this.startMembers(currentDefinition, new Map(currentDefinition.hosts.map((host) => [host.toUrl(), host])));
     // The redrive topic holds what an operator handed back on purpose: no limit there.
     const limit = redrive ? undefined : currentDefinition.backlogLimit;
@@ -154,9 +155,14 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
     return [...this.pushMembers.values()].map((member) => member.view());
   }
 
-  /** For an exclusive dispatcher: the member receiving now. */
-  get activeMember(): string | undefined {
-    return this.currentDefinition.exclusive ? this.roster.activeMember : undefined;
+  /** For a dispatcher with `maxActiveMembers` (or `exclusive`): the members receiving now. */
+  get activeMembers(): string[] | undefined {
+    return this.currentDefinition.maxActiveMembers === undefined ? undefined : this.roster.activeMembers;
+  }
+
+  /** For a dispatcher with a roster: the live members that are not push hosts (named pull members, in-process ones). */
+  get otherMembers(): number {
+    return hasRoster(this.currentDefinition) ? this.roster.size - this.pushMembers.size : 0;
   }
 
   /**
@@ -181,7 +187,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
   private startMembers(definition: DispatcherDefinition, hosts: Map<string, Host>): void {
     for (const [id, host] of hosts) {
       if (this.pushMembers.has(id)) continue;
-      if (definition.exclusive) this.roster.join(id, true, performance.now());
+      if (hasRoster(definition)) this.roster.join(id, true, performance.now());
       this.pushMembers.set(
         id,
         new PushMember(this, { consumerId: definition.consumerId, host, signingSecret: definition.signingSecret }, this.context),
@@ -243,19 +249,20 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
 
   /**
    * Leases up to `max` messages (and `maxBytes`, at least one) to `member` for `leaseMs` (Infinity: a push, whose
-   * reply timeout governs). Empty when nothing is available, or the member is a backup of an exclusive consumer.
+   * reply timeout governs). Empty when nothing is available, or the member is a backup (`maxActiveMembers`).
+   * @throws MaxMembersReachedError a new pull member of a consumer that has `maxMembers` members already
    */
   async acquire(member: string, max: number, maxBytes: number, leaseMs: number): Promise<Slot[]> {
     if (this.stopping) return [];
-    if (this.currentDefinition.exclusive) {
-      // Only an exclusive consumer keeps a roster: anonymous pull members (one per fetch) would pile up in it.
+    if (hasRoster(this.currentDefinition)) {
+      // Only a consumer with member limits keeps a roster: anonymous pull members (one per fetch) would pile up in it.
       const now = performance.now();
       this.roster.join(member, !Number.isFinite(leaseMs), now);
       if (Number.isFinite(leaseMs)) this.roster.seen(member, now);
       if (!this.roster.mayReceive(member, now)) return [];
       // Strict order across a takeover: what the previous member still holds (a push on its way, a lease running)
       // comes back first, then the new active member takes from the lowest offset.
-      if (this.heldByOthers(member)) return [];
+      if (this.currentDefinition.exclusive && this.heldByOthers(member)) return [];
     }
     // A crash redelivers what is leased plus what was settled but is not durable yet: keep both within the bound.
     const undurable = this.writer.undurableSettlements;
@@ -378,8 +385,13 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
    * subscription under the member receiving from it (unless forced).
    */
   lockedBy(member?: string): string | undefined {
-    const active = this.currentDefinition.exclusive ? this.roster.liveActive(performance.now()) : undefined;
+    const active = this.currentDefinition.exclusive ? this.roster.liveActive(performance.now())[0] : undefined;
     return active === member ? undefined : active;
+  }
+
+  /** A pull or in-process member is done: it leaves the roster at once, and the earliest backup takes its place. */
+  leave(member: string): void {
+    if (hasRoster(this.currentDefinition)) this.roster.leave(member);
   }
 
   /**

@@ -16,6 +16,10 @@ export interface DispatcherDefinitionJson {
   maxDeliveries: number;
   ackTimeoutMs: number;
   exclusive: boolean;
+  /** When set: the first this many live members receive, the others wait as ordered backups. */
+  maxActiveMembers?: number;
+  /** When set: the most live members the consumer admits. */
+  maxMembers?: number;
   /** The selector's text, when there is one. */
   selector?: string;
   /** With `backlogOverflow`, when the dispatcher has a backlog limit. */

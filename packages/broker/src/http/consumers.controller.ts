@@ -96,6 +96,7 @@ export class ConsumersController {
   @HttpCode(HttpStatus.OK)
   @ReadsRawBody()
   async recover(@Param('consumerId') id: string, @Req() request: RequestWithRawBody) {
-    return this.pull.recover(parseConsumerId(id), parseRecoverRequest(await this.body.read(request)));
+    const { member, leave } = parseRecoverRequest(await this.body.read(request));
+    return this.pull.recover(parseConsumerId(id), member, leave);
   }
 }

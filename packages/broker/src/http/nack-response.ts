@@ -13,6 +13,7 @@ import { AccessDeniedError, AuthenticationRequiredError, HostNotAllowedError } f
 import {
   DispatcherNotFoundError,
   DuplicateConsumerIdError,
+  MaxMembersReachedError,
   PushHostNotFoundError,
   SubscriptionNotFoundError,
 } from '../dispatch/dispatcher.errors';
@@ -65,6 +66,7 @@ export function toNackResponse(error: unknown): NackResponse {
     error instanceof DuplicateConsumerIdError ||
     error instanceof StaleLeaseError ||
     error instanceof SubscriptionLockedError ||
+    error instanceof MaxMembersReachedError ||
     error instanceof NotCancellableError
   ) {
     return expected(HttpStatus.CONFLICT);

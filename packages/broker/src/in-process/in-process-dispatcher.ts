@@ -6,11 +6,14 @@ import { DispatcherNotFoundError } from '../dispatch/dispatcher.errors';
 import { InProcessListenerError } from './in-process.errors';
 
 /** What an in-process listener asks of its dispatcher: the fields a pull consumer registers. */
-type Wanted = Pick<DispatcherInput, 'pattern' | 'startFrom' | 'selector' | 'maxBacklog' | 'backlogOverflow'>;
+type Wanted = Pick<
+  DispatcherInput,
+  'pattern' | 'startFrom' | 'selector' | 'maxBacklog' | 'backlogOverflow' | 'maxActiveMembers' | 'maxMembers'
+>;
 
 /**
  * Makes the broker hold a dispatcher for an in-process listener, as a pull consumer's registration does: created
- * without a host when absent, left alone when it has this pattern, selector and backlog limit already (whatever
+ * without a host when absent, left alone when it has this pattern, selector, backlog limit and member limits already (whatever
  * push hosts other processes added), and otherwise given them while its hosts and push settings are kept.
  * @throws InProcessListenerError when the dispatcher signs its pushes (its secret cannot be kept by a change from here)
  */
@@ -23,6 +26,8 @@ export async function ensureInProcessDispatcher(dispatcher: Dispatcher, listener
     ...(listener.backlogLimit === undefined
       ? {}
       : { maxBacklog: listener.backlogLimit.maxBacklog, backlogOverflow: listener.backlogLimit.overflow }),
+    ...(listener.maxActiveMembers === undefined ? {} : { maxActiveMembers: listener.maxActiveMembers }),
+    ...(listener.maxMembers === undefined ? {} : { maxMembers: listener.maxMembers }),
   };
   const existing = find(dispatcher, consumerId);
   if (existing === undefined) {
@@ -41,6 +46,9 @@ export async function ensureInProcessDispatcher(dispatcher: Dispatcher, listener
   // Shown by the broker from valid hosts: given back as they are.
   const hosts = (existing.hosts ?? (existing.host === undefined ? [] : [existing.host])) as HostDefinition[];
   await dispatcher.update(consumerId, {
+    // Member limits the listener leaves out stay as the dispatcher has them (an operator may have set them).
+    maxActiveMembers: existing.maxActiveMembers,
+    maxMembers: existing.maxMembers,
     ...wanted,
     startFrom: wanted.startFrom ?? existing.startFrom,
     ...(hosts.length === 0 ? {} : { hosts, batchSize: existing.batchSize, maxInFlight: existing.maxInFlight }),
@@ -65,6 +73,8 @@ function upToDate(existing: DispatcherDefinitionJson, wanted: Wanted): boolean {
     existing.selector === wanted.selector &&
     existing.maxBacklog === wanted.maxBacklog &&
     existing.backlogOverflow === wanted.backlogOverflow &&
+    (wanted.maxActiveMembers === undefined || existing.maxActiveMembers === wanted.maxActiveMembers) &&
+    (wanted.maxMembers === undefined || existing.maxMembers === wanted.maxMembers) &&
     (wanted.startFrom === undefined || sameStartFrom(existing.startFrom, wanted.startFrom))
   );
 }

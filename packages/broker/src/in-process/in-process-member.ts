@@ -9,6 +9,7 @@ import type { SubscriptionContainer } from '../dispatch/subscription-container';
 import type { SubscriptionArrivals } from '../dispatch/subscription-arrivals';
 import { inProcessDelivery } from './in-process-delivery';
 import { InProcessLeaseLostError } from './in-process.errors';
+import { MaxMembersReachedError } from '../dispatch/dispatcher.errors';
 
 /**
  * Messages of one in-process listener handed to the consumer and not settled yet, at most: its prefetch. The
@@ -50,6 +51,8 @@ export class InProcessMember {
   private rotation = 0;
   /** Wakes the loop waiting for room (half the prefetch free): one waiter, not a race over every message in flight. */
   private roomFreed?: () => void;
+  /** Refused by the consumer's `maxMembers` since the last lease. */
+  private refused = false;
 
   constructor(
     private readonly listener: TransportListener,
@@ -63,11 +66,12 @@ export class InProcessMember {
     this.running = this.run();
   }
 
-  /** Stops leasing; resolves once the loop has ended. */
+  /** Stops leasing; resolves once the loop has ended (and this member left its consumer's roster: a backup takes over). */
   async stop(): Promise<void> {
     if (!this.stopped.signal.aborted && this.running) this.deps.subscriptions.loopDemand.memberLeft(this.listener.consumerId);
     this.stopped.abort();
     await this.running;
+    for (const subscription of this.deps.subscriptions.subscriptionsOf(this.listener.consumerId)) subscription.leave(this.id);
   }
 
   /** Waits for every message handed over to settle, then gives back what this member still holds. */
@@ -112,8 +116,15 @@ export class InProcessMember {
         }
         const leased = await this.leaseOrWait(IN_PROCESS_PREFETCH - this.inFlight.size);
         if (leased.length > 0) await this.handOver(leased);
+        this.refused = false;
       } catch (error) {
-        this.deps.logger.error(`In-process delivery to ${this.listener.consumerId} failed: ${(error as Error).message}`);
+        // Refused by maxMembers: said once; it joins when a member leaves.
+        if (!(error instanceof MaxMembersReachedError)) {
+          this.deps.logger.error(`In-process delivery to ${this.listener.consumerId} failed: ${(error as Error).message}`);
+        } else if (!this.refused) {
+          this.refused = true;
+          this.deps.logger.error(`In-process listener of ${this.listener.consumerId} not admitted: ${error.message}`);
+        }
         await sleep(MAX_IDLE_WAIT_MS, signal);
       }
     }

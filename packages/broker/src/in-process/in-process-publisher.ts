@@ -1,4 +1,12 @@
-import { type PublishedMessage, type TransportMessage, type TransportPublisher } from '@mmmq/core';
+import {
+  type CancelledScheduledMessage,
+  type PublishedMessage,
+  type ScheduledMessageRef,
+  type TransportMessage,
+  type TransportPublisher,
+} from '@mmmq/core';
+import type { TopicQueueContainer } from '../storage/topic-queue-container';
+import { cancelRequest, cancelScheduled } from '../publish/scheduled-cancellation';
 import type { PublishIntake } from '../publish/publish-intake';
 import type { PublishRequestParser } from '../publish/publish-request.parser';
 import type { PublishableMessage } from '../format/publishable-message';
@@ -17,6 +25,7 @@ export class InProcessPublisher implements TransportPublisher {
   constructor(
     private readonly parser: PublishRequestParser,
     private readonly intake: PublishIntake,
+    private readonly queues: TopicQueueContainer,
   ) {}
 
   publish(message: TransportMessage): Promise<PublishedMessage> {
@@ -25,6 +34,16 @@ export class InProcessPublisher implements TransportPublisher {
 
   publishBatch(messages: readonly TransportMessage[]): Promise<PublishedMessage[]> {
     return this.inOrder(this.parser.parseTransportBatch(messages));
+  }
+
+  /**
+   * As `POST /mmmq/scheduled/cancel` (the same checks and errors), after everything published before it: a message
+   * published and then cancelled is found.
+   */
+  cancelScheduled(topic: string, message: ScheduledMessageRef): Promise<CancelledScheduledMessage> {
+    const wanted = cancelRequest({ topic, ...message });
+    const cancelled = this.ordering.then(() => cancelScheduled(this.queues.get(wanted.topic.name), this.intake, wanted));
+    return cancelled;
   }
 
   /** Holds nothing: the broker's own shutdown settles what is in flight. */

@@ -14,6 +14,7 @@ import { PublishIntake } from '../publish/publish-intake';
 import { ReplyRelay } from '../replies/reply-relay';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { TransactionService } from '../transactions/transaction.service';
+import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { InProcessPublisher } from './in-process-publisher';
 import { InProcessSubscriber } from './in-process-subscriber';
 
@@ -34,12 +35,13 @@ export class InProcessTransport extends InProcessBrokerTransport {
     private readonly arrivals: SubscriptionArrivals,
     private readonly transactions: TransactionService,
     private readonly replies: ReplyRelay,
+    private readonly queues: TopicQueueContainer,
   ) {
     super();
   }
 
   createPublisher(): TransportPublisher {
-    return new InProcessPublisher(this.parser, this.intake);
+    return new InProcessPublisher(this.parser, this.intake, this.queues);
   }
 
   createSubscriber(): TransportSubscriber {

@@ -92,10 +92,12 @@ function parseUpTo(input: unknown): UpTo {
   return upTo;
 }
 
-export function parseRecoverRequest(body: unknown): string {
-  const record = objectWith(body, ['member']);
+/** `{"member"[, "leave": true]}`: with `leave`, the member also leaves the consumer's roster (it is shutting down). */
+export function parseRecoverRequest(body: unknown): { member: string; leave: boolean } {
+  const record = objectWith(body, ['member', 'leave']);
   if (record.member === undefined) throw new MmmqValidationError('member is required: the member whose leases to redeliver');
-  return parsePullMember(record.member);
+  if (record.leave !== undefined && typeof record.leave !== 'boolean') throw new MmmqValidationError('leave must be true or false');
+  return { member: parsePullMember(record.member), leave: record.leave === true };
 }
 
 function parseItem(item: unknown, i: number): SettleItem {

@@ -10,9 +10,10 @@ import { SlotState } from '../dispatch/ledger/slot';
 import { SubscriptionContainer } from '../dispatch/subscription-container';
 import { SubscriptionArrivals } from '../dispatch/subscription-arrivals';
 import type { Leased as LeasedIn } from '../dispatch/leased-ids';
-import { TooManyFetchesError } from './pull.errors';
+import { MemberRequiredError, TooManyFetchesError } from './pull.errors';
 import { FetchRequest, SettleItem, SettleRequest, UpTo } from './pull-requests';
 import { SubscriptionNotFoundError } from '../dispatch/dispatcher.errors';
+import { hasRoster } from '../dispatch/dispatcher-definition';
 
 /** A leased message and its subscription. */
 type Leased = LeasedIn<Subscription>;
@@ -50,6 +51,8 @@ export class PullService implements BeforeApplicationShutdown {
   /** `{"messages":[…]}`: up to `max` messages, waiting up to `waitMs` for the first. */
   async fetch(consumerId: string, request: FetchRequest, clientGone: AbortSignal): Promise<Buffer> {
     const definition = this.registry.get(consumerId);
+    const roster = hasRoster(definition);
+    if (roster && request.member === undefined) throw new MemberRequiredError(consumerId);
     const member = request.member ?? `pull:${randomUUID()}`;
     const leaseMs = request.ackTimeoutMs ?? definition.ackTimeoutMs;
     const deadline = performance.now() + request.waitMs;
@@ -69,14 +72,16 @@ export class PullService implements BeforeApplicationShutdown {
         const woken = anySignal([wake.signal, cancelled.signal]);
         try {
           const subscriptions = this.subscriptions.subscriptionsOf(consumerId);
-          // Listening before looking again: a change between the two must not be missed.
-          const remaining = Math.max(0, deadline - performance.now());
+          // Listening before looking again: a change between the two must not be missed. A member of a roster looks
+          // again every half lease even when nothing changed: that keeps it alive there while it waits.
+          const left = Math.max(0, deadline - performance.now());
+          const remaining = roster ? Math.min(left, definition.ackTimeoutMs / 2) : left;
           const changed = Promise.race([
             this.arrivals.wait(remaining, woken.signal),
             ...subscriptions.map((subscription) => subscription.whenChanged(remaining, woken.signal)),
           ]);
           const leased = await this.take(consumerId, subscriptions, member, request, leaseMs);
-          if (leased.length > 0 || remaining <= 0 || cancelled.signal.aborted) {
+          if (leased.length > 0 || left <= 0 || cancelled.signal.aborted) {
             wake.abort(WOKEN);
             return await this.answer(leased, request.autoAck);
           }
@@ -141,11 +146,15 @@ export class PullService implements BeforeApplicationShutdown {
     return { extended, lost };
   }
 
-  /** Every message `member` holds goes back now, to be delivered again (marked redelivered). */
-  recover(consumerId: string, member: string): { released: number } {
+  /**
+   * Every message `member` holds goes back now, to be delivered again (marked redelivered). `leave`: the member also
+   * leaves the consumer's roster (`maxActiveMembers`, `maxMembers`), so a backup takes its place at once.
+   */
+  recover(consumerId: string, member: string, leave = false): { released: number } {
     this.registry.get(consumerId);
     let released = 0;
     for (const subscription of this.subscriptions.subscriptionsOf(consumerId)) {
+      if (leave) subscription.leave(member);
       for (const slot of subscription.leasesOf(member)) {
         void subscription.release(slot, { outcome: 'RECOVER', counted: true }, slot.deliveries);
         released++;

@@ -190,6 +190,21 @@ function watched(page: Page): Page {
         await messages.getByRole('row').filter({ hasText: deliverAt }).waitFor();
       });
 
+      it('cancels a scheduled message after asking: it is marked cancelled, with no Cancel button left', async () => {
+        const deliverAt = new Date(Date.now() + 30 * 24 * 3600_000).toISOString();
+        const published = await broker.request('POST', '/mmmq/messages', { topic: 'reminder.cancel', content: { n: 1 }, deliverAt });
+        const { id, offset } = published.body;
+        await page.goto(`${broker.url}/mmmq/console#/topics/reminder.cancel`);
+        const messages = page.getByRole('table', { name: 'Messages, oldest first' });
+        await messages.getByRole('button', { name: `Cancel scheduled message ${id}` }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: `Cancelled ${id} (offset ${offset}), which was due at` })
+          .waitFor();
+        await messages.getByRole('row').filter({ hasText: deliverAt }).filter({ hasText: 'cancelled' }).waitFor();
+        expect(await messages.getByRole('button', { name: /^Cancel scheduled message/ }).count()).toBe(0);
+      });
+
       it('redrives a dead letter to its consumer', async () => {
         await broker.publish('order.created', { poison: true, note: '<script>alert(1)</script>' });
         await waitFor(async () => (await broker.deadLetters('billing')).length === 1, { message: 'the dead letter of billing' });

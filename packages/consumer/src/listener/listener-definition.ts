@@ -19,6 +19,9 @@ export interface ListenerDefinition {
   selector?: string;
   /** `maxBacklog` and `backlogOverflow` of its dispatcher. Only sent when set. */
   backlogLimit?: BacklogLimit;
+  /** `maxActiveMembers` and `maxMembers` of its dispatcher. Only sent when set. */
+  maxActiveMembers?: number;
+  maxMembers?: number;
   /** When its messages count as settled. */
   ackMode: AckMode;
   /** True: the handler runs through the `ListenerInbox` (absent: false, for definitions built outside the module). */

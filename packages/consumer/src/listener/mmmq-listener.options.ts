@@ -41,6 +41,15 @@ export interface MmmqListenerOptions {
    */
   backlogOverflow?: BacklogOverflow;
   /**
+   * The first this many live members of the consumer id (its instances, in the order they joined) receive; the
+   * others wait as ordered backups and take over, the earliest first, when an active one leaves or fails
+   * (docs/delivery.md#active-members-and-backups). 1 is the broker's `exclusive`. Default none (every instance
+   * receives). Left out, the dispatcher keeps what it has.
+   */
+  maxActiveMembers?: number;
+  /** The most live members the consumer id admits; an instance beyond it is refused. Default none. Left out, the dispatcher keeps what it has. */
+  maxMembers?: number;
+  /**
    * Runs the handler through the application's inbox (docs/exactly-once.md#inbox): in one database transaction that
    * first reserves (message id, consumer id); the handler reaches it with `context.inboxTransaction<Tx>()`. A message
    * processed already is acknowledged without running the handler. Needs an inbox provider (`MmmqInboxModule` of
@@ -66,6 +75,8 @@ export const LISTENER_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MmmqListe
   'selector',
   'maxBacklog',
   'backlogOverflow',
+  'maxActiveMembers',
+  'maxMembers',
   'inbox',
   'delivery',
 ]);

@@ -82,7 +82,8 @@ export class BrokerPullSubscriber implements LeasingSubscriber, TransactionalSub
         await loop.drain();
         if (client === undefined || member === undefined || listener.ackMode === 'none') return;
         try {
-          const released = await client.recover(listener.consumerId, member);
+          // Leaving too: with maxActiveMembers, a backup takes this member's place now rather than after a lease period.
+          const released = await client.recover(listener.consumerId, member, true);
           if (released > 0) this.logger.log(`Released ${released} unsettled message(s) of ${listener.consumerId} for redelivery`);
         } catch (error) {
           this.logger.warn(

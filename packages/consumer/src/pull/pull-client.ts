@@ -81,9 +81,10 @@ export class PullClient {
     return { extended: extended as number, lost };
   }
 
-  /** Asks the broker to redeliver now every message `member` holds unsettled. */
-  async recover(consumerId: string, member: string): Promise<number> {
-    const released = ((await this.post(consumerId, 'recover', { member })) as { released?: unknown } | null)?.released;
+  /** Asks the broker to redeliver now every message `member` holds unsettled; `leave`: the member is going away. */
+  async recover(consumerId: string, member: string, leave = false): Promise<number> {
+    const body = leave ? { member, leave } : { member };
+    const released = ((await this.post(consumerId, 'recover', body)) as { released?: unknown } | null)?.released;
     if (!Number.isSafeInteger(released)) throw this.malformed(consumerId, 'recover', 'is not {"released": n}');
     return released as number;
   }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { BacklogOverflow, bearerAuthorization, DISPATCHERS_PATH, TlsClientOptions } from '@mmmq/core';
+import { BacklogOverflow, bearerAuthorization, DISPATCHERS_PATH, MemberLimits, TlsClientOptions } from '@mmmq/core';
 import axios, { AxiosInstance, AxiosResponse } from 'axios';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { StartFrom } from '../config/mmmq-consumer.options';
@@ -27,6 +27,11 @@ export interface DispatcherJson {
   /** Absent without a backlog limit (and on brokers that predate them). */
   maxBacklog?: number;
   backlogOverflow?: BacklogOverflow;
+  /** Absent on brokers that predate them. */
+  exclusive?: boolean;
+  /** Absent without the limit (and on brokers that predate it). */
+  maxActiveMembers?: number;
+  maxMembers?: number;
 }
 
 /** A listener's backlog limit as a dispatcher's fields; absent (none) means no limit, and a PUT removes one. */
@@ -35,7 +40,7 @@ export interface BacklogFields {
   backlogOverflow?: BacklogOverflow;
 }
 
-export interface DispatcherChange extends BacklogFields {
+export interface DispatcherChange extends BacklogFields, MemberLimits {
   host?: string;
   /** Every push member, for a PUT that changes the settings and keeps the group's other hosts. */
   hosts?: string[];
@@ -50,7 +55,7 @@ export interface DispatcherChange extends BacklogFields {
 }
 
 /** A dispatcher for pull members: no host of its own; `hosts` keeps the push members another instance added. */
-export interface PullDispatcherChange extends BacklogFields {
+export interface PullDispatcherChange extends BacklogFields, MemberLimits {
   pattern: string;
   startFrom?: StartFrom;
   selector?: string;

@@ -3,6 +3,7 @@ import type { Logger } from '@nestjs/common';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { backlogFieldsOf, sameBacklogFields } from './backlog-fields';
+import { memberLimitFieldsOf, sameMemberLimits } from './member-limit-fields';
 import type { DispatcherApiClient, DispatcherJson, PullDispatcherChange } from './dispatcher-api.client';
 
 /**
@@ -20,6 +21,7 @@ export async function ensurePullDispatcher(client: DispatcherApiClient, listener
     ...backlogFieldsOf(listener),
   };
   const existing = await client.find(listener.consumerId);
+  Object.assign(wanted, memberLimitFieldsOf(listener, existing));
   if (existing === undefined) {
     if (await client.create({ consumerId: listener.consumerId, ...wanted })) {
       logger.log(`Dispatcher ${listener.consumerId} registered for pull: ${pattern}`);
@@ -33,6 +35,7 @@ export async function ensurePullDispatcher(client: DispatcherApiClient, listener
     patterns[0] === pattern &&
     existing.selector === wanted.selector &&
     sameBacklogFields(existing, wanted) &&
+    sameMemberLimits(existing, listener) &&
     (wanted.startFrom === undefined || sameStartFrom(existing.startFrom, wanted.startFrom))
   ) {
     logger.log(`Dispatcher ${listener.consumerId} is up to date for pull: ${pattern}`);

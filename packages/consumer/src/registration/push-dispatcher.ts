@@ -3,6 +3,7 @@ import type { Logger } from '@nestjs/common';
 import { BrokerRequestError } from '../errors/broker-request.error';
 import type { ListenerDefinition } from '../listener/listener-definition';
 import { sameBacklogFields } from './backlog-fields';
+import { memberLimitFieldsOf, sameMemberLimits } from './member-limit-fields';
 import type { DispatcherApiClient, DispatcherChange, DispatcherJson } from './dispatcher-api.client';
 
 /**
@@ -20,7 +21,8 @@ export async function ensurePushDispatcher(
   logger: Logger,
 ): Promise<void> {
   const existing = await client.find(listener.consumerId);
-  if (existing === undefined || sameSettings(existing, wanted)) {
+  wanted = { ...wanted, ...memberLimitFieldsOf(listener, existing) };
+  if (existing === undefined || (sameSettings(existing, wanted) && sameMemberLimits(existing, listener))) {
     // A new consumer, or one whose settings this instance shares (its replicas): the POST creates it, adds this host
     // to its members (competing consumers), or — already a member — counts as this host registering again.
     const member = existing !== undefined && hostsOf(existing).some((host) => host.equals(advertisedHost));

@@ -1,4 +1,14 @@
-import { BacklogLimit, isStartFrom, MATCH_ALL_PATTERN, MmmqError, parseBacklogLimit, START_FROM_CHOICES, TopicPattern } from '@mmmq/core';
+import {
+  BacklogLimit,
+  isStartFrom,
+  MATCH_ALL_PATTERN,
+  MemberLimits,
+  MmmqError,
+  parseBacklogLimit,
+  parseMemberLimits,
+  START_FROM_CHOICES,
+  TopicPattern,
+} from '@mmmq/core';
 import { InvalidConsumerOptionsError } from '../errors/invalid-consumer-options.error';
 import { InvalidListenerError } from '../errors/invalid-listener.error';
 import { ACK_MODES, AckMode, isAckMode } from '../listener/ack-mode';
@@ -74,6 +84,11 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
       config.maxBacklog ?? listener.options.maxBacklog,
       config.backlogOverflow ?? listener.options.backlogOverflow,
     ),
+    ...memberLimitsOf(
+      listener,
+      config.maxActiveMembers ?? listener.options.maxActiveMembers,
+      config.maxMembers ?? listener.options.maxMembers,
+    ),
     ...(delivery === undefined ? {} : { delivery }),
     contentType: listener.contentType,
     handle: listener.handle,
@@ -114,6 +129,15 @@ function backlogLimitOf(listener: DiscoveredListener, maxBacklog: unknown, overf
     throw wrap(listener.where, 'has an invalid backlog limit', error);
   }
   return backlogLimit === undefined ? {} : { backlogLimit };
+}
+
+/** Each field of a `listeners` entry overrides the decorator's; checked together (maxMembers ≥ maxActiveMembers). */
+function memberLimitsOf(listener: DiscoveredListener, maxActiveMembers: unknown, maxMembers: unknown): MemberLimits {
+  try {
+    return parseMemberLimits(maxActiveMembers, maxMembers);
+  } catch (error) {
+    throw wrap(listener.where, 'has invalid member limits', error);
+  }
 }
 
 function ackModeOf(listener: DiscoveredListener, ackMode: unknown): AckMode {

@@ -5,7 +5,9 @@ import {
   isBearerTokenText,
   MAX_TIMER_MS,
   MmmqError,
+  MemberLimits,
   parseBacklogLimit,
+  parseMemberLimits,
   SigningSecret,
   isStartFrom,
   START_FROM_CHOICES,
@@ -196,6 +198,7 @@ export function resolveListenerConfig(where: string, config: unknown): ListenerC
             (message, cause) => new InvalidConsumerOptionsError(message, { cause }),
           ),
     ...checkedBacklogFields(where, record.maxBacklog, record.backlogOverflow),
+    ...checkedMemberLimits(where, record.maxActiveMembers, record.maxMembers),
     ...(record.inbox === undefined ? {} : { inbox: booleanField(`${where}.inbox`, record.inbox) }),
     ...(record.delivery === undefined ? {} : { delivery: oneOf(`${where}.delivery`, record.delivery, DELIVERY_MODES) }),
   };
@@ -212,6 +215,16 @@ function checkedBacklogFields(
       ...(maxBacklog === undefined ? {} : { maxBacklog: parseBacklogLimit(maxBacklog, undefined)!.maxBacklog }),
       ...(overflow === undefined ? {} : { backlogOverflow: parseBacklogLimit(1, overflow)!.overflow }),
     };
+  } catch (error) {
+    if (!(error instanceof MmmqError)) throw error;
+    throw new InvalidConsumerOptionsError(`${where}.${error.message}`, { cause: error });
+  }
+}
+
+/** Each on its own: the decorator may give the other (the listener definition checks them together). */
+function checkedMemberLimits(where: string, maxActiveMembers: unknown, maxMembers: unknown): MemberLimits {
+  try {
+    return { ...parseMemberLimits(maxActiveMembers, undefined), ...parseMemberLimits(undefined, maxMembers) };
   } catch (error) {
     if (!(error instanceof MmmqError)) throw error;
     throw new InvalidConsumerOptionsError(`${where}.${error.message}`, { cause: error });

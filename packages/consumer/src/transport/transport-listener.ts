@@ -11,5 +11,7 @@ export function toTransportListener(listener: ListenerDefinition): TransportList
     ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
     ...(listener.selector === undefined ? {} : { selector: listener.selector }),
     ...(listener.backlogLimit === undefined ? {} : { backlogLimit: listener.backlogLimit }),
+    ...(listener.maxActiveMembers === undefined ? {} : { maxActiveMembers: listener.maxActiveMembers }),
+    ...(listener.maxMembers === undefined ? {} : { maxMembers: listener.maxMembers }),
   };
 }

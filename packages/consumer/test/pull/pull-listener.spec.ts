@@ -165,7 +165,7 @@ describe('a pull listener (against a stand-in broker)', () => {
     expect(broker.callsTo('fetch')).toHaveLength(fetchesAtShutdown);
     expect(handled.map(({ n }) => n)).toEqual([1]);
     expect(broker.callsTo('ack').flatMap(({ body }) => body.leases)).toEqual(['order.created:0:1']);
-    expect(broker.callsTo('recover').map(({ body }) => body)).toEqual([{ member: 'billing:test:1' }]);
+    expect(broker.callsTo('recover').map(({ body }) => body)).toEqual([{ member: 'billing:test:1', leave: true }]);
     expect(broker.unsettled(CONSUMER_ID)).toBe(4);
   });
 });

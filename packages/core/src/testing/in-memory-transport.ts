@@ -37,6 +37,14 @@ export class InMemoryTransport extends MmmqTransport {
           'limits and would never apply it',
       );
     }
+    if (listener.maxActiveMembers !== undefined) {
+      reasons.push(
+        `maxActiveMembers ${listener.maxActiveMembers}: the in-memory broker shares a consumer id's messages among all its listeners, with no backups`,
+      );
+    }
+    if (listener.maxMembers !== undefined) {
+      reasons.push(`maxMembers ${listener.maxMembers}: the in-memory broker does not cap the listeners of a consumer id`);
+    }
     if (listener.startFrom === 'latest') {
       reasons.push("startFrom 'latest': the in-memory broker starts every subscription at the first message of each topic");
     }

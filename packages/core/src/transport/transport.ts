@@ -15,6 +15,21 @@ export interface TransportPublishOptions {
   signal?: AbortSignal;
 }
 
+/** A scheduled message to cancel: its id, and where it is stored (the publish's ACK) when known, which spares a search. */
+export interface ScheduledMessageRef {
+  id: string;
+  offset?: number;
+}
+
+/** A scheduled message cancelled before its time: it is never delivered. */
+export interface CancelledScheduledMessage {
+  topic: string;
+  id: string;
+  offset: number;
+  /** Epoch ms it was due at. */
+  dueAt: number;
+}
+
 /**
  * Sends messages for a producer. One call is one attempt: retrying (always with the same ids) is the producer's
  * business. A publish resolves once the transport has the message for good (the MMMQ broker's ACK, a RabbitMQ
@@ -33,6 +48,11 @@ export interface TransportPublisher {
   publishBatch(messages: readonly TransportMessage[], options?: TransportPublishOptions): Promise<PublishedMessage[]>;
   /** Releases connections once nothing is in flight. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Optional: cancels a scheduled message before its time; resolves once that is durable. Absent: the transport
+   * cannot (the producer refuses the call, naming it).
+   */
+  cancelScheduled?(topic: string, message: ScheduledMessageRef): Promise<CancelledScheduledMessage>;
   /**
    * Failed attempts so far, counted before the caller hears of the failure; only for a publisher that keeps several
    * requests of a topic in flight (the MMMQ broker's publish stream): a change tells the producer that requests
@@ -58,6 +78,10 @@ export interface TransportListener {
   selector?: string;
   /** The subscription's backlog limit; absent: none. */
   backlogLimit?: BacklogLimit;
+  /** The first this many live members of the consumer id receive, the others wait as ordered backups; absent: all. */
+  maxActiveMembers?: number;
+  /** The most live members the consumer id admits; absent: no cap. */
+  maxMembers?: number;
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   toKebabCase,
 } from '@mmmq/consumer/internal';
 import { DEFAULT_LISTENER_CONCURRENCY, type ListenerConfig } from '@mmmq/consumer';
-import { BacklogLimit, MmmqError, parseBacklogLimit, TopicPattern } from '@mmmq/core';
+import { BacklogLimit, MemberLimits, MmmqError, parseBacklogLimit, parseMemberLimits, TopicPattern } from '@mmmq/core';
 import type { MessageHandler } from '@nestjs/microservices';
 import { InvalidServerOptionsError } from '../errors/invalid-server-options.error';
 
@@ -70,6 +70,7 @@ function definition(pattern: string, handler: MessageHandler, options: ResolvedC
     ackMode: config.ackMode ?? options.ackMode,
     selector: config.selector,
     ...backlogLimitOf(where, config),
+    ...memberLimitsOf(where, config),
     contentType: { kind: 'any' },
     handle: run(pattern, handler),
   };
@@ -85,6 +86,8 @@ function overlay(extras: ListenerConfig, configured: ListenerConfig | undefined)
     selector: configured?.selector ?? extras.selector,
     maxBacklog: configured?.maxBacklog ?? extras.maxBacklog,
     backlogOverflow: configured?.backlogOverflow ?? extras.backlogOverflow,
+    maxActiveMembers: configured?.maxActiveMembers ?? extras.maxActiveMembers,
+    maxMembers: configured?.maxMembers ?? extras.maxMembers,
   };
 }
 
@@ -98,6 +101,16 @@ function backlogLimitOf(where: string, config: ListenerConfig): { backlogLimit?:
     throw new InvalidServerOptionsError(`${where}: ${error.message}`, { cause: error });
   }
   return backlogLimit === undefined ? {} : { backlogLimit };
+}
+
+/** Checked together once overlaid: maxMembers from one place must be at least maxActiveMembers from the other. */
+function memberLimitsOf(where: string, config: ListenerConfig): MemberLimits {
+  try {
+    return parseMemberLimits(config.maxActiveMembers, config.maxMembers);
+  } catch (error) {
+    if (!(error instanceof MmmqError)) throw error;
+    throw new InvalidServerOptionsError(`${where}: ${error.message}`, { cause: error });
+  }
 }
 
 function parsePattern(where: string, pattern: string): TopicPattern {

@@ -1,4 +1,4 @@
-import { Acknowledgement, isBrokerAcknowledgement, PublishedMessage } from '@mmmq/core';
+import { Acknowledgement, type CancelledScheduledMessage, isBrokerAcknowledgement, PublishedMessage } from '@mmmq/core';
 import { BrokerResponseError } from '../errors/broker-response.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import { parseRetryAfter } from '../retry/retry-after';
@@ -42,6 +42,22 @@ export function readBatchReply(reply: BrokerReply, sent: readonly OutgoingMessag
     }
     return published;
   });
+}
+
+/** `{"cancelled": {topic, id, offset, dueAt}}`; a refusal (400, 404, 409, …) is a BrokerResponseError with its status. */
+export function readCancelReply(reply: BrokerReply): CancelledScheduledMessage {
+  const body = parseJson(reply.body);
+  if (reply.status !== 200) {
+    const reason = messageOf(body) ?? quote(reply.body);
+    throw new BrokerResponseError(`The broker at ${reply.url} answered ${reply.status}${reason === '' ? '' : `: ${reason}`}`, {
+      status: reply.status,
+      reason,
+      retryAfterMs: parseRetryAfter(reply.retryAfter),
+    });
+  }
+  const cancelled = (body as { cancelled?: CancelledScheduledMessage } | undefined)?.cancelled;
+  if (typeof cancelled?.offset !== 'number' || typeof cancelled.dueAt !== 'number') throw unreadable(reply, '{"cancelled": {…}}');
+  return cancelled;
 }
 
 function readAcknowledgement(reply: BrokerReply): Record<string, unknown> {

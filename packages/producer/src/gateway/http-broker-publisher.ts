@@ -8,12 +8,15 @@ import {
   publishBatchBody,
   publishBody,
   readBoundedReply,
+  SCHEDULED_CANCEL_PATH,
   TransportPublisher,
+  type CancelledScheduledMessage,
+  type ScheduledMessageRef,
 } from '@mmmq/core';
 import { BrokerUnreachableError } from '../errors/broker-unreachable.error';
 import type { OutgoingMessage } from '../outgoing-message';
 import type { BrokerAccess } from './broker-access';
-import { BrokerReply, readBatchReply, readPublishReply } from './broker-reply';
+import { BrokerReply, readBatchReply, readCancelReply, readPublishReply } from './broker-reply';
 
 /** A reply is a small acknowledgement (a batch's lists every id); anything this long is not one. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
@@ -61,6 +64,12 @@ export class HttpBrokerPublisher implements TransportPublisher {
 
   async publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
     return readBatchReply(await this.post(BATCH_MESSAGES_PATH, publishBatchBody(messages)), messages);
+  }
+
+  /** `POST /mmmq/scheduled/cancel`; one attempt, answered once the cancellation is durable. */
+  async cancelScheduled(topic: string, message: ScheduledMessageRef): Promise<CancelledScheduledMessage> {
+    const body = JSON.stringify({ topic, id: message.id, ...(message.offset === undefined ? {} : { offset: message.offset }) });
+    return readCancelReply(await this.post(SCHEDULED_CANCEL_PATH, [body]));
   }
 
   close(): Promise<void> {

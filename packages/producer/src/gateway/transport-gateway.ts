@@ -1,6 +1,8 @@
 import {
   MmmqTransport,
   MmmqValidationError,
+  type CancelledScheduledMessage,
+  type ScheduledMessageRef,
   PublishedMessage,
   TransportClosedError,
   TransportPublishOptions,
@@ -60,6 +62,19 @@ export class TransportGateway {
   publishBatch(messages: readonly OutgoingMessage[]): Promise<PublishedMessage[]> {
     if (this.deadline.kind === 'publisher') return this.publisher.publishBatch(messages);
     return this.attempt(this.deadline.timeoutMs, (options) => this.publisher.publishBatch(messages, options));
+  }
+
+  /** @throws MmmqValidationError (nothing sent) when the transport cannot cancel scheduled messages */
+  cancelScheduled(topic: string, message: ScheduledMessageRef): Promise<CancelledScheduledMessage> {
+    if (!this.publisher.cancelScheduled) {
+      return Promise.reject(
+        new MmmqValidationError(
+          `Cancelling a scheduled message is not supported by the ${this.name} transport` +
+            (this.name === 'mmmq' ? ' over the publish stream: give the producer an http(s):// broker URL' : ''),
+        ),
+      );
+    }
+    return this.publisher.cancelScheduled(topic, message);
   }
 
   close(): Promise<void> {
