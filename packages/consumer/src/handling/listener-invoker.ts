@@ -68,7 +68,9 @@ export class ListenerInvoker {
   ): Promise<{ reply: Promise<ConsumerReply> }> {
     let replied: Promise<InvocationOutcome> | undefined;
     const outcome = await traceProcess(listener, delivery, () =>
-      this.observed(listener, delivery, channel, (sending) => (replied = sending)),
+      this.observed(listener, delivery, channel, (sending) => {
+        replied = sending;
+      }),
     );
     return { reply: replied === undefined ? Promise.resolve(outcome.reply) : replied.then(({ reply }) => reply) };
   }
