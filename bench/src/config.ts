@@ -34,6 +34,9 @@ export interface BenchConfig {
   backlog: number;
   /** Messages per round of the scheduled workload, each published to be delivered 1 s later. */
   scheduled: number;
+  /** Requests per round of the request-reply workload, and how many are in flight at once. */
+  requests: number;
+  requestConcurrency: number;
   /** Longest a backlog drain is followed; the drain rate is measured over what arrived by then. */
   drainCapSeconds: number;
   /** Unacknowledged publishes at once in every pipelined workload. */
@@ -67,6 +70,8 @@ export const FULL: Omit<BenchConfig, 'quick' | 'outboxWritersThread' | 'only' | 
   outboxWriters: 16,
   backlog: 1_000_000,
   scheduled: 100_000,
+  requests: 20_000,
+  requestConcurrency: 32,
   drainCapSeconds: 120,
   window: 1_000,
   roundTimeoutSeconds: 300,
@@ -91,6 +96,7 @@ const QUICK: typeof FULL = {
   outboxMessages: 2_000,
   backlog: 5_000,
   scheduled: 2_000,
+  requests: 500,
   drainCapSeconds: 10,
   roundTimeoutSeconds: 20,
 };
@@ -115,6 +121,8 @@ const NUMERIC: Record<string, keyof typeof FULL> = {
   'outbox-writers': 'outboxWriters',
   backlog: 'backlog',
   scheduled: 'scheduled',
+  requests: 'requests',
+  'request-concurrency': 'requestConcurrency',
   'drain-cap-seconds': 'drainCapSeconds',
   window: 'window',
   'round-timeout-seconds': 'roundTimeoutSeconds',
@@ -125,7 +133,7 @@ export const USAGE = `pnpm bench [--quick] [--rounds=3] [--only=workload,…] [-
            [--e2e=N (or --messages=N)] [--publish-one=N] [--publish-window=N] [--rate-seconds=S] [--rate=R]
            [--fanout=N] [--competing=N] [--pull=N] [--plain-seconds=S] [--topics-messages=N] [--http-messages=N] [--http-connections=N] [--large=N]
            [--outbox-messages=N] [--outbox-writers=N] [--outbox-writers-thread] [--backlog=N] [--drain-cap-seconds=S]
-           [--scheduled=N] [--window=N] [--round-timeout-seconds=S]`;
+           [--scheduled=N] [--requests=N] [--request-concurrency=N] [--window=N] [--round-timeout-seconds=S]`;
 
 /** A value with `_` separators (`--e2e=200_000`), or plain digits. */
 const POSITIVE_INTEGER = /^\d+(_\d+)*$/;

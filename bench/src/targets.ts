@@ -100,6 +100,15 @@ export function targets(results: BenchResults): TargetRow[] {
     });
   }
   rows.push(...embeddedTargets(results));
+  // Against Nest's own RMQ transport, whichever queue type answered faster.
+  versus(
+    'request-reply',
+    'rate',
+    1.5,
+    "request-reply round trips/s ≥ 1.5× Nest's RMQ transport (same handler, same concurrency)",
+    isRabbitMq,
+  );
+  versus('request-reply', 'p99', 1.0, "request-reply p99 ≤ Nest's RMQ transport's", isRabbitMq);
   for (const id of ['plain-consumer', 'plain-consumer-3']) {
     const w = workload(id);
     if (!w) continue;

@@ -13,6 +13,7 @@ import { NEST_LOGGER, startConsumerApp } from './mmmq-consumer-app';
 import { EmbeddedApp } from './mmmq-embedded';
 import { type BenchListener, benchListener, BenchProducerModule } from './mmmq-nest-modules';
 import { MmmqOutboxPipeline } from './mmmq-outbox';
+import { mmmqRequestReply } from './mmmq-request-reply';
 import { startPull } from './mmmq-pull';
 import type { OutboxPipeline, OutboxRound } from './outbox-pipeline';
 import { startPlainConsumers } from './plain-http-consumer';
@@ -22,6 +23,7 @@ import type {
   OnMemberMessage,
   OnMessage,
   PullOptions,
+  RequestReplyRig,
   RestartResult,
   SequentialPublishers,
   System,
@@ -157,6 +159,10 @@ export class MmmqSystem implements System {
   async publishScheduled(topic: string, contents: BenchContent[], deliverAt: number): Promise<void> {
     const at = new Date(deliverAt);
     await this.producer!.produceBatch(contents.map((content) => ({ topic, content, deliverAt: at, ...this.options })));
+  }
+
+  requestReply(plan: TopicPlan, concurrency: number): Promise<RequestReplyRig> {
+    return mmmqRequestReply(this.brokerUrl, () => this.brokerPids(), plan, concurrency);
   }
 
   async openSequentialPublishers(topic: string, count: number): Promise<SequentialPublishers> {

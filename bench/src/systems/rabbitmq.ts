@@ -4,12 +4,14 @@ import { decode, encode, type BenchContent } from '../payload';
 import { commandOutput, log, mustRun, portOpen, rabbitPids, sleep } from '../services';
 import type { OutboxPipeline, OutboxRound } from './outbox-pipeline';
 import { RabbitBatchAcker } from './rabbitmq-batch-acker';
+import { nestRmqRequestReply } from './nest-rmq-request-reply';
 import { RabbitOutboxPipeline } from './rabbitmq-outbox';
 import type {
   ConsumeHandle,
   OnMemberMessage,
   OnMessage,
   PullOptions,
+  RequestReplyRig,
   RestartResult,
   SequentialPublishers,
   System,
@@ -192,6 +194,19 @@ export class RabbitMqSystem implements System {
   /** The pattern as RabbitMQ's users build it (see `rabbitmq-outbox.ts`), on a queue of this system's type. */
   outboxPipeline(round: OutboxRound): Promise<OutboxPipeline> {
     return RabbitOutboxPipeline.create(round, this.queueType);
+  }
+
+  /**
+   * Nest's RMQ transport: its defaults on the classic system (a durable classic queue, requests not persistent);
+   * on the quorum system a quorum queue and persistent requests. Both keep Nest's `noAck`: with `noAck: false` its
+   * server acknowledges nothing by itself, and the handler, the same as MMMQ's, does not either.
+   */
+  async requestReply(plan: TopicPlan, concurrency: number): Promise<RequestReplyRig> {
+    await this.ensureConnected();
+    const rmq =
+      this.queueType === 'classic' ? {} : { queueOptions: { durable: true, arguments: { 'x-queue-type': 'quorum' } }, persistent: true };
+    const rig = await nestRmqRequestReply(URL, () => this.brokerPids(), plan, concurrency, rmq);
+    return { ...rig, close: async () => (await rig.close(), void (await this.publisher!.deleteQueue(rig.queue))) };
   }
 
   async drop(plan: TopicPlan): Promise<void> {

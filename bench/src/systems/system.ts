@@ -53,6 +53,20 @@ export interface SequentialPublishers {
   close(): Promise<void>;
 }
 
+/**
+ * A requester and a replier (a Nest microservice with one `@MessagePattern` handler in a process of its own), ready
+ * for the request-reply workload.
+ */
+export interface RequestReplyRig {
+  /** Sends one request through the system's `ClientProxy.send()` and resolves with its reply. */
+  request(content: BenchContent): Promise<BenchContent>;
+  /** The broker's processes and the replier's, sampled for the server CPU. */
+  serverPids(): number[];
+  /** Something the report must know about the round (late or dropped replies). */
+  note?(): string | undefined;
+  close(): Promise<void>;
+}
+
 /** The broker's own fsync counters since it started (MMMQ's `GET /mmmq/storage`, `fsyncs`). */
 export interface FsyncCounters {
   total: number;
@@ -154,6 +168,11 @@ export interface System {
    * their own clients.
    */
   startEmbeddedApp?(pattern: string): Promise<EmbeddedApp>;
+  /**
+   * A request-reply rig on the plan's one topic (queue) whose replier handles up to `concurrency` requests at once.
+   * Systems without it do not run the request-reply workload.
+   */
+  requestReply?(plan: TopicPlan, concurrency: number): Promise<RequestReplyRig>;
   /** Deletes what `declare` and the round created. */
   drop(plan: TopicPlan): Promise<void>;
 

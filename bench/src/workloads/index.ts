@@ -12,6 +12,7 @@ import { plainConsumer } from './plain-consumer';
 import { publishOne } from './publish-one';
 import { publishWindow } from './publish-window';
 import { pull } from './pull';
+import { requestReply } from './request-reply';
 import { scheduled } from './scheduled';
 import type { Workload } from './workload';
 
@@ -33,6 +34,7 @@ export const WORKLOADS: Workload[] = [
   outboxInbox('live'),
   outboxInbox('backlog'),
   embedded,
+  requestReply,
   scheduled,
   backlogRestart,
 ];

@@ -80,14 +80,14 @@ export class DeliveryHandler {
     onSettled?: (index: number, reply: ConsumerReply) => void,
   ): Promise<ConsumerReply[]> {
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
+    // The handlers run one after another; a request's reply travels while the next one runs.
     const run = async () => {
-      const replies: ConsumerReply[] = [];
-      for (const delivery of deliveries) {
-        const reply = await this.invoker.invoke(listener, delivery, channelOf(delivery));
-        onSettled?.(replies.length, reply);
-        replies.push(reply);
+      const replies: Promise<ConsumerReply>[] = [];
+      for (const [index, delivery] of deliveries.entries()) {
+        const { reply } = await this.invoker.invokeReplyingLater(listener, delivery, channelOf(delivery));
+        replies.push(reply.then((settled) => (onSettled?.(index, settled), settled)));
       }
-      return replies;
+      return Promise.all(replies);
     };
     if (listener.ackMode !== 'none') return this.frontHandler.submit(lane, run);
     this.frontHandler.accept(lane, run).catch((error: unknown) => this.dropped(listener, deliveries, error));

@@ -1,7 +1,9 @@
 import { Acknowledgement, DeliveryRequest, type Reply, REPLY_HEADERS, ReplyInboxes } from '@mmmq/core';
-import { freePort } from '@mmmq/test-support';
+import { freePort, waitFor } from '@mmmq/test-support';
 import { INestApplication, Injectable } from '@nestjs/common';
 import { MmmqConsumerModule, MMMQListener, NonRetriableError } from '../../src';
+import { DeliveryHandler } from '../../src/handling/delivery-handler';
+import { FrontHandler } from '../../src/handling/front-handler';
 import { ListenerInvoker } from '../../src/handling/listener-invoker';
 import { ListenerRegistry } from '../../src/listener/listener-registry';
 import { ReplySender } from '../../src/reply/reply-sender';
@@ -101,6 +103,39 @@ describe('a listener answering a request', () => {
       });
     } finally {
       sender.close();
+    }
+  });
+
+  it("runs a batch's next request while the reply before it is on its way, and acknowledges each once its reply is sent", async () => {
+    closeInbox();
+    const sent: Reply[] = [];
+    const gates: (() => void)[] = [];
+    const sender = {
+      send: (reply: Reply) => new Promise<void>((resolve) => (sent.push(reply), gates.push(resolve))),
+    } as unknown as ReplySender;
+    const handler = new DeliveryHandler(app.get(FrontHandler), new ListenerInvoker(undefined, undefined, undefined, sender));
+    const settled: number[] = [];
+    const batch = handler.handleBatch(
+      app.get(ListenerRegistry).find('quotes.price')!,
+      [request('quote.price', { item: 'book' }, 'c-1'), request('quote.price', { item: 'pen' }, 'c-2')],
+      () => ({}),
+      (index) => settled.push(index),
+    );
+    try {
+      await waitFor(() => sent.length === 2, { message: 'both requests handled before any reply was sent' });
+      expect(sent.map(({ correlationId }) => correlationId)).toEqual(['c-1', 'c-2']);
+      expect(settled).toEqual([]);
+      gates[1]();
+      await waitFor(() => settled.length === 1, { message: 'the second request settled once its reply was sent' });
+      expect(settled).toEqual([1]);
+      gates[0]();
+      expect(await batch).toEqual([{ acknowledgement: Acknowledgement.ACK }, { acknowledgement: Acknowledgement.ACK }]);
+      expect(settled).toEqual([1, 0]);
+    } finally {
+      // A failed expectation must not leave the batch, and the app's shutdown, waiting for a reply.
+      for (const open of gates) open();
+      await waitFor(() => sent.length === gates.length && gates.length === 2, { message: 'both replies sent' }).catch(() => undefined);
+      for (const open of gates) open();
     }
   });
 });
