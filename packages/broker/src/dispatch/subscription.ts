@@ -30,20 +30,10 @@ import { StorageUnavailableError } from '../storage/storage.errors';
 import type { SubscriptionSnapshot } from '../storage/subscription-snapshot';
 
 /**
- * The delivery mark is written this far ahead of what is handed out (or {@link markReserve}: more for large pushes), so
- * takes rarely wait for it: after a crash, at most that many messages never sent come back counted as delivered (after
- * a clean stop, none: see trimMark).
+ * The delivery mark is written this far ahead of what is handed out, so takes rarely wait for it: after a crash, at
+ * most this many messages never sent come back counted as delivered (after a clean stop, none: see trimMark).
  */
 export const DELIVERY_MARK_RESERVE = 100;
-/**
- * Pushes of this many messages the reserve covers at least: a take larger than the fixed reserve would otherwise wait
- * for a journal write every time, behind whatever publishes the journal holds then (a burst of due scheduled messages
- * pushed 500 at a time waited out one such write per push).
- */
-const MARK_RESERVE_TAKES = 4;
-
-/** How far ahead of a take of `taken` messages the delivery mark is written. */
-const markReserve = (taken: number) => Math.max(DELIVERY_MARK_RESERVE, MARK_RESERVE_TAKES * taken);
 /**
  * Push deliveries a crash may redeliver at most (leased, or settled and not durable yet), unless the windows in
  * flight hold more: settlements are journaled in the background, shared with everything else of that moment.
@@ -286,15 +276,15 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
     const resent = slots.some((slot) => slot.deliveries === 1 && slot.offset < handedOut);
     if (highest >= this.writer.durableMark || resent) {
       // Offsets handed out must lie below the mark on disk: after a crash they count as maybe delivered.
-      this.ledger.reserveMark(this.markAfter(highest, slots.length));
+      this.ledger.reserveMark(this.markAfter(highest));
       if (!(await this.writer.durable()) || this.stopping) {
         for (const slot of slots)
           this.ledger.release(slot, { outcome: 'not sent: the subscription stopped', counted: false }, performance.now());
         return [];
       }
-    } else if (highest >= 0 && highest + 1 + markReserve(slots.length) / 2 > this.ledger.deliveredMark) {
+    } else if (highest >= 0 && highest + 1 + DELIVERY_MARK_RESERVE / 2 > this.ledger.deliveredMark) {
       // Half the reserve used: the next one is written now, in the background, so the next take need not wait for it.
-      if (this.ledger.reserveMark(this.markAfter(highest, slots.length))) this.writer.writeNow();
+      if (this.ledger.reserveMark(this.markAfter(highest))) this.writer.writeNow();
     }
     if (slots.length > 0) this.lastLeasedBy = member;
     for (const slot of slots) if (slot.deliveries > 1) this.stats.redelivered++;
@@ -307,8 +297,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
    * The delivery mark to write once `highest` is handed out: a reserve ahead, so that the next takes need not wait for
    * a write. Not bounded by the log's end: a consumer caught up would then wait for a write before every push.
    */
-  private markAfter(highest: number, taken: number): number {
-    return highest + 1 + markReserve(taken);
+  private markAfter(highest: number): number {
+    return highest + 1 + DELIVERY_MARK_RESERVE;
   }
 
   private leaseWatcher(): LeaseWatcher {

@@ -105,17 +105,4 @@ describe('the delivery mark a subscription writes', () => {
     // The ACKs share writes too: far fewer writes than messages.
     expect(writes.mock.calls.length).toBeLessThan(count / 2);
   });
-
-  it('is written ahead of pushes larger than the reserve too: a backlog pushed 500 at a time waits for a write only at the start', async () => {
-    const batch = 5 * DELIVERY_MARK_RESERVE;
-    const count = 8 * batch;
-    await publish(queue, ...Array.from({ length: count }, (_, n) => ({ n })));
-    const running = await subscribe(batch);
-    const waits = jest.spyOn(running['writer'], 'durable');
-    await consumer.waitFor(() => running.position === count, { message: `the ${count} messages to be acknowledged` });
-    await running.stop();
-    expect(checkpoint.snapshot.deliveredMark).toBe(count);
-    // Each take past the durable mark waits for a journal write, behind whatever publishes it holds: once, not per push.
-    expect(waits.mock.calls.length).toBeLessThanOrEqual(2);
-  });
 });
