@@ -24,11 +24,13 @@ import {
 import { DEFAULT_PUSH_SOCKET_LIMITS, pushAgents, PushSocketLimits, requestMakingRoom } from './push-agents';
 import { PushTargetGuard, PushTargetResolver } from './push-target-guard';
 import { PushTargetPolicy } from './push-target-policy';
+import type { PushOrder } from './push-order';
 import { DeliveryFailedError, PushTooLargeError, PushUnauthorizedError } from './push.errors';
 import { SharedPushLane, type SharedWindow } from './shared-push-lane';
 import { isStreamedReply, readStreamedReply, STREAMED, type StreamedReplyParser } from './streamed-reply';
 
 export { DeliveryFailedError, PushTooLargeError, PushUnauthorizedError } from './push.errors';
+export type { PushOrder } from './push-order';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
@@ -48,12 +50,6 @@ const MAX_SHARED_REPLY_BYTES = 4 * MAX_REPLY_BYTES;
 /** How much of a consumer's refusal message a failure quotes. */
 const MAX_QUOTED_REFUSAL = 200;
 const HTTP_UNAUTHORIZED = 401;
-
-/** Where a push stands among the pushes in flight of its subscription (dispatchers with `maxInFlight` > 1). */
-export interface PushOrder {
-  session: string;
-  sequence: number;
-}
 
 /** Where a push goes, for which consumer, signed with what. */
 export interface PushTarget {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type ConsumerAcknowledgement, SharedSettlementParser } from '@mmmq/core';
 import { DeliveryFailedError, PushTooLargeError } from './push.errors';
-import type { PushOrder } from './push-sender';
+import type { PushOrder } from './push-order';
 import { STREAMED } from './streamed-reply';
 
 /** A shared push stops growing at this many bytes of body (a single window larger still goes, alone). */
