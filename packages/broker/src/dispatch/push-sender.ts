@@ -292,6 +292,8 @@ export class PushSender {
   }
 
   private describe({ consumerId, host }: PushTarget, path: string, message: string): string {
+    // A shared push carries windows of several consumer ids.
+    if (path === SHARED_MESSAGES_PATH) return `Shared push to ${host.toUrl()}${path} failed: ${message}`;
     return `Delivery to ${consumerId} at ${host.toUrl()}${path} failed: ${message}`;
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ConsumerAcknowledgement, SharedSettlementParser } from '@mmmq/core';
+import { type ConsumerAcknowledgement, SHARED_MESSAGES_PATH, SharedSettlementParser } from '@mmmq/core';
 import { DeliveryFailedError, PushTooLargeError } from './push.errors';
 import type { PushOrder } from './push-order';
 import { STREAMED } from './streamed-reply';
@@ -85,9 +85,29 @@ export class SharedPushLane {
   ): Promise<ConsumerAcknowledgement[]> {
     return new Promise((resolve, reject) => {
       const bytes = window.bodies.reduce((sum, body) => sum + body.length + 1, 0) + 160;
-      const part: Part = { window, signal, onSettled, resolve, reject, acknowledgements: [], settled: 0, done: false, sent: false, bytes };
-      if (signal.aborted) return reject(this.aborted(part));
-      signal.addEventListener('abort', () => this.finish(part, this.aborted(part)), { once: true });
+      if (signal.aborted) return reject(this.aborted(false));
+      // The member's signal outlives the part (it serves every push of a run): the listener goes when the part does.
+      const onAbort = () => this.finish(part, this.aborted(part.sent));
+      const done = () => signal.removeEventListener('abort', onAbort);
+      const part: Part = {
+        window,
+        signal,
+        onSettled,
+        resolve: (acknowledgements) => {
+          done();
+          resolve(acknowledgements);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+        acknowledgements: [],
+        settled: 0,
+        done: false,
+        sent: false,
+        bytes,
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
       this.pending.push(part);
       this.flushing ??= setImmediate(() => this.flush());
     });
@@ -205,14 +225,14 @@ export class SharedPushLane {
     return new DeliveryFailedError(this.describe(message), { cause });
   }
 
-  private aborted(part: Part): DeliveryFailedError {
+  private aborted(sent: boolean): DeliveryFailedError {
     const error = this.failure('delivery aborted: the subscription is stopping');
-    error.reachedConsumer = part.sent;
+    error.reachedConsumer = sent;
     return error;
   }
 
   private describe(message: string): string {
-    return `Shared push to ${this.url} failed: ${message}`;
+    return `Shared push to ${this.url}${SHARED_MESSAGES_PATH} failed: ${message}`;
   }
 
   private label({ window }: Part): string {
