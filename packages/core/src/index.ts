@@ -64,6 +64,8 @@ export {
 export {
   MESSAGES_PATH,
   BATCH_MESSAGES_PATH,
+  SHARED_MESSAGES_PATH,
+  SHARED_PUSH_HEADER,
   DISPATCHERS_PATH,
   CONSUMERS_PATH,
   TRANSACTIONS_PATH,
@@ -149,6 +151,12 @@ export {
   SettlementStreamParser,
   settlementLine,
 } from './http/settlement-stream';
+export {
+  type SharedSettlementHandlers,
+  SharedSettlementParser,
+  sharedRefusalLine,
+  sharedSettlementLine,
+} from './http/shared-settlement-stream';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
 export { TRACE_HEADERS, type TraceHeaderName } from './tracing/trace-headers';
 export * from './claim-check';

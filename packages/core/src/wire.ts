@@ -7,6 +7,13 @@ import type { MessageHeaders } from './message';
 export const MESSAGES_PATH = '/mmmq/messages';
 /** Path of the batch publish endpoint on the broker and of the batched delivery endpoint on a consumer. */
 export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
+/**
+ * Path of a shared push on a consumer: windows of several subscriptions pushed to the same host, in one request
+ * (docs/http-api.md, "Shared pushes"). Sent only to a consumer that answered a push with {@link SHARED_PUSH_HEADER}.
+ */
+export const SHARED_MESSAGES_PATH = `${MESSAGES_PATH}/shared`;
+/** Set on a consumer's answers to pushes when it takes shared pushes ({@link SHARED_MESSAGES_PATH}); value `1`. */
+export const SHARED_PUSH_HEADER = 'mmmq-shared-push';
 /** The broker's dispatcher API: `GET`/`POST` here, `PUT`/`DELETE` on `…/{consumerId}`. */
 export const DISPATCHERS_PATH = '/mmmq/dispatchers';
 /** The broker's consumer API: `…/{consumerId}/fetch`, `ack`, `nack`, `extend`, `terminate`, `recover`. */

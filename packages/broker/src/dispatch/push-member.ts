@@ -11,6 +11,7 @@ import { Slot } from './ledger/slot';
 import { pushIdOf } from './push-id';
 import { DeliveryFailedError, PushOrder, PushTarget, PushTooLargeError, PushUnauthorizedError } from './push-sender';
 import { PushSizeLimit } from './push-size-limit';
+import { SharedPushRefusedError } from './shared-push-lane';
 import type { DeliveryContext } from './delivery-context';
 import type { MemberSubscription } from './member-subscription';
 import { StallWatch } from '../events/stall-watch';
@@ -75,6 +76,8 @@ export class PushMember {
   private backingOffUntil?: number;
   private lastError?: { message: string; at: string };
   private readonly sizeLimit = new PushSizeLimit();
+  /** The consumer refused this subscription's windows in shared pushes: it pushes on its own. */
+  private sharedRefused = false;
   private readonly stall: StallWatch;
   readonly id: string;
 
@@ -125,8 +128,8 @@ export class PushMember {
       while (this.wanted && !this.stopping) {
         this.wanted = false;
         const failure = await this.pushAll();
-        // Split or dead-lettered: sent again at once.
-        if (failure instanceof PushTooLargeError) this.wanted = true;
+        // Split or dead-lettered, or to be pushed on its own: sent again at once.
+        if (failure instanceof PushTooLargeError || failure instanceof SharedPushRefusedError) this.wanted = true;
         else if (failure && !this.stopping) {
           this.wanted = true;
           this.subscription.failing(this.id);
@@ -173,6 +176,7 @@ export class PushMember {
           cutOff.abort();
           if (replies instanceof PushTooLargeError) this.refusedAsTooLarge(sent, replies);
           else this.giveBack(sent, replies);
+          if (replies instanceof SharedPushRefusedError) this.sharedRefused = true;
           for (const behind of inFlight) {
             const reply = await behind.reply;
             this.giveBack(behind, reply instanceof Error ? reply : undefined);
@@ -237,8 +241,14 @@ export class PushMember {
     const extendedUntil = () => Math.max(...slots.map((slot) => slot.extendedUntil));
     const { sender, observer } = this.context;
     const started = observer && performance.now();
-    const replies =
-      this.definition.batchSize === 1
+    const replies = this.sharesPushes()
+      ? sender.sendShared(
+          this.target,
+          { consumerId: this.target.consumerId, topic, bodies, id, order, extendedUntil },
+          signal,
+          (i, reply) => this.applyReply(sent, i, reply),
+        )
+      : this.definition.batchSize === 1
         ? sender.send(this.target, { body: bodies[0], id, order, extendedUntil }, signal).then((reply) => [reply])
         : sender.sendBatch(
             this.target,
@@ -252,6 +262,14 @@ export class PushMember {
       observer.pushAnswered(topic, this.target.consumerId, (performance.now() - started) / 1000);
       return answered;
     });
+  }
+
+  /**
+   * Whether this window travels in a shared push with the other subscriptions' windows for the same host: when the
+   * consumer says it takes them (docs/delivery.md § Shared pushes) and has not refused this subscription's.
+   */
+  private sharesPushes(): boolean {
+    return !this.sharedRefused && this.context.sender.sharesPushes(this.id);
   }
 
   /** A 401: counted every time, logged once when the member enters the `unauthorized` state. */

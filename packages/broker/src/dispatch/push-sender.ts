@@ -8,11 +8,14 @@ import {
   isConsumerAcknowledgement,
   MESSAGES_PATH,
   Host,
-  MmmqError,
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
   readBoundedReply,
+  SETTLEMENT_STREAM_TYPE,
   SettlementStreamParser,
+  SHARED_MESSAGES_PATH,
+  SHARED_PUSH_HEADER,
+  SharedSettlementParser,
   SigningSecret,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
@@ -21,7 +24,13 @@ import {
 import { DEFAULT_PUSH_SOCKET_LIMITS, pushAgents, PushSocketLimits, requestMakingRoom } from './push-agents';
 import { PushTargetGuard, PushTargetResolver } from './push-target-guard';
 import { PushTargetPolicy } from './push-target-policy';
-import { isStreamedReply, readStreamedReply, STREAMED } from './streamed-reply';
+import type { PushOrder } from './push-order';
+import { DeliveryFailedError, PushTooLargeError, PushUnauthorizedError } from './push.errors';
+import { SharedPushLane, type SharedWindow } from './shared-push-lane';
+import { isStreamedReply, readStreamedReply, STREAMED, type StreamedReplyParser } from './streamed-reply';
+
+export { DeliveryFailedError, PushTooLargeError, PushUnauthorizedError } from './push.errors';
+export type { PushOrder } from './push-order';
 
 /** A push that gets no complete reply within this time counts as failed (and is retried with backoff). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
@@ -36,15 +45,11 @@ const HTTP_SERVICE_UNAVAILABLE = 503;
 const HTTP_PAYLOAD_TOO_LARGE = 413;
 /** A consumer's reply is small JSON (one acknowledgement per message); anything longer is not one. */
 const MAX_REPLY_BYTES = 1024 * 1024;
+/** A shared push's reply carries the lines of up to SHARED_PUSH_MAX_MESSAGES messages. */
+const MAX_SHARED_REPLY_BYTES = 4 * MAX_REPLY_BYTES;
 /** How much of a consumer's refusal message a failure quotes. */
 const MAX_QUOTED_REFUSAL = 200;
 const HTTP_UNAUTHORIZED = 401;
-
-/** Where a push stands among the pushes in flight of its subscription (dispatchers with `maxInFlight` > 1). */
-export interface PushOrder {
-  session: string;
-  sequence: number;
-}
 
 /** Where a push goes, for which consumer, signed with what. */
 export interface PushTarget {
@@ -66,30 +71,6 @@ export interface Push {
   extendedUntil?: () => number;
 }
 
-/** A push got no usable acknowledgement: connection error, timeout, HTTP status ≥ 400 or an unreadable reply. */
-export class DeliveryFailedError extends MmmqError {
-  /**
-   * False when no handler can have seen it, so it does not count as a delivery: the request never left whole (a
-   * refused connection, a refused target, DNS), or the consumer answered 503 (it did not take it: starting, shutting
-   * down, full) or 413 (it did not take it: too large).
-   */
-  reachedConsumer = true;
-}
-
-/**
- * The consumer answered 413: the push is larger than it takes. No handler saw it, so it is not a delivery; the
- * push member sends its messages again in smaller pushes, and dead-letters a single message refused (`TOO_LARGE`).
- */
-export class PushTooLargeError extends DeliveryFailedError {
-  override reachedConsumer = false;
-}
-
-/**
- * The consumer answered 401: it refused the push's signature, or its lack of one. Sending again will not help
- * until the dispatcher's `signingSecret` or the consumer's secrets change.
- */
-export class PushUnauthorizedError extends DeliveryFailedError {}
-
 /**
  * POSTs deliveries to consumers over keep-alive connections (at most `sockets` of them: a push beyond waits for one,
  * and its timeout runs meanwhile; not sent, it is no delivery), signed when the dispatcher has a `signingSecret`,
@@ -100,6 +81,10 @@ export class PushSender {
   private readonly agents: { HTTP: http.Agent; HTTPS: https.Agent };
   /** Pushes on their way now, across every subscription. */
   private open = 0;
+  /** URLs of the consumers that answered a push saying they take shared pushes (SHARED_PUSH_HEADER). */
+  private readonly sharingHosts = new Set<string>();
+  /** The shared pushes to each of them, per signing secret (a shared push is signed as a whole). */
+  private readonly lanes = new Map<string, Map<SigningSecret | undefined, SharedPushLane>>();
 
   constructor(
     private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS,
@@ -157,13 +142,44 @@ export class PushSender {
     return acknowledgements;
   }
 
-  private headersOf(dispatcher: PushTarget, { body, id, order }: Push, streams: boolean): http.OutgoingHttpHeaders {
+  /** Whether the consumer at `url` (a push member's id) takes shared pushes: it said so in its last answers. */
+  sharesPushes(url: string): boolean {
+    return this.sharingHosts.has(url);
+  }
+
+  /**
+   * Sends one subscription's window in the next shared push to its host (SharedPushLane), and returns one
+   * acknowledgement per message, in order; `onSettled` hears each as its line arrives. Fails as {@link sendBatch}
+   * would for that window alone; a window the consumer refuses with 404 fails with SharedPushRefusedError.
+   */
+  sendShared(
+    dispatcher: PushTarget,
+    window: SharedWindow,
+    signal: AbortSignal,
+    onSettled: (index: number, acknowledgement: ConsumerAcknowledgement) => void,
+  ): Promise<ConsumerAcknowledgement[]> {
+    const url = dispatcher.host.toUrl();
+    let bySecret = this.lanes.get(url);
+    if (bySecret === undefined) this.lanes.set(url, (bySecret = new Map()));
+    let lane = bySecret.get(dispatcher.signingSecret);
+    if (lane === undefined) {
+      const post = (body: Buffer, id: string, extendedUntil: () => number, parser: SharedSettlementParser, cutOff: AbortSignal) =>
+        this.post(dispatcher, SHARED_MESSAGES_PATH, { body, id, extendedUntil }, cutOff, parser, true);
+      lane = new SharedPushLane(post, url, () => this.sharingHosts.delete(url));
+      bySecret.set(dispatcher.signingSecret, lane);
+    }
+    return lane.send(window, signal, onSettled);
+  }
+
+  private headersOf(dispatcher: PushTarget, { body, id, order }: Push, streams: boolean, shared: boolean): http.OutgoingHttpHeaders {
     const headers: http.OutgoingHttpHeaders = {
       'content-type': 'application/json',
       'content-length': body.length,
-      [CONSUMER_ID_HEADER]: dispatcher.consumerId,
     };
-    if (streams) headers.accept = BATCH_REPLY_ACCEPT;
+    // A shared push names its consumer ids in its parts.
+    if (shared) headers.accept = SETTLEMENT_STREAM_TYPE;
+    else headers[CONSUMER_ID_HEADER] = dispatcher.consumerId;
+    if (streams && !shared) headers.accept = BATCH_REPLY_ACCEPT;
     if (order) {
       headers[PUSH_SESSION_HEADER] = order.session;
       headers[PUSH_SEQUENCE_HEADER] = String(order.sequence);
@@ -178,17 +194,27 @@ export class PushSender {
   }
 
   /** Resolves with the reply's JSON, or {@link STREAMED} once a streamed reply has been fed to `parser` whole. */
-  private post(dispatcher: PushTarget, path: string, push: Push, signal: AbortSignal, parser?: SettlementStreamParser): Promise<unknown> {
+  private post(
+    dispatcher: PushTarget,
+    path: string,
+    push: Push,
+    signal: AbortSignal,
+    parser?: StreamedReplyParser,
+    shared = false,
+  ): Promise<unknown> {
     const { host } = dispatcher;
     const client = host.protocol === 'HTTPS' ? https : http;
-    const headers = this.headersOf(dispatcher, push, parser !== undefined);
+    const headers = this.headersOf(dispatcher, push, parser !== undefined, shared);
+    const url = host.toUrl();
+    const maxReplyBytes = shared ? MAX_SHARED_REPLY_BYTES : MAX_REPLY_BYTES;
     const { body } = push;
     return new Promise((resolve, reject) => {
       // A request that was never sent whole cannot have reached a handler.
       let sent = false;
-      const fail = (message: string, cause?: unknown, reached = sent) => {
+      const fail = (message: string, cause?: unknown, reached = sent, status?: number) => {
         const failure = this.failure(dispatcher, path, message, cause);
         failure.reachedConsumer = reached;
+        failure.status = status;
         reject(failure);
       };
       const refusal = this.targets.refusalBeforePush(host);
@@ -199,7 +225,7 @@ export class PushSender {
       const agent = this.agents[host.protocol];
       const request = requestMakingRoom(agent, () =>
         client.request(
-          host.toUrl() + path,
+          url + path,
           {
             method: 'POST',
             agent,
@@ -207,21 +233,22 @@ export class PushSender {
           },
           (response) => {
             response.on('error', (error) => fail(timedOut ? `no reply within ${this.timeoutMs} ms` : error.message, error));
+            if (response.headers[SHARED_PUSH_HEADER] === '1') this.sharingHosts.add(url);
             if (parser && isStreamedReply(response)) {
               const progressed = () => (lineAt = performance.now());
-              return readStreamedReply(request, response, parser, MAX_REPLY_BYTES, progressed, () => resolve(STREAMED));
+              return readStreamedReply(request, response, parser, maxReplyBytes, progressed, () => resolve(STREAMED));
             }
-            readBoundedReply(request, response, MAX_REPLY_BYTES, (chunks) => {
+            readBoundedReply(request, response, maxReplyBytes, (chunks) => {
               const status = response.statusCode ?? 0;
               if (status === HTTP_UNAUTHORIZED) {
                 return reject(new PushUnauthorizedError(this.describe(dispatcher, path, `HTTP 401${refusalOf(chunks)}`)));
               }
               // 503 is the consumer's "not taken, send it again later" (docs/http-api.md): nothing was handled.
-              if (status === HTTP_SERVICE_UNAVAILABLE) return fail(`HTTP ${status}${refusalOf(chunks)}`, undefined, false);
+              if (status === HTTP_SERVICE_UNAVAILABLE) return fail(`HTTP ${status}${refusalOf(chunks)}`, undefined, false, status);
               if (status === HTTP_PAYLOAD_TOO_LARGE) {
                 return reject(new PushTooLargeError(this.describe(dispatcher, path, `HTTP 413${refusalOf(chunks)}`)));
               }
-              if (status >= 400) return fail(`HTTP ${status}`);
+              if (status >= 400) return fail(`HTTP ${status}`, undefined, sent, status);
               try {
                 resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
               } catch (error) {
@@ -265,6 +292,8 @@ export class PushSender {
   }
 
   private describe({ consumerId, host }: PushTarget, path: string, message: string): string {
+    // A shared push carries windows of several consumer ids.
+    if (path === SHARED_MESSAGES_PATH) return `Shared push to ${host.toUrl()}${path} failed: ${message}`;
     return `Delivery to ${consumerId} at ${host.toUrl()}${path} failed: ${message}`;
   }
 

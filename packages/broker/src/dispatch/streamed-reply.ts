@@ -1,5 +1,11 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import { SETTLEMENT_STREAM_TYPE, type SettlementStreamParser } from '@mmmq/core';
+import { SETTLEMENT_STREAM_TYPE } from '@mmmq/core';
+
+/** What reads a streamed reply: a batch's (SettlementStreamParser) or a shared push's (SharedSettlementParser). */
+export interface StreamedReplyParser {
+  push(chunk: Buffer): void;
+  readonly settledCount: number;
+}
 
 /** What a push resolves with once a streamed reply ended (its lines went to the parser as they arrived). */
 export const STREAMED = Symbol('streamed');
@@ -17,7 +23,7 @@ export function isStreamedReply(response: IncomingMessage): boolean {
 export function readStreamedReply(
   request: ClientRequest,
   response: IncomingMessage,
-  parser: SettlementStreamParser,
+  parser: StreamedReplyParser,
   maxBytes: number,
   /** A chunk settled a message not settled before: the consumer is making progress (bounded: once per message). */
   onProgress: () => void,

@@ -104,3 +104,34 @@ export function parsePushOrder(
   }
   return { session, sequence: Number(sequence) };
 }
+
+/** One subscription's window of a shared push, parsed. */
+export interface SharedPushPart {
+  consumerId: string;
+  order: { session: string; sequence: number } | undefined;
+  deliveries: ConsumerDelivery[];
+}
+
+/**
+ * Checks a shared push, `{"parts":[{"consumerId","topic","session"?,"sequence"?,"messages":[…]}, …]}`: each part as
+ * a batched push of its consumer id, numbered as its `mmmq-push-session`/`-sequence` headers would be.
+ * @throws InvalidDeliveryError naming the first bad part
+ */
+export function parseSharedPush(body: unknown): SharedPushPart[] {
+  const parts = (body as { parts?: unknown } | null)?.parts;
+  if (!Array.isArray(parts) || parts.length === 0) {
+    throw new InvalidDeliveryError('A shared push must be a JSON object with a non-empty parts array');
+  }
+  return parts.map((part: unknown, i) => {
+    try {
+      const { consumerId, session, sequence } = (part ?? {}) as Record<string, unknown>;
+      if (typeof consumerId !== 'string' || consumerId === '') throw invalid('consumerId', 'a non-empty string', consumerId);
+      if (session !== undefined && typeof session !== 'string') throw invalid('session', 'a string', session);
+      if (sequence !== undefined && !Number.isSafeInteger(sequence)) throw invalid('sequence', 'an integer', sequence);
+      const order = parsePushOrder(session, sequence === undefined ? undefined : String(sequence));
+      return { consumerId, order, deliveries: parseDeliveryBatch(part) };
+    } catch (error) {
+      throw new InvalidDeliveryError(`parts[${i}]: ${(error as Error).message}`, { cause: error });
+    }
+  });
+}

@@ -22,10 +22,17 @@ import { ListenerRegistry } from '../listener/listener-registry';
 import { MMMQ_CONSUMER_RESOLVED_OPTIONS, type ResolvedConsumerOptions } from '../config/resolved-consumer-options';
 import { BrokerPushSubscriber, PushHandlers } from './broker-push-subscriber';
 import { DeliveryBodyReader, parseJson } from './delivery-body.reader';
-import { parseDeliveryBatch, parseDeliveryRequest, parsePushOrder } from '../handling/delivery-request.parser';
+import {
+  parseDeliveryBatch,
+  parseDeliveryRequest,
+  parsePushOrder,
+  parseSharedPush,
+  type SharedPushPart,
+} from '../handling/delivery-request.parser';
 import { DeliverySignatureVerifier } from './delivery-signature.verifier';
 import type { PushAnswer } from './push-answer';
 import type { SettlementStreamWriter } from './settlement-stream.writer';
+import type { SharedSettlementWriter } from './shared-settlement.writer';
 
 /**
  * Takes a push from the broker, whatever HTTP server it arrived on: checks its signature (with `signingSecrets`),
@@ -86,6 +93,56 @@ export class PushReceiver {
     } catch (error) {
       return this.answerTo(error);
     }
+  }
+
+  /**
+   * `POST /mmmq/messages/shared`: the windows of several subscriptions in one push, each handled as a batched push of
+   * its consumer id (in its session's order when numbered), all at once; `streamOf` answers them line by line. A part
+   * for a consumer id no listener here takes pushes for is refused with 404 (another module may: the broker then
+   * pushes it on its own), one not taken now with 503. Never throws.
+   * @returns the answer to a push refused whole before any part ran (signature, size, body, shutting down);
+   *   undefined once the stream answered every part
+   */
+  async receiveShared(request: IncomingMessage, streamOf: (sizes: number[]) => SharedSettlementWriter): Promise<PushAnswer | undefined> {
+    let parts: SharedPushPart[];
+    try {
+      parts = parseSharedPush(await this.readSigned(request));
+      // Refused whole once shutdown began (ConsumerClosingError: 503).
+      this.subscriber.handlersOf(undefined);
+    } catch (error) {
+      return this.answerTo(error);
+    }
+    const stream = streamOf(parts.map((part) => part.deliveries.length));
+    await Promise.all(parts.map((part, i) => this.receivePart(part, i, stream)));
+    stream.finish();
+    return undefined;
+  }
+
+  private async receivePart(
+    { consumerId, order, deliveries }: SharedPushPart,
+    part: number,
+    stream: SharedSettlementWriter,
+  ): Promise<void> {
+    try {
+      const listener = this.registry.find(consumerId);
+      if (listener === undefined || deliveryOf(listener, this.options) === 'pull') {
+        throw new PushNotAcceptedError(`No listener of these takes pushes for consumer id ${JSON.stringify(consumerId)}`);
+      }
+      const handle = () => {
+        const handlers = this.handlersOf(consumerId);
+        if (handlers === undefined) return Promise.resolve(deliveries.map(() => this.unknown(consumerId)));
+        return handlers.handleBatch(deliveries, (index, acknowledgement) => stream.settled(part, index, acknowledgement));
+      };
+      stream.answered(part, await this.inOrder(consumerId, deliveries[0].topic, order, handle));
+    } catch (error) {
+      const answer = this.answerTo(error);
+      stream.refused(part, answer.status, (answer.body as ConsumerAcknowledgement).message ?? '');
+    }
+  }
+
+  /** Whether shared pushes are for these listeners: some of them take pushes. */
+  takesSharedPushes(): boolean {
+    return takesPushes(this.registry.all(), this.options);
   }
 
   private addressOf(headers: IncomingHttpHeaders): { consumerId: string | undefined; order: ReturnType<typeof parsePushOrder> } {
