@@ -65,10 +65,12 @@ export class TopicCancellations {
 
   private async scan(from: number): Promise<void> {
     const end = this.knownFrom;
-    for (let at = Math.max(from, this.queue.startOffset); at < end;) {
+    for (let at = from; ;) {
+      // Deleted by retention (before or while this reads): nothing there is delivered any more.
+      at = Math.max(at, this.queue.startOffset);
+      if (at >= end) break;
       const entries = await this.queue.peekMany(at, Math.min(SCAN_CHUNK, end - at));
-      // Retention deleted it meanwhile: nothing there to deliver either.
-      if (entries.length === 0) break;
+      if (entries.length === 0 && at >= this.queue.startOffset) throw new Error(`offset ${at} could not be read`);
       for (const entry of entries) {
         const cancels = entry instanceof Error ? undefined : cancelledBy(entry);
         if (cancels !== undefined) this.add(cancels);
