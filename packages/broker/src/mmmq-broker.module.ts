@@ -16,6 +16,7 @@ import { PushTargetGuard, PushTargetResolver } from './dispatch/push-target-guar
 import { PushTargetPolicy } from './dispatch/push-target-policy';
 import { AttachGate } from './publish/attach-gate';
 import { BacklogGuard } from './publish/backlog-guard';
+import { ScheduledCancellations } from './publish/scheduled-cancellations';
 import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { DispatchersController } from './http/dispatchers.controller';
@@ -153,6 +154,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     BrokerBus,
     ...STORAGE_PROVIDERS,
     BacklogGuard,
+    ScheduledCancellations,
     AttachGate,
     SubscriptionContainer,
     SubscriptionArrivals,

@@ -1,5 +1,6 @@
 import type { BrokerEvents } from '../events/broker-events';
 import type { BacklogGuard } from '../publish/backlog-guard';
+import type { ScheduledCancellations } from '../publish/scheduled-cancellations';
 import type { TopicPolicies } from '../topics/topic-policies';
 import type { DeadLetterWriter } from './dead-letter-writer';
 import type { ResolvedDeliveryOptions } from './delivery.options';
@@ -17,6 +18,11 @@ export interface DeliveryContext {
   policies?: TopicPolicies;
   /** Where subscriptions with `backlogOverflow: 'reject'` make publishes wait; absent where tests build a context. */
   backlogGuard?: BacklogGuard;
+  /**
+   * Cancellations of scheduled messages, consulted before a due one is handed out; absent where tests build a
+   * context: only the cancellation records a subscription has read count.
+   */
+  cancellations?: ScheduledCancellations;
   /** Push latencies and backoffs, for the metrics; absent while they are off. */
   observer?: DeliveryObserver;
 }

@@ -12,6 +12,7 @@ import { SubscriptionAttachedEvent } from './subscription-attached.event';
 import { AttachGate } from '../publish/attach-gate';
 import { AttachRetry } from './attach-retry';
 import { BacklogGuard } from '../publish/backlog-guard';
+import { ScheduledCancellations } from '../publish/scheduled-cancellations';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { DELIVERY_OBSERVER, DeliveryObserver } from './delivery-observer';
 import { DispatcherDefinition, matchesAnyPattern, MAX_HOSTS, sameDefinition, sameSettings } from './dispatcher-definition';
@@ -106,6 +107,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     backlogGuard: BacklogGuard,
     private readonly gate: AttachGate,
     readonly loopDemand: EventLoopDemand,
+    cancellations: ScheduledCancellations,
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
   ) {
@@ -116,7 +118,16 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
       (topic) => this.topics.get(topic)?.subscriptions.keys() ?? [],
     );
     const deadLetters = new DeadLetterWriter(queues, events);
-    this.context = { sender: this.sender, deadLetters, options: options.delivery, events, policies, backlogGuard, observer };
+    this.context = {
+      sender: this.sender,
+      deadLetters,
+      options: options.delivery,
+      events,
+      policies,
+      backlogGuard,
+      cancellations,
+      observer,
+    };
     this.bus = queues.bus;
   }
 

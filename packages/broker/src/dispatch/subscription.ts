@@ -85,16 +85,18 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
   ) {
     const { maxDeliveries } = currentDefinition;
     // An exclusive dispatcher is the strictly ordered kind: it gets offset order whatever the priorities.
+    const cancellations = context.cancellations?.of(queue);
     this.ledger = new DeliveryLedger(
       checkpoint.snapshot,
       { maxDeliveries, maxNackRetries: context.options.maxNackRetries },
       currentDefinition.exclusive,
       this.leaseWatcher(),
+      cancellations,
     );
     // A redrive hands dead letters back as asked: they were selected when first delivered.
     const redrive = queue.topic.name === redriveTopicOf(currentDefinition.consumerId);
     const selector = redrive ? undefined : currentDefinition.selector;
-    this.reader = new LogReader(queue, this.ledger, this, selector);
+    this.reader = new LogReader(queue, this.ledger, this, selector, cancellations);
     this.writer = new SubscriptionStateWriter(
       this.ledger,
       checkpoint,

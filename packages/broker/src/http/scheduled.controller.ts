@@ -2,6 +2,7 @@ import { Controller, HttpCode, HttpStatus, Post, Req, UseFilters, UseGuards } fr
 import { PublishIntake } from '../publish/publish-intake';
 import { RequestWithRawBody } from './raw-body.reader';
 import { CancelledMessage, cancelRequest, cancelScheduled } from '../publish/scheduled-cancellation';
+import { ScheduledCancellations } from '../publish/scheduled-cancellations';
 import { BrokerAccessGuard } from './broker-access.guard';
 import { Caller } from '../security/caller.decorator';
 import { Principal } from '../security/principal';
@@ -21,6 +22,7 @@ export class ScheduledController {
     private readonly queues: TopicQueueContainer,
     private readonly intake: PublishIntake,
     private readonly body: JsonBodyReader,
+    private readonly cancellations: ScheduledCancellations,
   ) {}
 
   /** `{"topic": …, "id": …, "offset"?: …}`: answered once the cancellation is durable. */
@@ -30,6 +32,6 @@ export class ScheduledController {
   async cancel(@Req() request: RequestWithRawBody, @Caller() caller: Principal): Promise<{ cancelled: CancelledMessage }> {
     const wanted = cancelRequest(await this.body.read(request));
     caller.assertMayPublish([wanted.topic]);
-    return { cancelled: await cancelScheduled(this.queues.get(wanted.topic.name), this.intake, wanted) };
+    return { cancelled: await cancelScheduled(this.queues.get(wanted.topic.name), this.intake, this.cancellations, wanted) };
   }
 }

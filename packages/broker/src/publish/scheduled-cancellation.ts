@@ -4,6 +4,8 @@ import { TopicQueue } from '../storage/topic-queue';
 import { decodeEntry } from '../format/decode-entry';
 import { TopicNotFoundError } from '../topics/topic.errors';
 import type { PublishIntake } from './publish-intake';
+import type { ScheduledCancellations } from './scheduled-cancellations';
+import { CANCELLATION_ID_PREFIX } from './topic-cancellations';
 
 /** No scheduled message with that id in the topic's retained log: 404. */
 export class ScheduledMessageNotFoundError extends MmmqError {}
@@ -39,9 +41,12 @@ export function cancelRequest(body: unknown): { topic: Topic; id: string; offset
 
 /**
  * Cancels a scheduled message before its time: appends a cancellation record to its topic (journaled like a
- * publish, so it survives a crash), which every subscription applies when it reads it — the message is settled
- * there without being delivered. Resolves once that record is durable. Found by `offset` (the publish's ACK) when
- * given, else by looking for `id` from the log's tail back (a cost in reads proportional to how far back it is).
+ * publish, so it survives a crash) and resolves once that record is durable. From the moment it is checked on, the
+ * cancellation is announced to delivery ({@link ScheduledCancellations}): a subscription whose message falls due
+ * meanwhile holds it back until the record is committed (then never delivers it) or fails. So a message whose
+ * time has not come when checked here is not delivered by any subscription, and one whose time has come (which a
+ * subscription may have handed out) is refused. Found by `offset` (the publish's ACK) when given, else by looking for
+ * `id` from the log's tail back (a cost in reads proportional to how far back it is).
  *
  * @throws TopicNotFoundError, ScheduledMessageNotFoundError (404); NotCancellableError (409) for a message that is not
  *   scheduled or whose due time has passed
@@ -49,6 +54,7 @@ export function cancelRequest(body: unknown): { topic: Topic; id: string; offset
 export async function cancelScheduled(
   queue: TopicQueue | undefined,
   intake: PublishIntake,
+  cancellations: ScheduledCancellations,
   request: { topic: Topic; id: string; offset?: number },
 ): Promise<CancelledMessage> {
   if (!queue) throw new TopicNotFoundError(request.topic.name);
@@ -56,18 +62,28 @@ export async function cancelScheduled(
   if (!found) throw new ScheduledMessageNotFoundError(`No message with id '${request.id}' in topic ${request.topic.name}`);
   const { offset, dueAt } = found;
   if (dueAt === undefined) throw new NotCancellableError(`Message '${request.id}' (offset ${offset}) is not scheduled`);
-  if (dueAt <= Date.now()) {
-    throw new NotCancellableError(
-      `Message '${request.id}' (offset ${offset}) was due at ${new Date(dueAt).toISOString()}: too late to cancel`,
-    );
+  const topic = cancellations.of(queue);
+  // Announced before the time is checked: a subscription promoting it after this holds it back; one that promoted it
+  // before did so at or after its due time, which the check below then finds passed.
+  topic.begin(offset);
+  let committed = false;
+  try {
+    if (dueAt <= Date.now()) {
+      throw new NotCancellableError(
+        `Message '${request.id}' (offset ${offset}) was due at ${new Date(dueAt).toISOString()}: too late to cancel`,
+      );
+    }
+    await intake.publish({
+      topic: request.topic,
+      id: `${CANCELLATION_ID_PREFIX}${randomUUID()}`,
+      headers: {},
+      content: Buffer.from('null'),
+      cancels: offset,
+    });
+    committed = true;
+  } finally {
+    topic.settle(offset, committed);
   }
-  await intake.publish({
-    topic: request.topic,
-    id: `mmmq-cancel-${randomUUID()}`,
-    headers: {},
-    content: Buffer.from('null'),
-    cancels: offset,
-  });
   return { topic: request.topic.name, id: request.id, offset, dueAt };
 }
 

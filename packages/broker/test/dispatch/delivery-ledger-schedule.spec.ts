@@ -1,6 +1,8 @@
 import { DeliveryLedger } from '../../src/dispatch/ledger/delivery-ledger';
 import { DueHeap } from '../../src/dispatch/ledger/due-heap';
 import { HeldOffsets } from '../../src/dispatch/ledger/held-offsets';
+import { CancellationLookup, HELD_BACK_RECHECK_MS } from '../../src/dispatch/ledger/schedule';
+import type { CancellationStatus } from '../../src/publish/topic-cancellations';
 import { cursorOnly } from '../../src/storage/subscription-snapshot';
 import { envelope, LEASE_MS, offsets, TEST_LIMITS } from './ledger-fixture';
 
@@ -161,6 +163,64 @@ describe('DeliveryLedger: cancelled scheduled messages', () => {
     expect(promote(ledger, DUE_AT)).toEqual([0]);
     ledger.admit(cancellation(0), 10, undefined, DUE_AT);
     expect(offsets(takeAll(ledger))).toEqual([0]);
+  });
+});
+
+describe('DeliveryLedger: cancellations committed before their records are read', () => {
+  /** A topic's cancellations as the ledger asks them, set by each test. */
+  const statuses = new Map<number, CancellationStatus>();
+  const lookup: CancellationLookup = { statusOf: (offset) => statuses.get(offset) };
+  beforeEach(() => statuses.clear());
+  const ledger = () => new DeliveryLedger(cursorOnly(0), TEST_LIMITS, false, undefined, lookup);
+
+  it('never hands out a cancelled message: neither when it falls due, nor when it is read once due', () => {
+    const waiting = ledgerWith([DUE_AT, undefined], ledger());
+    statuses.set(0, 'cancelled');
+    const version = waiting.version;
+    expect(promote(waiting, DUE_AT)).toEqual([0]);
+    expect(offsets(takeAll(waiting))).toEqual([1]);
+    expect(waiting.scheduled).toBe(0);
+    // Settled in the state it writes next.
+    expect(waiting.version).toBeGreaterThan(version);
+    expect(waiting.snapshot()).toMatchObject({ cursor: 1, settled: [] });
+
+    const late = ledger();
+    late.admit({ ...envelope('m0'), dueAt: DUE_AT }, 10, undefined, DUE_AT + 1);
+    late.admit(envelope('m1'), 10, undefined, DUE_AT + 1);
+    expect(offsets(late.take('m1', 100, Infinity, 0, LEASE_MS, DUE_AT + 1))).toEqual([1]);
+    expect(late.hasDue(DUE_AT + 1)).toBe(false);
+  });
+
+  it('holds a due message back while its cancellation is being committed: never handed out if it is, handed out if it fails', () => {
+    for (const outcome of ['cancelled', undefined] as const) {
+      statuses.set(0, 'pending');
+      const held = ledgerWith([DUE_AT], ledger());
+      expect(promote(held, DUE_AT)).toEqual([0]);
+      expect(takeAll(held)).toEqual([]);
+      expect(held.hasDue(DUE_AT)).toBe(false);
+      // Looked at again soon: a failed cancellation wakes nothing.
+      expect(held.nextDue(100, DUE_AT)).toBe(100 + HELD_BACK_RECHECK_MS);
+      expect(held.snapshot()).toMatchObject({ cursor: 0 });
+
+      if (outcome === undefined) statuses.delete(0);
+      else statuses.set(0, outcome);
+      expect(held.hasDue(DUE_AT)).toBe(true);
+      promote(held, DUE_AT);
+      expect(offsets(takeAll(held))).toEqual(outcome === undefined ? [0] : []);
+      expect(held.scheduled).toBe(0);
+    }
+  });
+
+  it('holds back a message read once due while its cancellation is being committed', () => {
+    statuses.set(0, 'pending');
+    const late = ledger();
+    late.admit({ ...envelope('m0'), dueAt: DUE_AT }, 10, undefined, DUE_AT + 1);
+    expect(promote(late, DUE_AT + 1)).toEqual([0]);
+    expect(takeAll(late)).toEqual([]);
+    statuses.set(0, 'cancelled');
+    expect(promote(late, DUE_AT + 1)).toEqual([0]);
+    expect(takeAll(late)).toEqual([]);
+    expect(late.snapshot()).toMatchObject({ cursor: 1, settled: [] });
   });
 });
 

@@ -138,6 +138,32 @@ describe('scheduled messages (delayMs, deliverAt)', () => {
     ]);
   });
 
+  it('never delivers a cancelled message to a consumer that reads the log only after its time, past the cancellation', async () => {
+    const puller = new PullClient(broker, 'sched-late-reader');
+    await puller.register({ pattern: 'sched.late' });
+    const dueAt = Date.now() + SOON_MS;
+    await publish(broker, { topic: 'sched.late', id: 'cancelled', content: 'cancelled', deliverAt: new Date(dueAt).toISOString() });
+    // Messages between it and its cancellation: the subscription reads only as far as its fetches need.
+    const batch = Array.from({ length: 100 }, (_, n) => ({ topic: 'sched.late', content: n }));
+    expect((await broker.request('POST', '/mmmq/messages/batch', { messages: batch })).status).toBe(200);
+    expect((await broker.request('POST', '/mmmq/scheduled/cancel', { topic: 'sched.late', id: 'cancelled' })).status).toBe(200);
+    await subscribed(broker, 'sched-late-reader', 'sched.late');
+    await waitFor(() => Date.now() > dueAt, { message: 'the cancelled message to be due' });
+
+    const contents: unknown[] = [];
+    await waitFor(
+      async () => {
+        const fetched = await puller.fetch({ max: 1, waitMs: 100 });
+        contents.push(...fetched.map((message) => message.content));
+        if (fetched.length > 0) await puller.ack(fetched.map((message) => message.lease));
+        return contents.includes(batch.length - 1);
+      },
+      { message: 'the messages not cancelled' },
+    );
+    expect(await puller.fetch({ max: 10, waitMs: 100 })).toEqual([]);
+    expect(contents).toEqual(batch.map((message) => message.content));
+  });
+
   it.each([
     [{ delayMs: -1 }, '"delayMs" must be a non-negative integer'],
     [{ delayMs: 1.5 }, '"delayMs" must be a non-negative integer'],

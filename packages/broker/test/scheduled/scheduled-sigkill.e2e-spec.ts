@@ -93,4 +93,32 @@ describe('scheduled messages across a SIGKILL of the broker process', () => {
     const early = [...received].filter(([id, [at]]) => at < dueAt.get(id)!).map(([id, [at]]) => `${id} ${dueAt.get(id)! - at} ms early`);
     expect(early).toEqual([]);
   }, 120_000);
+
+  it('never delivers a message cancelled before the SIGKILL, though its subscription had not read the cancellation', async () => {
+    const topic = 'order.cancel-kill';
+    broker = await spawnBroker({ MMMQ_ROOT_DIR: dir() });
+    await call('/mmmq/dispatchers', { consumerId: CONSUMER, pattern: topic });
+    const due = Date.now() + FIRST_DUE_MS;
+    await call('/mmmq/messages', { topic, id: 'cancelled', content: 'cancelled', deliverAt: new Date(due).toISOString() });
+    // Between it and its cancellation: the subscription reads only as far as its fetches need.
+    const plain = Array.from({ length: 100 }, (_, n) => ({ topic, id: `plain-${n}`, content: n }));
+    await call('/mmmq/messages/batch', { messages: plain });
+    await call('/mmmq/scheduled/cancel', { topic, id: 'cancelled' });
+    expect(Date.now()).toBeLessThan(due);
+    // One message fetched and acknowledged (durably): the state on disk holds the scheduled one, read, as waiting.
+    const { messages } = await call<{ messages: Fetched[] }>(`/mmmq/consumers/${CONSUMER}/fetch`, { max: 1, waitMs: 1000 });
+    expect(messages.map(({ id }) => id)).toEqual(['plain-0']);
+    await call(`/mmmq/consumers/${CONSUMER}/ack`, { leases: messages.map((m) => m.lease) });
+    received.clear();
+    received.set('plain-0', [Date.now()]);
+
+    broker.child.kill('SIGKILL');
+    await broker.exited;
+    broker = await spawnBroker({ MMMQ_ROOT_DIR: dir() });
+    await waitFor(() => Date.now() > due, { message: 'the cancelled message to be due' });
+    await consumeUntil(plain.length, 30_000);
+    const { messages: late } = await call<{ messages: Fetched[] }>(`/mmmq/consumers/${CONSUMER}/fetch`, { max: 10, waitMs: 200 });
+    expect(late).toEqual([]);
+    expect([...received.keys()].sort()).toEqual(plain.map(({ id }) => id).sort());
+  }, 120_000);
 });

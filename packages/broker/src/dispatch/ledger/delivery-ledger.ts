@@ -3,7 +3,7 @@ import type { DecodedEnvelope } from '../../format/message-envelope';
 import type { SubscriptionSnapshot } from '../../storage/subscription-snapshot';
 import type { LeaseWatcher } from './lease-watcher';
 import { MinHeap } from './min-heap';
-import { Schedule } from './schedule';
+import { CancellationLookup, Schedule } from './schedule';
 import { byOffset, byPriority, newSlot, recordAttempt, Slot, SlotState } from './slot';
 
 /** When a message has had enough deliveries. */
@@ -88,7 +88,7 @@ export class DeliveryLedger {
   /** Slots given up (dropped, dead-lettered) while they waited in the ready heap: `take` pops and skips them. */
   private staleReady = 0;
   /** Scheduled messages read before their time (docs/delivery.md#scheduled-messages). */
-  private readonly schedule = new Schedule();
+  private readonly schedule: Schedule;
 
   constructor(
     snapshot: SubscriptionSnapshot,
@@ -97,7 +97,13 @@ export class DeliveryLedger {
     strictOrder = false,
     /** Told of every lease that starts and ends (the consumer's index of leases by message id). */
     private readonly watcher?: LeaseWatcher,
+    /**
+     * The topic's cancellations, asked before a due scheduled message is handed out (its cancellation record may lie
+     * beyond what was read); without it only the records read count.
+     */
+    cancellations?: CancellationLookup,
   ) {
+    this.schedule = new Schedule(cancellations);
     this.ready = new MinHeap<Slot>(strictOrder ? byOffset : byPriority);
     this.cursor = snapshot.cursor;
     this.readEnd = snapshot.cursor;
@@ -130,7 +136,9 @@ export class DeliveryLedger {
     const offset = this.readEnd;
     // A cancellation is never delivered, and applies even when read again (after a restart it was settled already).
     if (!(envelope instanceof Error) && envelope.cancels !== undefined && this.schedule.cancel(envelope.cancels)) this.version++;
-    const settled = envelope instanceof Error || envelope.cancels !== undefined || this.wasSettled(offset);
+    // Its cancellation is committed, its record not read yet: never delivered either.
+    const cancelled = !(envelope instanceof Error) && envelope.dueAt !== undefined && this.schedule.isCancelled(offset);
+    const settled = envelope instanceof Error || envelope.cancels !== undefined || cancelled || this.wasSettled(offset);
     // Judged once, when read (before anything changes, should the selector throw); settled ones are not judged.
     const skipped = !settled && selector !== undefined && !selector.matches(envelope.headers);
     this.readEnd++;
@@ -146,8 +154,9 @@ export class DeliveryLedger {
       this.advance();
       return skipped;
     }
-    if (envelope.dueAt !== undefined && envelope.dueAt > wallNow) {
-      // Not due: never delivered yet, whatever the mark says. Read again from the log once due.
+    if (envelope.dueAt !== undefined && (envelope.dueAt > wallNow || this.schedule.isCancelling(offset))) {
+      // Not due (or due, and a cancellation of it is being committed: promoting it decides): never delivered yet,
+      // whatever the mark says. Read again from the log once due.
       this.schedule.add(offset, envelope.dueAt);
       this.slots.set(offset, SCHEDULED);
       this.advance();
@@ -317,10 +326,12 @@ export class DeliveryLedger {
 
   /**
    * A due scheduled message read again from the log becomes available (an Error: it is settled, as a corrupt entry
-   * is when read). Ignored when a seek forgot it meanwhile; returns whether it was taken.
+   * is when read). Ignored when a seek forgot it meanwhile, settled unseen when its cancellation is committed, held
+   * back while one is being committed; returns whether it was taken.
    */
   admitDue(offset: number, envelope: DecodedEnvelope | Error, bytes: number): boolean {
-    if (!this.schedule.promoting(offset)) return false;
+    const dueAt = envelope instanceof Error ? 0 : (envelope.dueAt ?? 0);
+    if (!this.schedule.promoting(offset, dueAt, () => this.version++)) return false;
     const slot = newSlot(offset, envelope instanceof Error ? EMPTY_ENVELOPE : envelope, bytes, 0, 0);
     slot.scheduled = true;
     this.slots.set(offset, slot);
@@ -499,7 +510,7 @@ export class DeliveryLedger {
    * monotonic clock `now` reads (scheduled times are on the wall clock, `wallNow`).
    */
   nextDue(now = 0, wallNow = 0): number | undefined {
-    const scheduled = this.schedule.nextDue();
+    const scheduled = this.schedule.nextDue(wallNow);
     const times = [this.expiries.peek()?.deadline, this.delayed.peek()?.availableAt, scheduled && now + scheduled - wallNow].filter(
       (t) => t !== undefined,
     );

@@ -3,6 +3,7 @@ import type { TopicQueue } from '../../storage/topic-queue';
 import { nextTurn, selectorTurnSpent } from '../selector-turn-budget';
 import type { DeliveryLedger } from './delivery-ledger';
 import { decodeEntry } from '../../format/decode-entry';
+import type { TopicCancellations } from '../../publish/topic-cancellations';
 
 /**
  * How far past the cursor a subscription reads: the most messages it tracks at once (leased, waiting, settled out
@@ -40,6 +41,8 @@ export class LogReader {
     private readonly host: LogReaderHost,
     /** The dispatcher's selector, parsed once; messages it does not select are settled as they are read. */
     private readonly selector?: Selector,
+    /** The topic's cancellations, which the ledger asks: known from wherever a scheduled message is read on. */
+    private readonly cancellations?: TopicCancellations,
   ) {}
 
   /** Reads until `max` messages are available, the log ends, or the window is full. */
@@ -83,8 +86,18 @@ export class LogReader {
           }
           const entry = entries[i];
           const envelope = decodeEntry(entry);
+          // A scheduled message is judged due at this time, here and by the ledger.
+          let wallNow: number | undefined;
+          if (!(envelope instanceof Error) && envelope.dueAt !== undefined) {
+            wallNow = Date.now();
+            if (envelope.dueAt <= wallNow && this.cancellations?.knows(from + i + 1) === false) {
+              // Due, and its cancellation may lie past what is read: learnt first, then read again from here.
+              await this.learnCancellations(from + i + 1);
+              break;
+            }
+          }
           if (envelope instanceof Error) this.host.skipCorrupt(from + i, envelope);
-          if (ledger.admit(envelope, entry instanceof Error ? 0 : entry.length, this.selector)) filtered++;
+          if (ledger.admit(envelope, entry instanceof Error ? 0 : entry.length, this.selector, wallNow)) filtered++;
         }
         if (filtered > 0) this.host.skipFiltered(filtered);
       } catch (error) {
@@ -99,6 +112,8 @@ export class LogReader {
    * of consecutive offsets in one read. One deleted by retention meanwhile is gone: settled, and counted as corrupt.
    */
   private async promoteDue(max: number): Promise<void> {
+    // Cancellation records read are applied already; those past them must be known before anything is handed out.
+    if (this.cancellations?.knows(this.ledger.readEnd) === false) await this.learnCancellations(this.ledger.readEnd);
     const due = this.ledger.dueOffsets(Date.now(), Math.min(Math.max(max, READ_AHEAD), READ_CHUNK));
     for (let run = 0; run < due.length;) {
       let end = run + 1;
@@ -116,6 +131,17 @@ export class LogReader {
         }
       }
       run = end;
+    }
+  }
+
+  /** Reads the log for cancellations from `from` on (once per topic, see TopicCancellations), retried on storage errors. */
+  private async learnCancellations(from: number): Promise<void> {
+    for (let failures = 1; this.cancellations && !this.host.stopping;) {
+      try {
+        return await this.cancellations.learnFrom(from);
+      } catch (error) {
+        await this.host.backoff(failures++, `reading offset ${from} on for cancellations failed`, error);
+      }
     }
   }
 

@@ -1,5 +1,14 @@
+import type { CancellationStatus } from '../../publish/topic-cancellations';
 import { DueHeap } from './due-heap';
 import { HeldOffsets } from './held-offsets';
+
+/** What delivery asks of a topic's cancellations (`TopicCancellations`) before it hands a scheduled message out. */
+export interface CancellationLookup {
+  statusOf(offset: number): CancellationStatus | undefined;
+}
+
+/** How often a message held back by a cancellation being committed is looked at again (it is rarely long). */
+export const HELD_BACK_RECHECK_MS = 20;
 
 /**
  * Messages scheduled for a later time (a publish's `delayMs` / `deliverAt`) that a subscription's cursor has read:
@@ -14,6 +23,10 @@ export class Schedule {
   private readonly reading = new Set<number>();
   /** Promoted and not settled yet. */
   private readonly promotedOffsets = new Set<number>();
+  /** Due, held back while a cancellation of them is being committed: due time by offset. */
+  private readonly heldBack = new Map<number, number>();
+
+  constructor(private readonly cancellations?: CancellationLookup) {}
 
   get promoted(): number {
     return this.promotedOffsets.size;
@@ -39,16 +52,23 @@ export class Schedule {
 
   /** Whether a message is due at `wallNow` and may be promoted now. */
   hasDue(wallNow: number): boolean {
+    this.releaseHeldBack();
     return this.room() > 0 && (this.waiting.peekDue() ?? Infinity) <= wallNow;
   }
 
-  /** The earliest due time (epoch ms) worth a timer: none while the promoted ones fill the room. */
-  nextDue(): number | undefined {
-    return this.room() > 0 ? this.waiting.peekDue() : undefined;
+  /**
+   * The earliest due time (epoch ms) worth a timer: none while the promoted ones fill the room. One held back is
+   * looked at again soon (its cancellation's outcome wakes nothing when it fails).
+   */
+  nextDue(wallNow: number): number | undefined {
+    if (this.room() <= 0) return undefined;
+    const due = this.waiting.peekDue();
+    return this.heldBack.size === 0 ? due : Math.min(due ?? Infinity, wallNow + HELD_BACK_RECHECK_MS);
   }
 
   /** Up to `max` offsets due at `wallNow`, lowest offset first: their entries are to be read ({@link promoting}). */
   takeDue(wallNow: number, max: number): number[] {
+    this.releaseHeldBack();
     const due: number[] = [];
     const limit = Math.min(max, this.room());
     while (due.length < limit && (this.waiting.peekDue() ?? Infinity) <= wallNow) {
@@ -61,11 +81,35 @@ export class Schedule {
     return due.sort((a, b) => a - b);
   }
 
-  /** Whether `offset` was taken by {@link takeDue} and not promoted yet (a restart forgets it). */
-  promoting(offset: number): boolean {
+  /**
+   * Whether `offset`, taken by {@link takeDue} and not promoted yet (a restart forgets it), is promoted now. Not when a
+   * cancellation of it is committed (it is settled: `cancelled` is called) or being committed (it is held back until
+   * that is decided).
+   */
+  promoting(offset: number, dueAt: number, cancelled: () => void): boolean {
     if (!this.reading.delete(offset)) return false;
+    const cancellation = this.cancellations?.statusOf(offset);
+    if (cancellation === 'cancelled') {
+      this.held.delete(offset);
+      cancelled();
+      return false;
+    }
+    if (cancellation === 'pending') {
+      this.heldBack.set(offset, dueAt);
+      return false;
+    }
     this.promotedOffsets.add(offset);
     return true;
+  }
+
+  /** Whether a cancellation of `offset` is committed (never deliver it). */
+  isCancelled(offset: number): boolean {
+    return this.cancellations?.statusOf(offset) === 'cancelled';
+  }
+
+  /** Whether one is being committed (not to be delivered until that is decided). */
+  isCancelling(offset: number): boolean {
+    return this.cancellations?.statusOf(offset) === 'pending';
   }
 
   /** A promoted message is settled. */
@@ -79,14 +123,26 @@ export class Schedule {
    */
   cancel(offset: number): boolean {
     if (this.reading.has(offset) || this.promotedOffsets.has(offset)) return false;
+    this.heldBack.delete(offset);
     return this.held.delete(offset);
   }
 
   clear(): void {
+    this.heldBack.clear();
     this.waiting.clear();
     this.held.clear();
     this.reading.clear();
     this.promotedOffsets.clear();
+  }
+
+  /** Those held back whose cancellation is decided wait again, due: promoting them looks at it once more. */
+  private releaseHeldBack(): void {
+    if (this.heldBack.size === 0) return;
+    for (const [offset, dueAt] of this.heldBack) {
+      if (this.cancellations?.statusOf(offset) === 'pending') continue;
+      this.heldBack.delete(offset);
+      this.waiting.push(dueAt, offset);
+    }
   }
 
   private room(): number {
