@@ -17,6 +17,7 @@ import { PushTargetPolicy } from './dispatch/push-target-policy';
 import { AttachGate } from './publish/attach-gate';
 import { BacklogGuard } from './publish/backlog-guard';
 import { ScheduledCancellations } from './publish/scheduled-cancellations';
+import { ScheduledCanceller } from './publish/scheduled-canceller';
 import { SubscriptionContainer } from './dispatch/subscription-container';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { DispatchersController } from './http/dispatchers.controller';
@@ -155,6 +156,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     ...STORAGE_PROVIDERS,
     BacklogGuard,
     ScheduledCancellations,
+    ScheduledCanceller,
     AttachGate,
     SubscriptionContainer,
     SubscriptionArrivals,

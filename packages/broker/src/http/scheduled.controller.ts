@@ -1,13 +1,11 @@
 import { Controller, HttpCode, HttpStatus, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
-import { PublishIntake } from '../publish/publish-intake';
 import { RequestWithRawBody } from './raw-body.reader';
-import { CancelledMessage, cancelRequest, cancelScheduled } from '../publish/scheduled-cancellation';
-import { ScheduledCancellations } from '../publish/scheduled-cancellations';
+import { CancelledMessage, cancelRequest } from '../publish/scheduled-cancellation';
+import { ScheduledCanceller } from '../publish/scheduled-canceller';
 import { BrokerAccessGuard } from './broker-access.guard';
 import { Caller } from '../security/caller.decorator';
 import { Principal } from '../security/principal';
 import { RequiresRole } from '../security/requires-role.decorator';
-import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { JsonBodyReader } from './json-body.reader';
 import { NackExceptionFilter } from './nack-exception.filter';
 import { ReadsRawBody } from './reads-raw-body.decorator';
@@ -19,10 +17,8 @@ import { ReadsRawBody } from './reads-raw-body.decorator';
 @RequiresRole('publish')
 export class ScheduledController {
   constructor(
-    private readonly queues: TopicQueueContainer,
-    private readonly intake: PublishIntake,
+    private readonly canceller: ScheduledCanceller,
     private readonly body: JsonBodyReader,
-    private readonly cancellations: ScheduledCancellations,
   ) {}
 
   /** `{"topic": …, "id": …, "offset"?: …}`: answered once the cancellation is durable. */
@@ -32,6 +28,6 @@ export class ScheduledController {
   async cancel(@Req() request: RequestWithRawBody, @Caller() caller: Principal): Promise<{ cancelled: CancelledMessage }> {
     const wanted = cancelRequest(await this.body.read(request));
     caller.assertMayPublish([wanted.topic]);
-    return { cancelled: await cancelScheduled(this.queues.get(wanted.topic.name), this.intake, this.cancellations, wanted) };
+    return { cancelled: await this.canceller.cancel(wanted) };
   }
 }

@@ -5,8 +5,8 @@ import {
   type TransportMessage,
   type TransportPublisher,
 } from '@mmmq/core';
-import type { TopicQueueContainer } from '../storage/topic-queue-container';
-import { cancelRequest, cancelScheduled } from '../publish/scheduled-cancellation';
+import { cancelRequest } from '../publish/scheduled-cancellation';
+import type { ScheduledCanceller } from '../publish/scheduled-canceller';
 import type { PublishIntake } from '../publish/publish-intake';
 import type { PublishRequestParser } from '../publish/publish-request.parser';
 import type { PublishableMessage } from '../format/publishable-message';
@@ -25,7 +25,7 @@ export class InProcessPublisher implements TransportPublisher {
   constructor(
     private readonly parser: PublishRequestParser,
     private readonly intake: PublishIntake,
-    private readonly queues: TopicQueueContainer,
+    private readonly canceller: ScheduledCanceller,
   ) {}
 
   publish(message: TransportMessage): Promise<PublishedMessage> {
@@ -42,7 +42,7 @@ export class InProcessPublisher implements TransportPublisher {
    */
   cancelScheduled(topic: string, message: ScheduledMessageRef): Promise<CancelledScheduledMessage> {
     const wanted = cancelRequest({ topic, ...message });
-    const cancelled = this.ordering.then(() => cancelScheduled(this.queues.get(wanted.topic.name), this.intake, wanted));
+    const cancelled = this.ordering.then(() => this.canceller.cancel(wanted));
     return cancelled;
   }
 

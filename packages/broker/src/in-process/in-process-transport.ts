@@ -14,7 +14,7 @@ import { PublishIntake } from '../publish/publish-intake';
 import { ReplyRelay } from '../replies/reply-relay';
 import { PublishRequestParser } from '../publish/publish-request.parser';
 import { TransactionService } from '../transactions/transaction.service';
-import { TopicQueueContainer } from '../storage/topic-queue-container';
+import { ScheduledCanceller } from '../publish/scheduled-canceller';
 import { InProcessPublisher } from './in-process-publisher';
 import { InProcessSubscriber } from './in-process-subscriber';
 
@@ -35,13 +35,13 @@ export class InProcessTransport extends InProcessBrokerTransport {
     private readonly arrivals: SubscriptionArrivals,
     private readonly transactions: TransactionService,
     private readonly replies: ReplyRelay,
-    private readonly queues: TopicQueueContainer,
+    private readonly canceller: ScheduledCanceller,
   ) {
     super();
   }
 
   createPublisher(): TransportPublisher {
-    return new InProcessPublisher(this.parser, this.intake, this.queues);
+    return new InProcessPublisher(this.parser, this.intake, this.canceller);
   }
 
   createSubscriber(): TransportSubscriber {

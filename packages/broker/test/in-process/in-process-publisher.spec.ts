@@ -4,10 +4,10 @@ import { InProcessPublisher } from '../../src/in-process/in-process-publisher';
 import type { Enqueued, PublishIntake } from '../../src/publish/publish-intake';
 import { PublishRequestParser } from '../../src/publish/publish-request.parser';
 import type { PublishableMessage } from '../../src/format/publishable-message';
-import type { TopicQueueContainer } from '../../src/storage/topic-queue-container';
+import type { ScheduledCanceller } from '../../src/publish/scheduled-canceller';
 
 /** These tests only publish: no topic is looked up. */
-const NO_QUEUES = {} as TopicQueueContainer;
+const NO_CANCELLER = {} as ScheduledCanceller;
 const parser = new PublishRequestParser(resolveBrokerOptions({ http: { maxJsonDepth: 3, maxBatchMessages: 2 } }).http);
 
 const message = (overrides: Partial<TransportMessage> = {}): TransportMessage => ({
@@ -37,7 +37,7 @@ function scriptedIntake() {
 describe('InProcessPublisher', () => {
   it('checks a message as POST /mmmq/messages does, without a JSON body: its bytes are the content as given', async () => {
     const { intake, enqueued, places } = scriptedIntake();
-    const publishing = new InProcessPublisher(parser, intake, NO_QUEUES).publish(
+    const publishing = new InProcessPublisher(parser, intake, NO_CANCELLER).publish(
       message({ headers: { tenant: 'a' }, priority: 7, ttlMs: 1000 }),
     );
     await Promise.resolve();
@@ -61,14 +61,14 @@ describe('InProcessPublisher', () => {
     ['ttlMs with expiresAt', message({ ttlMs: 5, expiresAt: 10 }), InvalidMessageError, /cannot both be given/],
   ])('refuses %s with the error the HTTP route gives, committing nothing', async (_what, refused, ErrorClass, text) => {
     const { intake, enqueued } = scriptedIntake();
-    const publisher = new InProcessPublisher(parser, intake, NO_QUEUES);
+    const publisher = new InProcessPublisher(parser, intake, NO_CANCELLER);
     expect(() => publisher.publish(refused)).toThrow(ErrorClass);
     expect(() => publisher.publish(refused)).toThrow(text);
     expect(enqueued).toEqual([]);
   });
 
   it("refuses a batch over http.maxBatchMessages, and prefixes a message's error with its place", () => {
-    const publisher = new InProcessPublisher(parser, scriptedIntake().intake, NO_QUEUES);
+    const publisher = new InProcessPublisher(parser, scriptedIntake().intake, NO_CANCELLER);
     expect(() => publisher.publishBatch([message(), message(), message()])).toThrow('A batch may contain at most 2 messages, got 3');
     expect(() => publisher.publishBatch([message(), message({ topic: '__x' })])).toThrow(/^messages\[1\]: /);
     expect(() => publisher.publishBatch([])).toThrow('A batch must contain at least one message');
@@ -76,7 +76,7 @@ describe('InProcessPublisher', () => {
 
   it('commits publishes in the order they were called, even when the first one waits for its place', async () => {
     const { intake, enqueued, places } = scriptedIntake();
-    const publisher = new InProcessPublisher(parser, intake, NO_QUEUES);
+    const publisher = new InProcessPublisher(parser, intake, NO_CANCELLER);
     const first = publisher.publishBatch([message({ id: 'a' }), message({ id: 'b' })]);
     const second = publisher.publish(message({ id: 'c' }));
     await new Promise((resolve) => setImmediate(resolve));
