@@ -227,8 +227,13 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       const checkpoints = await CheckpointDirectory.open(dir, this.journal);
       const purgeMark = await PurgeMark.open(dir);
       queue = new TopicQueue(topic, dir, chain, checkpoints, this.recentEntries, this.journal, purgeMark);
-      // The new directory's entry is made durable by the next flush; until then the journal can recreate it.
+      // The new directory's entry, and the entries in it, are made durable by the next flush (before its FLUSHED
+      // record lets the journal forget them); until then the journal's replay recreates them.
       if (created) this.journal.markDirty(this.topicsDirectory);
+      if (created || checkpoints.createdFolder) {
+        chain.markDirectoryDirty();
+        checkpoints.flushFolderWith(queue);
+      }
       for (const { startOffset, repairs: done } of repairs) {
         this.logger.warn(`Topic ${topic.name}, segment ${startOffset} repaired: ${done.join('; ')}`);
       }
