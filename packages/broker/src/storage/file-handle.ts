@@ -139,6 +139,7 @@ export class FileHandle implements PooledFile {
   lruOlder?: PooledFile;
   lruNewer?: PooledFile;
   inLru = false;
+  usedInSweep = 0;
   pins = 0;
   evicting = false;
   private closed = false;
