@@ -160,15 +160,15 @@ describe('journal replay at boot', () => {
     const crash = crashCopy(join(dir(), 'broker'), join(dir(), 'crash'), spy);
     await container.onApplicationShutdown();
     const synced: string[] = [];
-    let flushed = false;
-    spy.onSync((path, proceed) => {
-      if (TOPIC_FILES.test(path) && !flushed) synced.push(path);
+    let booted = false;
+    spy.onSync((path) => {
+      if (TOPIC_FILES.test(path) && !booted) synced.push(path);
       return undefined;
     });
     const writes = jest.spyOn(FileHandle.prototype, 'writeAt');
     writes.mockClear();
     const restarted = await bootContainer(crash.dir);
-    flushed = true;
+    booted = true;
     try {
       expect(writes.mock.contexts.map((handle) => (handle as FileHandle).path).filter((path) => TOPIC_FILES.test(path))).toEqual([]);
       expect(synced.map((path) => path.slice(crash.dir.length + 1)).sort()).toEqual([
