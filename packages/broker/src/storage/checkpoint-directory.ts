@@ -21,8 +21,10 @@ export const CHECKPOINT_EXTENSION = '.checkpoint';
 export class CheckpointDirectory {
   private readonly logger = new Logger(CheckpointDirectory.name);
   private readonly files = new Map<string, Promise<CheckpointFile>>();
-  /** A file was created here since the directory was last fsync'd. */
+  /** A file was created or removed here since the directory was last fsync'd. */
   private entriesDirty = false;
+  /** Checkpoint files being removed: the directory's fsync waits for their unlinks. */
+  private readonly removals = new Set<Promise<void>>();
   /** The directory entries as the journal's flush makes them durable. */
   private readonly entries: Flushable = { sync: () => this.syncEntries() };
   /** What makes this folder's own entry durable, flushed with the first checkpoint created here (see `flushFolderWith`). */
@@ -100,11 +102,17 @@ export class CheckpointDirectory {
     return checkpoint;
   }
 
-  /** Removes the consumer's checkpoint (its subscription to this topic ended), journaled first. */
+  /**
+   * Removes the consumer's checkpoint (its subscription to this topic ended), journaled first. The removal is made
+   * durable by the next flush, which covers the journal record only once the file's directory entry is fsync'd.
+   */
   async delete(consumerId: string): Promise<void> {
     const id = assertConsumerId(consumerId);
-    await this.journal.commit([{ op: { kind: JournalOpKind.CHECKPOINT_DELETE, topic: this.topicName, consumerId: id } }]);
-    await this.forget(id);
+    let removed: Promise<void> = Promise.resolve();
+    const op = { kind: JournalOpKind.CHECKPOINT_DELETE as const, topic: this.topicName, consumerId: id };
+    // Started as the record is applied: a flush that covers the record also waits for the unlink, then fsyncs it.
+    await this.journal.commit([{ op, apply: () => ((removed = this.remove(id)), this.entries) }]);
+    await removed;
   }
 
   /** Sets the consumer's checkpoint without journaling it (the journal's replay); durable at `sync`. */
@@ -135,9 +143,10 @@ export class CheckpointDirectory {
     return fsyncs + (await this.syncEntries());
   }
 
-  /** Makes the files created here durable as directory entries; returns the fsyncs it took. */
+  /** Makes the files created and removed here durable as directory entries; returns the fsyncs it took. */
   private async syncEntries(): Promise<number> {
     if (!this.entriesDirty) return 0;
+    await Promise.allSettled(this.removals);
     this.entriesDirty = false;
     try {
       await syncDirectory(this.path);
@@ -148,14 +157,23 @@ export class CheckpointDirectory {
     return 1;
   }
 
-  /** Removes the consumer's checkpoint file without journaling it (the journal's replay, or after `delete`). */
-  async forget(consumerId: string): Promise<void> {
-    const id = assertConsumerId(consumerId);
-    const file = this.files.get(id);
-    this.files.delete(id);
-    if (file) await (await file).close();
-    await fs.rm(this.fileOf(id), { force: true });
-    await syncDirectory(this.path);
+  /** Removes the consumer's checkpoint file without journaling it (the journal's replay); durable at `sync`. */
+  forget(consumerId: string): Promise<void> {
+    return this.remove(assertConsumerId(consumerId));
+  }
+
+  private remove(consumerId: string): Promise<void> {
+    const file = this.files.get(consumerId);
+    this.files.delete(consumerId);
+    const removal = (async () => {
+      if (file) await (await file).close();
+      await fs.rm(this.fileOf(consumerId), { force: true });
+    })();
+    this.removals.add(removal);
+    void removal.catch(() => undefined).finally(() => this.removals.delete(removal));
+    this.entriesDirty = true;
+    this.journal.markDirty(this.entries);
+    return removal;
   }
 
   async close(): Promise<void> {

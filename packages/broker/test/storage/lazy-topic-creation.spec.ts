@@ -1,5 +1,5 @@
-import { rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { Topic } from '@mmmq/core';
 import * as fileHandle from '../../src/storage/file-handle';
 import { fsyncCount } from '../../src/storage/file-handle';
@@ -84,5 +84,22 @@ describe('a new topic and its first subscription cost no fsync of their own', ()
     const journaled = jest.spyOn(container.journal, 'commit');
     expect((await queue.checkpoints.open('reader', 0, 0)).offset).toBe(0);
     expect(journaled).toHaveBeenCalledTimes(1);
+  });
+
+  it('deleting a checkpoint fsyncs nothing before the flush; a power loss that undoes the unlink is undone by the replay', async () => {
+    const queue = await container.getOrCreate(Topic.of('fresh'));
+    await queue.checkpoints.open('reader', 0, 0);
+    await container.journal.flush();
+    const path = join(queue.checkpoints.path, 'reader.checkpoint');
+    const synced = jest.spyOn(fileHandle, 'syncDirectory');
+    await queue.checkpoints.delete('reader');
+    expect(synced).not.toHaveBeenCalled();
+    const crash = crashCopy(join(dir(), 'broker'), join(dir(), 'crash'), spy);
+    // The unlink never reached the disk: the file is back, with the value its last flush wrote.
+    writeFileSync(join(crash.dir, relative(join(dir(), 'broker'), path)), Buffer.alloc(8));
+    expect((await recoverState(crash.dir, ['fresh'])).checkpoints).toEqual({});
+    await container.journal.flush();
+    const ours = synced.mock.calls.map(([directory]) => directory).filter((directory) => !directory.startsWith(crash.dir));
+    expect(ours).toEqual([queue.checkpoints.path]);
   });
 });
