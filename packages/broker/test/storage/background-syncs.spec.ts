@@ -62,6 +62,9 @@ describe('a flush of many dirty topics', () => {
       await flushing;
       expect(during).toBe('committed');
       expect(state.most).toBe(BACKGROUND_SYNCS_MAX);
+      // Counted whole although they ran side by side: data and index of 20 topics, their directories, `topics/`.
+      const { stats } = container.journal;
+      expect(stats.flushFsyncs).toBe(20 * 3 + 1);
     } finally {
       await container.onApplicationShutdown();
     }

@@ -138,7 +138,9 @@ export class JournalFlush {
     try {
       // A few at a time, beside the journal's own fsyncs rather than ahead of them (see BACKGROUND_SYNCS_MAX).
       await backgroundSyncs.each(targets, async (target) => {
-        this.journal.stats.flushFsyncs += await target.sync();
+        // Read after the await: targets sync concurrently, and `x += await y` would add to a stale value.
+        const fsyncs = await target.sync();
+        this.journal.stats.flushFsyncs += fsyncs;
       });
     } catch (cause) {
       if (isRetryableStorageError(cause)) this.retryLater(targets, cause);
