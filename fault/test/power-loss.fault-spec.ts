@@ -1,7 +1,10 @@
 import { ScenarioRun } from '../src/harness/scenario-run';
 import { runKillCycles } from '../src/scenarios/kill-cycles';
 
-/** Many topics, odd names among them; segments of 64 KiB so that cuts land around rotations on every topic. */
+/**
+ * Many topics, odd names among them, and one more new in each cycle; segments of 64 KiB so that cuts land around
+ * rotations on every topic.
+ */
 const TOPIC_COUNT = 32;
 const TOPICS = [
   ...Array.from({ length: TOPIC_COUNT - 2 }, (_, i) => `fault.power-${String(i).padStart(2, '0')}`),
@@ -18,7 +21,8 @@ describe('power loss: after each SIGKILL, everything past what the journal prove
       await runKillCycles(run, {
         cycles: run.sizes.powerLossCycles,
         powerLoss: true,
-        topics: () => TOPICS,
+        // A topic new in every cycle: created, subscribed and published to under load, then cut before any flush.
+        topics: (cycle) => [...TOPICS, `fault.power-new-${cycle}`],
         multiTopicShare: 0.6,
         segmentMaxBytes: 64 * 1024,
         flushCycles: run.sizes.powerLossFlushCycles,

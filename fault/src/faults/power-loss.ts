@@ -1,5 +1,6 @@
 import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { CHECKPOINTS_DIR } from '../format/checkpoint-format';
 import { encodeRecord, JOURNAL_SALT_BYTES } from '../format/journal-format';
 import { encodeFrame, encodeIndexEntry, INDEX_ENTRY_BYTES } from '../format/segment-format';
 import type { Random } from '../random';
@@ -13,13 +14,27 @@ export interface PowerLossCut {
   garbageFilled: number;
   /** Segments wholly past the durable point that were deleted (both files). */
   segmentsDeleted: number;
+  /**
+   * Topics losing their first segment, so everything of theirs is past the durable point (created since the last
+   * flush): their `checkpoints/` went too, as a directory entry no fsync covered.
+   */
+  checkpointDirsDeleted: number;
   /** Journals whose last record was cut into or dropped / kept because it was durable. */
   lastRecordCut: number;
   lastRecordKept: number;
 }
 
 export function emptyCut(): PowerLossCut {
-  return { filesCut: 0, bytesDropped: 0, zeroFilled: 0, garbageFilled: 0, segmentsDeleted: 0, lastRecordCut: 0, lastRecordKept: 0 };
+  return {
+    filesCut: 0,
+    bytesDropped: 0,
+    zeroFilled: 0,
+    garbageFilled: 0,
+    segmentsDeleted: 0,
+    checkpointDirsDeleted: 0,
+    lastRecordCut: 0,
+    lastRecordKept: 0,
+  };
 }
 
 export function addCut(total: PowerLossCut, cut: PowerLossCut): void {
@@ -62,6 +77,12 @@ export function cutToFloors(floors: DurableFloors, random: Random): PowerLossCut
       cut.bytesDropped += gone.size;
     }
     cut.segmentsDeleted++;
+    // Nothing of a topic whose first segment is past the durable point was flushed: neither its checkpoints' files
+    // nor their directory entries need have reached the disk (the journal holds their values).
+    if (/(^|\/)0{19}\.mmm$/.test(file.path)) {
+      rmSync(join(dirname(file.path), CHECKPOINTS_DIR), { recursive: true, force: true });
+      cut.checkpointDirsDeleted++;
+    }
   }
   for (const file of floors.files) {
     if (deleted.has(file.path)) continue;

@@ -11,6 +11,8 @@ import { crc32c } from './crc32c';
  *   longer snapshot's leftovers). Ranges are sorted, disjoint, non-empty and at or above the cursor.
  * Anything else is damage: the broker must restart that consumer at offset 0 with a warning.
  */
+/** The folder of a topic's directory holding its consumers' checkpoint files. */
+export const CHECKPOINTS_DIR = 'checkpoints';
 export const CHECKPOINT_V1_BYTES = 8;
 export const CHECKPOINT_V2_MAGIC = Buffer.from('MMMQSUB2', 'ascii');
 /** Magic, cursor, delivered mark, range count, count count. */

@@ -93,6 +93,7 @@ export class JournalAtKill {
     if (!this.powerLoss) return;
     figure('files cut / zero-filled / garbage-filled', `${total.filesCut} / ${total.zeroFilled} / ${total.garbageFilled}`);
     figure('segments wholly past the durable point deleted', total.segmentsDeleted);
+    figure('new topics whose checkpoints/ the cut deleted too (nothing of theirs flushed)', total.checkpointDirsDeleted);
     figure('bytes past the durable floors dropped', total.bytesDropped);
     const reasons = [...this.kept].map(([reason, count]) => `${count} ${reason}`).join(', ');
     figure('journal’s last record cut / kept (why)', `${total.lastRecordCut} / ${total.lastRecordKept}${reasons ? ` (${reasons})` : ''}`);

@@ -10,6 +10,7 @@ import { TopicQueueContainer } from '../storage/topic-queue-container';
 import { DispatcherChangedEvent } from './dispatcher-changed.event';
 import { SubscriptionAttachedEvent } from './subscription-attached.event';
 import { AttachGate } from '../publish/attach-gate';
+import { AttachQueue } from './attach-queue';
 import { AttachRetry } from './attach-retry';
 import { BacklogGuard } from '../publish/backlog-guard';
 import { ScheduledCancellations } from '../publish/scheduled-cancellations';
@@ -70,8 +71,9 @@ export interface SubscriptionView {
 
 /**
  * Connects dispatchers to topics: every topic a dispatcher's pattern matches (including topics created later)
- * gets one Subscription. Dispatcher changes and new topics are applied one at a time, so a consumer never has
- * two subscriptions to one topic and a stopped one never sends again.
+ * gets one Subscription. Dispatcher changes are applied one at a time, never while new topics attach (several of
+ * those attach together, each topic once), so a consumer never has two subscriptions to one topic and a stopped one
+ * never sends again.
  */
 @Injectable()
 export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShutdown, RetentionHolders {
@@ -96,6 +98,11 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
   /** Subscriptions retrying to start, across topics (counted here: summing them per topic would walk every topic). */
   private retrying = 0;
   private closing = false;
+  /** Topics opened and not attached yet, attached together under the lock. */
+  private readonly attaching = new AttachQueue<{ queue: TopicQueue; tailAtOpen: number }>(
+    (run) => void this.exclusive(run),
+    ({ queue, tailAtOpen }) => this.attach(queue, tailAtOpen),
+  );
 
   constructor(
     private readonly queues: TopicQueueContainer,
@@ -136,7 +143,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     this.logger.log(`${this.registry.list().length} dispatchers loaded`);
     this.queues.addCreationGuard((topics) => this.reserveSubscriptions(topics));
     this.bus.listen(this);
-    for (const queue of this.queues.list()) await this.attachNew(queue, queue.tailOffset);
+    await Promise.all(this.queues.list().map((queue) => this.attachNew(queue, queue.tailOffset)));
   }
 
   @OnEvent(TopicOpenedEvent.NAME)
@@ -157,7 +164,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
 
   /** Attaches the matching subscriptions to a topic just opened; producers' publishes to it wait until then. */
   private attachNew(queue: TopicQueue, tailAtOpen: number): Promise<void> {
-    const attached = this.exclusive(() => this.attach(queue, tailAtOpen));
+    const attached = this.attaching.add({ queue, tailAtOpen });
     this.gate.hold(queue.topic.name, attached);
     return attached;
   }

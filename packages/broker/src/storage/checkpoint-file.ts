@@ -41,28 +41,28 @@ export class CheckpointFile implements Flushable {
   ) {}
 
   /**
-   * Opens the checkpoint, creating it at `initial` when absent. A damaged one restarts at 0 and is rewritten so:
-   * redelivering is safe under at-least-once, skipping is not. Damaged means unreadable (wrong size, checksum), or
-   * an offset past `logEnd` (the broker never writes one; the true value, say before a bit flip, is unknown).
-   * `reset` says why.
+   * Opens the checkpoint, creating it at `initial` when absent (or empty). A new one is written to the page cache
+   * only: `created` tells the caller to make `initial` durable, through the journal (see `CheckpointDirectory`). A
+   * damaged one restarts at 0 and is rewritten so, durably: redelivering is safe under at-least-once, skipping is
+   * not. Damaged means unreadable (wrong size, checksum), or an offset past `logEnd` (the broker never writes one;
+   * the true value, say before a bit flip, is unknown). `reset` says why.
    */
   static async open(
     path: string,
     initial: number,
     logEnd: number,
     owner: CheckpointOwner,
-  ): Promise<{ checkpoint: CheckpointFile; reset?: string }> {
+  ): Promise<{ checkpoint: CheckpointFile; reset?: string; created: boolean }> {
     const file = await FileHandle.open(path, true);
     try {
       const created = file.size === 0;
       const { stored, reset } = created ? {} : await inspectCheckpoint(file, logEnd);
       const value = stored === undefined ? cursorOnly(reset ? 0 : initial) : stored;
       const checkpoint = new CheckpointFile(file, value, owner);
-      if (created || reset) {
-        checkpoint.dirty = true;
-        await checkpoint.sync();
-      }
-      return { checkpoint, reset };
+      checkpoint.dirty = created || reset !== undefined;
+      if (reset) await checkpoint.sync();
+      else if (created) await checkpoint.writeFile();
+      return { checkpoint, reset, created };
     } catch (error) {
       // Not left open: opening is retried (a full disk), and each try would leak a descriptor.
       await file.close().catch(() => undefined);
@@ -116,21 +116,36 @@ export class CheckpointFile implements Flushable {
   async sync(): Promise<number> {
     if (!this.dirty || this.closed) return 0;
     this.dirty = false;
-    const bytes = isCursorOnly(this.current) ? legacyBytes(this.current.cursor) : encodeSnapshot(this.current);
     try {
-      try {
-        await this.file.writeAt(bytes, 0);
-        if (this.file.size > bytes.length) await this.file.truncate(bytes.length);
-      } catch (cause) {
-        // Nothing was fsync'd yet: a write refused for space or descriptors can be tried again (the flush retries).
-        throw openFailure(`Writing checkpoint ${this.file.path} failed`, cause);
-      }
+      await this.writeFile();
       await this.file.sync();
     } catch (cause) {
       this.dirty = true;
       throw new StorageError(`Writing checkpoint ${this.file.path} failed`, { cause });
     }
     return 1;
+  }
+
+  /** Writes the current value to the file (page cache); durable at the next `sync`. */
+  private async writeFile(): Promise<void> {
+    const bytes = isCursorOnly(this.current) ? legacyBytes(this.current.cursor) : encodeSnapshot(this.current);
+    try {
+      await this.file.writeAt(bytes, 0);
+      if (this.file.size > bytes.length) await this.file.truncate(bytes.length);
+    } catch (cause) {
+      // Nothing was fsync'd yet: a write refused for space or descriptors can be tried again (the flush retries).
+      throw openFailure(`Writing checkpoint ${this.file.path} failed`, cause);
+    }
+  }
+
+  /**
+   * Empties a file just created whose first value could not be made durable, then closes it: an empty file reads as
+   * new again, so the next open journals its value instead of trusting one nothing made durable.
+   */
+  async discard(): Promise<void> {
+    this.closed = true;
+    await this.file.truncate(0).catch(() => undefined);
+    await this.file.close();
   }
 
   /** Closes the file; a move not yet flushed stays in the journal, which replays it. */

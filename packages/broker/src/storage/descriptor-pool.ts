@@ -15,6 +15,12 @@ export const MAX_DEFAULT_OPEN_FILES = 32_768;
 export const MIN_OPEN_FILES = 8;
 /** How many of the least recently used files an eviction looks through for a clean one before it syncs a dirty one. */
 const CLEAN_VICTIM_SCAN = 32;
+/**
+ * A file not used for between one and two of these is closed even while the budget has room, once it is clean (the
+ * flush fsyncs it first): a topic nobody writes or reads holds no descriptor. Longer than the default flush
+ * interval (10 s), so the files of a topic written in every interval stay open between its flushes.
+ */
+export const IDLE_FILE_CLOSE_MS = 30_000;
 
 /** The soft and hard `RLIMIT_NOFILE` of this process, from `/proc/self/limits`; undefined where unreadable. */
 export function readNofileLimit(
@@ -60,6 +66,8 @@ export interface PooledFile {
   readonly pins: number;
   /** True while the pool is closing it. */
   readonly evicting: boolean;
+  /** The pool's idle sweep that last saw it used; owned by the pool. */
+  usedInSweep: number;
   /** Written since the last successful sync: closing it needs an fsync first (see {@link evict}). */
   readonly dirty: boolean;
   /**
@@ -82,6 +90,8 @@ export interface DescriptorPoolView {
   reopens: number;
   /** Descriptor requests that had to wait for one to close. */
   waits: number;
+  /** Clean files closed because nothing used them for a while (see IDLE_FILE_CLOSE_MS), since start. */
+  idleCloses: number;
 }
 
 /**
@@ -100,10 +110,17 @@ export class DescriptorPool {
   private readonly waiting: Array<() => void> = [];
   private evictionsDone = 0;
   private waitsDone = 0;
+  private idleClosesDone = 0;
   /** Counted by the files themselves as they reopen. */
   reopens = 0;
+  /** Idle sweeps so far: a file used since the one before last is not idle. */
+  private sweeps = 0;
+  private sweepTimer?: NodeJS.Timeout;
 
-  constructor(max: number = defaultMaxOpenFiles()) {
+  constructor(
+    max: number = defaultMaxOpenFiles(),
+    private readonly idleCloseMs = IDLE_FILE_CLOSE_MS,
+  ) {
     this.maxOpen = max;
   }
 
@@ -126,7 +143,34 @@ export class DescriptorPool {
       evictions: this.evictionsDone,
       reopens: this.reopens,
       waits: this.waitsDone,
+      idleCloses: this.idleClosesDone,
     };
+  }
+
+  /**
+   * Closes every clean file with no operation in flight that was not used since the sweep before the last one, and
+   * starts the next sweep: run every `idleCloseMs` while files are open, so a file idle that long closes within two.
+   * Returns how many it closed. A dirty idle file is left to the flush, and closed by a later sweep.
+   */
+  closeIdle(): number {
+    this.sweeps++;
+    let closed = 0;
+    for (let file = this.oldest; file;) {
+      const newer = file.lruNewer;
+      // Least recently used first: from the first file used in the last two sweeps on, every file is.
+      if (file.usedInSweep >= this.sweeps - 1) break;
+      if (file.pins === 0 && !file.evicting && !file.dirty) {
+        void file.evict();
+        closed++;
+      }
+      file = newer;
+    }
+    this.idleClosesDone += closed;
+    if (this.openNow === 0 && this.sweepTimer) {
+      clearInterval(this.sweepTimer);
+      this.sweepTimer = undefined;
+    }
+    return closed;
   }
 
   /** Takes a slot for a descriptor about to be opened: at once when one is free, else once a file is closed. */
@@ -184,7 +228,10 @@ export class DescriptorPool {
 
   /** Makes `file` the most recently used (adding it if absent). O(1), no allocation: on every use of a file. */
   touch(file: PooledFile): void {
+    file.usedInSweep = this.sweeps;
     if (this.newest === file) return;
+    // Swept only while some file is open; unref'd, so it never keeps the process alive.
+    this.sweepTimer ??= setInterval(() => this.closeIdle(), this.idleCloseMs).unref();
     if (file.inLru) this.unlink(file);
     file.inLru = true;
     file.lruOlder = this.newest;

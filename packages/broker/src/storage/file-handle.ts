@@ -1,6 +1,7 @@
 import * as fsCallbacks from 'node:fs';
 import { closeSync, constants, fdatasyncSync, promises as fs, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { backgroundSyncs } from './background-syncs';
 import { descriptorPool, DescriptorPool, PooledFile } from './descriptor-pool';
 import { RetryableStorageError, StorageError } from './storage.errors';
 
@@ -138,6 +139,7 @@ export class FileHandle implements PooledFile {
   lruOlder?: PooledFile;
   lruNewer?: PooledFile;
   inLru = false;
+  usedInSweep = 0;
   pins = 0;
   evicting = false;
   private closed = false;
@@ -302,7 +304,8 @@ export class FileHandle implements PooledFile {
 
   /**
    * Starts an fsync of what was written so far on the thread pool and returns at once: writeback in steps, so the
-   * flush that must make the file durable later finds little left to write (see `SegmentFile`). Its failure is kept
+   * flush that must make the file durable later finds little left to write (see `SegmentFile`). It waits its turn
+   * among the background fsyncs (`BackgroundSyncs`), so many topics crossing the mark at once never fill the pool. Its failure is kept
    * for the next `sync`, which then fails with it: after a failed fsync the kernel may have dropped the pages, and a
    * later fsync could succeed without them.
    */
@@ -310,8 +313,9 @@ export class FileHandle implements PooledFile {
     if (this.syncingBehind || this.lostSync !== undefined) return;
     this.syncingBehind = true;
     const covered = this.writes;
-    void this.acquire()
-      .then(async (fd) => {
+    void backgroundSyncs
+      .run(async () => {
+        const fd = await this.acquire();
         try {
           fsyncsInProcess++;
           await fsyncs.inPool(fd, this.path);

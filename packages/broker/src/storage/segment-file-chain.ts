@@ -114,6 +114,16 @@ export class SegmentFileChain {
     return this.directoryDirty || this.segments.some((segment) => segment.needsSync);
   }
 
+  /** Something was created in the topic's directory (its `checkpoints/`): the next `sync` fsyncs the directory. */
+  markDirectoryDirty(): void {
+    this.directoryDirty = true;
+  }
+
+  /** The segments holding `offset` and after may hold entries no fsync covered: the next `sync` fsyncs them. */
+  markUnsyncedFrom(offset: number): void {
+    for (const segment of this.segments) if (segment.endOffset > offset) segment.markUnsynced();
+  }
+
   /** Makes everything written so far durable; returns the number of fsyncs it took. */
   async sync(): Promise<number> {
     let fsyncs = 0;

@@ -167,6 +167,14 @@ export class SegmentFile {
     }
   }
 
+  /**
+   * The files may hold entries no fsync covered (written by a process that crashed, found intact by the journal's
+   * replay): the next `sync` fsyncs them even though this process wrote nothing.
+   */
+  markUnsynced(): void {
+    this.dirty = true;
+  }
+
   /** Makes every entry written so far durable: the data first, then the index that points into it. */
   async sync(): Promise<void> {
     if (!this.dirty) return;

@@ -224,8 +224,13 @@ export class TopicQueueContainer implements OnApplicationShutdown {
       created = await this.ensureDirectory(dir);
       const opened = await this.factory.open(topic, dir);
       queue = opened.queue;
-      // The new directory's entry is made durable by the next flush; until then the journal can recreate it.
+      // The new directory's entry, and the entries in it, are made durable by the next flush (before its FLUSHED
+      // record lets the journal forget them); until then the journal's replay recreates them.
       if (created) this.journal.markDirty(this.topicsDirectory);
+      if (created || queue.checkpoints.createdFolder) {
+        queue.chain.markDirectoryDirty();
+        queue.checkpoints.flushFolderWith(queue);
+      }
       for (const { startOffset, repairs: done } of opened.repairs) {
         this.logger.warn(`Topic ${topic.name}, segment ${startOffset} repaired: ${done.join('; ')}`);
       }

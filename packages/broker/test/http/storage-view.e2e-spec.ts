@@ -27,7 +27,15 @@ describe('GET /mmmq/storage', () => {
         total: expect.any(Number),
       },
       nonPersistentLost: 0,
-      descriptors: { max: expect.any(Number), open: expect.any(Number), peak: expect.any(Number), evictions: 0, reopens: 0, waits: 0 },
+      descriptors: {
+        max: expect.any(Number),
+        open: expect.any(Number),
+        peak: expect.any(Number),
+        evictions: 0,
+        reopens: 0,
+        waits: 0,
+        idleCloses: 0,
+      },
       flushRetrying: false,
     });
     expect(after.body.descriptors.open).toBeLessThanOrEqual(after.body.descriptors.max);

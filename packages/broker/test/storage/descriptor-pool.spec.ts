@@ -93,4 +93,35 @@ describe('DescriptorPool and FileHandle', () => {
     await a.close();
     await b.close();
   });
+
+  it('closes clean files nothing used for a whole sweep interval, and leaves dirty, busy and recently used ones open', async () => {
+    const pool = new DescriptorPool(100);
+    const [idle, dirty, busy, used] = await Promise.all(
+      ['idle', 'dirty', 'busy', 'used'].map((name) => FileHandle.open(join(dir(), name), true, pool)),
+    );
+    await dirty.append(bytes("not yet fsync'd"));
+    await busy.append(bytes('0123456789'));
+    await busy.sync();
+    expect(pool.closeIdle()).toBe(0);
+    // A read in flight pins `busy` through the next sweep; `used` is used between the sweeps.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const read = fs.read;
+    jest.spyOn(fs, 'read').mockImplementationOnce(((...args: Parameters<typeof fs.read>) => {
+      void held.then(() => (read as (...a: unknown[]) => void)(...args));
+    }) as typeof fs.read);
+    const reading = busy.read(0, 10);
+    await used.append(bytes('used'));
+    expect(pool.closeIdle()).toBe(1);
+    expect([idle.isOpen, dirty.isOpen, busy.isOpen, used.isOpen]).toEqual([false, true, true, true]);
+    release();
+    expect((await reading).toString()).toBe('0123456789');
+    await dirty.sync();
+    await used.sync();
+    expect(pool.closeIdle() + pool.closeIdle()).toBe(3);
+    expect(pool.view()).toMatchObject({ open: 0, idleCloses: 4 });
+    // Closed for being idle, not forgotten: the next use reopens it where it was.
+    expect((await dirty.read(0, 5)).toString()).toBe('not y');
+    for (const file of [idle, dirty, busy, used]) await file.close();
+  });
 });

@@ -151,6 +151,36 @@ describe('journal replay at boot', () => {
   const dir = useTempDir();
   afterEach(() => jest.restoreAllMocks());
 
+  it('fsyncs the entries a killed broker left in the page cache before the journal forgets them, though it rewrites nothing', async () => {
+    const spy = IoSpy.install();
+    const container = await bootContainer(join(dir(), 'broker'));
+    const alpha = await container.getOrCreate(Topic.of('alpha'));
+    await new Ledger(container).commit([[alpha, ['a0', 'a1']]]);
+    // A SIGKILL after the entries reached the topic files (page cache), before any flush fsync'd them.
+    const crash = crashCopy(join(dir(), 'broker'), join(dir(), 'crash'), spy);
+    await container.onApplicationShutdown();
+    const synced: string[] = [];
+    let booted = false;
+    spy.onSync((path) => {
+      if (TOPIC_FILES.test(path) && !booted) synced.push(path);
+      return undefined;
+    });
+    const writes = jest.spyOn(FileHandle.prototype, 'writeAt');
+    writes.mockClear();
+    const restarted = await bootContainer(crash.dir);
+    booted = true;
+    try {
+      expect(writes.mock.contexts.map((handle) => (handle as FileHandle).path).filter((path) => TOPIC_FILES.test(path))).toEqual([]);
+      expect(synced.map((path) => path.slice(crash.dir.length + 1)).sort()).toEqual([
+        'topics/alpha/0000000000000000000.idx',
+        'topics/alpha/0000000000000000000.mmm',
+      ]);
+      expect(restarted.journal.flushed).toBeGreaterThanOrEqual(1);
+    } finally {
+      await restarted.onApplicationShutdown();
+    }
+  });
+
   it('fills the offsets of a damaged journal record with entries that fail their checksum, and replays the records after it', async () => {
     const spy = IoSpy.install();
     const container = await bootContainer(join(dir(), 'broker'));

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { backgroundSyncs } from '../background-syncs';
 import { isRetryableStorageError } from '../storage.errors';
 import { describeCause } from './describe-cause';
 import type { Flushable } from './journal-commit';
@@ -135,7 +136,12 @@ export class JournalFlush {
     this.dirty.clear();
     for (const target of targets) target.flushStarting?.();
     try {
-      for (const target of targets) this.journal.stats.flushFsyncs += await target.sync();
+      // A few at a time, beside the journal's own fsyncs rather than ahead of them (see BACKGROUND_SYNCS_MAX).
+      await backgroundSyncs.each(targets, async (target) => {
+        // Read after the await: targets sync concurrently, and `x += await y` would add to a stale value.
+        const fsyncs = await target.sync();
+        this.journal.stats.flushFsyncs += fsyncs;
+      });
     } catch (cause) {
       if (isRetryableStorageError(cause)) this.retryLater(targets, cause);
       else this.journal.stopWrites(cause);

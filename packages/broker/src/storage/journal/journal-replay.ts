@@ -17,6 +17,9 @@ export async function replayAppend(chain: SegmentFileChain, op: AppendOp): Promi
   const repairs: string[] = [];
   const starts = frameStarts(op.frames, op.entryCount);
   const matching = await matchingPrefix(chain, op, starts);
+  // Entries a crashed process wrote may still be only in the page cache: the flush after the replay must fsync them
+  // before the journal forgets them, although the replay writes nothing there.
+  if (matching > 0) chain.markUnsyncedFrom(op.firstOffset);
   if (matching === op.entryCount) return repairs;
   const at = op.firstOffset + matching;
   if (chain.tailOffset > at) {
