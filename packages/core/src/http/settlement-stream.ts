@@ -1,5 +1,6 @@
 import { type ConsumerAcknowledgement, isConsumerAcknowledgement } from '../acknowledgement';
 import { MmmqError } from '../errors/mmmq-error';
+import { LineBuffer } from './line-buffer';
 
 /**
  * The media type of a streamed batch reply: one JSON line per message, `{"index":i,"acknowledgement":…}`, written as
@@ -36,7 +37,7 @@ export function acceptsSettlementStream(accept: string | string[] | undefined): 
  * first for an index counts, a later one is ignored. {@link end} says which indexes got none.
  */
 export class SettlementStreamParser {
-  private rest = '';
+  private readonly lines = new LineBuffer((line) => this.line(line));
   private readonly settled: boolean[];
   private count = 0;
 
@@ -54,19 +55,12 @@ export class SettlementStreamParser {
 
   /** @throws SettlementStreamError for a line that is not a settlement of this batch */
   push(chunk: Buffer): void {
-    const text = this.rest + chunk.toString('utf8');
-    let start = 0;
-    for (let end = text.indexOf('\n', start); end >= 0; end = text.indexOf('\n', start)) {
-      this.line(text.slice(start, end));
-      start = end + 1;
-    }
-    this.rest = text.slice(start);
+    this.lines.push(chunk);
   }
 
   /** The indexes no line settled, once the reply ended. @throws SettlementStreamError for a cut-off last line */
   end(): number[] {
-    if (this.rest.trim() !== '') this.line(this.rest);
-    this.rest = '';
+    this.lines.end();
     const missing: number[] = [];
     if (this.count === this.size) return missing;
     this.settled.forEach((done, index) => done || missing.push(index));

@@ -1,5 +1,6 @@
 import { type ConsumerAcknowledgement, isConsumerAcknowledgement } from '../acknowledgement';
 import { SettlementStreamError } from './settlement-stream';
+import { LineBuffer } from './line-buffer';
 
 /** The common line, around its part and index: written and read without JSON's general machinery. */
 const PART_HEAD = '{"part":';
@@ -35,7 +36,7 @@ export interface SharedSettlementHandlers {
  * or a part counts, a later one is ignored.
  */
 export class SharedSettlementParser {
-  private rest = '';
+  private readonly lines = new LineBuffer((line) => this.line(line));
   private readonly settled: boolean[][];
   private readonly closed: boolean[];
   private count = 0;
@@ -55,19 +56,12 @@ export class SharedSettlementParser {
 
   /** @throws SettlementStreamError for a line that settles nothing of this push */
   push(chunk: Buffer): void {
-    const text = this.rest + chunk.toString('utf8');
-    let start = 0;
-    for (let end = text.indexOf('\n', start); end >= 0; end = text.indexOf('\n', start)) {
-      this.line(text.slice(start, end));
-      start = end + 1;
-    }
-    this.rest = text.slice(start);
+    this.lines.push(chunk);
   }
 
   /** The reply ended. @throws SettlementStreamError for a cut-off last line */
   end(): void {
-    if (this.rest.trim() !== '') this.line(this.rest);
-    this.rest = '';
+    this.lines.end();
   }
 
   private line(text: string): void {
