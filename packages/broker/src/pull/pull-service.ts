@@ -172,7 +172,7 @@ export class PullService implements BeforeApplicationShutdown {
     for (let i = 0; i < subscriptions.length && leased.length < request.max && bytes < request.maxBytes; i++) {
       const subscription = subscriptions[(start + i) % subscriptions.length];
       const room = leased.length === 0 ? request.maxBytes : request.maxBytes - bytes;
-      for (const slot of await subscription.acquire(member, request.max - leased.length, room, leaseMs)) {
+      for (const slot of await subscription.acquire(member, request.max - leased.length, room, leaseMs, request.member !== undefined)) {
         leased.push({ subscription, slot });
         bytes += slot.bytes;
       }
