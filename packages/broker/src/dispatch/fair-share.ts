@@ -2,6 +2,8 @@
 export interface ShareState {
   /** Push hosts that are not backing off. */
   pushMembers: number;
+  /** Whether the member asking is one of them. */
+  push: boolean;
   /** Leased now plus read and available plus not read yet: the messages the members share. */
   outstanding: number;
   /** What the member asking holds already. */
@@ -16,17 +18,25 @@ export interface ShareState {
  * push host to wake leased whole windows (`batchSize` × `maxInFlight`, 2,000 messages by default) of a backlog, and
  * a pull member beside it, holding at most its prefetch, got what was left (100 of 3,000 beside two push hosts
  * handling at the same speed). Each member still holds its share at once, so none waits on another to keep busy,
- * and settling frees room as before: with a backlog larger than the members' windows, the split decides.
+ * and settling frees room as before.
  *
- * Members are the push hosts not backing off and the named pull and in-process members that took or waited within
- * the last lease period (they call again at least that often while alive). Anonymous fetches (no `member`) neither
- * count nor are limited: each is a member of its own.
+ * Competing members: the push hosts not backing off, the member asking, and the named pull and in-process members
+ * that hold leases or have a fetch waiting. A member that holds nothing and does not ask (it recovered, it is idle)
+ * takes no share from the others. Anonymous fetches (no `member`) neither count nor are limited: each is a member
+ * of its own.
  */
 export class FairShare {
-  /** Named non-push members by when they last asked (monotonic ms). */
+  /** Named members other than push hosts, by when they last asked or settled (monotonic ms), oldest first. */
   private readonly lastSeen = new Map<string, number>();
+  /** Named members with a fetch waiting (long poll), and how many. */
+  private readonly waiting = new Map<string, number>();
 
-  constructor(private readonly windowMs: () => number) {}
+  constructor(private readonly forgetAfterMs: () => number) {}
+
+  /** Named members other than push hosts that asked within about a lease period (some may hold nothing now). */
+  get tracked(): number {
+    return this.lastSeen.size;
+  }
 
   /** A named pull or in-process member asked to take (a fetch, also every look of a waiting long poll). */
   seen(member: string, now: number): void {
@@ -40,23 +50,34 @@ export class FairShare {
     if (this.lastSeen.has(member)) this.seen(member, now);
   }
 
+  /** A named member's fetch waits for messages: it competes until the returned function is called. */
+  wait(member: string): () => void {
+    this.waiting.set(member, (this.waiting.get(member) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.waiting.get(member) ?? 1) - 1;
+      if (left > 0) this.waiting.set(member, left);
+      else this.waiting.delete(member);
+    };
+  }
+
   leave(member: string): void {
     this.lastSeen.delete(member);
   }
 
   /** How many messages `member` may take now: Infinity when it competes with no one. */
-  room(state: ShareState, now: number): number {
-    const members = Math.min(state.pushMembers + this.othersSeen(now), state.maxActive);
+  room(member: string, state: ShareState, holds: (member: string) => boolean, now: number): number {
+    let members = state.pushMembers + (state.push ? 0 : 1);
+    const since = now - this.forgetAfterMs();
+    for (const [other, at] of this.lastSeen) {
+      // Silent for a lease period: its leases ran out, or it is kept alive by extends (which refresh it).
+      if (at < since && !this.waiting.has(other)) this.lastSeen.delete(other);
+      else if (other !== member && (this.waiting.has(other) || holds(other))) members++;
+    }
+    members = Math.min(members, state.maxActive);
     if (members <= 1) return Infinity;
     return Math.max(0, Math.ceil(state.outstanding / members) - state.held);
-  }
-
-  private othersSeen(now: number): number {
-    const since = now - this.windowMs();
-    for (const [member, at] of this.lastSeen) {
-      if (at >= since) break;
-      this.lastSeen.delete(member);
-    }
-    return this.lastSeen.size;
   }
 }

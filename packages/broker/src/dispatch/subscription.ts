@@ -273,8 +273,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
     }
     if (named) {
       if (!push) this.share.seen(member, now);
-      max = Math.min(max, this.share.room(this.shareState(member), now));
-      if (max <= 0) return [];
+      // Alone (one push host, or one named member and no host), it competes with no one: nothing to work out.
+      if (this.pushMembers.size + this.share.tracked > 1) {
+        max = Math.min(max, this.share.room(member, this.shareState(member, push), (other) => this.leasesByMember.has(other), now));
+        if (max <= 0) return [];
+      }
     }
     // A crash redelivers what is leased plus what was settled but is not durable yet: keep both within the bound.
     const undurable = this.writer.undurableSettlements;
@@ -305,12 +308,13 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
     return slots;
   }
 
-  private shareState(member: string): ShareState {
+  private shareState(member: string, push: boolean): ShareState {
     let pushMembers = 0;
     for (const pushMember of this.pushMembers.values()) if (!pushMember.backingOff) pushMembers++;
     const unread = this.queue.tailOffset - this.ledger.cursor - this.ledger.windowSize;
     return {
       pushMembers,
+      push,
       outstanding: this.ledger.leased + this.ledger.available + Math.max(0, unread),
       held: this.leasesByMember.get(member) ?? 0,
       maxActive: this.currentDefinition.maxActiveMembers ?? Infinity,
@@ -395,6 +399,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
     const now = performance.now();
     this.roster.seen(member, now);
     this.share.refresh(member, now);
+  }
+
+  /** A named pull member's fetch waits for messages: it counts for the even split until the returned function is called. */
+  waiting(member: string): () => void {
+    return this.share.wait(member);
   }
 
   failing(member: string): void {
