@@ -275,7 +275,10 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
       if (!push) this.share.seen(member, now);
       // Alone (one push host, or one named member and no host), it competes with no one: nothing to work out.
       if (this.pushMembers.size + this.share.tracked > 1) {
-        max = Math.min(max, this.share.room(member, this.shareState(member, push), (other) => this.leasesByMember.has(other), now));
+        max = Math.min(
+          max,
+          this.share.room(member, this.shareState(member, push), (other) => this.leasesByMember.has(other), now),
+        );
         if (max <= 0) return [];
       }
     }
