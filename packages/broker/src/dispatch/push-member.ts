@@ -95,6 +95,11 @@ export class PushMember {
     return this.currentState;
   }
 
+  /** Waiting before its next try after a failure: it does not compete for messages meanwhile. */
+  get backingOff(): boolean {
+    return this.backingOffUntil !== undefined;
+  }
+
   view(): PushMemberView {
     const view: PushMemberView = { host: this.id, state: this.currentState, failedPushes: this.failedPushes };
     if (this.backingOffUntil !== undefined) view.backingOffUntil = new Date(this.backingOffUntil).toISOString();

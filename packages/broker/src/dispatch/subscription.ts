@@ -12,6 +12,7 @@ import { encodeDelivery } from './delivery-body';
 import { DispatcherDefinition, hasRoster } from './dispatcher-definition';
 import { DeliveryLedger, Unsettled } from './ledger/delivery-ledger';
 import { DueTimer } from './ledger/due-timer';
+import { FairShare, ShareState } from './fair-share';
 import { leaseToken } from './ledger/lease-token';
 import { LogReader, LogReaderHost } from './ledger/log-reader';
 import { Notifier } from './ledger/notifier';
@@ -64,6 +65,8 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
   /** Leases held per member: an exclusive consumer's new active member waits until the previous one holds none. */
   private readonly leasesByMember = new Map<string, number>();
   private readonly roster: MemberRoster;
+  /** Caps what each competing member holds at an even split of what there is to deliver. */
+  private readonly share = new FairShare(() => this.currentDefinition.ackTimeoutMs);
   private readonly stopSignal = new AbortController();
   private readonly reader: LogReader;
   private readonly deadLettering = new Set<Promise<unknown>>();
@@ -251,20 +254,33 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
 
   /**
    * Leases up to `max` messages (and `maxBytes`, at least one) to `member` for `leaseMs` (Infinity: a push, whose
-   * reply timeout governs). Empty when nothing is available, or the member is a backup (`maxActiveMembers`).
+   * reply timeout governs). Empty when nothing is available, the member is a backup (`maxActiveMembers`), or it
+   * holds its even split already ({@link FairShare}). `named`: false for an anonymous fetch (a member of its own).
    * @throws MaxMembersReachedError a new pull member of a consumer that has `maxMembers` members already
    */
-  async acquire(member: string, max: number, maxBytes: number, leaseMs: number): Promise<Slot[]> {
+  async acquire(member: string, max: number, maxBytes: number, leaseMs: number, named = true): Promise<Slot[]> {
     if (this.stopping) return [];
+    const now = performance.now();
+    const push = !Number.isFinite(leaseMs);
     if (hasRoster(this.currentDefinition)) {
       // Only a consumer with member limits keeps a roster: anonymous pull members (one per fetch) would pile up in it.
-      const now = performance.now();
-      this.roster.join(member, !Number.isFinite(leaseMs), now);
-      if (Number.isFinite(leaseMs)) this.roster.seen(member, now);
+      this.roster.join(member, push, now);
+      if (!push) this.roster.seen(member, now);
       if (!this.roster.mayReceive(member, now)) return [];
       // Strict order across a takeover: what the previous member still holds (a push on its way, a lease running)
       // comes back first, then the new active member takes from the lowest offset.
       if (this.currentDefinition.exclusive && this.heldByOthers(member)) return [];
+    }
+    if (named) {
+      if (!push) this.share.seen(member, now);
+      // Alone (one push host, or one named member and no host), it competes with no one: nothing to work out.
+      if (this.pushMembers.size + this.share.tracked > 1) {
+        max = Math.min(
+          max,
+          this.share.room(member, this.shareState(member, push), (other) => this.leasesByMember.has(other), now),
+        );
+        if (max <= 0) return [];
+      }
     }
     // A crash redelivers what is leased plus what was settled but is not durable yet: keep both within the bound.
     const undurable = this.writer.undurableSettlements;
@@ -293,6 +309,19 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
     if (slots.some((slot) => slot.deliveries > 1)) this.writer.schedule();
     this.armTimer();
     return slots;
+  }
+
+  private shareState(member: string, push: boolean): ShareState {
+    let pushMembers = 0;
+    for (const pushMember of this.pushMembers.values()) if (!pushMember.backingOff) pushMembers++;
+    const unread = this.queue.tailOffset - this.ledger.cursor - this.ledger.windowSize;
+    return {
+      pushMembers,
+      push,
+      outstanding: this.ledger.leased + this.ledger.available + Math.max(0, unread),
+      held: this.leasesByMember.get(member) ?? 0,
+      maxActive: this.currentDefinition.maxActiveMembers ?? Infinity,
+    };
   }
 
   /**
@@ -370,7 +399,14 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
 
   /** A member was heard from (a push answered, a pull client fetched or settled). */
   seen(member: string): void {
-    this.roster.seen(member, performance.now());
+    const now = performance.now();
+    this.roster.seen(member, now);
+    this.share.refresh(member, now);
+  }
+
+  /** A named pull member's fetch waits for messages: it counts for the even split until the returned function is called. */
+  waiting(member: string): () => void {
+    return this.share.wait(member);
   }
 
   failing(member: string): void {
@@ -393,6 +429,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
 
   /** A pull or in-process member is done: it leaves the roster at once, and the earliest backup takes its place. */
   leave(member: string): void {
+    this.share.leave(member);
     if (hasRoster(this.currentDefinition)) this.roster.leave(member);
   }
 

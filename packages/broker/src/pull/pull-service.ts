@@ -69,9 +69,12 @@ export class PullService implements BeforeApplicationShutdown {
           return await this.answer(found, request.autoAck);
         }
         const wake = new AbortController();
+        const stopWaiting: Array<() => void> = [];
         const woken = anySignal([wake.signal, cancelled.signal]);
         try {
           const subscriptions = this.subscriptions.subscriptionsOf(consumerId);
+          // Waiting, a named member competes for the even split: others leave it its share (docs/delivery.md).
+          if (request.member !== undefined) for (const subscription of subscriptions) stopWaiting.push(subscription.waiting(member));
           // Listening before looking again: a change between the two must not be missed. A member of a roster looks
           // again every half lease even when nothing changed: that keeps it alive there while it waits.
           const left = Math.max(0, deadline - performance.now());
@@ -90,6 +93,7 @@ export class PullService implements BeforeApplicationShutdown {
           // A reason of our own: `abort()` without one builds a DOMException, with its stack, every time.
           wake.abort(WOKEN);
           woken.dispose();
+          for (const done of stopWaiting) done();
         }
       }
     } finally {
@@ -172,7 +176,7 @@ export class PullService implements BeforeApplicationShutdown {
     for (let i = 0; i < subscriptions.length && leased.length < request.max && bytes < request.maxBytes; i++) {
       const subscription = subscriptions[(start + i) % subscriptions.length];
       const room = leased.length === 0 ? request.maxBytes : request.maxBytes - bytes;
-      for (const slot of await subscription.acquire(member, request.max - leased.length, room, leaseMs)) {
+      for (const slot of await subscription.acquire(member, request.max - leased.length, room, leaseMs, request.member !== undefined)) {
         leased.push({ subscription, slot });
         bytes += slot.bytes;
       }
