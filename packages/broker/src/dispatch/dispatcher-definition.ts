@@ -167,7 +167,9 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       ...withBacklogLimit(parseBacklogLimit(record.maxBacklog, record.backlogOverflow)),
     };
     if (!definition.ordered && definition.exclusive) {
-      throw new MmmqValidationError('ordered: false cannot go with exclusive: true (maxActiveMembers 1), which is strictly ordered: give one of them');
+      throw new MmmqValidationError(
+        'ordered: false cannot go with exclusive: true (maxActiveMembers 1), which is strictly ordered: give one of them',
+      );
     }
     if (definition.maxMembers !== undefined && definition.hosts.length > definition.maxMembers) {
       throw new MmmqValidationError(`${definition.hosts.length} hosts exceed maxMembers ${definition.maxMembers}`);

@@ -120,7 +120,9 @@ describe('a push member of an unordered dispatcher (ordered: false)', () => {
     await consumer.waitFor(() => subscription.position === 8, { message: () => `position ${subscription.position} of 8` });
     const sentTwice = offsets().filter((offset, i, all) => all.indexOf(offset) !== i);
     expect(sentTwice).toEqual([2]);
-    expect(consumer.received.filter((delivery) => delivery.body.offset === 2).map((delivery) => delivery.body.deliveryCount)).toEqual([1, 2]);
+    expect(consumer.received.filter((delivery) => delivery.body.offset === 2).map((delivery) => delivery.body.deliveryCount)).toEqual([
+      1, 2,
+    ]);
     expect(subscription.stats).toMatchObject({ delivered: 8, failures: 1 });
   });
 

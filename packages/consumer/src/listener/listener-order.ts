@@ -9,7 +9,7 @@ export function listenerOrderOf(ordered: unknown, limits: MemberLimits): { order
   if (ordered === undefined || ordered === true) return {};
   if (ordered !== false) return `ordered must be true or false, got ${JSON.stringify(ordered)}`;
   if (limits.maxActiveMembers === 1) {
-    return 'ordered: false cannot go with maxActiveMembers 1 (the broker\'s exclusive), which is strictly ordered: give one of them';
+    return "ordered: false cannot go with maxActiveMembers 1 (the broker's exclusive), which is strictly ordered: give one of them";
   }
   return { ordered: false };
 }
