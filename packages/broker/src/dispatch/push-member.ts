@@ -70,6 +70,8 @@ export class PushMember {
   private definition: DispatcherDefinition;
   private running?: Promise<void>;
   private wanted = false;
+  /** While an unordered member waits for a push to be answered: ends the wait, to take what a signal brought. */
+  private woken?: () => void;
   private stopping?: Promise<void>;
   private failedPushes = 0;
   private currentState: PushMemberState = 'active';
@@ -120,6 +122,7 @@ export class PushMember {
 
   signal(): void {
     this.wanted = true;
+    this.woken?.();
     if (this.stopping || this.running) return;
     this.running = this.drain();
   }
@@ -218,6 +221,7 @@ export class PushMember {
     };
     for (;;) {
       while (failure === undefined && inFlight.size < maxInFlight && !this.stopping) {
+        this.wanted = false;
         const slots = await this.subscription.acquire(this.id, this.sizeLimit.next(batchSize), PUSH_BATCH_MAX_BYTES, Infinity);
         if (slots.length === 0) break;
         const taken: Taken = { slots, deliveries: slots.map((slot) => slot.deliveries), applied: slots.map(() => false) };
@@ -228,7 +232,12 @@ export class PushMember {
         inFlight.add(done);
       }
       if (inFlight.size === 0) return this.abortSends.signal.aborted ? undefined : failure;
-      await Promise.race(inFlight);
+      // A push answered frees a place; with places free, a signal (new messages, a release) may bring work for them.
+      const room = failure === undefined && inFlight.size < maxInFlight && !this.stopping;
+      if (room && this.wanted) continue;
+      const woken = room ? new Promise<void>((resolve) => (this.woken = resolve)) : undefined;
+      await Promise.race(woken ? [...inFlight, woken] : inFlight);
+      this.woken = undefined;
     }
   }
 

@@ -108,6 +108,19 @@ describe('a push member of an unordered dispatcher (ordered: false)', () => {
     await consumer.waitFor(() => subscription.position === 30, { message: () => `position ${subscription.position} of 30` });
   });
 
+  it('pushes new messages at once while a slow push is on its way, without waiting for its answer', async () => {
+    consumer.reply = (delivery) => (delivery.body.offset === 0 ? { ackAfterMs: 2000 } : 'ACK');
+    await publish(queue, { n: 0 });
+    const subscription = await subscribe(4);
+    await consumer.waitFor(() => consumer.received.length === 1, 'the slow push');
+    await publish(queue, { n: 1 }, { n: 2 });
+    await consumer.waitFor(() => subscription.stats.delivered === 2, {
+      deadlineMs: 1500,
+      message: () => `${subscription.stats.delivered} settled while offset 0 was being handled`,
+    });
+    expect(offsets()).toEqual([0, 1, 2]);
+  });
+
   it('gives back only the failed push: the pushes beside it are settled, not sent again', async () => {
     let failed = false;
     consumer.reply = (delivery) => {
