@@ -139,6 +139,17 @@ describe('a push member of an unordered dispatcher (ordered: false)', () => {
     expect(subscription.stats).toMatchObject({ delivered: 8, failures: 1 });
   });
 
+  it('splits pushes refused as too large (413) without counting them, while the other pushes go on', async () => {
+    // A batch of more than about 4 messages is refused: the member halves its pushes until they pass.
+    consumer.reply = (delivery) => (Number(delivery.headers['content-length']) > 1200 ? { status: 413 } : 'ACK');
+    await publish(queue, ...numbers(40));
+    const subscription = await subscribe(4, 20);
+    await consumer.waitFor(() => subscription.position === 40, { message: () => `position ${subscription.position} of 40` });
+    expect(consumer.received.every((delivery) => delivery.body.deliveryCount === 1)).toBe(true);
+    expect(subscription.stats).toMatchObject({ delivered: 40, redelivered: 0, deadLettered: 0, failures: 0 });
+    expect(subscription.members[0].batchLimit).toBeLessThan(20);
+  });
+
   it('keeps per-key order with pushes in flight: a key has one message out at a time, in offset order', async () => {
     const keys = Array.from({ length: 24 }, (_, n) => ['a', 'b', 'c'][n % 3]);
     /** Messages of each key being handled now. */
