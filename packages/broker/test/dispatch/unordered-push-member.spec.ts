@@ -112,7 +112,7 @@ describe('a push member of an unordered dispatcher (ordered: false)', () => {
     consumer.reply = (delivery) => (delivery.body.offset === 0 ? { ackAfterMs: 2000 } : 'ACK');
     await publish(queue, { n: 0 });
     const subscription = await subscribe(4);
-    await consumer.waitFor(() => consumer.received.length === 1, 'the slow push');
+    await consumer.waitFor(() => consumer.received.length === 1, { message: 'the slow push' });
     await publish(queue, { n: 1 }, { n: 2 });
     await consumer.waitFor(() => subscription.stats.delivered === 2, {
       deadlineMs: 1500,
