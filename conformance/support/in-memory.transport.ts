@@ -12,6 +12,9 @@ export const inMemoryTransport: TransportUnderTest = {
     activeMembers:
       "it shares a consumer id's messages among all its listeners and keeps no roster: a listener with maxActiveMembers " +
       'or maxMembers fails bootstrap, naming them',
+    unordered:
+      'it delivers in order and keeps no ordering keys, so unordered delivery could not keep per-key order: a listener ' +
+      'with ordered: false fails bootstrap, naming it',
   },
 };
 

@@ -37,6 +37,9 @@ export const rabbitMqTransport: TransportUnderTest = {
       'a queue shares its messages among all its consumers (single-active-consumer, which this transport does not ' +
       'declare, would give one, never N with ordered backups), and nothing caps its consumers: a listener with ' +
       'maxActiveMembers or maxMembers fails bootstrap, naming them',
+    unordered:
+      'a queue has no ordering keys, so unordered delivery could not keep per-key order (concurrency above 1 already ' +
+      'handles messages at once): a listener with ordered: false fails bootstrap, naming it',
   },
 };
 

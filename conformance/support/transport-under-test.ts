@@ -4,7 +4,13 @@ import type { INestApplicationContext } from '@nestjs/common';
 
 /** The behaviours of the conformance suite that a transport may answer with a documented exception. */
 export type Behaviour =
-  'publishBeforeSubscription' | 'orderAcrossRetries' | 'brokerRestart' | 'requestReply' | 'scheduledMessages' | 'activeMembers';
+  | 'publishBeforeSubscription'
+  | 'orderAcrossRetries'
+  | 'brokerRestart'
+  | 'requestReply'
+  | 'scheduledMessages'
+  | 'activeMembers'
+  | 'unordered';
 
 /** A dead letter as a transport hands it back: the original content, and headers carrying core's `DeadLetterHeaders`. */
 export interface ConformanceDeadLetter {

@@ -8,6 +8,8 @@ export interface DispatcherBody {
   host?: string;
   batchSize?: number;
   maxInFlight?: number;
+  /** False: independent, unnumbered pushes (docs/delivery.md § Unordered pushes). */
+  ordered?: boolean;
 }
 
 /**

@@ -21,6 +21,7 @@ import type {
   ConsumeHandle,
   FsyncCounters,
   OnMemberMessage,
+  PlainDispatcherSettings,
   OnMessage,
   PullOptions,
   RequestReplyRig,
@@ -240,8 +241,8 @@ export class MmmqSystem implements System {
     return startPull(this.port, consumerId, options, onMessage);
   }
 
-  plainConsumers(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle> {
-    return startPlainConsumers(this.port, this.consumerIds(plan)[0], this.pattern(plan), members, onMessage);
+  plainConsumers(plan: TopicPlan, members: number, onMessage: OnMemberMessage, settings?: PlainDispatcherSettings): Promise<ConsumeHandle> {
+    return startPlainConsumers(this.port, this.consumerIds(plan)[0], this.pattern(plan), members, onMessage, settings);
   }
 
   /**

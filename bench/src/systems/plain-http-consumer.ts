@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchContent } from '../payload';
 import { expectHosts, postDispatcher } from './mmmq-dispatchers';
-import type { ConsumeHandle, OnMemberMessage } from './system';
+import type { ConsumeHandle, OnMemberMessage, PlainDispatcherSettings } from './system';
 
 const ACK = JSON.stringify({ acknowledgement: 'ACK' });
 
@@ -46,6 +46,7 @@ export async function startPlainConsumers(
   pattern: string,
   members: number,
   onMessage: OnMemberMessage,
+  settings: PlainDispatcherSettings = {},
 ): Promise<ConsumeHandle> {
   const servers: http.Server[] = [];
   const close = async () => {
@@ -66,7 +67,7 @@ export async function startPlainConsumers(
       servers.push(server);
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
       const host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      await postDispatcher(brokerPort, { consumerId, host, pattern });
+      await postDispatcher(brokerPort, { consumerId, host, pattern, ...settings });
       hosts.push(host);
     }
     // One member needs no broker with member groups (GET shows `hosts` only since those came): an older broker runs it too.

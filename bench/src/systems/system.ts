@@ -2,6 +2,12 @@ import type { BenchContent } from '../payload';
 import type { EmbeddedApp } from './mmmq-embedded';
 import type { OutboxPipeline, OutboxRound } from './outbox-pipeline';
 
+/** Dispatcher settings a plain consumer may register besides the defaults (`ordered: false`: independent pushes). */
+export interface PlainDispatcherSettings {
+  ordered?: boolean;
+  maxInFlight?: number;
+}
+
 /**
  * What one round of a workload uses: its topics (queues, streams, subjects) and its consumer groups.
  * Every group receives every message of every topic (a group is one consumer: a RabbitMQ queue per topic,
@@ -147,10 +153,10 @@ export interface System {
   pull?(plan: TopicPlan, options: PullOptions, onMessage: OnMessage): Promise<ConsumeHandle>;
   /**
    * MMMQ only: `members` plain HTTP consumers (node:http, one message per push, a dispatcher registered with
-   * the defaults of docs/delivery.md § Dispatchers) sharing the plan's one consumer id. Systems without a plain HTTP push contract
-   * leave it out.
+   * the defaults of docs/delivery.md § Dispatchers, plus `settings` when given) sharing the plan's one consumer id.
+   * Systems without a plain HTTP push contract leave it out.
    */
-  plainConsumers?(plan: TopicPlan, members: number, onMessage: OnMemberMessage): Promise<ConsumeHandle>;
+  plainConsumers?(plan: TopicPlan, members: number, onMessage: OnMemberMessage, settings?: PlainDispatcherSettings): Promise<ConsumeHandle>;
   /**
    * The broker's fsync counters, or why they cannot be read (a broker without `GET /mmmq/storage`). Systems
    * without it are not counted.

@@ -27,6 +27,7 @@ export const WORKLOADS: Workload[] = [
   competing,
   pull,
   plainConsumer(1),
+  plainConsumer(1, true),
   plainConsumer(3),
   manyTopics(100),
   manyTopics(1000),

@@ -54,6 +54,7 @@ function dispatchersTable(dispatchers, form, status, refresh) {
       { label: 'Start from' },
       { label: 'Batch', number: true },
       { label: 'Max in flight', number: true },
+      { label: 'Ordered' },
       { label: 'Max deliveries', number: true },
       { label: 'Exclusive' },
       { label: 'Selector' },
@@ -66,6 +67,7 @@ function dispatchersTable(dispatchers, form, status, refresh) {
       typeof d.startFrom === 'object' ? `time ${d.startFrom.time}` : d.startFrom,
       formatNumber(d.batchSize),
       formatNumber(d.maxInFlight),
+      d.ordered === false ? 'no' : 'yes',
       formatNumber(d.maxDeliveries),
       d.exclusive ? 'yes' : 'no',
       d.selector ?? '—',
@@ -140,6 +142,7 @@ function dispatcherForm(status, refresh) {
     selector: h('input', { name: 'selector', autocomplete: 'off' }),
     signingSecret: h('input', { name: 'signingSecret', type: 'password', autocomplete: 'off' }),
     exclusive: h('input', { name: 'exclusive', type: 'checkbox' }),
+    unordered: h('input', { name: 'unordered', type: 'checkbox' }),
   };
   const submit = h('button', { type: 'submit' }, 'Add dispatcher');
   const cancel = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => reset() }, 'Cancel editing');
@@ -172,6 +175,7 @@ function dispatcherForm(status, refresh) {
       patterns: lines(inputs.patterns.value),
       startFrom: inputs.startFrom.value === 'time' ? { time: inputs.startTime.value.trim() } : inputs.startFrom.value,
       exclusive: inputs.exclusive.checked,
+      ...(inputs.unordered.checked ? { ordered: false } : {}),
     };
     for (const name of ['maxDeliveries', 'batchSize', 'maxInFlight', 'ackTimeoutMs']) {
       if (inputs[name].value !== '') result[name] = Number(inputs[name].value);
@@ -217,6 +221,11 @@ function dispatcherForm(status, refresh) {
       'Optional; signs the pushes. Never shown again: enter it again when editing a signed dispatcher, or signing stops.',
     ),
     field('Exclusive (one member receives at a time)', inputs.exclusive),
+    field(
+      'Unordered pushes',
+      inputs.unordered,
+      'The pushes in flight are independent (not numbered), for a consumer that handles each as it comes; messages with an ordering key keep their order. Empty max in flight: 8.',
+    ),
     h('div', { class: 'actions' }, submit, cancel),
   );
   return {
@@ -239,6 +248,7 @@ function dispatcherForm(status, refresh) {
       inputs.selector.value = definition.selector ?? '';
       inputs.signingSecret.value = '';
       inputs.exclusive.checked = definition.exclusive;
+      inputs.unordered.checked = definition.ordered === false;
       heading.textContent = `Edit dispatcher ${definition.consumerId}`;
       submit.textContent = 'Save dispatcher';
       cancel.hidden = false;

@@ -9,5 +9,6 @@ export { assertListenerConsumerId, defaultConsumerId } from './listener/consumer
 export { verdictOf } from './handling/listener-verdict';
 export { resolveListenerConfig } from './runtime/mmmq-consumer-options.resolver';
 export { toKebabCase } from './listener/consumer-id.naming';
+export { listenerOrderOf } from './listener/listener-order';
 export { describeViolations } from './handling/content-converter';
 export { contentTypeOf } from './listener/content-type';

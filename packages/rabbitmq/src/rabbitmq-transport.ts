@@ -76,6 +76,12 @@ export class RabbitMqTransport extends MmmqTransport {
     if (listener.maxMembers !== undefined) {
       reasons.push(`maxMembers ${listener.maxMembers}: RabbitMQ cannot cap the consumers of a queue`);
     }
+    if (listener.ordered === false) {
+      reasons.push(
+        'ordered: false: a RabbitMQ queue has no ordering keys, so unordered delivery could not keep per-key order ' +
+          '(concurrency above 1 already handles messages at once)',
+      );
+    }
     return reasons;
   }
 }

@@ -34,6 +34,8 @@ export const DEFAULT_START_FROM: StartFrom = 'earliest';
 export const DEFAULT_BATCH_SIZE = 1;
 /** Pushes of one subscription in flight at once unless the consumer asks for more. */
 export const DEFAULT_MAX_IN_FLIGHT = 1;
+/** …and for a dispatcher with `ordered: false`, whose pushes are independent: enough to hide a round trip per push. */
+export const DEFAULT_UNORDERED_MAX_IN_FLIGHT = 8;
 /** Deliveries that may have reached a handler before a message is dead-lettered (docs/delivery.md § Dispatchers). */
 export const DEFAULT_MAX_DELIVERIES = 16;
 /** `maxDeliveries` that never dead-letters (a choice that can block a subscription for good). */
@@ -62,9 +64,16 @@ export interface DispatcherDefinition {
   /**
    * Pushes of one subscription in flight at once, per host. Above 1 every push carries `mmmq-push-session` and
    * `mmmq-push-sequence` and the consumer must handle the pushes of a session in sequence order; it is the
-   * consumer's to ask for. Default {@link DEFAULT_MAX_IN_FLIGHT}.
+   * consumer's to ask for. Default {@link DEFAULT_MAX_IN_FLIGHT}; {@link DEFAULT_UNORDERED_MAX_IN_FLIGHT} when not `ordered`.
    */
   maxInFlight: number;
+  /**
+   * False: the pushes in flight (`maxInFlight`) are independent — not numbered, each settled as its reply comes, a
+   * failed one gives back only its own messages — so a plain consumer handling each push as it arrives keeps several
+   * busy. Messages with an ordering key still go out one at a time per key, in offset order. Not with `exclusive`
+   * (strictly ordered). Default true.
+   */
+  ordered: boolean;
   /**
    * With a secret, every push is signed (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
    * `webhook-signature`). Stored in `dispatchers.json`, never shown by the API or logged. Default none (unsigned).
@@ -113,6 +122,7 @@ const KNOWN_FIELDS = new Set([
   'startFrom',
   'batchSize',
   'maxInFlight',
+  'ordered',
   'signingSecret',
   'maxDeliveries',
   'ackTimeoutMs',
@@ -148,7 +158,7 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       patterns: parseList('patterns', record.patterns ?? [record.pattern], 1, MAX_PATTERNS, (pattern) => new TopicPattern(pattern)),
       startFrom: parseStartFrom(record.startFrom),
       batchSize: parseBatchSize(record.batchSize),
-      maxInFlight: parseMaxInFlight(record.maxInFlight),
+      ...parseInFlightFields(record.maxInFlight, record.ordered),
       ...(record.signingSecret === undefined ? {} : { signingSecret: SigningSecret.parse(record.signingSecret) }),
       maxDeliveries: parseMaxDeliveries(record.maxDeliveries),
       ackTimeoutMs: parseAckTimeoutMs('ackTimeoutMs', record.ackTimeoutMs) ?? DEFAULT_ACK_TIMEOUT_MS,
@@ -156,6 +166,11 @@ export function parseDispatcherDefinition(input: unknown, where: string): Dispat
       ...(record.selector === undefined ? {} : { selector: parseSelectorField(record.selector) }),
       ...withBacklogLimit(parseBacklogLimit(record.maxBacklog, record.backlogOverflow)),
     };
+    if (!definition.ordered && definition.exclusive) {
+      throw new MmmqValidationError(
+        'ordered: false cannot go with exclusive: true (maxActiveMembers 1), which is strictly ordered: give one of them',
+      );
+    }
     if (definition.maxMembers !== undefined && definition.hosts.length > definition.maxMembers) {
       throw new MmmqValidationError(`${definition.hosts.length} hosts exceed maxMembers ${definition.maxMembers}`);
     }
@@ -246,8 +261,13 @@ function parseBatchSize(input: unknown): number {
   return parseBoundedInteger('batchSize', input, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
 }
 
-function parseMaxInFlight(input: unknown): number {
-  return parseBoundedInteger('maxInFlight', input, DEFAULT_MAX_IN_FLIGHT, MAX_MAX_IN_FLIGHT);
+/** `ordered` (default true) and `maxInFlight`, whose default depends on it. */
+function parseInFlightFields(maxInFlight: unknown, ordered: unknown): Pick<DispatcherDefinition, 'maxInFlight' | 'ordered'> {
+  if (ordered !== undefined && typeof ordered !== 'boolean') {
+    throw new MmmqValidationError(`ordered must be true or false, got ${JSON.stringify(ordered)}`);
+  }
+  const fallback = ordered === false ? DEFAULT_UNORDERED_MAX_IN_FLIGHT : DEFAULT_MAX_IN_FLIGHT;
+  return { maxInFlight: parseBoundedInteger('maxInFlight', maxInFlight, fallback, MAX_MAX_IN_FLIGHT), ordered: ordered !== false };
 }
 
 /** Whether the dispatcher keeps a roster of its members: it limits how many receive or how many there are. */
@@ -277,6 +297,7 @@ export function toStoredDefinitionJson(definition: DispatcherDefinition): Stored
     startFrom: definition.startFrom,
     batchSize: definition.batchSize,
     maxInFlight: definition.maxInFlight,
+    ...(definition.ordered ? {} : { ordered: false }),
     maxDeliveries: definition.maxDeliveries,
     ackTimeoutMs: definition.ackTimeoutMs,
     exclusive: definition.exclusive,
@@ -301,6 +322,7 @@ export function sameSettings(a: DispatcherDefinition, b: DispatcherDefinition): 
     sameStartFrom(a.startFrom, b.startFrom) &&
     a.batchSize === b.batchSize &&
     a.maxInFlight === b.maxInFlight &&
+    a.ordered === b.ordered &&
     a.maxDeliveries === b.maxDeliveries &&
     a.ackTimeoutMs === b.ackTimeoutMs &&
     a.exclusive === b.exclusive &&

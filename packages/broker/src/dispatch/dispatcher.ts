@@ -22,6 +22,8 @@ export interface DispatcherInput {
   startFrom?: StartFrom;
   batchSize?: number;
   maxInFlight?: number;
+  /** False: the pushes in flight are independent, not numbered (ordering keys keep per-key order). Default true. */
+  ordered?: boolean;
   /** Signs every push (Standard Webhooks); never shown back, only as `signed: true`. */
   signingSecret?: string;
   maxDeliveries?: number;

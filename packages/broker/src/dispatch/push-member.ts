@@ -59,6 +59,7 @@ type Taken = Omit<SentPush, 'reply'>;
  * failed push gives back its messages and those of the pushes behind it (cut off), and the member backs off. A push
  * refused as too large (413) is cut off the same way, but is no delivery and costs no backoff: its messages are sent
  * again at once in smaller pushes ({@link PushSizeLimit}), or dead-lettered (`TOO_LARGE`) if it held one.
+ * A dispatcher with `ordered: false` has independent pushes instead: see {@link pushIndependently}.
  * Signals while it drains are remembered: it looks for work again before it stops.
  */
 export class PushMember {
@@ -69,6 +70,8 @@ export class PushMember {
   private definition: DispatcherDefinition;
   private running?: Promise<void>;
   private wanted = false;
+  /** While an unordered member waits for a push to be answered: ends the wait, to take what a signal brought. */
+  private woken?: () => void;
   private stopping?: Promise<void>;
   private failedPushes = 0;
   private currentState: PushMemberState = 'active';
@@ -124,6 +127,7 @@ export class PushMember {
 
   signal(): void {
     this.wanted = true;
+    this.woken?.();
     if (this.stopping || this.running) return;
     this.running = this.drain();
   }
@@ -132,7 +136,7 @@ export class PushMember {
     try {
       while (this.wanted && !this.stopping) {
         this.wanted = false;
-        const failure = await this.pushAll();
+        const failure = await (this.definition.ordered ? this.pushAll() : this.pushIndependently());
         // Split or dead-lettered, or to be pushed on its own: sent again at once.
         if (failure instanceof PushTooLargeError || failure instanceof SharedPushRefusedError) this.wanted = true;
         else if (failure && !this.stopping) {
@@ -198,10 +202,55 @@ export class PushMember {
   }
 
   /**
+   * `ordered: false`: up to `maxInFlight` pushes at once, none numbered, each settled as its own reply comes — a
+   * window's place frees as soon as its push is answered, whatever the pushes sent before it. A failed push gives back
+   * its own messages only; no new push starts after it, and once the pushes still on their way are answered (or fail
+   * too) the failure is returned, for the caller to back off. A 413 or a shared push refused is no failure here: its
+   * messages go back (or are dead-lettered) and are taken again at once. Ordering keys keep their order because the
+   * ledger never leases a key's next message while one of it is leased.
+   */
+  private async pushIndependently(): Promise<Error | undefined> {
+    const { maxInFlight, batchSize } = this.definition;
+    const inFlight = new Set<Promise<void>>();
+    let failure: Error | undefined;
+    const settle = (taken: Taken, reply: ConsumerAcknowledgement[] | Error) => {
+      if (!(reply instanceof Error)) {
+        this.answered();
+        this.sizeLimit.accepted(taken.slots.length);
+        return this.applyReplies(taken, reply);
+      }
+      if (reply instanceof PushTooLargeError) return this.refusedAsTooLarge(taken, reply);
+      this.giveBack(taken, reply);
+      if (reply instanceof SharedPushRefusedError) this.sharedRefused = true;
+      else failure ??= reply;
+    };
+    for (;;) {
+      while (failure === undefined && inFlight.size < maxInFlight && !this.stopping) {
+        this.wanted = false;
+        const slots = await this.subscription.acquire(this.id, this.sizeLimit.next(batchSize), PUSH_BATCH_MAX_BYTES, Infinity);
+        if (slots.length === 0) break;
+        const taken: Taken = { slots, deliveries: slots.map((slot) => slot.deliveries), applied: slots.map(() => false) };
+        const done: Promise<void> = this.push(taken, this.abortSends.signal)
+          .catch((error: Error) => error)
+          .then((reply) => settle(taken, reply))
+          .finally(() => inFlight.delete(done));
+        inFlight.add(done);
+      }
+      if (inFlight.size === 0) return this.abortSends.signal.aborted ? undefined : failure;
+      // A push answered frees a place; with places free, a signal (new messages, a release) may bring work for them.
+      const room = failure === undefined && inFlight.size < maxInFlight && !this.stopping;
+      if (room && this.wanted) continue;
+      const woken = room ? new Promise<void>((resolve) => (this.woken = resolve)) : undefined;
+      await Promise.race(woken ? [...inFlight, woken] : inFlight);
+      this.woken = undefined;
+    }
+  }
+
+  /**
    * Messages of a push that failed (or was cut off) go back, but for those its streamed reply settled already; they
    * count unless the push never left whole.
    */
-  private giveBack({ slots, deliveries, applied }: SentPush, error: Error | undefined): void {
+  private giveBack({ slots, deliveries, applied }: Taken, error: Error | undefined): void {
     const counted = !(error instanceof DeliveryFailedError) || error.reachedConsumer;
     const outcome = error ? shortOutcome(error) : 'cut off behind a failed push';
     slots.forEach((slot, i) => applied[i] || void this.subscription.release(slot, { outcome, counted }, deliveries[i]));
@@ -211,7 +260,7 @@ export class PushMember {
    * A 413 is no delivery. Several messages go back (the lowest offsets are taken first again, so order holds) and
    * the next pushes are smaller; a single message cannot be pushed smaller: it is dead-lettered (`TOO_LARGE`).
    */
-  private refusedAsTooLarge({ slots, deliveries }: SentPush, error: PushTooLargeError): void {
+  private refusedAsTooLarge({ slots, deliveries }: Taken, error: PushTooLargeError): void {
     const outcome = shortOutcome(error);
     if (slots.length === 1) {
       this.sizeLimit.messageTooLarge();
@@ -224,7 +273,7 @@ export class PushMember {
   }
 
   /** Each reply applied to its message (see applyConsumerReply), unless its streamed line did already. */
-  private applyReplies(sent: SentPush, replies: ConsumerAcknowledgement[]): void {
+  private applyReplies(sent: Taken, replies: ConsumerAcknowledgement[]): void {
     sent.slots.forEach((_, i) => this.applyReply(sent, i, replies[i]));
   }
 

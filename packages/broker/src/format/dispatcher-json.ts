@@ -13,6 +13,8 @@ export interface DispatcherDefinitionJson {
   startFrom: StartFrom;
   batchSize: number;
   maxInFlight: number;
+  /** Shown only when false: the pushes in flight are independent (absent: true, numbered and settled in order). */
+  ordered?: false;
   maxDeliveries: number;
   ackTimeoutMs: number;
   exclusive: boolean;

@@ -51,7 +51,9 @@ export async function ensureInProcessDispatcher(dispatcher: Dispatcher, listener
     maxMembers: existing.maxMembers,
     ...wanted,
     startFrom: wanted.startFrom ?? existing.startFrom,
-    ...(hosts.length === 0 ? {} : { hosts, batchSize: existing.batchSize, maxInFlight: existing.maxInFlight }),
+    ...(hosts.length === 0
+      ? {}
+      : { hosts, batchSize: existing.batchSize, maxInFlight: existing.maxInFlight, ...(existing.ordered === false && { ordered: false }) }),
   });
   logger.log(`Dispatcher ${consumerId} updated for an in-process listener: ${patterns.join(', ')} → ${pattern}`);
 }

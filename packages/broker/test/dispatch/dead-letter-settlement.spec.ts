@@ -58,6 +58,7 @@ describe('a settlement that dead-letters', () => {
       startFrom: 'earliest',
       batchSize: 1,
       maxInFlight: 1,
+      ordered: true,
       maxDeliveries: UNLIMITED_DELIVERIES,
       ackTimeoutMs: DEFAULT_ACK_TIMEOUT_MS,
       exclusive: false,

@@ -34,6 +34,7 @@ describe('the delivery mark a subscription writes', () => {
       startFrom: 'earliest',
       batchSize,
       maxInFlight: 1,
+      ordered: true,
       maxDeliveries: DEFAULT_MAX_DELIVERIES,
       ackTimeoutMs: DEFAULT_ACK_TIMEOUT_MS,
       exclusive: false,

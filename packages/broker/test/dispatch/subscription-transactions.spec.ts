@@ -62,6 +62,7 @@ describe('a subscription committing transactions', () => {
       startFrom: 'earliest',
       batchSize: 1,
       maxInFlight: 1,
+      ordered: true,
       maxDeliveries: UNLIMITED_DELIVERIES,
       ackTimeoutMs: DEFAULT_ACK_TIMEOUT_MS,
       exclusive: false,

@@ -34,6 +34,7 @@ describe('Subscription', () => {
       startFrom: 'earliest',
       batchSize: options.batchSize ?? 1,
       maxInFlight: options.maxInFlight ?? 1,
+      ordered: true,
       maxDeliveries: DEFAULT_MAX_DELIVERIES,
       ackTimeoutMs: DEFAULT_ACK_TIMEOUT_MS,
       exclusive: false,

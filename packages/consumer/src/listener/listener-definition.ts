@@ -22,6 +22,8 @@ export interface ListenerDefinition {
   /** `maxActiveMembers` and `maxMembers` of its dispatcher. Only sent when set. */
   maxActiveMembers?: number;
   maxMembers?: number;
+  /** False: its pushes are independent, not numbered (the dispatcher's `ordered: false`). Only sent when false. */
+  ordered?: false;
   /** When its messages count as settled. */
   ackMode: AckMode;
   /** True: the handler runs through the `ListenerInbox` (absent: false, for definitions built outside the module). */

@@ -50,6 +50,14 @@ export interface MmmqListenerOptions {
   /** The most live members the consumer id admits; an instance beyond it is refused. Default none. Left out, the dispatcher keeps what it has. */
   maxMembers?: number;
   /**
+   * `false`: the broker's pushes to this listener are independent (docs/delivery.md#unordered-pushes): up to
+   * `deliveryMaxInFlight` at once, not numbered, each settled as it is answered, so a slow or failed push holds back
+   * no other; messages with an `mmmq-ordering-key` still come one at a time per key, in order. With `concurrency` above
+   * 1 they are handled at once. Not with `maxActiveMembers: 1` (strictly ordered). Pulled and in-process listeners
+   * take leases, not pushes: there it changes nothing. Default `true` (numbered pushes, handled in order).
+   */
+  ordered?: boolean;
+  /**
    * Runs the handler through the application's inbox (docs/exactly-once.md#inbox): in one database transaction that
    * first reserves (message id, consumer id); the handler reaches it with `context.inboxTransaction<Tx>()`. A message
    * processed already is acknowledged without running the handler. Needs an inbox provider (`MmmqInboxModule` of
@@ -77,6 +85,7 @@ export const LISTENER_OPTION_KEYS: ReadonlySet<string> = new Set<keyof MmmqListe
   'backlogOverflow',
   'maxActiveMembers',
   'maxMembers',
+  'ordered',
   'inbox',
   'delivery',
 ]);

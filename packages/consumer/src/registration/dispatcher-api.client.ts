@@ -20,6 +20,8 @@ export interface DispatcherJson {
   batchSize?: number;
   /** Absent on brokers that predate pipelined pushes, which means 1. */
   maxInFlight?: number;
+  /** Shown only when false (independent pushes); absent means true. */
+  ordered?: boolean;
   /** True when the pushes are signed; the broker never shows the secret. */
   signed?: boolean;
   /** Absent when every message is delivered. */
@@ -48,6 +50,8 @@ export interface DispatcherChange extends BacklogFields, MemberLimits {
   startFrom?: StartFrom;
   batchSize: number;
   maxInFlight: number;
+  /** False: independent, unnumbered pushes (docs/delivery.md#unordered-pushes); absent: the broker's default, true. */
+  ordered?: boolean;
   /** The `whsec_…` secret the broker signs the pushes with; absent for unsigned pushes. */
   signingSecret?: string;
   /** Absent: every message (a PUT without it removes the dispatcher's selector). */
@@ -62,6 +66,7 @@ export interface PullDispatcherChange extends BacklogFields, MemberLimits {
   hosts?: unknown[];
   batchSize?: number;
   maxInFlight?: number;
+  ordered?: boolean;
 }
 
 /** The broker's `/mmmq/dispatchers` API over keep-alive connections; one call, one request, no retries. */

@@ -186,6 +186,7 @@ export class DispatcherRegistrar {
       pattern: listener.pattern.value,
       batchSize: registration.batchSize,
       maxInFlight: registration.maxInFlight,
+      ...(listener.ordered === false ? { ordered: false } : {}),
       ...(listener.startFrom === undefined ? {} : { startFrom: listener.startFrom }),
       ...(signingSecret === undefined ? {} : { signingSecret }),
       ...(listener.selector === undefined ? {} : { selector: listener.selector }),

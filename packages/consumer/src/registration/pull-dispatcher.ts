@@ -60,5 +60,6 @@ function pushSettings(existing: DispatcherJson): Partial<PullDispatcherChange> {
     ...(hosts.length === 0 ? {} : { hosts }),
     ...(existing.batchSize === undefined ? {} : { batchSize: existing.batchSize }),
     ...(existing.maxInFlight === undefined ? {} : { maxInFlight: existing.maxInFlight }),
+    ...(existing.ordered === false ? { ordered: false } : {}),
   };
 }

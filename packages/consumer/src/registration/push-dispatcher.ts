@@ -69,6 +69,7 @@ function sameSettings(existing: DispatcherJson, wanted: DispatcherChange): boole
     existing.pattern === wanted.pattern &&
     (existing.batchSize ?? 1) === wanted.batchSize &&
     (existing.maxInFlight ?? 1) === wanted.maxInFlight &&
+    (existing.ordered ?? true) === (wanted.ordered ?? true) &&
     (existing.signed === true) === (wanted.signingSecret !== undefined) &&
     existing.selector === wanted.selector &&
     sameBacklogFields(existing, wanted) &&

@@ -18,6 +18,7 @@ import { DeliveryMode } from '../listener/delivery-mode';
 import { assertListenerConsumerId, defaultConsumerId } from '../listener/consumer-id.naming';
 import type { DiscoveredListener } from '../listener/discovered-listener';
 import type { ListenerDefinition } from '../listener/listener-definition';
+import { listenerOrderOf } from '../listener/listener-order';
 import { checkListenerSelector } from '../listener/listener-selector';
 import { LISTENER_OPTION_KEYS } from '../listener/mmmq-listener.options';
 
@@ -66,6 +67,13 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
   }
   const ackMode = ackModeOf(listener, config.ackMode ?? listener.options.ackMode ?? options.ackMode);
   const delivery = config.delivery ?? listener.options.delivery;
+  const memberLimits = memberLimitsOf(
+    listener,
+    config.maxActiveMembers ?? listener.options.maxActiveMembers,
+    config.maxMembers ?? listener.options.maxMembers,
+  );
+  const order = listenerOrderOf(config.ordered ?? listener.options.ordered, memberLimits);
+  if (typeof order === 'string') throw new InvalidListenerError(`${where}: ${order}`);
   if (delivery !== undefined && !DELIVERY_MODES.has(delivery)) {
     throw new InvalidListenerError(`${where}: delivery must be "push" or "pull", got ${JSON.stringify(delivery)}`);
   }
@@ -84,11 +92,8 @@ function buildDefinition(listener: DiscoveredListener, options: ResolvedConsumer
       config.maxBacklog ?? listener.options.maxBacklog,
       config.backlogOverflow ?? listener.options.backlogOverflow,
     ),
-    ...memberLimitsOf(
-      listener,
-      config.maxActiveMembers ?? listener.options.maxActiveMembers,
-      config.maxMembers ?? listener.options.maxMembers,
-    ),
+    ...memberLimits,
+    ...order,
     ...(delivery === undefined ? {} : { delivery }),
     contentType: listener.contentType,
     handle: listener.handle,

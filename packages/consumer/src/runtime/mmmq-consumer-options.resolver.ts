@@ -199,6 +199,7 @@ export function resolveListenerConfig(where: string, config: unknown): ListenerC
           ),
     ...checkedBacklogFields(where, record.maxBacklog, record.backlogOverflow),
     ...checkedMemberLimits(where, record.maxActiveMembers, record.maxMembers),
+    ...(record.ordered === undefined ? {} : { ordered: booleanField(`${where}.ordered`, record.ordered) }),
     ...(record.inbox === undefined ? {} : { inbox: booleanField(`${where}.inbox`, record.inbox) }),
     ...(record.delivery === undefined ? {} : { delivery: oneOf(`${where}.delivery`, record.delivery, DELIVERY_MODES) }),
   };

@@ -13,5 +13,6 @@ export function toTransportListener(listener: ListenerDefinition): TransportList
     ...(listener.backlogLimit === undefined ? {} : { backlogLimit: listener.backlogLimit }),
     ...(listener.maxActiveMembers === undefined ? {} : { maxActiveMembers: listener.maxActiveMembers }),
     ...(listener.maxMembers === undefined ? {} : { maxMembers: listener.maxMembers }),
+    ...(listener.ordered === false ? { ordered: false as const } : {}),
   };
 }

@@ -45,6 +45,9 @@ export class InMemoryTransport extends MmmqTransport {
     if (listener.maxMembers !== undefined) {
       reasons.push(`maxMembers ${listener.maxMembers}: the in-memory broker does not cap the listeners of a consumer id`);
     }
+    if (listener.ordered === false) {
+      reasons.push('ordered: false: the in-memory broker delivers in order and keeps no ordering keys, so it cannot keep per-key order');
+    }
     if (listener.startFrom === 'latest') {
       reasons.push("startFrom 'latest': the in-memory broker starts every subscription at the first message of each topic");
     }

@@ -82,6 +82,8 @@ export interface TransportListener {
   maxActiveMembers?: number;
   /** The most live members the consumer id admits; absent: no cap. */
   maxMembers?: number;
+  /** False: the listener gives up the order of its deliveries, keeping per-ordering-key order; absent: ordered. */
+  ordered?: false;
 }
 
 /**

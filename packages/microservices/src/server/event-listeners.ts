@@ -2,6 +2,7 @@ import {
   assertListenerConsumerId,
   defaultConsumerId,
   ListenerDefinition,
+  listenerOrderOf,
   ResolvedConsumerOptions,
   resolveListenerConfig,
   toKebabCase,
@@ -70,7 +71,7 @@ function definition(pattern: string, handler: MessageHandler, options: ResolvedC
     ackMode: config.ackMode ?? options.ackMode,
     selector: config.selector,
     ...backlogLimitOf(where, config),
-    ...memberLimitsOf(where, config),
+    ...orderOf(where, config),
     contentType: { kind: 'any' },
     handle: run(pattern, handler),
   };
@@ -88,6 +89,7 @@ function overlay(extras: ListenerConfig, configured: ListenerConfig | undefined)
     backlogOverflow: configured?.backlogOverflow ?? extras.backlogOverflow,
     maxActiveMembers: configured?.maxActiveMembers ?? extras.maxActiveMembers,
     maxMembers: configured?.maxMembers ?? extras.maxMembers,
+    ordered: configured?.ordered ?? extras.ordered,
   };
 }
 
@@ -101,6 +103,14 @@ function backlogLimitOf(where: string, config: ListenerConfig): { backlogLimit?:
     throw new InvalidServerOptionsError(`${where}: ${error.message}`, { cause: error });
   }
   return backlogLimit === undefined ? {} : { backlogLimit };
+}
+
+/** Member limits and `ordered`, checked together once overlaid: `ordered: false` does not go with `maxActiveMembers: 1`. */
+function orderOf(where: string, config: ListenerConfig): MemberLimits & { ordered?: false } {
+  const limits = memberLimitsOf(where, config);
+  const order = listenerOrderOf(config.ordered, limits);
+  if (typeof order === 'string') throw new InvalidServerOptionsError(`${where}: ${order}`);
+  return { ...limits, ...order };
 }
 
 /** Checked together once overlaid: maxMembers from one place must be at least maxActiveMembers from the other. */
