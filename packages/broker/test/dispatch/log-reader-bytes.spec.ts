@@ -8,7 +8,9 @@ import { LEASE_MS, TEST_LIMITS } from './ledger-fixture';
 
 /** A topic of messages with `contentBytes` of content each, in memory, read the way a subscription reads it. */
 function topic(sizes: number[]): TopicQueue {
-  const entries = sizes.map((size, n) => encodeEnvelope({ id: `m${n}`, topic: 't', publishedAt: 0, headers: {}, content: Buffer.alloc(size, 120) }));
+  const entries = sizes.map((size, n) =>
+    encodeEnvelope({ id: `m${n}`, topic: 't', publishedAt: 0, headers: {}, content: Buffer.alloc(size, 120) }),
+  );
   const queue = {
     startOffset: 0,
     tailOffset: entries.length,
