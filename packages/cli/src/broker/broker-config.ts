@@ -116,8 +116,9 @@ function memoryOptions(env: NodeJS.ProcessEnv): Pick<MmmqBrokerOptions, 'memory'
     Object.entries({
       windowBytes: positive(env, 'MMMQ_WINDOW_BYTES'),
       subscriptionWindowBytes: positive(env, 'MMMQ_SUBSCRIPTION_WINDOW_BYTES'),
-      recentEntriesBytes: positive(env, 'MMMQ_RECENT_ENTRIES_BYTES'),
-      topicRecentEntriesBytes: positive(env, 'MMMQ_TOPIC_RECENT_ENTRIES_BYTES'),
+      // 0: no recent entries, every read goes to disk.
+      recentEntriesBytes: integer(env, 'MMMQ_RECENT_ENTRIES_BYTES'),
+      topicRecentEntriesBytes: integer(env, 'MMMQ_TOPIC_RECENT_ENTRIES_BYTES'),
     }).filter(([, value]) => value !== undefined),
   );
   return Object.keys(memory).length === 0 ? {} : { memory };
