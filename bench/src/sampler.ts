@@ -73,8 +73,9 @@ export class ProcessSampler {
   private readonly last = new Map<number, number>();
   private timer?: NodeJS.Timeout;
   private startedAt = 0;
-  private rssPeakKiB = 0;
-  private rssLastKiB = 0;
+  /** Each process's peak: a broker stopped during the measurement (a restart) is left out of the figure. */
+  private readonly rssPeakByPid = new Map<number, number>();
+  private rssLiveKiB = new Map<number, number>();
   private clientCpuStart?: NodeJS.CpuUsage;
   private machineBusyStart = 0;
 
@@ -112,8 +113,8 @@ export class ProcessSampler {
       broker: {
         cpuPct: seconds > 0 ? (100 * cpuSeconds) / seconds : NaN,
         cpuSeconds,
-        rssPeakMiB: cpuSeconds >= 0 ? this.rssPeakKiB / 1024 : NaN,
-        rssEndMiB: cpuSeconds >= 0 ? this.rssLastKiB / 1024 : NaN,
+        rssPeakMiB: cpuSeconds >= 0 ? this.rssPeakKiB() / 1024 : NaN,
+        rssEndMiB: cpuSeconds >= 0 ? [...this.rssLiveKiB.values()].reduce((sum, kib) => sum + kib, 0) / 1024 : NaN,
       },
       clientCpuPct: seconds > 0 ? (100 * clientSeconds) / seconds : NaN,
       clientCpuSeconds: clientSeconds,
@@ -121,9 +122,18 @@ export class ProcessSampler {
     };
   }
 
+  /**
+   * The peak RSS of the processes running at the last sample (summed, each at its own peak): the broker that serves
+   * at the end, not one stopped for a restart during the measurement (its memory was the previous phase's).
+   */
+  private rssPeakKiB(): number {
+    let kib = 0;
+    for (const pid of this.rssLiveKiB.keys()) kib += this.rssPeakByPid.get(pid) ?? 0;
+    return kib;
+  }
+
   private sample(): void {
-    let rss = 0;
-    let seen = false;
+    const live = new Map<number, number>();
     for (const pid of this.pids()) {
       const ticks = readCpuTicks(pid);
       const kib = readRssKiB(pid);
@@ -132,13 +142,10 @@ export class ProcessSampler {
         this.last.set(pid, ticks);
       }
       if (kib !== undefined) {
-        rss += kib;
-        seen = true;
+        live.set(pid, kib);
+        this.rssPeakByPid.set(pid, Math.max(this.rssPeakByPid.get(pid) ?? 0, kib));
       }
     }
-    if (seen) {
-      this.rssLastKiB = rss;
-      this.rssPeakKiB = Math.max(this.rssPeakKiB, rss);
-    }
+    if (live.size > 0) this.rssLiveKiB = live;
   }
 }

@@ -9,13 +9,13 @@ const FILL_BATCH = 500;
 
 /**
  * A backlog published with no consumer running, then a clean broker restart, then one consumer drains it.
- * Broker CPU and RSS are sampled from the restart to the end of the drain.
+ * Broker CPU is sampled from the restart to the end of the drain, RSS of the restarted broker only.
  */
 export const backlogRestart: Workload = {
   id: 'backlog-restart',
   title: (c) => `Backlog of ${c.backlog.toLocaleString('en')} drained after a broker restart`,
   describe: (c) =>
-    `${c.backlog.toLocaleString('en')} messages of ${c.size / 1024} KiB are published to one topic while its consumer is away, the broker is stopped cleanly and started again, and one consumer drains the backlog (followed for at most ${c.drainCapSeconds} s; the drain rate is over what arrived). *first delivery* is from the restart command to the first message handled; *ready* is from the restart command to the broker accepting clients again; broker RSS is the peak from the restart to the end of the drain. Each round starts from an empty broker where the bench owns it.`,
+    `${c.backlog.toLocaleString('en')} messages of ${c.size / 1024} KiB are published to one topic while its consumer is away, the broker is stopped cleanly and started again, and one consumer drains the backlog (followed for at most ${c.drainCapSeconds} s; the drain rate is over what arrived). *first delivery* is from the restart command to the first message handled; *ready* is from the restart command to the broker accepting clients again; broker RSS is the restarted broker's peak, to the end of the drain. Each round starts from an empty broker where the bench owns it.`,
   metrics: [
     { key: 'ttfd', label: 'first delivery', unit: 'ms', better: 'lower' },
     { key: 'ready', label: 'ready', unit: 'ms', better: 'lower' },

@@ -77,6 +77,7 @@ export {
   DEFAULT_MAX_TOPICS,
   MMMQ_PERSISTENCE_OPTIONS,
   type LimitsOptions,
+  type MemoryOptions,
   type HttpOptions,
   type MmmqBrokerOptions,
   type PersistenceOptions,

@@ -6,6 +6,10 @@ import { DispatcherDefinition, parseDispatcherDefinition } from './dispatch/disp
 import { ResolvedDispatchOptions } from './dispatch/dispatch.options';
 import { parseAllowedNetwork, PushTargetPolicy } from './dispatch/push-target-policy';
 import { InvalidBrokerOptionsError } from './config/invalid-broker-options.error';
+import { MemoryOptions, ResolvedMemoryOptions } from './config/memory-options';
+import { DEFAULT_SUBSCRIPTION_WINDOW_BYTES, DEFAULT_WINDOW_BYTES } from './dispatch/ledger/window-budget';
+import { DEFAULT_RECENT_ENTRIES_BYTES } from './storage/recent-entries';
+import { DEFAULT_RECENT_ENTRIES_TOTAL_BYTES } from './storage/recent-entries-budget';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
@@ -69,6 +73,7 @@ export interface ResolvedBrokerOptions {
   topics: ResolvedTopicsOptions;
   console: ResolvedConsoleOptions;
   limits: ResolvedLimitsOptions;
+  memory: ResolvedMemoryOptions;
 }
 
 const { nonBlankString, nonNegativeInteger, oneOf, positiveInteger } = optionChecks(InvalidBrokerOptionsError);
@@ -84,6 +89,13 @@ const OPTIONS: Record<keyof MmmqBrokerOptions, true> = {
   topics: true,
   console: true,
   limits: true,
+  memory: true,
+};
+const MEMORY_OPTIONS: Record<keyof MemoryOptions, true> = {
+  windowBytes: true,
+  subscriptionWindowBytes: true,
+  recentEntriesBytes: true,
+  topicRecentEntriesBytes: true,
 };
 const LIMITS_OPTIONS: Record<keyof LimitsOptions, true> = {
   maxTopics: true,
@@ -148,6 +160,7 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     topics,
     console: consoleOptions = {},
     limits = {},
+    memory = {},
   } = optionGroup('', options, OPTIONS);
   return {
     persistence: resolvePersistence(persistence),
@@ -161,7 +174,30 @@ export function resolveBrokerOptions(options: MmmqBrokerOptions = {}): ResolvedB
     topics: resolveTopicsOptions(topics, fsyncMode(persistence)),
     console: resolveConsole(consoleOptions),
     limits: resolveLimits(limits),
+    memory: resolveMemory(memory),
   };
+}
+
+function resolveMemory(given: MemoryOptions): ResolvedMemoryOptions {
+  const memory = optionGroup('memory', given, MEMORY_OPTIONS);
+  const resolved = {
+    windowBytes: positiveInteger('memory.windowBytes', memory.windowBytes ?? DEFAULT_WINDOW_BYTES),
+    subscriptionWindowBytes: positiveInteger(
+      'memory.subscriptionWindowBytes',
+      memory.subscriptionWindowBytes ?? Math.min(DEFAULT_SUBSCRIPTION_WINDOW_BYTES, memory.windowBytes ?? Infinity),
+    ),
+    recentEntriesBytes: nonNegativeInteger('memory.recentEntriesBytes', memory.recentEntriesBytes ?? DEFAULT_RECENT_ENTRIES_TOTAL_BYTES),
+    topicRecentEntriesBytes: nonNegativeInteger(
+      'memory.topicRecentEntriesBytes',
+      memory.topicRecentEntriesBytes ?? Math.min(DEFAULT_RECENT_ENTRIES_BYTES, memory.recentEntriesBytes ?? Infinity),
+    ),
+  };
+  if (resolved.subscriptionWindowBytes > resolved.windowBytes) {
+    throw new InvalidBrokerOptionsError(
+      `memory.subscriptionWindowBytes (${resolved.subscriptionWindowBytes}) must be at most memory.windowBytes (${resolved.windowBytes})`,
+    );
+  }
+  return resolved;
 }
 
 function resolveLimits(given: LimitsOptions): ResolvedLimitsOptions {

@@ -57,6 +57,8 @@ import {
   ResolvedPersistenceOptions,
 } from './mmmq-broker.options';
 import { InProcessRpcClients } from './in-process/in-process-rpc-clients';
+import { MMMQ_MEMORY_OPTIONS, type ResolvedMemoryOptions } from './config/memory-options';
+import { WindowBudget } from './dispatch/ledger/window-budget';
 import { InProcessTransport } from './in-process/in-process-transport';
 import { PublishIntake } from './publish/publish-intake';
 import { Deduplicator } from './deduplication/deduplicator';
@@ -125,6 +127,12 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     optionsPart(MMMQ_TOPICS_OPTIONS, 'topics'),
     optionsPart(MMMQ_CONSOLE_OPTIONS, 'console'),
     optionsPart(MMMQ_LIMITS_OPTIONS, 'limits'),
+    optionsPart(MMMQ_MEMORY_OPTIONS, 'memory'),
+    {
+      provide: WindowBudget,
+      useFactory: (memory: ResolvedMemoryOptions) => new WindowBudget(memory.windowBytes, memory.subscriptionWindowBytes),
+      inject: [MMMQ_MEMORY_OPTIONS],
+    },
     TopicPolicies,
     {
       provide: PushTargetPolicy,

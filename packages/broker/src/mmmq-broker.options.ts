@@ -3,8 +3,10 @@ import type { DeliveryOptions } from './dispatch/delivery.options';
 import type { AuthOptions } from './security/auth.options';
 import type { TopicsOptions } from './topics/topic-policy.options';
 import type { HttpOptions, LimitsOptions, PersistenceOptions, StreamOptions, TlsOptions } from './config/broker-options';
+import type { MemoryOptions } from './config/memory-options';
 
 export * from './config/broker-options';
+export * from './config/memory-options';
 
 export interface MmmqBrokerOptions {
   persistence?: PersistenceOptions;
@@ -36,4 +38,6 @@ export interface MmmqBrokerOptions {
   console?: ConsoleOptions;
   /** Caps on topics, dispatchers and subscriptions, and the budget of open files (docs/operations.md#descriptors-and-caps). */
   limits?: LimitsOptions;
+  /** Bytes of messages held in memory: windows and recent entries, per subscription or topic and broker-wide (docs/delivery.md#memory). */
+  memory?: MemoryOptions;
 }

@@ -62,6 +62,12 @@ describe('resolveBrokerOptions', () => {
         maxDelayMs: DEFAULT_MAX_DELAY_MS,
         maxOpenFiles: defaultMaxOpenFiles(),
       },
+      memory: {
+        windowBytes: 128 * 1024 * 1024,
+        subscriptionWindowBytes: 16 * 1024 * 1024,
+        recentEntriesBytes: 64 * 1024 * 1024,
+        topicRecentEntriesBytes: 8 * 1024 * 1024,
+      },
     });
   });
 
@@ -81,6 +87,28 @@ describe('resolveBrokerOptions', () => {
     expect(() => resolveBrokerOptions({ limits: { maxOpenFiles: 2 } })).toThrow(/limits\.maxOpenFiles must be at least 8, got 2/);
     expect(() => resolveBrokerOptions({ limits: { maxDispatchers: 0 } })).toThrow(InvalidBrokerOptionsError);
     expect(() => resolveBrokerOptions({ limits: { maxSubscriptions: 1.5 } })).toThrow(/limits\.maxSubscriptions/);
+  });
+
+  it('takes the memory bounds under memory, with their defaults, naming a bad or unknown one', () => {
+    expect(resolveBrokerOptions({}).memory).toEqual({
+      windowBytes: 128 * 1024 * 1024,
+      subscriptionWindowBytes: 16 * 1024 * 1024,
+      recentEntriesBytes: 64 * 1024 * 1024,
+      topicRecentEntriesBytes: 8 * 1024 * 1024,
+    });
+    // A broker-wide bound below a default per-subscription or per-topic one lowers it too.
+    expect(resolveBrokerOptions({ memory: { windowBytes: 1024, recentEntriesBytes: 0 } }).memory).toEqual({
+      windowBytes: 1024,
+      subscriptionWindowBytes: 1024,
+      recentEntriesBytes: 0,
+      topicRecentEntriesBytes: 0,
+    });
+    expect(() => resolveBrokerOptions({ memory: { windowByte: 3 } as never })).toThrow(/Unknown option memory\.windowByte;/);
+    expect(() => resolveBrokerOptions({ memory: { subscriptionWindowBytes: 0 } })).toThrow(/memory\.subscriptionWindowBytes/);
+    expect(() => resolveBrokerOptions({ memory: { recentEntriesBytes: -1 } })).toThrow(/memory\.recentEntriesBytes/);
+    expect(() => resolveBrokerOptions({ memory: { windowBytes: 1000, subscriptionWindowBytes: 2000 } })).toThrow(
+      /memory\.subscriptionWindowBytes \(2000\) must be at most memory\.windowBytes \(1000\)/,
+    );
   });
 
   it('sizes the default descriptor budget from RLIMIT_NOFILE, keeping a reserve for sockets', () => {

@@ -74,6 +74,23 @@ describe('readBrokerConfig', () => {
     );
   });
 
+  it('reads the memory bounds from MMMQ_*_BYTES, leaving the defaults when unset', () => {
+    expect(readBrokerConfig({}).broker.memory).toBeUndefined();
+    const env = {
+      MMMQ_WINDOW_BYTES: '1048576',
+      MMMQ_SUBSCRIPTION_WINDOW_BYTES: '65536',
+      MMMQ_RECENT_ENTRIES_BYTES: '0',
+      MMMQ_TOPIC_RECENT_ENTRIES_BYTES: '0',
+    };
+    expect(readBrokerConfig(env).broker.memory).toEqual({
+      windowBytes: 1048576,
+      subscriptionWindowBytes: 65536,
+      recentEntriesBytes: 0,
+      topicRecentEntriesBytes: 0,
+    });
+    expect(() => readBrokerConfig({ MMMQ_WINDOW_BYTES: '0' })).toThrow(/^MMMQ_WINDOW_BYTES must be positive/);
+  });
+
   it('turns the publish stream off with MMMQ_STREAM_PORT=off', () => {
     expect(readBrokerConfig({ MMMQ_STREAM_PORT: 'off' }).broker.stream).toBeUndefined();
   });

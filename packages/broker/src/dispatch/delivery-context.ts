@@ -6,6 +6,7 @@ import type { DeadLetterWriter } from './dead-letter-writer';
 import type { ResolvedDeliveryOptions } from './delivery.options';
 import type { DeliveryObserver } from './delivery-observer';
 import type { PushSender } from './push-sender';
+import type { WindowBudget } from './ledger/window-budget';
 
 /** What a subscription needs besides its topic, consumer and checkpoint. */
 export interface DeliveryContext {
@@ -23,6 +24,8 @@ export interface DeliveryContext {
    * context: only the cancellation records a subscription has read count.
    */
   cancellations?: ScheduledCancellations;
+  /** Bounds the message bytes subscriptions hold (`memory` options); absent where tests build a context: only counts bound. */
+  windows?: WindowBudget;
   /** Push latencies and backoffs, for the metrics; absent while they are off. */
   observer?: DeliveryObserver;
 }

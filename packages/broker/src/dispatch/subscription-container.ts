@@ -35,6 +35,7 @@ import { Host } from '@mmmq/core';
 import { startOffsetOf } from './start-offset';
 import { BrokerLimitReachedError } from '../config/broker-limit.error';
 import { MMMQ_LIMITS_OPTIONS, ResolvedLimitsOptions } from '../config/broker-options';
+import { WindowBudget } from './ledger/window-budget';
 import type { NeededFrom, RetentionHolders } from '../retention/retention-holders';
 
 /** One open topic and its subscriptions by consumer id. */
@@ -117,6 +118,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     cancellations: ScheduledCancellations,
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
+    @Optional() windows?: WindowBudget,
   ) {
     this.sender = new PushSender(options.delivery.timeoutMs, targets, options.delivery);
     this.pending = new PendingSubscriptions((topic) => queues.isOpenOrOpening(topic));
@@ -134,6 +136,7 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
       backlogGuard,
       cancellations,
       observer,
+      windows: windows ?? new WindowBudget(),
     };
     this.bus = queues.bus;
   }

@@ -95,11 +95,12 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
       currentDefinition.exclusive,
       this.leaseWatcher(),
       cancellations,
+      context.windows,
     );
     // A redrive hands dead letters back as asked: they were selected when first delivered.
     const redrive = queue.topic.name === redriveTopicOf(currentDefinition.consumerId);
     const selector = redrive ? undefined : currentDefinition.selector;
-    this.reader = new LogReader(queue, this.ledger, this, selector, cancellations);
+    this.reader = new LogReader(queue, this.ledger, this, selector, cancellations, context.windows);
     this.writer = new SubscriptionStateWriter(
       this.ledger,
       checkpoint,
@@ -131,6 +132,11 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
 
   get leased(): number {
     return this.ledger.leased;
+  }
+
+  /** Payload bytes of the messages it holds in memory (read ahead, leased, delayed): within `memory.subscriptionWindowBytes`. */
+  get heldBytes(): number {
+    return this.ledger.heldBytes;
   }
 
   /** Scheduled messages read and not due yet. */
@@ -755,6 +761,7 @@ export class Subscription implements LogReaderHost, RejectingSubscription, Membe
       await this.writer.durable();
       this.transactions.close(stoppedError(this.label()));
       this.deadLetters.close(stoppedError(this.label()));
+      this.ledger.detach();
     })();
     return this.stopRequested;
   }

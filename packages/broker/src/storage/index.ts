@@ -23,6 +23,7 @@ import { TopicQueueBootstrapper } from './topic-queue-bootstrapper';
 import { TopicQueueContainer } from './topic-queue-container';
 import { JOURNAL_PROVIDER } from './journal/journal.provider';
 import { RecentEntriesBudget } from './recent-entries-budget';
+import { MMMQ_MEMORY_OPTIONS, type ResolvedMemoryOptions } from '../config/memory-options';
 import { CheckpointDirectoryFactory, SegmentFileChainFactory, TopicQueueFactory } from './topic-queue.factory';
 
 /**
@@ -31,7 +32,11 @@ import { CheckpointDirectoryFactory, SegmentFileChainFactory, TopicQueueFactory 
  */
 export const STORAGE_PROVIDERS = [
   JOURNAL_PROVIDER,
-  { provide: RecentEntriesBudget, useFactory: () => new RecentEntriesBudget() },
+  {
+    provide: RecentEntriesBudget,
+    useFactory: (memory?: ResolvedMemoryOptions) => new RecentEntriesBudget(memory?.recentEntriesBytes, memory?.topicRecentEntriesBytes),
+    inject: [{ token: MMMQ_MEMORY_OPTIONS, optional: true }],
+  },
   SegmentFileChainFactory,
   CheckpointDirectoryFactory,
   TopicQueueFactory,

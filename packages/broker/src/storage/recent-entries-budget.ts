@@ -1,5 +1,9 @@
-/** Bytes of recent payloads all topics together keep in memory (each topic also has its own cap). */
-export const DEFAULT_RECENT_ENTRIES_TOTAL_BYTES = 256 * 1024 * 1024;
+/**
+ * Bytes of recent payloads all topics together keep in memory (each topic also has its own cap): `memory.recentEntriesBytes`.
+ * 64 MiB: 8 topics at their own cap, or the last 64,000 messages of 1 KiB, enough for consumers that keep up to
+ * read from memory (docs/performance.md#memory); more only makes the broker's RSS higher.
+ */
+export const DEFAULT_RECENT_ENTRIES_TOTAL_BYTES = 64 * 1024 * 1024;
 
 /** What the budget can take memory back from: a topic's run of recent entries. */
 export interface RecentEntriesHolder {
@@ -17,7 +21,11 @@ export class RecentEntriesBudget {
   /** Holders in the order they were last written, least recent first. */
   private readonly holders = new Map<RecentEntriesHolder, number>();
 
-  constructor(readonly maxBytes: number = DEFAULT_RECENT_ENTRIES_TOTAL_BYTES) {}
+  constructor(
+    readonly maxBytes: number = DEFAULT_RECENT_ENTRIES_TOTAL_BYTES,
+    /** Each topic's own cap (`memory.topicRecentEntriesBytes`); undefined: RecentEntries' default. */
+    readonly topicMaxBytes?: number,
+  ) {}
 
   /** Bytes held by all topics together. */
   get bytes(): number {

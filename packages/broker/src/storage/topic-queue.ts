@@ -44,7 +44,7 @@ export class TopicQueue implements JournalTopic, Flushable {
   ) {
     this.visibleEnd = chain.tailOffset;
     this.durable = chain.tailOffset;
-    this.recent = new RecentEntries(chain.tailOffset, undefined, recentBudget);
+    this.recent = new RecentEntries(chain.tailOffset, recentBudget.topicMaxBytes, recentBudget);
   }
 
   /** The offset of the oldest message kept; retention and a purge move it forward. */
@@ -210,7 +210,7 @@ export class TopicQueue implements JournalTopic, Flushable {
     if (this.visibleEnd === this.chain.tailOffset) return;
     this.visibleEnd = this.chain.tailOffset;
     this.recent.close();
-    this.recent = new RecentEntries(this.visibleEnd, undefined, this.recentBudget);
+    this.recent = new RecentEntries(this.visibleEnd, this.recentBudget.topicMaxBytes, this.recentBudget);
   }
 
   /** Makes the topic's files durable up to everything written (the journal's flush). */

@@ -52,7 +52,7 @@ export type StandaloneBrokerOptions = MmmqBrokerOptions & {
 
 /**
  * Reads `MMMQ_PORT`, `MMMQ_HOST`, `MMMQ_STREAM_PORT`, `MMMQ_HTTP_ADAPTER`, `MMMQ_ROOT_DIR` (made absolute),
- * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the limits (`MMMQ_MAX_*`), the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
+ * `MMMQ_SEGMENT_MAX_BYTES`, the flush, disk guard and retention check settings, `MMMQ_TOPICS`, the limits (`MMMQ_MAX_*`), the memory bounds (`MMMQ_*_BYTES`), the `MMMQ_HTTP_*` limits, the tokens (`MMMQ_AUTH_TOKENS` or `MMMQ_AUTH_TOKENS_FILE`),
  * `MMMQ_TLS_KEY_FILE` / `MMMQ_TLS_CERT_FILE`, the push settings (`MMMQ_PUSH_*`), `MMMQ_CONSOLE`, and the metrics and health
  * endpoints (`MMMQ_METRICS`, `MMMQ_METRICS_PATH`, `MMMQ_HEALTH`, `MMMQ_HEALTH_PATH`).
  *
@@ -94,6 +94,7 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       },
       ...(topics === undefined ? {} : { topics }),
       ...limitsOptions(env),
+      ...memoryOptions(env),
       stream: streamPort === undefined ? undefined : { port: streamPort, host },
       tls: tlsFiles(env),
       ...deliveryOptions(env),
@@ -104,6 +105,23 @@ export function readBrokerConfig(env: NodeJS.ProcessEnv): BrokerConfig {
       ...(health === undefined ? {} : { health }),
     },
   };
+}
+
+/**
+ * `MMMQ_WINDOW_BYTES`, `MMMQ_SUBSCRIPTION_WINDOW_BYTES`, `MMMQ_RECENT_ENTRIES_BYTES`, `MMMQ_TOPIC_RECENT_ENTRIES_BYTES`:
+ * the broker's `memory` bounds (docs/delivery.md#memory); unset ones keep their defaults.
+ */
+function memoryOptions(env: NodeJS.ProcessEnv): Pick<MmmqBrokerOptions, 'memory'> {
+  const memory = Object.fromEntries(
+    Object.entries({
+      windowBytes: positive(env, 'MMMQ_WINDOW_BYTES'),
+      subscriptionWindowBytes: positive(env, 'MMMQ_SUBSCRIPTION_WINDOW_BYTES'),
+      // 0: no recent entries, every read goes to disk.
+      recentEntriesBytes: integer(env, 'MMMQ_RECENT_ENTRIES_BYTES'),
+      topicRecentEntriesBytes: integer(env, 'MMMQ_TOPIC_RECENT_ENTRIES_BYTES'),
+    }).filter(([, value]) => value !== undefined),
+  );
+  return Object.keys(memory).length === 0 ? {} : { memory };
 }
 
 /**

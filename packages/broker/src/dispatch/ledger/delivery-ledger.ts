@@ -2,6 +2,7 @@ import type { Selector } from '@mmmq/core';
 import type { DecodedEnvelope } from '../../format/message-envelope';
 import type { SubscriptionSnapshot } from '../../storage/subscription-snapshot';
 import type { LeaseWatcher } from './lease-watcher';
+import type { WindowBytes } from './window-budget';
 import { MinHeap } from './min-heap';
 import { CancellationLookup, Schedule } from './schedule';
 import { byOffset, byPriority, newSlot, recordAttempt, Slot, SlotState } from './slot';
@@ -89,6 +90,8 @@ export class DeliveryLedger {
   private staleReady = 0;
   /** Scheduled messages read before their time (docs/delivery.md#scheduled-messages). */
   private readonly schedule: Schedule;
+  /** Payload bytes of the slots not settled (see WindowBudget). */
+  private heldTotal = 0;
 
   constructor(
     snapshot: SubscriptionSnapshot,
@@ -102,6 +105,8 @@ export class DeliveryLedger {
      * beyond what was read); without it only the records read count.
      */
     cancellations?: CancellationLookup,
+    /** Told of the bytes held, for the broker-wide bound; let go of by {@link detach}. */
+    private windowBytes?: WindowBytes,
   ) {
     this.schedule = new Schedule(cancellations);
     this.ready = new MinHeap<Slot>(strictOrder ? byOffset : byPriority);
@@ -121,6 +126,17 @@ export class DeliveryLedger {
 
   get leased(): number {
     return this.leasedCount;
+  }
+
+  /** Payload bytes of the messages read and not settled: available, leased, delayed, waiting for a key. */
+  get heldBytes(): number {
+    return this.heldTotal;
+  }
+
+  /** The subscription stopped: what it holds no longer counts towards the broker's bound, nor what it reads after. */
+  detach(): void {
+    this.windowBytes?.add(-this.heldTotal);
+    this.windowBytes = undefined;
   }
 
   get available(): number {
@@ -166,6 +182,7 @@ export class DeliveryLedger {
     const deliveries = restored?.deliveries ?? (offset < this.restoredMark ? 1 : 0);
     const slot = newSlot(offset, envelope, bytes, deliveries, restored?.nacks ?? 0);
     this.slots.set(offset, slot);
+    this.hold(slot);
     if (slot.key === undefined || !this.keyHolders.has(slot.key)) {
       if (slot.key !== undefined) this.keyHolders.set(slot.key, slot);
       this.ready.push(slot);
@@ -200,6 +217,7 @@ export class DeliveryLedger {
     let ended = 0;
     for (const slot of this.slots.values()) {
       if (slot.state === SlotState.DEAD_LETTERING) continue;
+      this.unhold(slot);
       if (slot.state === SlotState.LEASED) {
         this.endLease(slot);
         ended++;
@@ -298,6 +316,7 @@ export class DeliveryLedger {
     slot.state = SlotState.SETTLED;
     slot.envelope = undefined;
     slot.member = undefined;
+    this.unhold(slot);
     this.version++;
     if (slot.key !== undefined && this.keyHolders.get(slot.key) === slot) this.releaseKey(slot.key);
     if (slot.scheduled) this.settleScheduled(slot);
@@ -335,6 +354,7 @@ export class DeliveryLedger {
     const slot = newSlot(offset, envelope instanceof Error ? EMPTY_ENVELOPE : envelope, bytes, 0, 0);
     slot.scheduled = true;
     this.slots.set(offset, slot);
+    this.hold(slot);
     if (envelope instanceof Error) {
       this.settle(slot);
     } else if (slot.key === undefined || !this.keyHolders.has(slot.key)) {
@@ -597,6 +617,19 @@ export class DeliveryLedger {
       return { reason: 'MAX_DELIVERIES', lastError: `${slot.deliveries} deliveries, the last: ${how.outcome}` };
     }
     return undefined;
+  }
+
+  private hold(slot: Slot): void {
+    slot.held = slot.bytes;
+    this.heldTotal += slot.held;
+    this.windowBytes?.add(slot.held);
+  }
+
+  private unhold(slot: Slot): void {
+    if (slot.held === 0) return;
+    this.heldTotal -= slot.held;
+    this.windowBytes?.add(-slot.held);
+    slot.held = 0;
   }
 
   /** A LEASED slot's lease ends (its caller sets its next state). */

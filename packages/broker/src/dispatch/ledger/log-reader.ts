@@ -4,6 +4,7 @@ import { nextTurn, selectorTurnSpent } from '../selector-turn-budget';
 import type { DeliveryLedger } from './delivery-ledger';
 import { decodeEntry } from '../../format/decode-entry';
 import type { TopicCancellations } from '../../publish/topic-cancellations';
+import type { WindowBudget } from './window-budget';
 
 /**
  * How far past the cursor a subscription reads: the most messages it tracks at once (leased, waiting, settled out
@@ -43,7 +44,12 @@ export class LogReader {
     private readonly selector?: Selector,
     /** The topic's cancellations, which the ledger asks: known from wherever a scheduled message is read on. */
     private readonly cancellations?: TopicCancellations,
+    /** Bounds the bytes read ahead (see WindowBudget); without it only the window's count does. */
+    private readonly budget?: WindowBudget,
   ) {}
+
+  /** Average size of the entries read last, to read about as many as the byte bound leaves room for; 0: none read yet. */
+  private entryBytes = 0;
 
   /** Reads until `max` messages are available, the log ends, or the window is full. */
   fill(max: number): Promise<void> {
@@ -60,7 +66,7 @@ export class LogReader {
         await this.promoteDue(max);
         continue;
       }
-      const wanted = Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - ledger.windowSize, READ_CHUNK);
+      const wanted = this.withinBytes(Math.min(Math.max(max, READ_AHEAD), MAX_WINDOW - ledger.windowSize, READ_CHUNK));
       const from = ledger.readEnd;
       if (from < queue.startOffset) {
         // Deleted by retention: skipped once the window before it is settled (until then nothing more is read).
@@ -74,7 +80,9 @@ export class LogReader {
         // Retention may have deleted what was being read: those entries are not corrupt, just gone.
         if (from < queue.startOffset) continue;
         if (entries.length === 0 || ledger.readEnd !== from) return;
+        this.learnSizes(entries);
         let filtered = 0;
+        let full = false;
         for (let i = 0; i < entries.length; i++) {
           if (this.selector !== undefined && selectorTurnSpent()) {
             // Selectors are the costly part of a read: let publishes and requests in once the turn's budget is spent.
@@ -85,6 +93,8 @@ export class LogReader {
             if (this.host.stopping || ledger.readEnd !== from + i || from + i < queue.startOffset) break;
           }
           const entry = entries[i];
+          // The byte bound reached (the estimate read more than fits): the rest is read again once messages are settled.
+          if ((full = !this.fits(entry))) break;
           const envelope = decodeEntry(entry);
           // A scheduled message is judged due at this time, here and by the ledger.
           let wallNow: number | undefined;
@@ -100,11 +110,39 @@ export class LogReader {
           if (ledger.admit(envelope, entry instanceof Error ? 0 : entry.length, this.selector, wallNow)) filtered++;
         }
         if (filtered > 0) this.host.skipFiltered(filtered);
+        if (full) return;
       } catch (error) {
         if (from < queue.startOffset) continue;
         await this.host.backoff(failures++, `reading offset ${from} failed`, error);
       }
     }
+  }
+
+  /**
+   * How many of `count` entries to read within the byte bound: none when it is reached (reading pauses until messages
+   * held are settled), else about as many as fit by the last entries' size; always one when nothing is held, so a
+   * message larger than the bound still flows, one at a time.
+   */
+  private withinBytes(count: number): number {
+    if (this.budget === undefined || count <= 0) return count;
+    const held = this.ledger.heldBytes;
+    const room = this.budget.room(held);
+    if (held > 0 && room <= 0) return 0;
+    if (this.entryBytes === 0) return 1;
+    return Math.min(count, Math.max(1, Math.floor(room / this.entryBytes)));
+  }
+
+  /** Whether `entry` may be held besides what is held already (always, when nothing is). */
+  private fits(entry: Buffer | Error): boolean {
+    if (this.budget === undefined || entry instanceof Error) return true;
+    const held = this.ledger.heldBytes;
+    return held === 0 || entry.length <= this.budget.room(held);
+  }
+
+  private learnSizes(entries: ReadonlyArray<Buffer | Error>): void {
+    let bytes = 0;
+    for (const entry of entries) if (!(entry instanceof Error)) bytes += entry.length;
+    this.entryBytes = Math.max(1, Math.ceil(bytes / entries.length));
   }
 
   /**

@@ -34,6 +34,8 @@ export interface Slot {
   envelope?: DecodedEnvelope;
   /** Payload bytes, for fetches limited by size. */
   readonly bytes: number;
+  /** Bytes its ledger counts as held in memory (see WindowBudget): `bytes` from its admission until it is settled. */
+  held: number;
   readonly key?: string;
   /** 0–9: higher goes first unless the subscription is strictly ordered. */
   readonly priority: number;
@@ -62,6 +64,7 @@ export function newSlot(offset: number, envelope: DecodedEnvelope, bytes: number
     offset,
     envelope,
     bytes,
+    held: 0,
     key: key === undefined ? undefined : String(key),
     priority: envelope.priority ?? DEFAULT_PRIORITY,
     expiresAt: envelope.expiresAt ?? Infinity,
