@@ -39,6 +39,7 @@ import { TransactionsController } from './http/transactions.controller';
 import { RepliesController } from './http/replies.controller';
 import { ScheduledController } from './http/scheduled.controller';
 import { ReplyRelay } from './replies/reply-relay';
+import { PUSHED_REPLIES } from './dispatch/pushed-replies';
 import { TransactionService } from './transactions/transaction.service';
 import { BrokerBus } from './events/broker-bus';
 import { BrokerEvents } from './events/broker-events';
@@ -173,6 +174,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     SeekService,
     TransactionService,
     ReplyRelay,
+    { provide: PUSHED_REPLIES, useExisting: ReplyRelay },
     JsonBodyReader,
     RawBodyReader,
     PublishRequestParser,

@@ -1,5 +1,6 @@
 import { type ConsumerAcknowledgement, isConsumerAcknowledgement } from '../acknowledgement';
 import { MmmqError } from '../errors/mmmq-error';
+import { parseReply } from '../reply/reply';
 import { LineBuffer } from './line-buffer';
 
 /**
@@ -24,6 +25,20 @@ const PLAIN_ACK: ConsumerAcknowledgement = Object.freeze({ acknowledgement: 'ACK
 export function settlementLine(index: number, acknowledgement: ConsumerAcknowledgement): string {
   if (acknowledgement.acknowledgement === 'ACK' && Object.keys(acknowledgement).length === 1) return `${ACK_HEAD}${index}${ACK_TAIL}\n`;
   return `${JSON.stringify({ index, ...acknowledgement })}\n`;
+}
+
+/**
+ * The acknowledgement a checked line carries, without its place (`index`, `part`); a request's `reply` with it is
+ * checked whole. @throws SettlementStreamError for a reply that is not one
+ */
+export function lineAcknowledgement(parsed: ConsumerAcknowledgement, text: string): ConsumerAcknowledgement {
+  const { acknowledgement, message, retry, delayMs, reply } = parsed;
+  if (reply === undefined) return { acknowledgement, message, retry, delayMs };
+  try {
+    return { acknowledgement, message, retry, delayMs, reply: parseReply(reply) };
+  } catch (error) {
+    throw new SettlementStreamError(`a line of the reply carries an invalid reply (${(error as Error).message}): ${text.slice(0, 100)}`);
+  }
 }
 
 /** Whether a request for a batch accepts a streamed reply. */
@@ -83,8 +98,7 @@ export class SettlementStreamParser {
     if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= this.size || !isConsumerAcknowledgement(parsed)) {
       throw new SettlementStreamError(`a line of the streamed reply settles no message of the ${this.size} pushed: ${text.slice(0, 100)}`);
     }
-    const { acknowledgement, message, retry, delayMs } = parsed as ConsumerAcknowledgement;
-    this.settle(index as number, { acknowledgement, message, retry, delayMs });
+    this.settle(index as number, lineAcknowledgement(parsed as ConsumerAcknowledgement, text));
   }
 
   private settle(index: number, acknowledgement: ConsumerAcknowledgement): void {
