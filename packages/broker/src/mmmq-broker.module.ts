@@ -26,6 +26,7 @@ import { RawBodyRoutes } from './http/raw-body-routes';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { PublishRoutes } from './http/publish-routes';
+import { ReplyStreamRoutes } from './http/reply-stream-routes';
 import { PullRoutes } from './http/pull-routes';
 import { StorageController } from './http/storage.controller';
 import { RETENTION_HOLDERS } from './retention/retention-holders';
@@ -185,6 +186,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     HttpServerLimits,
     // Before RawBodyRoutes: its tap would set aside the body headers of the requests these take.
     PublishRoutes,
+    ReplyStreamRoutes,
     PullRoutes,
     RawBodyRoutes,
     ConsoleAccess,

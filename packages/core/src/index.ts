@@ -158,6 +158,7 @@ export {
   sharedRefusalLine,
   sharedSettlementLine,
 } from './http/shared-settlement-stream';
+export { LineBuffer } from './http/line-buffer';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
 export { TRACE_HEADERS, type TraceHeaderName } from './tracing/trace-headers';
 export * from './claim-check';
