@@ -151,6 +151,7 @@ export {
   SettlementStreamError,
   SettlementStreamParser,
   settlementLine,
+  checkedReply,
 } from './http/settlement-stream';
 export {
   type SharedSettlementHandlers,

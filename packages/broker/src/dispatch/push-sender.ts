@@ -11,7 +11,7 @@ import {
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
   readBoundedReply,
-  parseReply,
+  checkedReply,
   SETTLEMENT_REPLIES_HEADER,
   SETTLEMENT_STREAM_TYPE,
   SettlementStreamParser,
@@ -145,15 +145,12 @@ export class PushSender {
     if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
       throw this.failure(dispatcher, BATCH_MESSAGES_PATH, `the reply needs "acknowledgements" with ${count} entries`);
     }
-    if (this.replies !== undefined && acknowledgements.some((acknowledgement) => acknowledgement.reply !== undefined)) {
-      try {
-        for (const acknowledgement of acknowledgements) if (acknowledgement.reply !== undefined) acknowledgement.reply = parseReply(acknowledgement.reply);
-      } catch (error) {
-        throw this.failure(dispatcher, BATCH_MESSAGES_PATH, `an acknowledgement carries an invalid reply: ${(error as Error).message}`);
-      }
-      for (const acknowledgement of acknowledgements) this.relayCarried(acknowledgement);
-    }
-    return acknowledgements;
+    if (this.replies === undefined || acknowledgements.every((acknowledgement) => acknowledgement.reply === undefined)) return acknowledgements;
+    return acknowledgements.map((acknowledgement) => {
+      const checked = checkedReply(acknowledgement);
+      this.relayCarried(checked);
+      return checked;
+    });
   }
 
   /** Whether the consumer at `url` (a push member's id) takes shared pushes: it said so in its last answers. */

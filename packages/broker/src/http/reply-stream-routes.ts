@@ -67,6 +67,8 @@ export class ReplyStreamRoutes implements OnApplicationBootstrap {
     const gone = new AbortController();
     response.once('close', () => gone.abort('request closed'));
     response.writeHead(200, { 'Content-Type': `${SETTLEMENT_STREAM_TYPE}; charset=utf-8` });
+    // Sent now, not with the first line: the requester knows its collection is on.
+    response.flushHeaders();
     const until = performance.now() + waitMs;
     // An empty collection ends the stream: the time is up, the requester left, a newer collection took the inbox over.
     for (;;) {

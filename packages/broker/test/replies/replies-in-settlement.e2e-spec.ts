@@ -105,7 +105,7 @@ describe('a reply carried in the acknowledgement of a pushed request (docs/http-
     expect(await collect(0)).toEqual([{ inbox: INBOX, correlationId: 'c-2', error: { name: 'NonRetriableError', message: 'no such item' } }]);
   });
 
-  it('fails the push when the reply it carries is not one: nothing relayed, the request delivered again', async () => {
+  it('takes an acknowledgement whose reply is not one as a NACK: nothing relayed, the request delivered again', async () => {
     replier.answer = ({ response, messages }) => {
       const correlationId = messages[0].headers[REPLY_HEADERS.correlationId];
       const reply =
@@ -116,6 +116,7 @@ describe('a reply carried in the acknowledgement of a pushed request (docs/http-
     await publishRequest('c-3');
     await broker.caughtUp(CONSUMER_ID, TOPIC);
     expect(replier.pushes.map(({ messages }) => messages[0].deliveryCount)).toEqual([1, 2]);
+    expect((await broker.subscription(CONSUMER_ID, TOPIC)).stats).toMatchObject({ nacked: 1 });
     expect(await collect(0)).toEqual([{ inbox: INBOX, correlationId: 'c-3', content: 2 }]);
   });
 

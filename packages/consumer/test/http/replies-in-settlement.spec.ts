@@ -33,7 +33,11 @@ function pushRequests(consumer: ConsumerApp, messages: unknown[], carries: boole
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        if (!(response.headers['content-type'] ?? '').includes('ndjson')) return resolve((JSON.parse(text) as { acknowledgements: [] }).acknowledgements);
+        // A batch handled within one turn is answered whole, as JSON: its acknowledgements in order.
+        if (!(response.headers['content-type'] ?? '').includes('ndjson')) {
+          const { acknowledgements } = JSON.parse(text) as { acknowledgements: Array<Record<string, unknown>> };
+          return resolve(acknowledgements.map((acknowledgement, index) => ({ index, ...acknowledgement })));
+        }
         resolve(text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>));
       });
     });

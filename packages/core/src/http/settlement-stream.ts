@@ -27,17 +27,22 @@ export function settlementLine(index: number, acknowledgement: ConsumerAcknowled
   return `${JSON.stringify({ index, ...acknowledgement })}\n`;
 }
 
-/**
- * The acknowledgement a checked line carries, without its place (`index`, `part`); a request's `reply` with it is
- * checked whole. @throws SettlementStreamError for a reply that is not one
- */
-export function lineAcknowledgement(parsed: ConsumerAcknowledgement, text: string): ConsumerAcknowledgement {
+/** The acknowledgement a checked line carries, without its place (`index`, `part`), its reply checked. */
+export function lineAcknowledgement(parsed: ConsumerAcknowledgement): ConsumerAcknowledgement {
   const { acknowledgement, message, retry, delayMs, reply } = parsed;
-  if (reply === undefined) return { acknowledgement, message, retry, delayMs };
+  return checkedReply({ acknowledgement, message, retry, delayMs, reply });
+}
+
+/**
+ * An acknowledgement whose carried `reply` is checked whole: one that is not a reply turns it into a NACK, so that
+ * nothing is relayed and the request is delivered, and answered, again (as when a consumer's reply request fails).
+ */
+export function checkedReply(acknowledgement: ConsumerAcknowledgement): ConsumerAcknowledgement {
+  if (acknowledgement.reply === undefined) return acknowledgement;
   try {
-    return { acknowledgement, message, retry, delayMs, reply: parseReply(reply) };
+    return { ...acknowledgement, reply: parseReply(acknowledgement.reply) };
   } catch (error) {
-    throw new SettlementStreamError(`a line of the reply carries an invalid reply (${(error as Error).message}): ${text.slice(0, 100)}`);
+    return { acknowledgement: 'NACK', message: `the reply it carried is not one: ${(error as Error).message}` };
   }
 }
 
@@ -98,7 +103,7 @@ export class SettlementStreamParser {
     if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= this.size || !isConsumerAcknowledgement(parsed)) {
       throw new SettlementStreamError(`a line of the streamed reply settles no message of the ${this.size} pushed: ${text.slice(0, 100)}`);
     }
-    this.settle(index as number, lineAcknowledgement(parsed as ConsumerAcknowledgement, text));
+    this.settle(index as number, lineAcknowledgement(parsed as ConsumerAcknowledgement));
   }
 
   private settle(index: number, acknowledgement: ConsumerAcknowledgement): void {

@@ -89,7 +89,7 @@ export class SharedSettlementParser {
     if (!this.isMessage(part, index) || !isConsumerAcknowledgement(parsed)) {
       throw new SettlementStreamError(`a line of the shared reply settles no message of the push: ${text.slice(0, 100)}`);
     }
-    this.settle(part, index, lineAcknowledgement(parsed as unknown as ConsumerAcknowledgement, text));
+    this.settle(part, index, lineAcknowledgement(parsed as unknown as ConsumerAcknowledgement));
   }
 
   private isPart(part: number): boolean {
