@@ -145,7 +145,8 @@ export class PushSender {
     if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
       throw this.failure(dispatcher, BATCH_MESSAGES_PATH, `the reply needs "acknowledgements" with ${count} entries`);
     }
-    if (this.replies === undefined || acknowledgements.every((acknowledgement) => acknowledgement.reply === undefined)) return acknowledgements;
+    if (this.replies === undefined || acknowledgements.every((acknowledgement) => acknowledgement.reply === undefined))
+      return acknowledgements;
     return acknowledgements.map((acknowledgement) => {
       const checked = checkedReply(acknowledgement);
       this.relayCarried(checked);

@@ -96,20 +96,28 @@ describe('a reply carried in the acknowledgement of a pushed request (docs/http-
           acknowledgement: 'NACK',
           retry: false,
           message: 'no such item',
-          reply: { inbox: INBOX, correlationId: headers[REPLY_HEADERS.correlationId], error: { name: 'NonRetriableError', message: 'no such item' } },
+          reply: {
+            inbox: INBOX,
+            correlationId: headers[REPLY_HEADERS.correlationId],
+            error: { name: 'NonRetriableError', message: 'no such item' },
+          },
         })),
       );
     await broker.addDispatcher(CONSUMER_ID, replier.url, TOPIC, { batchSize: 10 });
     await publishRequest('c-2');
     await waitFor(async () => (await broker.deadLetters(CONSUMER_ID)).length === 1, { message: 'the request dead-lettered' });
-    expect(await collect(0)).toEqual([{ inbox: INBOX, correlationId: 'c-2', error: { name: 'NonRetriableError', message: 'no such item' } }]);
+    expect(await collect(0)).toEqual([
+      { inbox: INBOX, correlationId: 'c-2', error: { name: 'NonRetriableError', message: 'no such item' } },
+    ]);
   });
 
   it('takes an acknowledgement whose reply is not one as a NACK: nothing relayed, the request delivered again', async () => {
     replier.answer = ({ response, messages }) => {
       const correlationId = messages[0].headers[REPLY_HEADERS.correlationId];
       const reply =
-        replier.pushes.length === 1 ? { inbox: INBOX, correlationId, content: 1, stack: 'at …' } : { inbox: INBOX, correlationId, content: 2 };
+        replier.pushes.length === 1
+          ? { inbox: INBOX, correlationId, content: 1, stack: 'at …' }
+          : { inbox: INBOX, correlationId, content: 2 };
       streamed(response, [{ index: 0, acknowledgement: 'ACK', reply }]);
     };
     await broker.addDispatcher(CONSUMER_ID, replier.url, TOPIC, { batchSize: 10 });

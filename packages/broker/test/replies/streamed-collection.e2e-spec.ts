@@ -23,7 +23,13 @@ function collect(port: number, inbox: string, body: unknown, token = PUBLISHER):
       headers: { 'content-type': 'application/json', accept: 'application/x-ndjson, application/json', authorization: `Bearer ${token}` },
     });
     call.on('error', reject).on('response', (response) => {
-      const collection: Collection = { status: response.statusCode ?? 0, type: response.headers['content-type'], lines: [], body: '', ended: undefined! };
+      const collection: Collection = {
+        status: response.statusCode ?? 0,
+        type: response.headers['content-type'],
+        lines: [],
+        body: '',
+        ended: undefined!,
+      };
       let rest = '';
       response.on('data', (chunk: Buffer) => {
         collection.body += chunk.toString('utf8');

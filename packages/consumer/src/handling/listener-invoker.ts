@@ -115,7 +115,9 @@ export class ListenerInvoker {
     if (answered.answer === undefined) return answered;
     const { answer, ...outcome } = answered;
     if (deferReply === undefined) return this.replying(listener, received, answer, outcome);
-    deferReply.defer(deferReply.carry && !outcome.sent ? this.carrying(answer, outcome) : this.replying(listener, received, answer, outcome));
+    deferReply.defer(
+      deferReply.carry && !outcome.sent ? this.carrying(answer, outcome) : this.replying(listener, received, answer, outcome),
+    );
     return outcome;
   }
 

@@ -14,7 +14,15 @@ class Quotes {
 }
 
 const request = (item: string, correlationId: string, inbox: string, offset: number) =>
-  delivery({ item }, { id: `m-${offset}`, offset, topic: 'quote.price', headers: { [REPLY_HEADERS.replyTo]: inbox, [REPLY_HEADERS.correlationId]: correlationId } });
+  delivery(
+    { item },
+    {
+      id: `m-${offset}`,
+      offset,
+      topic: 'quote.price',
+      headers: { [REPLY_HEADERS.replyTo]: inbox, [REPLY_HEADERS.correlationId]: correlationId },
+    },
+  );
 
 /** A batched push of requests as the broker sends it, streamed reply accepted; resolves with the answer's lines. */
 function pushRequests(consumer: ConsumerApp, messages: unknown[], carries: boolean): Promise<Array<Record<string, unknown>>> {
@@ -38,7 +46,12 @@ function pushRequests(consumer: ConsumerApp, messages: unknown[], carries: boole
           const { acknowledgements } = JSON.parse(text) as { acknowledgements: Array<Record<string, unknown>> };
           return resolve(acknowledgements.map((acknowledgement, index) => ({ index, ...acknowledgement })));
         }
-        resolve(text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>));
+        resolve(
+          text
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        );
       });
     });
     call.end(JSON.stringify({ messages }));
@@ -56,7 +69,11 @@ describe('a push whose broker relays the replies its acknowledgements carry (mmm
     const lines = await pushRequests(consumer, [request('tea', 'c-1', 'far-inbox', 0), request('none', 'c-2', 'far-inbox', 1)], true);
     expect(lines).toEqual([
       { index: 0, acknowledgement: 'ACK', reply: { inbox: 'far-inbox', correlationId: 'c-1', content: { item: 'tea', price: 12.5 } } },
-      { index: 1, acknowledgement: 'ACK', reply: { inbox: 'far-inbox', correlationId: 'c-2', error: { name: 'RangeError', message: 'no such item' } } },
+      {
+        index: 1,
+        acknowledgement: 'ACK',
+        reply: { inbox: 'far-inbox', correlationId: 'c-2', error: { name: 'RangeError', message: 'no such item' } },
+      },
     ]);
   });
 
