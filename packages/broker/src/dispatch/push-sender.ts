@@ -263,7 +263,15 @@ export class PushSender {
             if (response.headers[SHARED_PUSH_HEADER] === '1') this.sharingHosts.add(url);
             if (parser && isStreamedReply(response)) {
               const progressed = () => (lineAt = performance.now());
-              return readStreamedReply(request, response, parser, maxReplyBytes, progressed, () => resolve(STREAMED));
+              return readStreamedReply(
+                request,
+                response,
+                parser,
+                maxReplyBytes,
+                progressed,
+                () => resolve(STREAMED),
+                (error) => fail(error.message, error),
+              );
             }
             readBoundedReply(request, response, maxReplyBytes, (chunks) => {
               const status = response.statusCode ?? 0;

@@ -85,7 +85,9 @@ export class ReplyCollector {
               try {
                 lines.push(chunk);
               } catch (error) {
-                request.destroy(error as Error);
+                // Rejected here, then cut off: an error given to destroy() would be emitted where nobody listens.
+                reject(error as Error);
+                request.destroy();
               }
             });
             response.on('end', () => {
