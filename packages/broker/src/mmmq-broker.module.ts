@@ -26,6 +26,7 @@ import { RawBodyRoutes } from './http/raw-body-routes';
 import { JsonBodyReader } from './http/json-body.reader';
 import { MessagesController } from './http/messages.controller';
 import { PublishRoutes } from './http/publish-routes';
+import { ReplyStreamRoutes } from './http/reply-stream-routes';
 import { PullRoutes } from './http/pull-routes';
 import { StorageController } from './http/storage.controller';
 import { RETENTION_HOLDERS } from './retention/retention-holders';
@@ -39,6 +40,7 @@ import { TransactionsController } from './http/transactions.controller';
 import { RepliesController } from './http/replies.controller';
 import { ScheduledController } from './http/scheduled.controller';
 import { ReplyRelay } from './replies/reply-relay';
+import { PUSHED_REPLIES } from './dispatch/pushed-replies';
 import { TransactionService } from './transactions/transaction.service';
 import { BrokerBus } from './events/broker-bus';
 import { BrokerEvents } from './events/broker-events';
@@ -181,6 +183,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     SeekService,
     TransactionService,
     ReplyRelay,
+    { provide: PUSHED_REPLIES, useExisting: ReplyRelay },
     JsonBodyReader,
     RawBodyReader,
     PublishRequestParser,
@@ -191,6 +194,7 @@ function optionsPart(token: symbol, part: keyof ResolvedBrokerOptions): Provider
     HttpServerLimits,
     // Before RawBodyRoutes: its tap would set aside the body headers of the requests these take.
     PublishRoutes,
+    ReplyStreamRoutes,
     PullRoutes,
     RawBodyRoutes,
     ConsoleAccess,

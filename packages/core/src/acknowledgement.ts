@@ -1,4 +1,5 @@
 import { DeliveryMode, DELIVERY_MODES } from './delivery-mode';
+import type { Reply } from './reply/reply';
 
 export const Acknowledgement = { ACK: 'ACK', NACK: 'NACK' } as const;
 export type Acknowledgement = (typeof Acknowledgement)[keyof typeof Acknowledgement];
@@ -33,6 +34,11 @@ export interface ConsumerAcknowledgement {
   retry?: boolean;
   /** With NACK: deliver the message again not before this many ms (at most an hour). Default: at once. */
   delayMs?: number;
+  /**
+   * The reply to the message, when it is a request and the push said the broker relays replies carried this way
+   * (`mmmq-settlement-replies: 1`): the broker relays it as it reads the acknowledgement, instead of a reply request.
+   */
+  reply?: Reply;
 }
 
 export function isAcknowledgement(value: unknown): value is Acknowledgement {
@@ -45,7 +51,8 @@ export function isConsumerAcknowledgement(value: unknown): value is ConsumerAckn
     isObject(value) &&
     isAcknowledgement(value.acknowledgement) &&
     (value.message === undefined || typeof value.message === 'string') &&
-    (value.retry === undefined || typeof value.retry === 'boolean')
+    (value.retry === undefined || typeof value.retry === 'boolean') &&
+    (value.reply === undefined || isObject(value.reply))
   );
 }
 

@@ -66,6 +66,7 @@ export {
   BATCH_MESSAGES_PATH,
   SHARED_MESSAGES_PATH,
   SHARED_PUSH_HEADER,
+  SETTLEMENT_REPLIES_HEADER,
   DISPATCHERS_PATH,
   CONSUMERS_PATH,
   TRANSACTIONS_PATH,
@@ -150,6 +151,7 @@ export {
   SettlementStreamError,
   SettlementStreamParser,
   settlementLine,
+  checkedReply,
 } from './http/settlement-stream';
 export {
   type SharedSettlementHandlers,
@@ -157,6 +159,7 @@ export {
   sharedRefusalLine,
   sharedSettlementLine,
 } from './http/shared-settlement-stream';
+export { LineBuffer } from './http/line-buffer';
 export { OUTBOX_HEADERS, type OutboxHeaderName } from './outbox-headers';
 export { TRACE_HEADERS, type TraceHeaderName } from './tracing/trace-headers';
 export * from './claim-check';

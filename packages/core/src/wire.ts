@@ -14,6 +14,11 @@ export const BATCH_MESSAGES_PATH = `${MESSAGES_PATH}/batch`;
 export const SHARED_MESSAGES_PATH = `${MESSAGES_PATH}/shared`;
 /** Set on a consumer's answers to pushes when it takes shared pushes ({@link SHARED_MESSAGES_PATH}); value `1`. */
 export const SHARED_PUSH_HEADER = 'mmmq-shared-push';
+/**
+ * Set (value `1`) by a broker on the batched and shared pushes whose acknowledgements may carry a request's reply
+ * (`reply`, docs/http-api.md § Replies in the settlement): it relays each one, so the consumer sends no reply request.
+ */
+export const SETTLEMENT_REPLIES_HEADER = 'mmmq-settlement-replies';
 /** The broker's dispatcher API: `GET`/`POST` here, `PUT`/`DELETE` on `…/{consumerId}`. */
 export const DISPATCHERS_PATH = '/mmmq/dispatchers';
 /** The broker's consumer API: `…/{consumerId}/fetch`, `ack`, `nack`, `extend`, `terminate`, `recover`. */

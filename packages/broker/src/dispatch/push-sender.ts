@@ -11,6 +11,8 @@ import {
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
   readBoundedReply,
+  checkedReply,
+  SETTLEMENT_REPLIES_HEADER,
   SETTLEMENT_STREAM_TYPE,
   SettlementStreamParser,
   SHARED_MESSAGES_PATH,
@@ -24,6 +26,7 @@ import {
 import { DEFAULT_PUSH_SOCKET_LIMITS, pushAgents, PushSocketLimits, requestMakingRoom } from './push-agents';
 import { PushTargetGuard, PushTargetResolver } from './push-target-guard';
 import { PushTargetPolicy } from './push-target-policy';
+import type { PushedReplies } from './pushed-replies';
 import type { PushOrder } from './push-order';
 import { DeliveryFailedError, PushTooLargeError, PushUnauthorizedError } from './push.errors';
 import { SharedPushLane, type SharedWindow } from './shared-push-lane';
@@ -90,6 +93,8 @@ export class PushSender {
     private readonly timeoutMs: number = DEFAULT_DELIVERY_TIMEOUT_MS,
     private readonly targets: PushTargetGuard = new PushTargetGuard(new PushTargetPolicy(), new PushTargetResolver()),
     sockets: PushSocketLimits = DEFAULT_PUSH_SOCKET_LIMITS,
+    /** Given: batched and shared pushes say that an acknowledgement may carry a request's reply, relayed here. */
+    private readonly replies?: PushedReplies,
   ) {
     this.agents = pushAgents(sockets, PUSH_IDLE_SOCKET_TIMEOUT_MS, targets.lookup);
   }
@@ -120,6 +125,7 @@ export class PushSender {
       onSettled &&
       new SettlementStreamParser(count, (index, acknowledgement) => {
         streamed[index] = acknowledgement;
+        this.relayCarried(acknowledgement);
         onSettled(index, acknowledgement);
       });
     const reply = (await this.post(dispatcher, BATCH_MESSAGES_PATH, push, signal, parser)) as
@@ -139,7 +145,13 @@ export class PushSender {
     if (!Array.isArray(acknowledgements) || acknowledgements.length !== count || !acknowledgements.every(isConsumerAcknowledgement)) {
       throw this.failure(dispatcher, BATCH_MESSAGES_PATH, `the reply needs "acknowledgements" with ${count} entries`);
     }
-    return acknowledgements;
+    if (this.replies === undefined || acknowledgements.every((acknowledgement) => acknowledgement.reply === undefined))
+      return acknowledgements;
+    return acknowledgements.map((acknowledgement) => {
+      const checked = checkedReply(acknowledgement);
+      this.relayCarried(checked);
+      return checked;
+    });
   }
 
   /** Whether the consumer at `url` (a push member's id) takes shared pushes: it said so in its last answers. */
@@ -168,7 +180,21 @@ export class PushSender {
       lane = new SharedPushLane(post, url, () => this.sharingHosts.delete(url));
       bySecret.set(dispatcher.signingSecret, lane);
     }
-    return lane.send(window, signal, onSettled);
+    return lane.send(window, signal, (index, acknowledgement) => {
+      this.relayCarried(acknowledgement);
+      onSettled(index, acknowledgement);
+    });
+  }
+
+  /**
+   * A request's reply carried in its acknowledgement goes to its requester as the acknowledgement is read, before the
+   * subscription settles the request: as a consumer's reply request would have gone before its acknowledgement. A reply
+   * the relay drops (its requester stopped collecting) is no failure of the push.
+   */
+  private relayCarried(acknowledgement: ConsumerAcknowledgement): void {
+    if (acknowledgement.reply === undefined || this.replies === undefined) return;
+    this.replies.relay(acknowledgement.reply);
+    acknowledgement.reply = undefined;
   }
 
   private headersOf(dispatcher: PushTarget, { body, id, order }: Push, streams: boolean, shared: boolean): http.OutgoingHttpHeaders {
@@ -180,6 +206,7 @@ export class PushSender {
     if (shared) headers.accept = SETTLEMENT_STREAM_TYPE;
     else headers[CONSUMER_ID_HEADER] = dispatcher.consumerId;
     if (streams && !shared) headers.accept = BATCH_REPLY_ACCEPT;
+    if (this.replies !== undefined && (streams || shared)) headers[SETTLEMENT_REPLIES_HEADER] = '1';
     if (order) {
       headers[PUSH_SESSION_HEADER] = order.session;
       headers[PUSH_SEQUENCE_HEADER] = String(order.sequence);
@@ -236,7 +263,15 @@ export class PushSender {
             if (response.headers[SHARED_PUSH_HEADER] === '1') this.sharingHosts.add(url);
             if (parser && isStreamedReply(response)) {
               const progressed = () => (lineAt = performance.now());
-              return readStreamedReply(request, response, parser, maxReplyBytes, progressed, () => resolve(STREAMED));
+              return readStreamedReply(
+                request,
+                response,
+                parser,
+                maxReplyBytes,
+                progressed,
+                () => resolve(STREAMED),
+                (error) => fail(error.message, error),
+              );
             }
             readBoundedReply(request, response, maxReplyBytes, (chunks) => {
               const status = response.statusCode ?? 0;

@@ -28,19 +28,31 @@ export function readStreamedReply(
   /** A chunk settled a message not settled before: the consumer is making progress (bounded: once per message). */
   onProgress: () => void,
   onEnd: () => void,
+  /**
+   * The reply is not one: told here, then the request is cut off without an error — once the last chunk is in, the
+   * socket may be back in the agent's pool, where an error given to destroy() would be emitted with nobody listening.
+   */
+  onFailure: (error: Error) => void,
 ): void {
   let length = 0;
+  let failed = false;
+  const fail = (error: Error) => {
+    failed = true;
+    onFailure(error);
+    request.destroy();
+  };
   response.on('data', (chunk: Buffer) => {
+    if (failed) return;
     length += chunk.length;
-    if (length > maxBytes) return void request.destroy(new Error(`reply longer than ${maxBytes} bytes`));
+    if (length > maxBytes) return fail(new Error(`reply longer than ${maxBytes} bytes`));
     const settled = parser.settledCount;
     try {
       parser.push(chunk);
     } catch (error) {
-      request.destroy(error as Error);
+      fail(error as Error);
       return;
     }
     if (parser.settledCount > settled) onProgress();
   });
-  response.on('end', onEnd);
+  response.on('end', () => failed || onEnd());
 }

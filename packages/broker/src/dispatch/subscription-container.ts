@@ -23,6 +23,7 @@ import { DispatcherRegistry } from './dispatcher-registry';
 import { MMMQ_DISPATCH_OPTIONS, ResolvedDispatchOptions } from './dispatch.options';
 import { PushMemberView } from './push-member';
 import { PendingSubscriptions } from './pending-subscriptions';
+import { PUSHED_REPLIES, type PushedReplies } from './pushed-replies';
 import { PushSender } from './push-sender';
 import { PushTargetGuard } from './push-target-guard';
 import { redriveTopicOf } from './reserved-topics';
@@ -119,8 +120,9 @@ export class SubscriptionContainer implements OnModuleInit, BeforeApplicationShu
     @Optional() @Inject(DELIVERY_OBSERVER) observer?: DeliveryObserver,
     @Optional() @Inject(MMMQ_LIMITS_OPTIONS) private readonly limits?: ResolvedLimitsOptions,
     @Optional() windows?: WindowBudget,
+    @Optional() @Inject(PUSHED_REPLIES) replies?: PushedReplies,
   ) {
-    this.sender = new PushSender(options.delivery.timeoutMs, targets, options.delivery);
+    this.sender = new PushSender(options.delivery.timeoutMs, targets, options.delivery, replies);
     this.pending = new PendingSubscriptions((topic) => queues.isOpenOrOpening(topic));
     loopDemand.watch(
       () => this.sender.inFlight,

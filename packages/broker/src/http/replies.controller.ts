@@ -56,7 +56,8 @@ export class RepliesController {
   }
 }
 
-function parseWaitMs(body: unknown): number {
+/** `waitMs` of a reply fetch's body. @throws MmmqValidationError naming the problem */
+export function parseWaitMs(body: unknown): number {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new MmmqValidationError(
       `A reply fetch must be a JSON object such as {"waitMs":20000}, got ${Array.isArray(body) ? 'an array' : typeof body}`,

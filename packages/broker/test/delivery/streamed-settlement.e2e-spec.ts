@@ -89,6 +89,18 @@ describe('a batched push settled by a streamed reply', () => {
     expect((await broker.subscription(CONSUMER_ID, TOPIC)).stats.delivered).toBe(MESSAGES);
   });
 
+  it('fails the push on a line that is not JSON, the last one in: the messages come again, the broker goes on', async () => {
+    consumer.onPush = ({ response, messages }) => {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      if (consumer.pushes.length > 1) return response.end(messages.map((_, i) => line(i, 'ACK')).join(''));
+      response.end(`${line(0, 'ACK')}not json\n`);
+    };
+    await broker.publishAll(TOPIC, range(2));
+    await broker.addDispatcher(CONSUMER_ID, consumer.url, TOPIC, { batchSize: 100 });
+    await broker.caughtUp(CONSUMER_ID, TOPIC);
+    expect(consumer.pushes.map((push) => push.messages.map(({ offset }) => offset))).toEqual([[0, 1], [1]]);
+  });
+
   it('applies a streamed NACK at once, and settles the rest from lines in any order', async () => {
     consumer.onPush = ({ response, messages }) => {
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });

@@ -71,6 +71,8 @@ export class DeliveryHandler {
    * Deliveries handed over together (a batched push): one queue entry for the whole batch, whose messages run one
    * after another, so the batch is accepted or refused as a unit and its order is kept. `onSettled` hears each reply as
    * its handler finishes (a streamed reply settles it at once, so a crash re-runs only the handler running then).
+   * @param carriesReplies the sender relays a request's reply carried in its acknowledgement: none is sent apart
+   *   (not with ack mode `none`, whose acknowledgements go before the handlers run)
    * @throws DeliveryRefusedError (queue full, shutting down): none of the batch was handled
    */
   async handleBatch(
@@ -78,13 +80,15 @@ export class DeliveryHandler {
     deliveries: TransportDelivery[],
     channelOf: (delivery: TransportDelivery) => SettlementChannel,
     onSettled?: (index: number, reply: ConsumerReply) => void,
+    carriesReplies = false,
   ): Promise<ConsumerReply[]> {
     const lane = { key: listener.consumerId, concurrency: listener.concurrency };
+    const carry = carriesReplies && listener.ackMode !== 'none';
     // The handlers run one after another; a request's reply travels while the next one runs.
     const run = async () => {
       const replies: Promise<ConsumerReply>[] = [];
       for (const [index, delivery] of deliveries.entries()) {
-        const { reply } = await this.invoker.invokeReplyingLater(listener, delivery, channelOf(delivery));
+        const { reply } = await this.invoker.invokeReplyingLater(listener, delivery, channelOf(delivery), carry);
         replies.push(reply.then((settled) => (onSettled?.(index, settled), settled)));
       }
       return Promise.all(replies);

@@ -25,6 +25,12 @@ export interface InvocationOutcome {
   sent: boolean;
 }
 
+/** Where a request's reply goes while a batch runs on: handed over sending, or `carry`: in the acknowledgement. */
+interface DeferredReply {
+  carry: boolean;
+  defer(sending: Promise<InvocationOutcome>): void;
+}
+
 /** A handler run's outcome, and the answer to send first when the delivery is a request. */
 type Answered = InvocationOutcome & { answer?: Reply | Promise<Reply> };
 
@@ -65,22 +71,27 @@ export class ListenerInvoker {
     listener: ListenerDefinition,
     delivery: ConsumerDelivery,
     channel?: SettlementChannel,
+    /** The acknowledgement may carry the reply (`reply`), which its sender relays: no reply request of its own. */
+    carryReply = false,
   ): Promise<{ reply: Promise<ConsumerReply> }> {
     let replied: Promise<InvocationOutcome> | undefined;
     const outcome = await traceProcess(listener, delivery, () =>
-      this.observed(listener, delivery, channel, (sending) => {
-        replied = sending;
+      this.observed(listener, delivery, channel, {
+        carry: carryReply,
+        defer: (sending) => {
+          replied = sending;
+        },
       }),
     );
     return { reply: replied === undefined ? Promise.resolve(outcome.reply) : replied.then(({ reply }) => reply) };
   }
 
-  /** @param deferReply given: a request's reply is handed to it, sending, instead of awaited */
+  /** @param deferReply given: a request's reply is handed to `defer`, sending, instead of awaited */
   private async observed(
     listener: ListenerDefinition,
     delivery: ConsumerDelivery,
     channel?: SettlementChannel,
-    deferReply?: (sending: Promise<InvocationOutcome>) => void,
+    deferReply?: DeferredReply,
   ): Promise<InvocationOutcome> {
     if (this.observer === undefined) return this.settle(listener, delivery, channel, deferReply);
     const started = performance.now();
@@ -98,15 +109,26 @@ export class ListenerInvoker {
     listener: ListenerDefinition,
     received: ConsumerDelivery,
     channel?: SettlementChannel,
-    deferReply?: (sending: Promise<InvocationOutcome>) => void,
+    deferReply?: DeferredReply,
   ): Promise<InvocationOutcome> {
     const answered = await this.handle(listener, received, channel);
     if (answered.answer === undefined) return answered;
     const { answer, ...outcome } = answered;
-    const replied = this.replying(listener, received, answer, outcome);
-    if (deferReply === undefined) return replied;
-    deferReply(replied);
+    if (deferReply === undefined) return this.replying(listener, received, answer, outcome);
+    deferReply.defer(
+      deferReply.carry && !outcome.sent ? this.carrying(answer, outcome) : this.replying(listener, received, answer, outcome),
+    );
     return outcome;
+  }
+
+  /**
+   * The reply goes with the acknowledgement, which its sender relays (one line of the push's answer instead of a reply
+   * request); a requester of this process still gets it directly.
+   */
+  private async carrying(answer: Reply | Promise<Reply>, outcome: InvocationOutcome): Promise<InvocationOutcome> {
+    const reply = await answer;
+    if (this.replies.deliverInProcess(reply)) return outcome;
+    return { ...outcome, reply: { ...outcome.reply, reply } };
   }
 
   /** Sends a request's reply before its acknowledgement: a reply that could not be sent NACKs it, to be answered again. */

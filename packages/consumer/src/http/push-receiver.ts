@@ -4,6 +4,7 @@ import {
   ConsumerAcknowledgement,
   PUSH_SEQUENCE_HEADER,
   PUSH_SESSION_HEADER,
+  SETTLEMENT_REPLIES_HEADER,
   RETRY_AFTER_SECONDS,
 } from '@mmmq/core';
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
@@ -86,7 +87,7 @@ export class PushReceiver {
         const handlers = this.handlersOf(consumerId);
         return handlers === undefined
           ? Promise.resolve(deliveries.map(() => this.unknown(consumerId)))
-          : handlers.handleBatch(deliveries, onSettled);
+          : handlers.handleBatch(deliveries, onSettled, carriesReplies(request.headers));
       };
       const acknowledgements = await this.inOrder(consumerId, deliveries[0].topic, order, handle);
       return { status: HttpStatus.OK, body: { acknowledgements }, headers: {} };
@@ -113,7 +114,8 @@ export class PushReceiver {
       return this.answerTo(error);
     }
     const stream = streamOf(parts.map((part) => part.deliveries.length));
-    await Promise.all(parts.map((part, i) => this.receivePart(part, i, stream)));
+    const carries = carriesReplies(request.headers);
+    await Promise.all(parts.map((part, i) => this.receivePart(part, i, stream, carries)));
     stream.finish();
     return undefined;
   }
@@ -122,6 +124,7 @@ export class PushReceiver {
     { consumerId, order, deliveries }: SharedPushPart,
     part: number,
     stream: SharedSettlementWriter,
+    carries: boolean,
   ): Promise<void> {
     try {
       const listener = this.registry.find(consumerId);
@@ -131,7 +134,7 @@ export class PushReceiver {
       const handle = () => {
         const handlers = this.handlersOf(consumerId);
         if (handlers === undefined) return Promise.resolve(deliveries.map(() => this.unknown(consumerId)));
-        return handlers.handleBatch(deliveries, (index, acknowledgement) => stream.settled(part, index, acknowledgement));
+        return handlers.handleBatch(deliveries, (index, acknowledgement) => stream.settled(part, index, acknowledgement), carries);
       };
       stream.answered(part, await this.inOrder(consumerId, deliveries[0].topic, order, handle));
     } catch (error) {
@@ -239,4 +242,9 @@ export class PushReceiver {
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The broker relays the replies that acknowledgements carry (docs/http-api.md § Replies in the settlement). */
+function carriesReplies(headers: IncomingHttpHeaders): boolean {
+  return headers[SETTLEMENT_REPLIES_HEADER] === '1';
 }

@@ -34,6 +34,11 @@ export class ReplySender {
     if (this.route.kind === 'none') this.route = { kind: 'in-process', broker };
   }
 
+  /** Hands `reply` to a requester of this process; false when its requester is elsewhere. */
+  deliverInProcess(reply: Reply): boolean {
+    return ReplyInboxes.deliver(reply);
+  }
+
   /** @throws BrokerRequestError when the relay could not be reached or refused the reply */
   async send(reply: Reply): Promise<void> {
     if (ReplyInboxes.deliver(reply)) return;

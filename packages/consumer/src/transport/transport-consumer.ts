@@ -107,7 +107,7 @@ export class TransportConsumer {
     await subscriber.subscribe(
       target,
       (delivery) => this.deliveries.handle(listener, delivery, overflow, channelOf(delivery)),
-      (deliveries, onSettled) => this.deliveries.handleBatch(listener, deliveries, channelOf, onSettled),
+      (deliveries, onSettled, carriesReplies) => this.deliveries.handleBatch(listener, deliveries, channelOf, onSettled, carriesReplies),
     );
     this.status.succeeded(listener);
     this.logger.log(`${listener.where} subscribed on the ${name} transport (consumerId ${listener.consumerId})`);

@@ -1,5 +1,6 @@
 import { type ConsumerAcknowledgement, isConsumerAcknowledgement } from '../acknowledgement';
 import { MmmqError } from '../errors/mmmq-error';
+import { parseReply } from '../reply/reply';
 import { LineBuffer } from './line-buffer';
 
 /**
@@ -24,6 +25,25 @@ const PLAIN_ACK: ConsumerAcknowledgement = Object.freeze({ acknowledgement: 'ACK
 export function settlementLine(index: number, acknowledgement: ConsumerAcknowledgement): string {
   if (acknowledgement.acknowledgement === 'ACK' && Object.keys(acknowledgement).length === 1) return `${ACK_HEAD}${index}${ACK_TAIL}\n`;
   return `${JSON.stringify({ index, ...acknowledgement })}\n`;
+}
+
+/** The acknowledgement a checked line carries, without its place (`index`, `part`), its reply checked. */
+export function lineAcknowledgement(parsed: ConsumerAcknowledgement): ConsumerAcknowledgement {
+  const { acknowledgement, message, retry, delayMs, reply } = parsed;
+  return checkedReply({ acknowledgement, message, retry, delayMs, reply });
+}
+
+/**
+ * An acknowledgement whose carried `reply` is checked whole: one that is not a reply turns it into a NACK, so that
+ * nothing is relayed and the request is delivered, and answered, again (as when a consumer's reply request fails).
+ */
+export function checkedReply(acknowledgement: ConsumerAcknowledgement): ConsumerAcknowledgement {
+  if (acknowledgement.reply === undefined) return acknowledgement;
+  try {
+    return { ...acknowledgement, reply: parseReply(acknowledgement.reply) };
+  } catch (error) {
+    return { acknowledgement: 'NACK', message: `the reply it carried is not one: ${(error as Error).message}` };
+  }
 }
 
 /** Whether a request for a batch accepts a streamed reply. */
@@ -83,8 +103,7 @@ export class SettlementStreamParser {
     if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= this.size || !isConsumerAcknowledgement(parsed)) {
       throw new SettlementStreamError(`a line of the streamed reply settles no message of the ${this.size} pushed: ${text.slice(0, 100)}`);
     }
-    const { acknowledgement, message, retry, delayMs } = parsed as ConsumerAcknowledgement;
-    this.settle(index as number, { acknowledgement, message, retry, delayMs });
+    this.settle(index as number, lineAcknowledgement(parsed as ConsumerAcknowledgement));
   }
 
   private settle(index: number, acknowledgement: ConsumerAcknowledgement): void {

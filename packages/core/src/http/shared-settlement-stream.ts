@@ -1,5 +1,5 @@
 import { type ConsumerAcknowledgement, isConsumerAcknowledgement } from '../acknowledgement';
-import { SettlementStreamError } from './settlement-stream';
+import { lineAcknowledgement, SettlementStreamError } from './settlement-stream';
 import { LineBuffer } from './line-buffer';
 
 /** The common line, around its part and index: written and read without JSON's general machinery. */
@@ -89,8 +89,7 @@ export class SharedSettlementParser {
     if (!this.isMessage(part, index) || !isConsumerAcknowledgement(parsed)) {
       throw new SettlementStreamError(`a line of the shared reply settles no message of the push: ${text.slice(0, 100)}`);
     }
-    const { acknowledgement, message, retry, delayMs } = parsed as ConsumerAcknowledgement;
-    this.settle(part, index, { acknowledgement, message, retry, delayMs });
+    this.settle(part, index, lineAcknowledgement(parsed as unknown as ConsumerAcknowledgement));
   }
 
   private isPart(part: number): boolean {

@@ -108,6 +108,8 @@ export type TransportHandler = (delivery: TransportDelivery) => Promise<Consumer
 export type TransportBatchHandler = (
   deliveries: TransportDelivery[],
   onSettled?: (index: number, acknowledgement: ConsumerAcknowledgement) => void,
+  /** True when the sender relays a request's reply carried in its acknowledgement (`reply`): none is sent apart. */
+  carriesReplies?: boolean,
 ) => Promise<ConsumerAcknowledgement[]>;
 
 /**

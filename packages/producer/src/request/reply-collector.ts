@@ -1,6 +1,16 @@
 import http from 'node:http';
 import https from 'node:https';
-import { anySignal, bearerAuthorization, MmmqError, parseReply, readBoundedReply, REPLIES_PATH, type Reply } from '@mmmq/core';
+import {
+  anySignal,
+  bearerAuthorization,
+  LineBuffer,
+  MmmqError,
+  parseReply,
+  readBoundedReply,
+  REPLIES_PATH,
+  type Reply,
+  SETTLEMENT_STREAM_TYPE,
+} from '@mmmq/core';
 import type { BrokerAccess } from '../gateway/broker-access';
 
 /** How long one collection waits on the broker for a first reply (long poll). */
@@ -20,9 +30,13 @@ export class ReplyCollectionRefused extends MmmqError {
   }
 }
 
+/** What the collection asks for: replies streamed as lines, or (a broker before streamed collections) one JSON answer. */
+const COLLECT_ACCEPT = `${SETTLEMENT_STREAM_TYPE}, application/json`;
+
 /**
  * Collects the replies of one inbox from the broker's relay over HTTP (`POST /mmmq/replies/{inbox}/fetch`), one
- * long poll at a time, on a connection of its own so that publishes never wait behind it.
+ * collection at a time, on a connection of its own so that publishes never wait behind it. The broker streams each
+ * reply as a line while the collection lasts; an older broker answers a long poll with the replies of that moment.
  */
 export class ReplyCollector {
   private readonly client: typeof http | typeof https;
@@ -42,25 +56,50 @@ export class ReplyCollector {
     this.headers = { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: bearerAuthorization(token) }) };
   }
 
-  /** The replies the inbox holds, waiting up to `waitMs` for a first one. */
-  collect(waitMs: number, signal: AbortSignal): Promise<Reply[]> {
+  /**
+   * Hands each reply of the inbox to `onReply` as it comes, for up to `waitMs` (a streamed collection), or those of
+   * the moment the first came (a long poll); resolves once the broker ended its answer.
+   */
+  collect(waitMs: number, signal: AbortSignal, onReply: (reply: Reply) => void): Promise<void> {
     const url = `${this.broker}${REPLIES_PATH}/${this.inbox}/fetch`;
     const body = JSON.stringify({ waitMs });
     // Not AbortSignal.any: combined with the producer's long-lived closing signal on every poll, it would leak.
     const expired = new AbortController();
     const timer = setTimeout(() => expired.abort(new Error(`no answer within ${waitMs + ANSWER_MARGIN_MS} ms`)), waitMs + ANSWER_MARGIN_MS);
     const deadline = anySignal([signal, expired.signal]);
-    return new Promise<Reply[]>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const request = this.client.request(
         url,
         {
           method: 'POST',
           agent: this.agent,
           signal: deadline.signal,
-          headers: { ...this.headers, 'content-length': Buffer.byteLength(body) },
+          headers: { ...this.headers, accept: COLLECT_ACCEPT, 'content-length': Buffer.byteLength(body) },
         },
         (response) => {
           response.on('error', reject);
+          const type = response.headers['content-type'];
+          if (response.statusCode === 200 && type !== undefined && type.toLowerCase().startsWith(SETTLEMENT_STREAM_TYPE)) {
+            const lines = new LineBuffer((line) => onReply(parseReply(JSON.parse(line))));
+            response.on('data', (chunk: Buffer) => {
+              try {
+                lines.push(chunk);
+              } catch (error) {
+                // Rejected here, then cut off: an error given to destroy() would be emitted where nobody listens.
+                reject(error as Error);
+                request.destroy();
+              }
+            });
+            response.on('end', () => {
+              try {
+                lines.end();
+                resolve();
+              } catch (error) {
+                reject(error as Error);
+              }
+            });
+            return;
+          }
           readBoundedReply(request, response, MAX_ANSWER_BYTES, (chunks) => {
             const text = Buffer.concat(chunks).toString('utf8');
             const status = response.statusCode ?? 0;
@@ -70,7 +109,8 @@ export class ReplyCollector {
               );
             try {
               const { replies } = JSON.parse(text) as { replies?: unknown };
-              resolve(Array.isArray(replies) ? replies.map(parseReply) : []);
+              if (Array.isArray(replies)) for (const reply of replies.map(parseReply)) onReply(reply);
+              resolve();
             } catch (error) {
               reject(error as Error);
             }

@@ -19,7 +19,8 @@ export const REPLY_COLLECT_LINGER_MS = 30_000;
 /**
  * One producer's reply inbox: a random name (the `mmmq-reply-to` of its requests), the requests waiting on it, and,
  * for a producer of a remote broker, the long poll that collects its replies from the broker's relay while any
- * request waits. Replies from listeners of this process arrive directly (`ReplyInboxes`).
+ * request waits (each collection streams replies as they come). Replies from listeners of this process arrive
+ * directly (`ReplyInboxes`).
  */
 export class ReplyInbox {
   readonly name = randomUUID();
@@ -94,7 +95,7 @@ export class ReplyInbox {
     let failing = false;
     while (this.wanted()) {
       try {
-        for (const reply of await collector.collect(REPLY_COLLECT_WAIT_MS, this.closing.signal)) this.receive(reply);
+        await collector.collect(REPLY_COLLECT_WAIT_MS, this.closing.signal, (reply) => this.receive(reply));
         retryMs = COLLECT_RETRY_MS;
         failing = false;
       } catch (error) {
