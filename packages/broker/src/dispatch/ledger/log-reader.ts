@@ -120,15 +120,16 @@ export class LogReader {
 
   /**
    * How many of `count` entries to read within the byte bound: none when it is reached (reading pauses until messages
-   * held are settled), else about as many as fit by the last entries' size; always one when nothing is held, so a
-   * message larger than the bound still flows, one at a time.
+   * held are settled), else about as many as fit by the last entries' size (before any was read, a read-ahead run:
+   * priority orders what was read); always one when nothing is held, so a message larger than the bound still flows,
+   * one at a time.
    */
   private withinBytes(count: number): number {
     if (this.budget === undefined || count <= 0) return count;
     const held = this.ledger.heldBytes;
     const room = this.budget.room(held);
     if (held > 0 && room <= 0) return 0;
-    if (this.entryBytes === 0) return 1;
+    if (this.entryBytes === 0) return Math.min(count, READ_AHEAD);
     return Math.min(count, Math.max(1, Math.floor(room / this.entryBytes)));
   }
 
