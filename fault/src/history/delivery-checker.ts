@@ -1,4 +1,4 @@
-import type { Delivery, PushedMessage } from '../consumer/recording-consumer';
+import { CHECKER_BATCH_SIZE, type Delivery, type PushedMessage } from '../consumer/recording-consumer';
 import type { StoredTopic } from '../format/data-root-reader';
 import type { PublishHistory } from './publish-history';
 
@@ -21,6 +21,14 @@ export interface DeliveryCheck {
   settledRedeliveredAfterKillMax: number;
   /** Kills after which a subscription delivered more acknowledged messages again than SETTLED_NOT_DURABLE_MAX. */
   settledRedeliveredBeyondBound: number;
+  /**
+   * The most messages one subscription pushed flagged `redelivered` after a restart without its consumer having got
+   * them before: only a window on its way at the kill (its bytes lost with the broker) and what the delivery mark
+   * reserves ahead of what was sent (docs/delivery.md, "The model": at most 100 messages never sent) may be.
+   */
+  flaggedNeverReceivedMax: number;
+  /** Subscriptions and restarts where more than {@link FLAGGED_NEVER_RECEIVED_BOUND} were flagged so. */
+  flaggedNeverReceivedBeyondBound: number;
   problems: string[];
 }
 
@@ -30,8 +38,24 @@ const MAX_PROBLEMS = 25;
  * durable yet (docs/delivery.md, "The model": `SETTLED_NOT_DURABLE_MAX`; the checker's windows are smaller).
  */
 export const SETTLED_NOT_DURABLE_MAX = 1000;
+/** The broker's delivery-mark reserve (`DELIVERY_MARK_RESERVE`): messages never sent a crash may count as delivered. */
+const DELIVERY_MARK_RESERVE = 100;
+/**
+ * What may come flagged `redelivered` per subscription and restart without having reached the consumer: one window on
+ * its way at the kill (`maxInFlight` 1) plus the delivery mark's reserve.
+ */
+export const FLAGGED_NEVER_RECEIVED_BOUND = CHECKER_BATCH_SIZE + DELIVERY_MARK_RESERVE;
 
-export function checkDeliveries(history: PublishHistory, deliveries: readonly Delivery[], topics: Map<string, StoredTopic>): DeliveryCheck {
+/**
+ * Per consumer id (each subscribed to every topic, `**`): `consumerIds` must each have every acknowledged message;
+ * by default those that received anything.
+ */
+export function checkDeliveries(
+  history: PublishHistory,
+  deliveries: readonly Delivery[],
+  topics: Map<string, StoredTopic>,
+  consumerIds: readonly string[] = [...new Set(deliveries.map((delivery) => delivery.consumerId))],
+): DeliveryCheck {
   const check: DeliveryCheck = {
     deliveries: deliveries.length,
     garbageServed: 0,
@@ -42,6 +66,8 @@ export function checkDeliveries(history: PublishHistory, deliveries: readonly De
     settledRedeliveredWithoutCrash: 0,
     settledRedeliveredAfterKillMax: 0,
     settledRedeliveredBeyondBound: 0,
+    flaggedNeverReceivedMax: 0,
+    flaggedNeverReceivedBeyondBound: 0,
     problems: [],
   };
   const problem = (text: string) => {
@@ -52,6 +78,7 @@ export function checkDeliveries(history: PublishHistory, deliveries: readonly De
   const highest = new Map<string, number>();
   for (const delivery of deliveries) {
     const where = `${delivery.topic}@${delivery.offset}`;
+    const subscription = `${delivery.consumerId}\n${delivery.topic}`;
     if (delivery.problem) {
       check.garbageServed++;
       problem(delivery.problem);
@@ -65,8 +92,8 @@ export function checkDeliveries(history: PublishHistory, deliveries: readonly De
       check.deliveredThenChanged++;
       problem(`${delivery.id} was delivered at ${where}, which no longer holds it`);
     }
-    delivered.add(`${where}#${delivery.id}`);
-    const previous = highest.get(delivery.topic) ?? -1;
+    delivered.add(`${delivery.consumerId}\n${where}#${delivery.id}`);
+    const previous = highest.get(subscription) ?? -1;
     if (delivery.offset <= previous) {
       check.redeliveries++;
       continue;
@@ -75,20 +102,49 @@ export function checkDeliveries(history: PublishHistory, deliveries: readonly De
       const jumped = topic?.entries.get(offset);
       if (jumped && 'payload' in jumped) {
         check.skipped++;
-        problem(`${delivery.topic}@${offset} is readable but was skipped (delivery went from ${previous} to ${delivery.offset})`);
+        problem(
+          `${delivery.consumerId}: ${delivery.topic}@${offset} is readable but was skipped (delivery went from ${previous} to ${delivery.offset})`,
+        );
       }
     }
-    highest.set(delivery.topic, delivery.offset);
+    highest.set(subscription, delivery.offset);
   }
   checkSettledRedeliveries(deliveries, check, problem);
+  checkFlaggedNeverReceived(deliveries, check, problem);
   for (const attempt of history.attempts) {
     if (attempt.outcome !== 'acked') continue;
-    if (!delivered.has(`${attempt.topic}@${attempt.offset}#${attempt.id}`)) {
+    for (const consumerId of consumerIds.length > 0 ? consumerIds : ['(no delivery at all)']) {
+      if (delivered.has(`${consumerId}\n${attempt.topic}@${attempt.offset}#${attempt.id}`)) continue;
       check.ackedNotDelivered++;
-      problem(`${attempt.id} acked at ${attempt.topic}@${attempt.offset} was never delivered there`);
+      problem(`${attempt.id} acked at ${attempt.topic}@${attempt.offset} was never delivered there to ${consumerId}`);
     }
   }
   return check;
+}
+
+/**
+ * A push flagged `redelivered` must carry a message its consumer got before, but for a window on its way at a kill and
+ * the delivery mark's reserve (at most {@link FLAGGED_NEVER_RECEIVED_BOUND} per subscription and restart): counted per
+ * subscription and broker process.
+ */
+function checkFlaggedNeverReceived(deliveries: readonly Delivery[], check: DeliveryCheck, problem: (text: string) => void): void {
+  const received = new Set<string>();
+  const flagged = new Map<string, number>();
+  for (const delivery of deliveries) {
+    const key = `${delivery.consumerId}\n${delivery.topic}@${delivery.offset}`;
+    if (delivery.redelivered && !received.has(key)) {
+      const at = `${delivery.consumerId}\n${delivery.topic}\n${delivery.epoch}`;
+      flagged.set(at, (flagged.get(at) ?? 0) + 1);
+    }
+    received.add(key);
+  }
+  for (const [at, count] of flagged) {
+    check.flaggedNeverReceivedMax = Math.max(check.flaggedNeverReceivedMax, count);
+    if (count <= FLAGGED_NEVER_RECEIVED_BOUND) continue;
+    check.flaggedNeverReceivedBeyondBound++;
+    const [consumerId, topic, epoch] = at.split('\n');
+    problem(`${consumerId}: ${count} messages of ${topic} came flagged redelivered in epoch ${epoch} without having been received before`);
+  }
 }
 
 /**
@@ -106,7 +162,7 @@ function checkSettledRedeliveries(deliveries: readonly Delivery[], check: Delive
   ]);
   events.sort((a, b) => a.seq - b.seq);
   for (const { delivery, settles } of events) {
-    const where = `${delivery.topic}@${delivery.offset}`;
+    const where = `${delivery.consumerId}\n${delivery.topic}@${delivery.offset}`;
     if (settles) {
       lastSettled.set(where, delivery);
       continue;
@@ -115,10 +171,12 @@ function checkSettledRedeliveries(deliveries: readonly Delivery[], check: Delive
     if (settled === undefined) continue;
     if (settled.epoch === delivery.epoch) {
       check.settledRedeliveredWithoutCrash++;
-      problem(`${where} was delivered again by the broker process its consumer had acknowledged it to (epoch ${delivery.epoch})`);
+      problem(
+        `${delivery.consumerId}: ${delivery.topic}@${delivery.offset} was delivered again by the broker process its consumer had acknowledged it to (epoch ${delivery.epoch})`,
+      );
       continue;
     }
-    const key = `${settled.epoch}\n${delivery.topic}`;
+    const key = `${settled.epoch}\n${delivery.consumerId}\n${delivery.topic}`;
     const offsets = afterKill.get(key) ?? new Set<number>();
     offsets.add(delivery.offset);
     afterKill.set(key, offsets);
@@ -127,8 +185,8 @@ function checkSettledRedeliveries(deliveries: readonly Delivery[], check: Delive
     check.settledRedeliveredAfterKillMax = Math.max(check.settledRedeliveredAfterKillMax, offsets.size);
     if (offsets.size <= SETTLED_NOT_DURABLE_MAX) continue;
     check.settledRedeliveredBeyondBound++;
-    const [epoch, topic] = key.split('\n');
-    problem(`${topic}: ${offsets.size} messages acknowledged in epoch ${epoch} were delivered again after its kill`);
+    const [epoch, consumerId, topic] = key.split('\n');
+    problem(`${consumerId}: ${topic}: ${offsets.size} messages acknowledged in epoch ${epoch} were delivered again after its kill`);
   }
 }
 

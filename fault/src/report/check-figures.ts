@@ -29,6 +29,12 @@ export function reportDeliveryCheck(scenario: ScenarioRun, pushes: DeliveryCheck
   figure('acknowledged, then delivered again without a kill', pushes.settledRedeliveredWithoutCrash, 0);
   figure('acknowledged, then delivered again after a kill: most per subscription and kill', pushes.settledRedeliveredAfterKillMax);
   figure('kills after which more than 1,000 acknowledged messages came again', pushes.settledRedeliveredBeyondBound, 0);
+  figure('flagged redelivered without having been received before: most per subscription and restart', pushes.flaggedNeverReceivedMax);
+  figure(
+    'restarts after which more than a window in flight and the mark reserve (200) came flagged so',
+    pushes.flaggedNeverReceivedBeyondBound,
+    0,
+  );
   figure('garbage served to the consumer', pushes.garbageServed, 0);
   figure('acked but never pushed', pushes.ackedNotDelivered, 0);
   figure('pushed, then replaced in the log', pushes.deliveredThenChanged, 0);
@@ -46,5 +52,14 @@ export function logFailures(log: LogCheck): Record<string, number> {
 export function deliveryFailures(pushes: DeliveryCheck): Record<string, number> {
   const { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped, settledRedeliveredWithoutCrash, settledRedeliveredBeyondBound } =
     pushes;
-  return { garbageServed, ackedNotDelivered, deliveredThenChanged, skipped, settledRedeliveredWithoutCrash, settledRedeliveredBeyondBound };
+  const { flaggedNeverReceivedBeyondBound } = pushes;
+  return {
+    garbageServed,
+    ackedNotDelivered,
+    deliveredThenChanged,
+    skipped,
+    settledRedeliveredWithoutCrash,
+    settledRedeliveredBeyondBound,
+    flaggedNeverReceivedBeyondBound,
+  };
 }

@@ -71,7 +71,13 @@ kill). It then reads everything back two ways:
   entries. It settles batched pushes as a streamed reply, ten lines at a time (partial settlement: a kill lands
   between the lines of one push), and records when each ACK went out: a message it acknowledged must never come again
   from the same broker process, and after a kill at most 1,000 per subscription (\`SETTLED_NOT_DURABLE_MAX\`,
-  settlements not durable yet, [delivery.md](delivery.md#the-model)).
+  settlements not durable yet, [delivery.md](delivery.md#the-model)). In the crash loop the
+  same host also serves two more consumer ids subscribed to \`**\` (one consumer app with three listeners) and opts
+  in to shared pushes: the broker then sends the windows of all three subscriptions in one request; every third part
+  is settled only in half, a \`503\` line refusing the rest (sent again, uncounted). Each consumer id must get every
+  acked message, and the bounds above hold per subscription. A message flagged \`redelivered\` must be one its
+  consumer got before, but for a window on its way at the kill and the delivery mark's reserve (a message read but
+  never sent may be counted: at most 100 + 100 per subscription and restart).
 
 The load mixes sequential HTTP publishes, HTTP batches and a pipelining publish-stream connection (single and
 batch frames), on one topic, on five, or (power loss) on 32 at once; a share of the batches (HTTP and stream)

@@ -54,14 +54,14 @@ export class JournalAtKill {
   }
 
   /** Decodes the journal the killed broker left; fails the run when it contradicts its format; cuts with `powerLoss`. */
-  afterKill(where: string, history: PublishHistory, consumer: RecordingConsumer, consumerId: string, random: Random): void {
+  afterKill(where: string, history: PublishHistory, consumer: RecordingConsumer, random: Random): void {
     const journal = readJournal(this.rootDir);
     this.scenario.expectThat(
       journal.files.length > 0,
       `${where}: the broker left no {rootDir}/journal/*.journal (storage v2 expected): nothing says what was durable`,
     );
     const topics = readDataRoot(this.rootDir, this.segments);
-    const floors = durableFloors(journal, topics, commitEvidence(history, consumer), deliveryEvidence(consumer, consumerId));
+    const floors = durableFloors(journal, topics, commitEvidence(history, consumer), deliveryEvidence(consumer));
     this.counted.problems += floors.problems.length;
     this.scenario.expectZero(
       `${where}: the journal and the files against the format note`,
@@ -100,13 +100,15 @@ export class JournalAtKill {
   }
 }
 
-/** The highest offset per topic `consumer` (subscribed as `consumerId`) got from the broker run just killed. */
-function deliveryEvidence(consumer: RecordingConsumer, consumerId: string): DeliveryEvidence {
+/** The highest offset per subscription (consumer id, topic) `consumer` got from the broker run just killed. */
+function deliveryEvidence(consumer: RecordingConsumer): DeliveryEvidence {
   const highest = new Map<string, number>();
   for (const delivery of consumer.deliveries) {
-    if (delivery.epoch === consumer.epoch) highest.set(delivery.topic, Math.max(highest.get(delivery.topic) ?? -1, delivery.offset));
+    if (delivery.epoch !== consumer.epoch) continue;
+    const key = `${delivery.consumerId}\n${delivery.topic}`;
+    highest.set(key, Math.max(highest.get(key) ?? -1, delivery.offset));
   }
-  return (topic, id, fromOffset) => id === consumerId && (highest.get(topic) ?? -1) >= fromOffset;
+  return (topic, id, fromOffset) => (highest.get(`${id}\n${topic}`) ?? -1) >= fromOffset;
 }
 
 /** A message counts as committed once acknowledged to its producer or pushed to the consumer. */

@@ -31,6 +31,12 @@ export interface KillCycleOptions {
   flushCycles: number;
   /** More `MMMQ_*` settings of the broker (a flush policy). */
   env?: Record<string, string>;
+  /**
+   * Consumer ids besides the checker's, each subscribed to every topic on the same consumer host, which opts in to
+   * shared pushes and settles some parts only in part (a `503` line for the rest): one consumer app with many
+   * listeners (docs/delivery.md, "Shared pushes"). None: the checker alone, with per-subscription pushes.
+   */
+  sharedListeners?: readonly string[];
 }
 
 const CLIENTS = { http: 3, batch: 1, stream: 1 };
@@ -75,7 +81,7 @@ export async function runKillCycles(run: ScenarioRun, options: KillCycleOptions)
 class KillCycles {
   private readonly rootDir: string;
   private readonly history = new PublishHistory();
-  private readonly consumer = new RecordingConsumer((message, body) => inspectDelivery(this.history, message, body));
+  private readonly consumer: RecordingConsumer;
   private readonly runner: BrokerRunner;
   private readonly faults: Random;
   private readonly segments = new SegmentCache();
@@ -99,6 +105,11 @@ class KillCycles {
     private readonly options: KillCycleOptions,
   ) {
     this.rootDir = join(scenario.workDir, 'data');
+    const shared = (options.sharedListeners?.length ?? 0) > 0;
+    this.consumer = new RecordingConsumer((message, body) => inspectDelivery(this.history, message, body), {
+      shared,
+      partialSettlement: shared,
+    });
     this.runner = new BrokerRunner(this.rootDir, join(scenario.workDir, 'logs'), {
       MMMQ_SEGMENT_MAX_BYTES: String(options.segmentMaxBytes),
       ...options.env,
@@ -111,7 +122,8 @@ class KillCycles {
   async run(): Promise<void> {
     mkdirSync(this.rootDir, { recursive: true });
     await this.consumer.start();
-    writeFileSync(join(this.rootDir, 'dispatchers.json'), JSON.stringify([this.consumer.dispatcher(CONSUMER_ID)]));
+    const dispatchers = this.consumerIds.map((id) => this.consumer.dispatcher(id));
+    writeFileSync(join(this.rootDir, 'dispatchers.json'), JSON.stringify(dispatchers));
     let cycle = 0;
     for (; this.loadCycles < this.options.cycles; cycle++) await this.cycle(cycle);
     // Start-up kills make more cycles than load cycles: the last broker gets an epoch no cycle had.
@@ -164,7 +176,7 @@ class KillCycles {
     this.loadCycles++;
     if (aroundFlush) this.flushCycles++;
     this.clock.time(this.options.powerLoss ? 'journal audit and power cut' : 'journal audit', () =>
-      this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, CONSUMER_ID, faults.fork(`cut-${cycle}`)),
+      this.journal.afterKill(`cycle ${cycle}`, history, this.consumer, faults.fork(`cut-${cycle}`)),
     );
   }
 
@@ -193,12 +205,12 @@ class KillCycles {
     await this.restart('after the last restart');
     // Topics with an acknowledged message exist; one whose every publish was cut short by a kill may not.
     const topics = new Set(this.history.acked().map((attempt) => attempt.topic));
-    await this.clock.time('final drain', () => drained(this.runner, CONSUMER_ID, topics, DRAIN_TIMEOUT_MS));
+    for (const id of this.consumerIds) await this.clock.time('final drain', () => drained(this.runner, id, topics, DRAIN_TIMEOUT_MS));
     const exit = await this.runner.stop();
     this.shutdown = exit.clean ? 'yes' : `no (code ${exit.code}, signal ${exit.signal})`;
     this.topics = readDataRoot(this.rootDir, this.segments);
     this.log = checkLog(this.history, this.topics);
-    this.pushes = checkDeliveries(this.history, this.consumer.deliveries, this.topics);
+    this.pushes = checkDeliveries(this.history, this.consumer.deliveries, this.topics, this.consumerIds);
     const { scenario, log, pushes, consumer } = this;
     scenario.expectZero('after the last cycle (files)', logFailures(log), log.problems);
     scenario.expectZero(
@@ -207,6 +219,11 @@ class KillCycles {
       pushes.problems,
     );
     scenario.expectThat(exit.clean, `the final SIGTERM ended the broker with code ${exit.code}, signal ${exit.signal}`);
+  }
+
+  /** The checker's consumer id, then the shared listeners'. */
+  private get consumerIds(): string[] {
+    return [CONSUMER_ID, ...(this.options.sharedListeners ?? [])];
   }
 
   /** The data root as the next start finds it, for the post-mortem of a start that fails or a check after it. */
@@ -237,6 +254,11 @@ class KillCycles {
     }
     if (log) reportLogCheck(scenario, log, this.retries);
     if (pushes) reportDeliveryCheck(scenario, pushes, this.consumer.malformed.length);
+    if (this.options.sharedListeners?.length) {
+      figure('consumer ids on the one consumer host (shared pushes)', this.consumerIds.length);
+      figure('shared pushes received', this.consumer.sharedPushes);
+      figure('messages a shared push’s part refused with a 503 line (partial settlement)', this.consumer.refusedInPart);
+    }
     if (this.restartMs.length > 0) {
       figure('restart to ready, median / max (ms)', `${median(this.restartMs)} / ${Math.max(...this.restartMs)}`);
     }
